@@ -1,0 +1,80 @@
+// swift-tools-version: 6.0
+// motionprep: motion-sensor recordings → windowed training datasets.
+//
+// Dependencies point one way only:
+//   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT)
+//   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
+//      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
+// No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
+// (`make deps` installs them) and are found with pkg-config.
+import PackageDescription
+
+// MARK: - C libraries (system-library targets; each has a shim header, no logic)
+
+let cTargets: [Target] = [
+    .systemLibrary(name: "CHDF5", path: "Sources/CShims/CHDF5", pkgConfig: "hdf5",
+                   providers: [.apt(["libhdf5-dev"])]),
+    .systemLibrary(name: "CZstd", path: "Sources/CShims/CZstd", pkgConfig: "libzstd",
+                   providers: [.apt(["libzstd-dev"])]),
+    .systemLibrary(name: "CYAML", path: "Sources/CShims/CYAML", pkgConfig: "yaml-0.1",
+                   providers: [.apt(["libyaml-dev"])]),
+    .systemLibrary(name: "CCrypto", path: "Sources/CShims/CCrypto", pkgConfig: "libcrypto",
+                   providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CKissFFT", path: "Sources/CShims/CKissFFT",
+                   providers: [.apt(["libkissfft-dev"])]),
+    .systemLibrary(name: "CDeflate", path: "Sources/CShims/CDeflate", pkgConfig: "libdeflate",
+                   providers: [.apt(["libdeflate-dev"])]),
+]
+
+// MARK: - Swift modules
+
+let optimize: [SwiftSetting] = [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+
+let swiftTargets: [Target] = [
+    // Wrappers: the only importers of C.
+    .target(name: "MotionYAML", dependencies: ["CYAML"]),
+    .target(name: "MotionHDF5", dependencies: ["CHDF5"]),
+    .target(name: "MotionZstd", dependencies: ["CZstd"]),
+    .target(name: "MotionChecksum", dependencies: ["CCrypto"]),
+    .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
+    // Shared value types; no C, no I/O.
+    .target(name: "MotionCore"),
+    // Stages.
+    .target(name: "MotionIngest", dependencies: ["MotionCore"], swiftSettings: optimize),
+    .target(name: "MotionResample", dependencies: ["MotionCore"], swiftSettings: optimize),
+    .target(name: "MotionWindowing", dependencies: ["MotionCore"]),
+    .target(name: "MotionLabels", dependencies: ["MotionCore"]),
+    .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"], swiftSettings: optimize),
+    .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum"]),
+    .target(name: "MotionSynth", dependencies: ["MotionCore"]),
+    // Configuration, orchestration, CLI.
+    .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML"]),
+    .target(name: "MotionPipeline", dependencies: [
+        "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
+        "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
+    ]),
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth"]),
+    .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
+]
+
+// MARK: - Tests (one target per module)
+
+let testTargets: [Target] = [
+    .testTarget(name: "MotionYAMLTests", dependencies: ["MotionYAML"]),
+    .testTarget(name: "MotionConfigTests", dependencies: ["MotionConfig"]),
+    .testTarget(name: "MotionIngestTests", dependencies: ["MotionIngest"]),
+    .testTarget(name: "MotionResampleTests", dependencies: ["MotionResample"]),
+    .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
+    .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
+    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth"]),
+    .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
+]
+
+let package = Package(
+    name: "motionprep",
+    products: [
+        .executable(name: "motionprep", targets: ["motionprep"]),
+        .library(name: "MotionPipeline", targets: ["MotionPipeline"]),
+    ],
+    targets: cTargets + swiftTargets + testTargets
+)

@@ -1,0 +1,2 @@
+import CCrypto
+func _probe() -> Any? { EVP_sha256() }

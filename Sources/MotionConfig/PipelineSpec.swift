@@ -1,0 +1,320 @@
+import MotionCore
+
+/// A parsed, validated pipeline file (SPEC §2) with every default filled in.
+///
+/// Produced by `PipelineLoader`; consumed by `MotionPipeline`. Paths are kept as written
+/// (relative to `baseDirectory`, the folder holding the pipeline file) so that nothing absolute
+/// leaks into output.
+public struct PipelineSpec: Sendable, Equatable {
+    /// The pipeline file as the user named it (for messages).
+    public var file: String
+    /// The folder holding the pipeline file; relative paths resolve against it.
+    public var baseDirectory: String
+    /// `version` (must be 1).
+    public var version: Int
+    /// `name`; default: the pipeline file's stem.
+    public var name: String
+    public var inputs: [InputSpec]
+    /// `units`: si (default) | native.
+    public var units: UnitSystem
+    public var resample: ResampleSpec
+    public var window: WindowSpec
+    public var labels: LabelsSpec?
+    /// `features`: feature names in the order given (SPEC §6); empty when absent.
+    public var features: [String]
+    /// `magnitude`: sensor prefixes (`acc`) whose `_x,_y,_z` get a `{prefix}_mag` channel.
+    public var magnitude: [String]
+    public var split: SplitSpec
+    public var onError: OnError
+    public var output: OutputSpec
+
+    public init(file: String, baseDirectory: String, version: Int = 1, name: String, inputs: [InputSpec],
+                units: UnitSystem = .si, resample: ResampleSpec, window: WindowSpec, labels: LabelsSpec? = nil,
+                features: [String] = [], magnitude: [String] = [], split: SplitSpec = SplitSpec(),
+                onError: OnError = .fail, output: OutputSpec) {
+        self.file = file
+        self.baseDirectory = baseDirectory
+        self.version = version
+        self.name = name
+        self.inputs = inputs
+        self.units = units
+        self.resample = resample
+        self.window = window
+        self.labels = labels
+        self.features = features
+        self.magnitude = magnitude
+        self.split = split
+        self.onError = onError
+        self.output = output
+    }
+}
+
+/// `on_error`.
+public enum OnError: String, Sendable, CaseIterable {
+    case fail, skip
+}
+
+/// One entry of `inputs` (SPEC §2, §3).
+public struct InputSpec: Sendable, Equatable {
+    public enum InputType: String, Sendable, CaseIterable {
+        case motioncollector, csv, iio
+    }
+    /// `type`.
+    public var type: InputType
+    /// `paths`: glob patterns as written (`**` matches any number of folders).
+    public var paths: [String]
+    /// `subject` template; default `{dir}`.
+    public var subject: String
+    /// `recording` template; nil means each file is its own recording.
+    public var recording: String?
+    /// `sensors`: the streams to keep, in this order; nil keeps all in their default order.
+    public var sensors: [String]?
+    /// `sort`: stable-sort each stream by time instead of failing on decreasing times.
+    public var sort: Bool
+    /// `strict`: partial IIO scans are an error.
+    public var strict: Bool
+    /// `sensor`: the stream name for wide csv and iio; nil means the file's stem.
+    public var sensor: String?
+    /// `units`: the unit of each channel as read, `{channel: unit}`, in file order of the mapping.
+    public var units: [KeyValue<String>]
+    /// csv only.
+    public var csv: CSVOptions?
+    /// iio only.
+    public var iio: IIOOptions?
+    /// Where this entry starts in the pipeline file (for messages).
+    public var location: SourceLocation?
+
+    public init(type: InputType, paths: [String], subject: String = "{dir}", recording: String? = nil,
+                sensors: [String]? = nil, sort: Bool = false, strict: Bool = false, sensor: String? = nil,
+                units: [KeyValue<String>] = [], csv: CSVOptions? = nil, iio: IIOOptions? = nil,
+                location: SourceLocation? = nil) {
+        self.type = type
+        self.paths = paths
+        self.subject = subject
+        self.recording = recording
+        self.sensors = sensors
+        self.sort = sort
+        self.strict = strict
+        self.sensor = sensor
+        self.units = units
+        self.csv = csv
+        self.iio = iio
+        self.location = location
+    }
+}
+
+/// An ordered key/value pair from a YAML mapping (mapping order matters for channels).
+public struct KeyValue<Value: Sendable & Equatable>: Sendable, Equatable {
+    public var key: String
+    public var value: Value
+    public init(_ key: String, _ value: Value) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// csv input options (SPEC §3.2).
+public struct CSVOptions: Sendable, Equatable {
+    public enum TimeUnit: String, Sendable, CaseIterable {
+        case s, ms, us, ns, iso8601
+    }
+    /// `delimiter`: one of `,` `;` `\t`.
+    public var delimiter: UInt8
+    /// `time.column`.
+    public var timeColumn: String
+    /// `time.unit`.
+    public var timeUnit: TimeUnit
+    /// `channels`: output name → column, in mapping order (wide format).
+    public var channels: [KeyValue<String>]
+    /// `label_column`.
+    public var labelColumn: String?
+    /// `sensor_column` (long format).
+    public var sensorColumn: String?
+    /// `sensor_channels`: sensor → (output name → column), in mapping order (long format).
+    public var sensorChannels: [KeyValue<[KeyValue<String>]>]
+
+    public init(delimiter: UInt8 = UInt8(ascii: ","), timeColumn: String, timeUnit: TimeUnit = .s,
+                channels: [KeyValue<String>] = [], labelColumn: String? = nil, sensorColumn: String? = nil,
+                sensorChannels: [KeyValue<[KeyValue<String>]>] = []) {
+        self.delimiter = delimiter
+        self.timeColumn = timeColumn
+        self.timeUnit = timeUnit
+        self.channels = channels
+        self.labelColumn = labelColumn
+        self.sensorColumn = sensorColumn
+        self.sensorChannels = sensorChannels
+    }
+}
+
+/// iio input options (SPEC §3.3).
+public struct IIOOptions: Sendable, Equatable {
+    public struct Channel: Sendable, Equatable {
+        public var name: String
+        public var index: Int
+        public var type: String
+        public var scale: Double?
+        public var offset: Double?
+        public init(name: String, index: Int, type: String, scale: Double? = nil, offset: Double? = nil) {
+            self.name = name
+            self.index = index
+            self.type = type
+            self.scale = scale
+            self.offset = offset
+        }
+    }
+    /// `layout` given as a folder template (`{dirpath}/sysfs`).
+    public var layoutFolder: String?
+    /// `layout` given inline.
+    public var channels: [Channel]
+    public var timestampIndex: Int?
+    public var timestampType: String?
+    public var samplingFrequencyHz: Double?
+
+    public init(layoutFolder: String? = nil, channels: [Channel] = [], timestampIndex: Int? = nil,
+                timestampType: String? = nil, samplingFrequencyHz: Double? = nil) {
+        self.layoutFolder = layoutFolder
+        self.channels = channels
+        self.timestampIndex = timestampIndex
+        self.timestampType = timestampType
+        self.samplingFrequencyHz = samplingFrequencyHz
+    }
+}
+
+/// A per-sensor setting: a default plus overrides by stream name.
+public struct PerSensor<Value: Sendable & Equatable>: Sendable, Equatable {
+    public var defaultValue: Value
+    public var overrides: [KeyValue<Value>]
+    public init(_ defaultValue: Value, overrides: [KeyValue<Value>] = []) {
+        self.defaultValue = defaultValue
+        self.overrides = overrides
+    }
+    /// The value for the stream named `sensor`.
+    public func value(for sensor: String) -> Value {
+        overrides.first { $0.key == sensor }?.value ?? defaultValue
+    }
+}
+
+/// `resample` (SPEC §4).
+public struct ResampleSpec: Sendable, Equatable {
+    public enum Method: String, Sendable, CaseIterable {
+        case linear, nearest, previous
+    }
+    /// `rate_hz` (> 0).
+    public var rateHz: Double
+    /// `method`; default linear.
+    public var method: PerSensor<Method>
+    /// `max_gap_s`; default 0.25.
+    public var maxGapS: PerSensor<Double>
+    /// `antialias`; default true.
+    public var antialias: Bool
+
+    public init(rateHz: Double, method: PerSensor<Method> = PerSensor(.linear),
+                maxGapS: PerSensor<Double> = PerSensor(0.25), antialias: Bool = true) {
+        self.rateHz = rateHz
+        self.method = method
+        self.maxGapS = maxGapS
+        self.antialias = antialias
+    }
+}
+
+/// `window` (SPEC §5): one of each pair is given.
+public struct WindowSpec: Sendable, Equatable {
+    public enum Amount: Sendable, Equatable {
+        case seconds(Double)
+        case samples(Int)
+        /// In samples at `rateHz`; seconds round to the nearest sample, halves up.
+        public func samples(atRateHz rateHz: Double) -> Int {
+            switch self {
+            case .samples(let n): return n
+            case .seconds(let s): return Int((s * rateHz + 0.5).rounded(.down))
+            }
+        }
+    }
+    public var length: Amount
+    /// Default: equal to `length` (no overlap).
+    public var stride: Amount
+
+    public init(length: Amount, stride: Amount) {
+        self.length = length
+        self.stride = stride
+    }
+}
+
+/// `labels` (SPEC §5).
+public struct LabelsSpec: Sendable, Equatable {
+    public enum Source: String, Sendable, CaseIterable {
+        case rows, markers, intervals
+    }
+    public enum Policy: String, Sendable, CaseIterable {
+        case majority, center, pure
+    }
+    public var from: Source
+    public var policy: Policy
+    /// `min_fraction` (majority only), in [0, 1]; default 0.5.
+    public var minFraction: Double
+    /// `path` (intervals only), as written.
+    public var path: String?
+    /// `map`: label renames, in mapping order.
+    public var map: [KeyValue<String>]
+    /// `classes`, or the sorted unique values of `map` when absent.
+    public var classes: [String]
+
+    public init(from: Source = .rows, policy: Policy = .majority, minFraction: Double = 0.5, path: String? = nil,
+                map: [KeyValue<String>] = [], classes: [String]) {
+        self.from = from
+        self.policy = policy
+        self.minFraction = minFraction
+        self.path = path
+        self.map = map
+        self.classes = classes
+    }
+}
+
+/// `split` (SPEC §7).
+public struct SplitSpec: Sendable, Equatable {
+    public enum By: String, Sendable, CaseIterable {
+        case subject, recording
+    }
+    public var by: By
+    public var seed: UInt64
+    /// train, validation, test.
+    public var train: Double
+    public var validation: Double
+    public var test: Double
+    /// `assign`: split name → subjects pinned to it, in mapping order.
+    public var assign: [KeyValue<[String]>]
+    /// `folds`: nil or ≥ 2.
+    public var folds: Int?
+
+    public init(by: By = .subject, seed: UInt64 = 42, train: Double = 0.7, validation: Double = 0.15,
+                test: Double = 0.15, assign: [KeyValue<[String]>] = [], folds: Int? = nil) {
+        self.by = by
+        self.seed = seed
+        self.train = train
+        self.validation = validation
+        self.test = test
+        self.assign = assign
+        self.folds = folds
+    }
+}
+
+/// `output` (SPEC §8).
+public struct OutputSpec: Sendable, Equatable {
+    public enum OutputType: String, Sendable, CaseIterable {
+        case hdf5, shards
+    }
+    public var type: OutputType
+    /// `path` as written (relative to the pipeline file).
+    public var path: String
+    /// `windows_per_shard`; default 8192.
+    public var windowsPerShard: Int
+    /// `compression_level` (shards; zstd level 1–19, default 3).
+    public var compressionLevel: Int
+
+    public init(type: OutputType = .hdf5, path: String, windowsPerShard: Int = 8192, compressionLevel: Int = 3) {
+        self.type = type
+        self.path = path
+        self.windowsPerShard = windowsPerShard
+        self.compressionLevel = compressionLevel
+    }
+}

@@ -1,0 +1,46 @@
+/// Process exit statuses, following sysexits(3) as SPEC §1 lists them.
+public enum ExitStatus: Int32, Sendable {
+    /// Success.
+    case success = 0
+    /// A `validate` check failed.
+    case checkFailed = 1
+    /// The command line was wrong (`EX_USAGE`).
+    case usage = 64
+    /// Input data was malformed (`EX_DATAERR`).
+    case dataError = 65
+    /// An input file or directory does not exist (`EX_NOINPUT`).
+    case noInput = 66
+    /// An output file or directory cannot be created (`EX_CANTCREAT`).
+    case cannotCreate = 73
+    /// A read or write failed (`EX_IOERR`).
+    case ioError = 74
+    /// The pipeline (or expectations) file is invalid (`EX_CONFIG`).
+    case config = 78
+}
+
+/// An error meant for a person: one sentence naming the file, the position, the bad value and
+/// what would be accepted, plus the exit status it maps to.
+///
+/// Every module's error type conforms; only the CLI's `Diagnostics` prints them.
+public protocol UserFacingError: Error, CustomStringConvertible {
+    /// The sentence printed on stderr (without a trailing newline).
+    var message: String { get }
+    /// The process exit status this error maps to.
+    var exitStatus: ExitStatus { get }
+}
+
+extension UserFacingError {
+    public var description: String { message }
+}
+
+/// A general-purpose user-facing error, for modules whose failures are a message and a status.
+public struct MotionError: UserFacingError, Equatable {
+    public var message: String
+    public var exitStatus: ExitStatus
+
+    /// Creates an error with the sentence to print and its exit status.
+    public init(_ exitStatus: ExitStatus, _ message: String) {
+        self.message = message
+        self.exitStatus = exitStatus
+    }
+}

@@ -1,0 +1,46 @@
+/// Small text helpers shared by modules that talk to people.
+public enum Text {
+    /// Levenshtein distance between two strings (by Unicode scalar).
+    public static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        var cur = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            cur[0] = i
+            for j in 1...b.count {
+                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&prev, &cur)
+        }
+        return prev[b.count]
+    }
+
+    /// The candidate closest to `word`, if it is close enough to be a likely typo
+    /// (distance ≤ max(2, word.count / 3)).
+    public static func suggestion(for word: String, among candidates: [String]) -> String? {
+        var best: (String, Int)?
+        for c in candidates {
+            let d = editDistance(word.lowercased(), c.lowercased())
+            if best == nil || d < best!.1 { best = (c, d) }
+        }
+        guard let (c, d) = best, d <= Swift.max(2, word.count / 3) else { return nil }
+        return c
+    }
+
+    /// `a`, `a or b`, `a, b or c` with each item in backticks.
+    public static func alternatives(_ items: [String]) -> String {
+        let q = items.map { "`\($0)`" }
+        switch q.count {
+        case 0: return ""
+        case 1: return q[0]
+        default: return q.dropLast().joined(separator: ", ") + " or " + q.last!
+        }
+    }
+
+    /// Compares strings by their UTF-8 bytes (SPEC §3.4: names sort by UTF-8 bytes).
+    public static func utf8Less(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+}

@@ -1,0 +1,2 @@
+import CKissFFT
+func _probe() -> Int { MemoryLayout<kiss_fft_cpx>.size }

@@ -1,0 +1,1 @@
+// MotionFeatures: see README.md in this folder.

@@ -1,0 +1,1 @@
+// MotionIngest: see README.md in this folder.

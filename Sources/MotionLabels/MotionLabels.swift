@@ -1,0 +1,1 @@
+// MotionLabels: see README.md in this folder.

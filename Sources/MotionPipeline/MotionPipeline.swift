@@ -1,0 +1,1 @@
+// MotionPipeline: see README.md in this folder.

@@ -1,0 +1,1 @@
+// MotionResample: see README.md in this folder.

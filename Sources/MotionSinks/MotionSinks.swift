@@ -1,0 +1,1 @@
+// MotionSinks: see README.md in this folder.

@@ -1,0 +1,1 @@
+// MotionSynth: see README.md in this folder.

@@ -1,0 +1,1 @@
+// MotionWindowing: see README.md in this folder.

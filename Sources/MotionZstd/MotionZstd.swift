@@ -1,0 +1,2 @@
+import CZstd
+func _probe() -> Int { ZSTD_compressBound(10) }

@@ -1,0 +1,3 @@
+import MotionprepCLI
+
+MotionprepCommand.main(CommandLine.arguments)

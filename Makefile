@@ -1,0 +1,69 @@
+# motionprep — build, run, test, bench.
+#
+#   make run     install what is missing, build (release) and run pipelines/walk.yaml
+#   make test    the whole test suite: Swift tests, then the Python interop checks
+#   make bench   benchmarks against the pandas/numpy/h5py way of doing the same job
+#
+# System packages come from Debian. When pkg-config cannot find one, `make deps` installs it as
+# root (apt-get) or prints the exact command and stops.
+
+SWIFT        ?= swift
+PYTHON       ?= python3
+VENV         := .venv
+VPY          := $(VENV)/bin/python
+RELEASE_BIN  := .build/release/motionprep
+PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev pkg-config zstd
+PY_PKGS      := numpy scipy h5py zstandard pytest
+
+.PHONY: all deps build run test swift-test interop-test validate-pipelines venv bench clean
+
+all: build
+
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	for pc in hdf5 libzstd yaml-0.1 libcrypto libdeflate; do \
+	  pkg-config --exists $$pc 2>/dev/null || missing="$$missing $$pc"; \
+	done; \
+	[ -f /usr/include/kissfft/kiss_fftr.h ] || missing="$$missing kissfft"; \
+	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
+	if [ -n "$$missing" ]; then \
+	  echo "missing system packages ($$missing)"; \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "installing: apt-get install -y $(PKGS)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PKGS); \
+	  else \
+	    echo "run as root:  apt-get update && apt-get install -y $(PKGS)"; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product motionprep
+
+run: build
+	$(RELEASE_BIN) run pipelines/walk.yaml
+
+$(VENV)/.ok:
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q $(PY_PKGS)
+	touch $@
+
+venv: $(VENV)/.ok
+
+test: deps venv swift-test build validate-pipelines interop-test
+
+swift-test:
+	MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test
+
+validate-pipelines: build
+	$(RELEASE_BIN) validate pipelines/*.yaml
+
+interop-test: build venv
+	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) -m pytest -q tests/python
+
+bench: build venv
+	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/bench.py
+
+clean:
+	rm -rf .build build

@@ -1,0 +1,86 @@
+/// The windows one recording produced, ready for a sink (SPEC §8 arrays, one recording's rows).
+public struct WindowBatch: Sendable {
+    /// Window length T and channel count C.
+    public var length: Int
+    public var channelCount: Int
+    /// x[N, T, C] flattened (window, time, channel).
+    public var x: [Float]
+    /// y[N]: class index, or -1 when unlabelled.
+    public var y: [Int64]
+    /// features[N, F] flattened; empty when no features are computed.
+    public var features: [Float]
+    public var featureCount: Int
+    /// Time of each window's first grid point, seconds on the input's clock.
+    public var startTimes: [Double]
+
+    public init(length: Int, channelCount: Int, featureCount: Int) {
+        self.length = length
+        self.channelCount = channelCount
+        self.featureCount = featureCount
+        self.x = []
+        self.y = []
+        self.features = []
+        self.startTimes = []
+    }
+
+    /// Number of windows.
+    public var count: Int { y.count }
+}
+
+/// Count, mean and sum of squared deviations (M2) per column, for combining statistics in a
+/// fixed order (Chan et al.'s parallel update), in float64.
+public struct RunningMoments: Sendable, Equatable {
+    public var count: Double
+    public var mean: [Double]
+    public var m2: [Double]
+
+    public init(columns: Int) {
+        count = 0
+        mean = [Double](repeating: 0, count: columns)
+        m2 = [Double](repeating: 0, count: columns)
+    }
+
+    /// Moments of `rows` rows of `columns` float32 values (row-major), two-pass per column.
+    public static func of(_ values: [Float], columns: Int) -> RunningMoments {
+        var m = RunningMoments(columns: columns)
+        guard columns > 0 else { return m }
+        let rows = values.count / columns
+        guard rows > 0 else { return m }
+        m.count = Double(rows)
+        var sum = [Double](repeating: 0, count: columns)
+        values.withUnsafeBufferPointer { v in
+            var i = 0
+            for _ in 0..<rows {
+                for c in 0..<columns { sum[c] += Double(v[i + c]) }
+                i += columns
+            }
+            for c in 0..<columns { m.mean[c] = sum[c] / Double(rows) }
+            i = 0
+            for _ in 0..<rows {
+                for c in 0..<columns {
+                    let d = Double(v[i + c]) - m.mean[c]
+                    m.m2[c] += d * d
+                }
+                i += columns
+            }
+        }
+        return m
+    }
+
+    /// Combines `other` into these moments (order matters only in the last bits; callers use a
+    /// canonical order).
+    public mutating func combine(_ other: RunningMoments) {
+        guard other.count > 0 else { return }
+        guard count > 0 else { self = other; return }
+        let n = count + other.count
+        for c in 0..<mean.count {
+            let delta = other.mean[c] - mean[c]
+            mean[c] += delta * other.count / n
+            m2[c] += other.m2[c] + delta * delta * count * other.count / n
+        }
+        count = n
+    }
+
+    /// Population standard deviations.
+    public var std: [Double] { m2.map { count > 0 ? ($0 / count).squareRoot() : 0 } }
+}

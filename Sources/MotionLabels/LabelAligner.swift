@@ -1,0 +1,132 @@
+import MotionCore
+
+/// How a window's label is decided from its points' labels (SPEC §5).
+public enum LabelPolicy: String, Sendable, CaseIterable {
+    case majority, center, pure
+}
+
+/// Why a window was dropped while labelling (SPEC §8.3 reason names).
+public enum WindowDropReason: String, Sendable, CaseIterable {
+    case noLabel = "no_label"
+    case belowMinFraction = "below_min_fraction"
+    case mixedLabels = "mixed_labels"
+    case labelNotInClasses = "label_not_in_classes"
+}
+
+/// Labels windows from a recording's label step function.
+///
+/// Raw label names are renamed through `map`, then each window's label is chosen by the policy,
+/// then looked up in `classes`.
+public struct LabelAligner: Sendable {
+    public var policy: LabelPolicy
+    public var minFraction: Double
+    public var classes: [String]
+    private var renames: [String: String]
+
+    /// - Parameters:
+    ///   - map: label renames (raw → name); labels not named keep their name.
+    ///   - classes: class names; a window whose label is not among them is dropped.
+    public init(policy: LabelPolicy, minFraction: Double, map: [(String, String)], classes: [String]) {
+        self.policy = policy
+        self.minFraction = minFraction
+        self.classes = classes
+        var r: [String: String] = [:]
+        for (k, v) in map { r[k] = v }
+        self.renames = r
+    }
+
+    /// The result of labelling a recording's windows.
+    public struct Result: Sendable, Equatable {
+        /// Indices (into the `starts` passed in) of the kept windows, ascending.
+        public var kept: [Int]
+        /// Class id of each kept window.
+        public var classIds: [Int64]
+        /// Windows dropped, by reason.
+        public var dropped: [String: Int]
+    }
+
+    /// Labels the windows starting at `starts` (grid indices) of `length` points.
+    ///
+    /// - Parameters:
+    ///   - track: the recording's label step function.
+    ///   - gridTimes: a function giving the time of grid point k.
+    ///   - gridCount: number of grid points.
+    /// - Complexity: O(grid points + windows × length).
+    public func label(track: LabelTrack, gridCount: Int, gridTime: (Int) -> Double,
+                      starts: [Int], length: Int) -> Result {
+        // Mapped label table: raw index → mapped index; mapped index → class id (or -1).
+        var mappedNames: [String] = []
+        var mappedIndex: [String: Int32] = [:]
+        var rawToMapped = [Int32](repeating: -1, count: track.names.count)
+        for (i, raw) in track.names.enumerated() {
+            let name = renames[raw] ?? raw
+            if let m = mappedIndex[name] {
+                rawToMapped[i] = m
+            } else {
+                let m = Int32(mappedNames.count)
+                mappedNames.append(name)
+                mappedIndex[name] = m
+                rawToMapped[i] = m
+            }
+        }
+        let classOf: [Int64] = mappedNames.map { name in
+            classes.firstIndex(of: name).map { Int64($0) } ?? -1
+        }
+        // Label (mapped index or -1) at every grid point; the track changes rarely, so walk it.
+        var point = [Int32](repeating: -1, count: gridCount)
+        var j = 0
+        for k in 0..<gridCount {
+            let t = gridTime(k)
+            while j < track.times.count && track.times[j] <= t { j += 1 }
+            if j > 0 {
+                let raw = track.labels[j - 1]
+                point[k] = raw < 0 ? -1 : rawToMapped[Int(raw)]
+            }
+        }
+        var result = Result(kept: [], classIds: [], dropped: [:])
+        var counts = [Int](repeating: 0, count: mappedNames.count)
+        var firstSeen = [Int](repeating: 0, count: mappedNames.count)
+        for (w, s) in starts.enumerated() {
+            var chosen: Int32 = -1
+            switch policy {
+            case .center:
+                chosen = point[s + length / 2]
+                if chosen < 0 { result.dropped[WindowDropReason.noLabel.rawValue, default: 0] += 1; continue }
+            case .pure:
+                let first = point[s]
+                var same = true
+                for k in s..<(s + length) where point[k] != first { same = false; break }
+                if !same { result.dropped[WindowDropReason.mixedLabels.rawValue, default: 0] += 1; continue }
+                if first < 0 { result.dropped[WindowDropReason.noLabel.rawValue, default: 0] += 1; continue }
+                chosen = first
+            case .majority:
+                for i in 0..<counts.count { counts[i] = 0 }
+                var any = false
+                for k in s..<(s + length) {
+                    let l = point[k]
+                    if l < 0 { continue }
+                    if counts[Int(l)] == 0 { firstSeen[Int(l)] = k }
+                    counts[Int(l)] += 1
+                    any = true
+                }
+                if !any { result.dropped[WindowDropReason.noLabel.rawValue, default: 0] += 1; continue }
+                var best = -1
+                for l in 0..<counts.count where counts[l] > 0 {
+                    if best < 0 || counts[l] > counts[best] || (counts[l] == counts[best] && firstSeen[l] < firstSeen[best]) {
+                        best = l
+                    }
+                }
+                if Double(counts[best]) / Double(length) < minFraction {
+                    result.dropped[WindowDropReason.belowMinFraction.rawValue, default: 0] += 1
+                    continue
+                }
+                chosen = Int32(best)
+            }
+            let cls = classOf[Int(chosen)]
+            if cls < 0 { result.dropped[WindowDropReason.labelNotInClasses.rawValue, default: 0] += 1; continue }
+            result.kept.append(w)
+            result.classIds.append(cls)
+        }
+        return result
+    }
+}

@@ -1,1 +1,0 @@
-// MotionLabels: see README.md in this folder.

@@ -1,0 +1,94 @@
+import MotionConfig
+import MotionCore
+
+/// The channels of `x` (SPEC §3.4): input by input, each input's sensors in order, each sensor's
+/// channels in their documented order, then the magnitude channels.
+public struct ChannelLayout: Sendable, Equatable {
+    public struct Sensor: Sendable, Equatable {
+        public var inputIndex: Int
+        public var name: String
+        public var channelNames: [String]
+        public var channelUnits: [String]
+    }
+    /// The streams every recording must have, in channel order.
+    public var sensors: [Sensor]
+    /// For each magnitude channel: its name and the indices of its axes among the sensor channels.
+    public var magnitudes: [(name: String, axes: [Int])]
+
+    public static func == (a: ChannelLayout, b: ChannelLayout) -> Bool {
+        a.sensors == b.sensors && a.magnitudes.map(\.name) == b.magnitudes.map(\.name)
+            && a.magnitudes.map(\.axes) == b.magnitudes.map(\.axes)
+    }
+
+    /// Every channel name of `x`.
+    public var channelNames: [String] { sensors.flatMap(\.channelNames) + magnitudes.map(\.name) }
+    /// Every channel unit of `x`.
+    public var channelUnits: [String] {
+        let units = sensors.flatMap(\.channelUnits)
+        return units + magnitudes.map { units[$0.axes[0]] }
+    }
+
+    /// The MotionCollector sensors (SPEC §3.1) with their channels and native units.
+    public static let motionCollectorSensors: [(code: String, channels: [(String, String)])] = [
+        ("A", [("acc_x", "g"), ("acc_y", "g"), ("acc_z", "g")]),
+        ("G", [("gyro_x", "rad/s"), ("gyro_y", "rad/s"), ("gyro_z", "rad/s")]),
+        ("M", [("mag_x", "uT"), ("mag_y", "uT"), ("mag_z", "uT")]),
+        ("D", [("rot_x", "rad/s"), ("rot_y", "rad/s"), ("rot_z", "rad/s"), ("uacc_x", "g"), ("uacc_y", "g"),
+               ("uacc_z", "g"), ("pitch", "rad"), ("roll", "rad"), ("yaw", "rad")]),
+    ]
+
+    /// Builds the layout from the pipeline. Throws `.config` for a sensor that an input cannot
+    /// have, a duplicate channel, or a magnitude prefix without at least two axes.
+    public static func make(_ spec: PipelineSpec) throws -> ChannelLayout {
+        var sensors: [Sensor] = []
+        for (i, input) in spec.inputs.enumerated() {
+            switch input.type {
+            case .motioncollector:
+                let codes = input.sensors ?? motionCollectorSensors.map(\.code)
+                for code in codes {
+                    guard let def = motionCollectorSensors.first(where: { $0.code == code }) else {
+                        throw MotionError(.config, "inputs[\(i)] of \(spec.file) keeps sensor `\(code)`, but MotionCollector files have only A, G, M and D")
+                    }
+                    let conv = def.channels.map { PhysicalUnit.conversion(from: $0.1, to: spec.units).unit }
+                    sensors.append(Sensor(inputIndex: i, name: code, channelNames: def.channels.map(\.0), channelUnits: conv))
+                }
+            case .csv:
+                guard let csv = input.csv else { continue }
+                func unit(_ ch: String) -> String {
+                    let native = input.units.first { $0.key == ch }?.value ?? "1"
+                    return PhysicalUnit.conversion(from: native, to: spec.units).unit
+                }
+                if csv.sensorColumn != nil {
+                    var groups = csv.sensorChannels
+                    if let keep = input.sensors {
+                        groups = keep.compactMap { k in csv.sensorChannels.first { $0.key == k } }
+                    }
+                    for g in groups {
+                        sensors.append(Sensor(inputIndex: i, name: g.key, channelNames: g.value.map(\.key),
+                                              channelUnits: g.value.map { unit($0.key) }))
+                    }
+                } else {
+                    // The wide stream's name is `sensor`, or each file's stem (SPEC §3.4).
+                    sensors.append(Sensor(inputIndex: i, name: input.sensor ?? "{stem}", channelNames: csv.channels.map(\.key),
+                                          channelUnits: csv.channels.map { unit($0.key) }))
+                }
+            case .iio:
+                throw MotionError(.config, "inputs[\(i)] of \(spec.file): `type: iio` is not supported by this build yet")
+            }
+        }
+        let names = sensors.flatMap(\.channelNames)
+        var seen = Set<String>()
+        for n in names where !seen.insert(n).inserted {
+            throw MotionError(.config, "channel `\(n)` occurs twice in \(spec.file); each channel name may occur only once")
+        }
+        var mags: [(String, [Int])] = []
+        for prefix in spec.magnitude {
+            let axes = ["x", "y", "z"].compactMap { names.firstIndex(of: "\(prefix)_\($0)") }
+            guard axes.count >= 2 else {
+                throw MotionError(.config, "`magnitude: [\(prefix)]` in \(spec.file) needs channels `\(prefix)_x`, `\(prefix)_y`, `\(prefix)_z`; the channels are \(names.joined(separator: ", "))")
+            }
+            mags.append(("\(prefix)_mag", axes))
+        }
+        return ChannelLayout(sensors: sensors, magnitudes: mags.map { (name: $0.0, axes: $0.1) })
+    }
+}

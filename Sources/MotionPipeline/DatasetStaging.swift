@@ -1,0 +1,90 @@
+import Foundation
+import MotionCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds a dataset in `DIR.partial/` beside the output folder and moves it into place only when
+/// complete (SPEC §8.3): until then a previous dataset in `DIR` stays intact, and a failed run
+/// leaves nothing in `DIR` that looks finished.
+struct DatasetStaging {
+    let outputDirectory: String
+    var partialDirectory: String { outputDirectory + ".partial" }
+    private var previousDirectory: String { outputDirectory + ".previous" }
+
+    init(outputDirectory: String) {
+        self.outputDirectory = outputDirectory
+    }
+
+    /// Creates an empty `DIR.partial/` (removing a stale one).
+    func begin() throws {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: outputDirectory, isDirectory: &isDir), !isDir.boolValue {
+            throw MotionError(.cannotCreate, "cannot write the dataset to \(outputDirectory): it is a file, not a folder")
+        }
+        let parent = PathText.parent(outputDirectory)
+        do {
+            try fm.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        } catch {
+            throw MotionError(.cannotCreate, "cannot create the output's parent folder \(parent): \(Self.reason(error))")
+        }
+        if fm.fileExists(atPath: partialDirectory) {
+            try? fm.removeItem(atPath: partialDirectory)
+        }
+        do {
+            try fm.createDirectory(atPath: partialDirectory, withIntermediateDirectories: false)
+        } catch {
+            throw MotionError(.cannotCreate, "cannot create \(partialDirectory): \(Self.reason(error))")
+        }
+    }
+
+    /// Writes a small text file into the partial folder (fsync'd: the manifest is the commit mark).
+    func write(_ name: String, _ text: String) throws {
+        let path = partialDirectory + "/" + name
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes[off...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MotionError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            off += n
+        }
+        fsync(fd)
+    }
+
+    /// Moves the finished dataset into place: exchanges it atomically with a previous one where
+    /// the filesystem allows, else renames the previous one aside first and removes it after.
+    func commit() throws {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: outputDirectory) {
+            if rename(outputDirectory, previousDirectory) != 0 && errno != ENOENT {
+                try? fm.removeItem(atPath: previousDirectory)
+                guard rename(outputDirectory, previousDirectory) == 0 else {
+                    throw MotionError(.cannotCreate, "cannot replace the previous dataset \(outputDirectory): \(String(cString: strerror(errno)))")
+                }
+            }
+        }
+        guard rename(partialDirectory, outputDirectory) == 0 else {
+            let reason = String(cString: strerror(errno))
+            _ = rename(previousDirectory, outputDirectory)
+            throw MotionError(.cannotCreate, "cannot move \(partialDirectory) to \(outputDirectory): \(reason)")
+        }
+        try? fm.removeItem(atPath: previousDirectory)
+    }
+
+    /// Removes the partial folder after a failure.
+    func abandon() {
+        try? FileManager.default.removeItem(atPath: partialDirectory)
+    }
+
+    private static func reason(_ error: Error) -> String {
+        if let e = error as? CocoaError, let u = e.underlying as? POSIXError { return String(cString: strerror(u.code.rawValue)) }
+        return (error as NSError).localizedDescription
+    }
+}

@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Expands path patterns with `*`, `?`, `[…]` in a component and `**` for any number of folders.
+/// Results are sorted by their UTF-8 bytes, so the order files are found in never matters.
+enum Glob {
+    /// Files (not folders) matching `pattern`. A pattern without wildcards matches itself if it is a file.
+    static func files(matching pattern: String) -> [String] {
+        let absolute = pattern.hasPrefix("/")
+        let parts = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var results = Set<String>()
+        expand(prefix: absolute ? "/" : "", parts: parts[...], into: &results)
+        return results.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    private static func join(_ prefix: String, _ name: String) -> String {
+        if prefix.isEmpty { return name }
+        if prefix.hasSuffix("/") { return prefix + name }
+        return prefix + "/" + name
+    }
+
+    private static func isWild(_ s: String) -> Bool {
+        s.contains("*") || s.contains("?") || s.contains("[")
+    }
+
+    private static func kind(_ path: String) -> (exists: Bool, isDirectory: Bool) {
+        var st = stat()
+        guard stat(path.isEmpty ? "." : path, &st) == 0 else { return (false, false) }
+        return (true, (st.st_mode & S_IFMT) == S_IFDIR)
+    }
+
+    private static func list(_ dir: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: dir.isEmpty ? "." : dir))?
+            .filter { !$0.hasPrefix(".") }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } ?? []
+    }
+
+    private static func expand(prefix: String, parts: ArraySlice<String>, into results: inout Set<String>) {
+        guard let first = parts.first else {
+            let k = kind(prefix)
+            if k.exists && !k.isDirectory { results.insert(prefix) }
+            return
+        }
+        let rest = parts.dropFirst()
+        if first == "**" {
+            // Zero folders…
+            expand(prefix: prefix, parts: rest, into: &results)
+            // …or one more, recursively.
+            for name in list(prefix) {
+                let p = join(prefix, name)
+                if kind(p).isDirectory { expand(prefix: p, parts: parts, into: &results) }
+            }
+        } else if isWild(first) {
+            for name in list(prefix) where fnmatch(first, name, 0) == 0 {
+                expand(prefix: join(prefix, name), parts: rest, into: &results)
+            }
+        } else {
+            let p = first == "." ? prefix : join(prefix, first)
+            if rest.isEmpty || kind(p).isDirectory || first == ".." {
+                expand(prefix: p.isEmpty ? "." : p, parts: rest, into: &results)
+            }
+        }
+    }
+}
+
+/// Lexical path helpers (no symlink resolution, so paths stay as the user wrote them).
+enum PathText {
+    /// Removes `.` components and folds `name/..`, keeping leading `..`s.
+    static func normalize(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var out: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == "..", let last = out.last, last != ".." { out.removeLast(); continue }
+            if part == "..", absolute, out.isEmpty { continue }
+            out.append(part)
+        }
+        let joined = out.joined(separator: "/")
+        if absolute { return "/" + joined }
+        return joined.isEmpty ? "." : joined
+    }
+
+    /// `a/b` joined with `c` (an absolute `c` wins), normalized.
+    static func join(_ base: String, _ path: String) -> String {
+        if path.hasPrefix("/") || base.isEmpty || base == "." { return normalize(path) }
+        return normalize(base + "/" + path)
+    }
+
+    /// The absolute form of `path` against the current directory.
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return normalize(path) }
+        return normalize(FileManager.default.currentDirectoryPath + "/" + path)
+    }
+
+    /// `path` relative to folder `base` (both made absolute first).
+    static func relative(_ path: String, to base: String) -> String {
+        let p = absolute(path).split(separator: "/"), b = absolute(base).split(separator: "/")
+        var i = 0
+        while i < p.count && i < b.count && p[i] == b[i] { i += 1 }
+        let ups = Array(repeating: "..", count: b.count - i)
+        let rest = p[i...].map(String.init)
+        let all = ups + rest
+        return all.isEmpty ? "." : all.joined(separator: "/")
+    }
+
+    static func lastComponent(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    static func stem(_ path: String) -> String {
+        let name = lastComponent(path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
+    static func dropExtension(_ path: String) -> String {
+        let name = lastComponent(path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path }
+        return String(path.dropLast(name.distance(from: dot, to: name.endIndex)))
+    }
+}

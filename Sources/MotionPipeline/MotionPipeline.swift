@@ -1,1 +1,0 @@
-// MotionPipeline: see README.md in this folder.

@@ -1,0 +1,79 @@
+import MotionConfig
+import MotionCore
+import MotionIngest
+
+/// Labels from an `intervals` file (SPEC §5): per recording name, a step function.
+public struct IntervalLabels: Sendable {
+    public var tracks: [String: LabelTrack]
+}
+
+/// Reads every file of a recording and applies the time-order rules of SPEC §3.5.
+enum RecordingLoader {
+    static func load(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
+                     intervals: IntervalLabels?) throws -> Recording {
+        var rowsRead = 0
+        var dropped: ReasonCounts = [:]
+        var warnings: [String] = []
+        // Raw streams by (input index, sensor name), with the file they came from.
+        var raw: [Int: [(stream: RawStream, file: InputFile)]] = [:]
+        var labelNames: [String] = []
+        var labelIndex: [String: Int32] = [:]
+        var eventTimes: [Double] = []
+        var eventLabels: [Int32] = []
+        func addEvents(_ e: LabelEvents) {
+            for (t, l) in zip(e.times, e.labels) {
+                let name = e.names[Int(l)]
+                let idx: Int32
+                if let i = labelIndex[name] { idx = i } else {
+                    idx = Int32(labelNames.count)
+                    labelNames.append(name)
+                    labelIndex[name] = idx
+                }
+                eventTimes.append(t)
+                eventLabels.append(idx)
+            }
+        }
+        for file in source.files {
+            let input = spec.inputs[file.inputIndex]
+            switch input.type {
+            case .motioncollector:
+                let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+                let mc = try MotionCollectorReader.read(path: file.path, displayPath: file.path, units: spec.units, keep: keep)
+                rowsRead += mc.rowsRead
+                dropped.add(mc.rowsDropped)
+                for s in mc.streams { raw[file.inputIndex, default: []].append((s, file)) }
+                if spec.labels?.from == .rows { addEvents(mc.rowLabels) }
+                if spec.labels?.from == .markers { addEvents(mc.markers) }
+            case .csv, .iio:
+                throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: \(input.type.rawValue)` is not supported by this build yet")
+            }
+        }
+        var streams: [SensorStream] = []
+        for sensor in layout.sensors {
+            let candidates = (raw[sensor.inputIndex] ?? []).filter { sensor.name == "{stem}" || $0.stream.name == sensor.name }
+            guard let first = candidates.first else {
+                let files = source.files.filter { $0.inputIndex == sensor.inputIndex }.map(\.path)
+                throw MotionError(.dataError, "recording `\(source.name)` has no `\(sensor.name)` stream (read \(files.joined(separator: ", "))); every recording needs every channel (\(sensor.channelNames.joined(separator: ", "))), or list the sensors to keep with `sensors:`")
+            }
+            if candidates.count > 1 {
+                throw MotionError(.dataError, "recording `\(source.name)` has stream `\(sensor.name)` in both \(candidates[0].file.path) and \(candidates[1].file.path); a channel may occur only once per recording")
+            }
+            let (stream, duplicates) = try TimeOrder.finalize(first.stream, sort: spec.inputs[sensor.inputIndex].sort,
+                                                              displayPath: first.file.path)
+            if duplicates > 0 { dropped["duplicate_time", default: 0] += duplicates }
+            streams.append(stream)
+        }
+        var track: LabelTrack?
+        if let labels = spec.labels {
+            switch labels.from {
+            case .rows, .markers:
+                track = LabelTrack.fromEvents(names: labelNames, times: eventTimes, labels: eventLabels)
+            case .intervals:
+                track = intervals?.tracks[source.name] ?? .empty
+            }
+        }
+        _ = warnings
+        return Recording(name: source.name, subject: source.subject, streams: streams, labels: track,
+                         rowsRead: rowsRead, rowsDropped: dropped, warnings: warnings)
+    }
+}

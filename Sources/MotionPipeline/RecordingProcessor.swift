@@ -1,0 +1,124 @@
+import MotionConfig
+import MotionCore
+import MotionFeatures
+import MotionIngest
+import MotionLabels
+import MotionResample
+import MotionWindowing
+
+/// What one recording produced: its windows and what was counted on the way.
+public struct ProcessedRecording: Sendable {
+    public var source: RecordingSource
+    public var windows: WindowBatch
+    public var rowsRead: Int
+    public var rowsDropped: ReasonCounts
+    public var windowsDropped: ReasonCounts
+    /// `too_few_samples` when the recording yields no grid.
+    public var recordingDropped: String?
+    public var gaps: Int
+    public var invalidPoints: Int
+    public var warnings: [String]
+    /// Moments of x's channels over every time step of every window (train recordings only).
+    public var xMoments: RunningMoments?
+    public var featureMoments: RunningMoments?
+}
+
+/// Runs one recording through ingest → resample → window → label → features. Stateless apart
+/// from per-thread scratch (the feature extractor), so one instance serves one worker thread.
+final class RecordingProcessor {
+    let spec: PipelineSpec
+    let layout: ChannelLayout
+    let windowPlan: WindowPlan
+    let aligner: LabelAligner?
+    let featurePlan: FeaturePlan?
+    private var extractor: FeatureExtractor?
+
+    init(spec: PipelineSpec, layout: ChannelLayout) {
+        self.spec = spec
+        self.layout = layout
+        let rate = spec.resample.rateHz
+        windowPlan = WindowPlan(length: spec.window.length.samples(atRateHz: rate),
+                                stride: spec.window.stride.samples(atRateHz: rate))
+        if let l = spec.labels {
+            aligner = LabelAligner(policy: LabelPolicy(rawValue: l.policy.rawValue)!, minFraction: l.minFraction,
+                                   map: l.map.map { ($0.key, $0.value) }, classes: l.classes)
+        } else {
+            aligner = nil
+        }
+        if spec.features.isEmpty {
+            featurePlan = nil
+        } else {
+            featurePlan = FeaturePlan(features: spec.features, channelNames: layout.channelNames, rateHz: rate,
+                                      windowLength: windowPlan.length)
+        }
+    }
+
+    /// Processes `source`. Throws a `UserFacingError` when the recording cannot be read.
+    func process(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?) throws -> ProcessedRecording {
+        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals)
+        let T = windowPlan.length
+        let C = layout.channelNames.count
+        var result = ProcessedRecording(source: source,
+                                        windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
+                                        rowsRead: recording.rowsRead, rowsDropped: recording.rowsDropped, windowsDropped: [:],
+                                        recordingDropped: nil, gaps: 0, invalidPoints: 0, warnings: recording.warnings)
+        let rate = spec.resample.rateHz
+        var inputs: [ResampleInput] = []
+        for stream in recording.streams {
+            let method = ResampleMethod(rawValue: spec.resample.method.value(for: stream.name).rawValue)!
+            inputs.append(ResampleInput(stream: stream, method: method, maxGapS: spec.resample.maxGapS.value(for: stream.name)))
+        }
+        if spec.resample.antialias {
+            for i in inputs.indices {
+                let filtered = try Antialias.apply(inputs[i].stream, rateHz: rate, maxGapS: inputs[i].maxGapS)
+                inputs[i].stream = filtered.stream
+                if filtered.unfilteredRuns > 0 {
+                    result.warnings.append("\(source.name): \(filtered.unfilteredRuns) run(s) of \(inputs[i].stream.name) between gaps had 15 samples or fewer and were left unfiltered")
+                }
+            }
+        }
+        guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
+            result.recordingDropped = "too_few_samples"
+            return result
+        }
+        let gapStats = signal.gapStatistics
+        result.gaps = gapStats.gaps
+        result.invalidPoints = gapStats.invalidPoints
+        let starts = windowPlan.starts(in: signal.segments)
+        var keptStarts: [Int]
+        var classIds: [Int64]
+        if let aligner {
+            let labelled = aligner.label(track: recording.labels ?? .empty, gridCount: signal.grid.count,
+                                         gridTime: signal.grid.time, starts: starts, length: T)
+            keptStarts = labelled.kept.map { starts[$0] }
+            classIds = labelled.classIds
+            result.windowsDropped = labelled.dropped
+        } else {
+            keptStarts = starts
+            classIds = [Int64](repeating: -1, count: starts.count)
+        }
+        var batch = result.windows
+        batch.x.reserveCapacity(keptStarts.count * T * C)
+        for s in keptStarts {
+            batch.x.append(contentsOf: signal.values[(s * C)..<((s + T) * C)])
+            batch.startTimes.append(signal.grid.time(s))
+        }
+        batch.y = classIds
+        if let featurePlan {
+            if extractor == nil { extractor = FeatureExtractor(plan: featurePlan) }
+            let F = featurePlan.count
+            batch.features = [Float](repeating: 0, count: keptStarts.count * F)
+            batch.x.withUnsafeBufferPointer { x in
+                batch.features.withUnsafeMutableBufferPointer { out in
+                    extractor!.extract(windows: x, count: keptStarts.count, into: out)
+                }
+            }
+        }
+        if isTrain && batch.count > 0 {
+            result.xMoments = RunningMoments.of(batch.x, columns: C)
+            if featurePlan != nil { result.featureMoments = RunningMoments.of(batch.features, columns: batch.featureCount) }
+        }
+        result.windows = batch
+        return result
+    }
+}

@@ -1,1 +1,0 @@
-// MotionResample: see README.md in this folder.

@@ -1,0 +1,44 @@
+/// The common time grid of a recording (SPEC §4): t_k = t0 + k / rateHz for k in 0..<count.
+public struct ResampleGrid: Sendable, Equatable {
+    /// T0: the latest first-sample time over the kept streams, seconds.
+    public var t0: Double
+    /// Grid rate in Hz.
+    public var rateHz: Double
+    /// Number of grid points.
+    public var count: Int
+
+    public init(t0: Double, rateHz: Double, count: Int) {
+        self.t0 = t0
+        self.rateHz = rateHz
+        self.count = count
+    }
+
+    /// Time of grid point `k`, computed from k each time (never by accumulation).
+    @inline(__always)
+    public func time(_ k: Int) -> Double { t0 + Double(k) / rateHz }
+
+    /// The grid for streams whose first and last sample times are given: from T0 = max(firsts)
+    /// to T1 = min(lasts), every k with t_k ≤ T1 + 1e-9 × max(1, |T1|). Empty when T0 > T1.
+    ///
+    /// - Parameters:
+    ///   - firstTimes: each stream's first sample time.
+    ///   - lastTimes: each stream's last sample time.
+    ///   - rateHz: the grid rate (> 0).
+    public static func spanning(firstTimes: [Double], lastTimes: [Double], rateHz: Double) -> ResampleGrid {
+        precondition(!firstTimes.isEmpty && firstTimes.count == lastTimes.count, "ResampleGrid: one first and last time per stream")
+        precondition(rateHz > 0, "ResampleGrid: rate must be positive")
+        let t0 = firstTimes.max()!
+        let t1 = lastTimes.min()!
+        let limit = t1 + 1e-9 * Swift.max(1, Swift.abs(t1))
+        var grid = ResampleGrid(t0: t0, rateHz: rateHz, count: 0)
+        guard t0 <= limit else { return grid }
+        let span = (limit - t0) * rateHz
+        guard span.isFinite, span < Double(Int32.max) * 64 else { return grid }
+        // Estimate, then correct so that exactly the points satisfying t_k ≤ limit are kept.
+        var last = Int(span.rounded(.down))
+        while last >= 0 && grid.time(last) > limit { last -= 1 }
+        while grid.time(last + 1) <= limit { last += 1 }
+        grid.count = last + 1
+        return grid
+    }
+}

@@ -1,0 +1,60 @@
+import MotionCore
+
+/// The inner loops of resampling. Safe Swift on arrays; bounds checks are removed by `-Ounchecked`
+/// in release builds, and the loop structure (one pass over the grid per stream, the bracketing
+/// index advanced monotonically) keeps it O(grid + samples).
+enum _ResampleKernels {
+    static func resample(_ stream: SensorStream, method: ResampleMethod, maxGapS: Double, grid: ResampleGrid,
+                         into values: inout [Float], channelOffset: Int, channelCount: Int, valid: inout [Bool]) {
+        let times = stream.times
+        let n = times.count
+        let nch = stream.channels.count
+        let gridCount = grid.count
+        guard gridCount > 0 else { return }
+        // Bracketing index per grid point (i = #samples ≤ t − 1, clamped to [0, n−2]) and the
+        // interpolation weight, computed once and shared by all channels of the stream.
+        var bracket = [Int32](repeating: 0, count: gridCount)
+        var sinceLeft = [Double](repeating: 0, count: gridCount) // t − t_i
+        var interval = [Double](repeating: 1, count: gridCount)  // t_{i+1} − t_i
+        var atOrBefore = 0 // number of samples with time ≤ t
+        for k in 0..<gridCount {
+            let t = grid.time(k)
+            while atOrBefore < n && times[atOrBefore] <= t { atOrBefore += 1 }
+            let i = Swift.min(Swift.max(atOrBefore - 1, 0), n - 2)
+            let ti = times[i], tj = times[i + 1]
+            if tj - ti > maxGapS { valid[k] = false }
+            switch method {
+            case .linear:
+                bracket[k] = Int32(i)
+                sinceLeft[k] = t - ti
+                interval[k] = tj - ti
+            case .nearest:
+                bracket[k] = Int32((t - ti) <= (tj - t) ? i : i + 1)
+            case .previous:
+                bracket[k] = Int32(Swift.max(atOrBefore - 1, 0))
+            }
+        }
+        values.withUnsafeMutableBufferPointer { out in
+            for c in 0..<nch {
+                stream.channels[c].withUnsafeBufferPointer { v in
+                    var dst = channelOffset + c
+                    switch method {
+                    case .linear:
+                        for k in 0..<gridCount {
+                            let i = Int(bracket[k])
+                            let vi = v[i]
+                            // Exactly SPEC §4's expression, in this order of operations.
+                            out[dst] = Float(vi + (v[i + 1] - vi) * sinceLeft[k] / interval[k])
+                            dst += channelCount
+                        }
+                    case .nearest, .previous:
+                        for k in 0..<gridCount {
+                            out[dst] = Float(v[Int(bracket[k])])
+                            dst += channelCount
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import MotionCore
+
+/// Everything a sink needs to know about the dataset besides the windows.
+public struct DatasetDescription: Sendable {
+    public var sampleRateHz: Double
+    public var windowLength: Int
+    public var windowStride: Int
+    public var channelNames: [String]
+    public var channelUnits: [String]
+    public var classNames: [String]
+    public var featureNames: [String]
+    public var subjectNames: [String]
+    public var recordingNames: [String]
+    /// Whether `fold_index` is written.
+    public var hasFolds: Bool
+
+    public init(sampleRateHz: Double, windowLength: Int, windowStride: Int, channelNames: [String], channelUnits: [String],
+                classNames: [String], featureNames: [String], subjectNames: [String], recordingNames: [String], hasFolds: Bool) {
+        self.sampleRateHz = sampleRateHz
+        self.windowLength = windowLength
+        self.windowStride = windowStride
+        self.channelNames = channelNames
+        self.channelUnits = channelUnits
+        self.classNames = classNames
+        self.featureNames = featureNames
+        self.subjectNames = subjectNames
+        self.recordingNames = recordingNames
+        self.hasFolds = hasFolds
+    }
+}
+
+/// One written data file, as listed in the manifest and SHA256SUMS.
+public struct WrittenFile: Sendable, Equatable {
+    /// Path relative to the dataset folder (`train.h5`, `train/train-00000.tar.zst`).
+    public var path: String
+    public var numWindows: Int
+    public var classCounts: [Int]
+}
+
+/// Receives one split's windows in canonical order and writes them.
+public protocol SplitSink: AnyObject {
+    /// Appends one recording's windows, with their subject, recording and fold indices.
+    func append(_ batch: WindowBatch, subjectIndex: Int32, recordingIndex: Int32, foldIndex: Int32?) throws
+    /// Finishes every file; returns them in order.
+    func finish() throws -> [WrittenFile]
+}
+
+/// Per-class window counts of a list of class ids (ids < 0 are not counted).
+func classCounts(_ y: [Int64], classes: Int) -> [Int] {
+    var c = [Int](repeating: 0, count: classes)
+    for v in y where v >= 0 && Int(v) < classes { c[Int(v)] += 1 }
+    return c
+}

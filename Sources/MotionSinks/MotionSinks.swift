@@ -1,1 +1,0 @@
-// MotionSinks: see README.md in this folder.

@@ -1,1 +1,0 @@
-// MotionWindowing: see README.md in this folder.

@@ -1,0 +1,55 @@
+import MotionCore
+import MotionSynth
+
+/// `motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format …]`.
+enum SynthCommand {
+    static let help = """
+        usage: motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format motioncollector|csv|iio] [--legacy]
+
+        Writes realistic synthetic recordings, deterministic from the seed:
+          motioncollector  DIR/subjectNN/rec-NN.csv, interleaved A/G/M/D rows at ~100 Hz with jitter,
+                           dropped samples, rare gaps and W/T label segments (--legacy: the older variant
+                           with numeric sources and marker rows)
+          csv              phone-logger folders DIR/subjectNN/rec-NN/{Accelerometer,Barometer}.csv
+          iio              raw IIO buffer dumps DIR/subjectNN/rec-NN.bin with a sysfs copy
+
+        options:
+          --subjects N   subjects (default 3)
+          --minutes M    minutes per recording (default 2)
+          --recordings R recordings per subject (default 2)
+          --seed S       seed (default 1)
+        """
+
+    static func run(_ args: [String]) throws -> ExitStatus {
+        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        let a = try ArgumentScanner(args, valueOptions: ["--out", "--subjects", "--minutes", "--seed", "--format", "--recordings"],
+                                    flagOptions: ["--legacy"], command: "synth")
+        guard a.positionals.isEmpty else {
+            throw UsageError(message: "`motionprep synth` takes no positional argument (got `\(a.positionals[0])`); give the folder with `--out DIR`")
+        }
+        guard let out = a.value("--out") else { throw UsageError(message: "`motionprep synth` needs `--out DIR`") }
+        var options = SynthOptions(outDirectory: out)
+        options.subjects = try a.int("--subjects", in: 1...10_000, command: "synth") ?? options.subjects
+        options.recordingsPerSubject = try a.int("--recordings", in: 1...1000, command: "synth") ?? options.recordingsPerSubject
+        if let m = a.value("--minutes") {
+            guard let v = Double(m), v > 0, v <= 7 * 24 * 60 else {
+                throw UsageError(message: "option `--minutes` of `motionprep synth` must be a number of minutes above 0 and at most 10080, not `\(m)`")
+            }
+            options.minutes = v
+        }
+        if let s = a.value("--seed") {
+            guard let v = UInt64(s) else { throw UsageError(message: "option `--seed` of `motionprep synth` must be a non-negative whole number, not `\(s)`") }
+            options.seed = v
+        }
+        if let f = a.value("--format") {
+            guard let v = SynthFormat(rawValue: f) else {
+                throw UsageError(message: "option `--format` of `motionprep synth` must be \(Text.alternatives(SynthFormat.allCases.map(\.rawValue))), not `\(f)`")
+            }
+            options.format = v
+        }
+        options.legacy = a.flag("--legacy")
+        let summary = try Synth.write(options)
+        Diagnostics.stderr("wrote \(summary.files.count) file(s), \(summary.rows) rows, \(summary.bytes) bytes to \(out)")
+        return .success
+    }
+}

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MotionCore
+
+/// The `motionprep` command: dispatches to subcommands.
+public enum MotionprepCommand {
+    public static let version = "0.1.0"
+
+    static let commands: [(name: String, summary: String)] = [
+        ("run", "run a pipeline and write the dataset"),
+        ("validate", "check a pipeline file, or a written dataset"),
+        ("inspect", "describe a recording, a pipeline's inputs or a dataset"),
+        ("merge", "merge the outputs of --worker runs into one dataset"),
+        ("synth", "write realistic synthetic recordings"),
+        ("report", "write an HTML report of a dataset"),
+    ]
+
+    static var usage: String {
+        """
+        motionprep \(version): motion-sensor recordings → windowed training datasets
+
+        usage: motionprep <command> [options]
+
+        commands:
+        \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+
+        `motionprep <command> --help` describes a command. Exit codes: 0 ok, 1 a validate check failed,
+        64 usage, 65 bad input data, 66 input missing, 73 cannot create output, 74 I/O error,
+        78 bad pipeline file.
+        """
+    }
+
+    /// Runs the command line and exits with its status.
+    public static func main(_ arguments: [String]) -> Never {
+        let status = run(Array(arguments.dropFirst()))
+        exit(status.rawValue)
+    }
+
+    /// Runs a command line (without the program name) and returns the exit status.
+    public static func run(_ args: [String]) -> ExitStatus {
+        guard let first = args.first else {
+            Diagnostics.stderr(usage)
+            return .usage
+        }
+        let rest = Array(args.dropFirst())
+        do {
+            switch first {
+            case "--help", "-h", "help":
+                Diagnostics.stdout(usage)
+                return .success
+            case "--version":
+                Diagnostics.stdout("motionprep \(version)")
+                return .success
+            case "run": return try RunCommand.run(rest)
+            case "validate": return try ValidateCommand.run(rest)
+            case "synth": return try SynthCommand.run(rest)
+            case "inspect", "merge", "report":
+                if rest.contains("--help") || rest.contains("-h") {
+                    Diagnostics.stdout(NotYetCommand.help(first))
+                    return .success
+                }
+                throw UsageError(message: "`motionprep \(first)` is not available in this build yet (see README.md, \"Status\")")
+            default:
+                var msg = "unknown command `\(first)`"
+                if let s = Text.suggestion(for: first, among: commands.map(\.name)) { msg += "; did you mean `\(s)`?" }
+                else { msg += "; the commands are " + Text.alternatives(commands.map(\.name)) }
+                throw UsageError(message: msg)
+            }
+        } catch {
+            return Diagnostics.report(error)
+        }
+    }
+}
+
+enum NotYetCommand {
+    static func help(_ name: String) -> String {
+        let usage: [String: String] = [
+            "inspect": "motionprep inspect PATH [--json] | motionprep inspect PIPELINE.yaml --samples DIR",
+            "merge": "motionprep merge OUT_DIR PART_DIR...",
+            "report": "motionprep report DATASET_DIR [-o report.html]",
+        ]
+        return "usage: \(usage[name] ?? name)\n\nNot available in this build yet: running it exits with status 64."
+    }
+}

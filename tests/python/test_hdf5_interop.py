@@ -1,0 +1,148 @@
+"""Runs motionprep on generated MotionCollector data and reads the result back with h5py and
+numpy, comparing every array with the independent numpy reference in reference.py."""
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+import reference as ref
+from conftest import motionprep
+
+RATE, LENGTH, STRIDE, MAX_GAP, MIN_FRACTION = 50.0, 128, 64, 0.2, 0.8
+MAP = {"W": "walk", "T": "turn"}
+CLASSES = ["walk", "turn"]
+
+PIPELINE = """\
+version: 1
+name: interop
+inputs:
+  - type: motioncollector
+    paths: ["data/**/*.csv"]
+resample: {rate_hz: 50, max_gap_s: 0.2, antialias: false}
+window: {length_samples: 128, stride_samples: 64}
+labels: {from: rows, policy: majority, min_fraction: 0.8, map: {W: walk, T: turn}, classes: [walk, turn]}
+split: {seed: 42, fractions: {train: 0.5, validation: 0.25, test: 0.25}}
+output: {type: hdf5, path: out}
+"""
+
+
+@pytest.fixture(scope="module")
+def dataset(walk_data):
+    (walk_data / "interop.yaml").write_text(PIPELINE)
+    motionprep("run", walk_data / "interop.yaml", "--jobs", 2, "--quiet")
+    return walk_data / "out"
+
+
+def reference_windows(data_dir):
+    """{(subject, recording): (x [N,T,C] float32, y labels list, start times)} from the raw CSVs."""
+    out = {}
+    for path in sorted(Path(data_dir).glob("**/*.csv")):
+        streams, events = ref.read_motioncollector(path)
+        grid, values, valid = ref.resample([streams[c] for c in "AGMD"], RATE, MAX_GAP)
+        points = ref.labels_at(events, grid)
+        xs, ys, ts = [], [], []
+        for s in ref.window_starts(valid, LENGTH, STRIDE):
+            label, _ = ref.majority(points[s:s + LENGTH], MIN_FRACTION)
+            if label is None or MAP.get(label, label) not in CLASSES:
+                continue
+            xs.append(values[s:s + LENGTH])
+            ys.append(CLASSES.index(MAP.get(label, label)))
+            ts.append(grid[s])
+        rel = path.relative_to(data_dir).with_suffix("")
+        out[(path.parent.name, str(rel))] = (np.array(xs, dtype=np.float32).reshape(-1, LENGTH, 21), ys, ts)
+    return out
+
+
+def test_files_layout_and_checksums(dataset):
+    names = sorted(p.name for p in dataset.iterdir())
+    assert names == ["SHA256SUMS", "manifest.json", "test.h5", "train.h5", "validation.h5"]
+    subprocess.run(["sha256sum", "--quiet", "-c", "SHA256SUMS"], cwd=dataset, check=True)
+    assert not Path(str(dataset) + ".partial").exists()
+
+
+def test_arrays_attributes_and_values_match_numpy_reference(walk_data, dataset):
+    expected = reference_windows(walk_data / "data")
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    subjects = sorted({k[0] for k in expected})
+    recordings = sorted(k[1] for k in expected)
+    total = 0
+    for split in ("train", "validation", "test"):
+        with h5py.File(dataset / f"{split}.h5", "r") as f:
+            # Attributes come back as Python str (variable-length UTF-8).
+            assert f.attrs["format"] == "motionprep.windows" and isinstance(f.attrs["format"], str)
+            assert f.attrs["split"] == split
+            assert int(f.attrs["format_version"]) == 1
+            assert float(f.attrs["sample_rate_hz"]) == RATE
+            assert int(f.attrs["window_length"]) == LENGTH and int(f.attrs["window_stride"]) == STRIDE
+            assert list(f.attrs["class_names"]) == CLASSES
+            assert all(isinstance(s, str) for s in f.attrs["channel_names"])
+            assert list(f.attrs["channel_names"])[:3] == ["acc_x", "acc_y", "acc_z"]
+            assert list(f.attrs["channel_units"])[:3] == ["m/s^2"] * 3
+            assert list(f.attrs["subject_names"]) == subjects
+            assert list(f.attrs["recording_names"]) == recordings
+            x, y = f["x"], f["y"]
+            assert x.dtype == np.float32 and y.dtype == np.int64
+            assert f["subject_index"].dtype == np.int32 and f["recording_index"].dtype == np.int32
+            assert f["start_time_s"].dtype == np.float64
+            assert x.shape[1:] == (LENGTH, 21)
+            assert x.compression == "gzip" and x.compression_opts == 4 and x.shuffle and x.fletcher32
+            assert 32768 <= x.chunks[0] * LENGTH * 21 * 4 <= 65536 or x.chunks[0] == 1
+            n = x.shape[0]
+            total += n
+            assert manifest["splits"][split]["num_windows"] == n
+            xs, ys = x[...], y[...]
+            sidx, ridx, starts = f["subject_index"][...], f["recording_index"][...], f["start_time_s"][...]
+            # Canonical order: (subject, recording, start time).
+            keys = list(zip(sidx, ridx, starts))
+            assert keys == sorted(keys)
+            for s in set(sidx.tolist()):
+                assert ref.split_of(42, subjects[s], (0.5, 0.25, 0.25)) == split
+            for r in sorted(set(ridx.tolist())):
+                rows = ridx == r
+                name = recordings[r]
+                exp_x, exp_y, exp_t = expected[(subjects[sidx[rows][0]], name)]
+                assert xs[rows].shape == exp_x.shape, name
+                np.testing.assert_allclose(xs[rows], exp_x, rtol=2e-6, atol=2e-6)
+                assert ys[rows].tolist() == exp_y
+                np.testing.assert_array_equal(starts[rows], np.array(exp_t))
+            assert manifest["splits"][split]["class_counts"] == [int((ys == c).sum()) for c in range(2)]
+    assert total == sum(len(v[1]) for v in expected.values())
+    # Every recording with windows appears in exactly one split.
+    assert manifest["subjects"] == subjects and manifest["recordings"] == recordings
+
+
+def test_manifest_contents(walk_data, dataset):
+    m = json.loads((dataset / "manifest.json").read_text())
+    assert m["format"] == "motionprep.dataset" and m["format_version"] == 1 and m["storage"] == "hdf5"
+    assert m["window_length"] == LENGTH and m["window_stride"] == STRIDE and m["sample_rate_hz"] == RATE
+    assert [c["name"] for c in m["channels"]][:3] == ["acc_x", "acc_y", "acc_z"]
+    assert m["classes"] == CLASSES
+    assert m["arrays"]["x"] == {"dtype": "float32", "shape": [None, LENGTH, 21]}
+    # Inputs: path relative to the pipeline file, size and sha256.
+    for entry in m["inputs"]:
+        p = walk_data / entry["path"]
+        assert entry["path"].startswith("data/")
+        assert entry["bytes"] == p.stat().st_size
+        assert entry["sha256"] == hashlib.sha256(p.read_bytes()).hexdigest()
+    # Keys sorted at every level; no absolute path anywhere.
+    text = (dataset / "manifest.json").read_text()
+    assert json.dumps(json.loads(text), sort_keys=True, indent=2) == text.rstrip("\n")
+    assert str(walk_data) not in text
+    # Normalisation: train x mean/std over every time step of every train window.
+    with h5py.File(dataset / "train.h5", "r") as f:
+        x = f["x"][...].astype(np.float64).reshape(-1, 21)
+    np.testing.assert_allclose(m["normalization"]["x"]["mean"], x.mean(axis=0), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(m["normalization"]["x"]["std"], x.std(axis=0), rtol=1e-9, atol=1e-9)
+    counts = m["counts"]
+    assert counts["recordings"] == 8 and counts["rows_read"] > 0
+    assert set(counts["windows_dropped"]) <= {"no_label", "below_min_fraction", "mixed_labels", "label_not_in_classes"}
+
+
+def test_same_bytes_for_any_jobs(walk_data, dataset):
+    motionprep("run", walk_data / "interop.yaml", "--jobs", 1, "--quiet", "--out", walk_data / "out-j1")
+    for name in ["SHA256SUMS", "manifest.json", "train.h5", "validation.h5", "test.h5"]:
+        assert (dataset / name).read_bytes() == (walk_data / "out-j1" / name).read_bytes(), name

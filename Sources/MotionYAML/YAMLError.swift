@@ -12,8 +12,8 @@ public struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
         case alias
         /// A second document (`---`) follows the first.
         case multipleDocuments
-        /// A mapping key occurs twice; `firstLine` is where it was first given.
-        case duplicateKey(key: String, firstLine: Int)
+        /// A mapping key occurs twice; `first` is where it was first given.
+        case duplicateKey(key: String, first: YAMLMark)
         /// The bytes are not UTF-8.
         case invalidUTF8
         /// An explicit tag other than `!!str`, `!!seq`, `!!map` or `!`.
@@ -51,8 +51,8 @@ public struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
             return "YAML aliases are not supported: \(problem) at \(location); write the value out in full"
         case .multipleDocuments:
             return "a second YAML document starts at \(location); only one document per file is supported"
-        case .duplicateKey(let key, let firstLine):
-            return "duplicate key `\(key)` at \(location); it is already set at line \(firstLine)"
+        case .duplicateKey(let key, let first):
+            return "duplicate key `\(key)` at \(location); it is already set at \(first)"
         case .invalidUTF8:
             return "invalid UTF-8 at \(location) (\(problem)); save the file as UTF-8"
         case .unsupportedTag(let tag):

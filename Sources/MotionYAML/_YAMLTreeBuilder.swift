@@ -144,7 +144,7 @@ struct _YAMLTreeBuilder {
             } else {
                 if let s = node.scalar {
                     if let first = seen[s.value] {
-                        throw error(node.mark, .duplicateKey(key: s.value, firstLine: first.line), "duplicate key")
+                        throw error(node.mark, .duplicateKey(key: s.value, first: first), "duplicate key")
                     }
                     seen[s.value] = node.mark
                 }

@@ -28,7 +28,7 @@ public enum PipelineLoader {
             if error.tooLarge {
                 throw PipelineFileError(file: path, issues: [ConfigIssue(
                     location: SourceLocation(file: path),
-                    message: "the pipeline file \(path) is larger than \(maxFileBytes) bytes; "
+                    message: "the pipeline file `\(path)` is larger than \(maxFileBytes) bytes; "
                         + "a pipeline file should be a few kilobytes")])
             }
             throw MotionError(.ioError, "cannot read pipeline file `\(path)`: \(error.reason)")

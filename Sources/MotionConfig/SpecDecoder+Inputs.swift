@@ -81,7 +81,7 @@ extension SpecDecoder {
         for pair in pairs {
             guard let channel = mapKey(pair, in: path) else { ok = false; continue }
             guard let unit = pair.value.scalar?.value, PhysicalUnit.accepted.contains(unit), !pair.value.isNull else {
-                let suggestion = pair.value.scalar.flatMap { $0.isNull ? nil : Text.suggestion(for: $0.value, among: PhysicalUnit.accepted) }
+                let suggestion = pair.value.scalar.flatMap { $0.isNull ? nil : Self.suggestion(for: $0.value, among: PhysicalUnit.accepted) }
                 mustBe("\(path).\(channel)", pair.value, Text.alternatives(PhysicalUnit.accepted), suggestion: suggestion)
                 ok = false
                 continue

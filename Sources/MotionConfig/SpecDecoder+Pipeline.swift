@@ -8,7 +8,7 @@ extension SpecDecoder {
     /// The whole file. Returns nil when anything is wrong (see `issues`).
     func decodePipeline(_ root: YAMLNode) -> PipelineSpec? {
         if root.isNull {
-            report(nil, "the pipeline file \(file) is empty; it needs at least `version`, `inputs`, `resample`, `window` and `output`")
+            report(nil, "the pipeline file `\(file)` is empty; it needs at least `version`, `inputs`, `resample`, `window` and `output`")
             return nil
         }
         guard let f = fields(root, path: "", allowed: Self.topLevelKeys) else { return nil }

@@ -189,13 +189,13 @@ extension SpecDecoder {
     func decodeFeatures(_ node: YAMLNode) -> [String]? {
         guard let items = node.sequence else { mustBe("features", node, "a list of feature names"); return nil }
         var out: [String] = []
-        var firstLine: [String: Int] = [:]
+        var first: [String: YAMLMark] = [:]
         var ok = true
         for (i, item) in items.enumerated() {
             guard let name = string(item, "features[\(i)]") else { ok = false; continue }
             guard Self.featureCatalogue.contains(name) else {
                 var message = "unknown feature `\(Self.shorten(name))` in `features` at \(at(item.mark))"
-                if let s = Text.suggestion(for: name, among: Self.featureCatalogue) {
+                if let s = Self.suggestion(for: name, among: Self.featureCatalogue) {
                     message += "; did you mean `\(s)`?"
                 } else {
                     message += "; the features are \(Text.alternatives(Self.featureCatalogue))"
@@ -204,12 +204,12 @@ extension SpecDecoder {
                 ok = false
                 continue
             }
-            if let line = firstLine[name] {
-                report(item.mark, "duplicate feature `\(name)` in `features` at \(at(item.mark)); it is already listed at line \(line)")
+            if let earlier = first[name] {
+                report(item.mark, "duplicate feature `\(name)` in `features` at \(at(item.mark)); it is already listed at \(earlier)")
                 ok = false
                 continue
             }
-            firstLine[name] = item.mark.line
+            first[name] = item.mark
             out.append(name)
         }
         return ok ? out : nil
@@ -267,7 +267,7 @@ extension SpecDecoder {
                 ok = false
             }
         }
-        guard ok else { return nil }
+        guard ok, f.isClean else { return nil }
         let sum = values.reduce(0, +)
         guard abs(sum - 1) <= 1e-9 else {
             let terms = zip(Self.splitNames, values).map { "\($0) \(Self.format($1))" }.joined(separator: " + ")
@@ -282,7 +282,7 @@ extension SpecDecoder {
     func decodeAssign(_ node: YAMLNode) -> [KeyValue<[String]>]? {
         guard let f = fields(node, path: "split.assign", allowed: Self.splitNames), let pairs = node.mapping else { return nil }
         var out: [KeyValue<[String]>] = []
-        var pinned: [String: (split: String, line: Int)] = [:]
+        var pinned: [String: (split: String, mark: YAMLMark)] = [:]
         var ok = true
         for pair in pairs {
             guard let split = pair.key.scalar?.value, f.has(split) else { continue }
@@ -296,11 +296,11 @@ extension SpecDecoder {
             for (i, item) in items.enumerated() {
                 guard let name = string(item, "\(path)[\(i)]") else { ok = false; continue }
                 if let first = pinned[name] {
-                    report(item.mark, "`\(Self.shorten(name))` in `\(path)` at \(at(item.mark)) is already assigned to `\(first.split)` at line \(first.line); a name may be pinned to one split only")
+                    report(item.mark, "`\(Self.shorten(name))` in `\(path)` at \(at(item.mark)) is already assigned to `\(first.split)` at \(first.mark); a name may be pinned to one split only")
                     ok = false
                     continue
                 }
-                pinned[name] = (split, item.mark.line)
+                pinned[name] = (split, item.mark)
                 names.append(name)
             }
             out.append(KeyValue(split, names))

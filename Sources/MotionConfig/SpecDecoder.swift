@@ -51,8 +51,8 @@ final class SpecDecoder {
             case .doubleQuoted: return "the string `\"\(shown)\"`"
             case .literal, .folded: return "the block string `\(shown)`"
             }
-        case .sequence: return "a list"
-        case .mapping: return "a mapping"
+        case .sequence(let items): return items.isEmpty ? "an empty list" : "a list"
+        case .mapping(let pairs): return pairs.isEmpty ? "an empty mapping" : "a mapping"
         }
     }
 
@@ -91,6 +91,8 @@ final class SpecDecoder {
         let path: String
         /// Key → (key node, value node), for the string keys found.
         var entries: [String: YAMLPair] = [:]
+        /// False when a key was unknown or not a name (checks across keys should then be skipped).
+        var isClean = true
 
         subscript(_ key: String) -> YAMLNode? { entries[key]?.value }
         func keyNode(_ key: String) -> YAMLNode? { entries[key]?.key }
@@ -118,20 +120,30 @@ final class SpecDecoder {
         for pair in pairs {
             guard let key = pair.key.scalar?.value, pair.key.scalar?.isNull == false else {
                 report(pair.key.mark, "key at \(at(pair.key.mark)) in \(place(path)) must be a name, not \(describe(pair.key))")
+                result.isClean = false
                 continue
             }
             if allowed.contains(key) {
                 result.entries[key] = pair
             } else {
                 unknownKey(key, in: path, at: pair.key.mark, candidates: allowed)
+                result.isClean = false
             }
         }
         return result
     }
 
+    /// `Text.suggestion`, or else the one candidate `word` is a prefix of (`valid` → `validation`).
+    static func suggestion(for word: String, among candidates: [String]) -> String? {
+        if let s = Text.suggestion(for: word, among: candidates) { return s }
+        guard word.count >= 3 else { return nil }
+        let extended = candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) }
+        return extended.count == 1 ? extended[0] : nil
+    }
+
     func unknownKey(_ key: String, in path: String, at mark: YAMLMark, candidates: [String]) {
         var message = "unknown key `\(Self.shorten(key))` in \(place(path)) at \(at(mark))"
-        if let s = Text.suggestion(for: key, among: candidates) { message += "; did you mean `\(s)`?" }
+        if let s = Self.suggestion(for: key, among: candidates) { message += "; did you mean `\(s)`?" }
         report(mark, message)
     }
 
@@ -189,7 +201,7 @@ final class SpecDecoder {
         where E.RawValue == String {
         let names = E.allCases.map(\.rawValue)
         guard let s = node.scalar, let e = E(rawValue: s.value) else {
-            let suggestion = node.scalar.flatMap { s in s.isNull ? nil : Text.suggestion(for: s.value, among: names) }
+            let suggestion = node.scalar.flatMap { s in s.isNull ? nil : Self.suggestion(for: s.value, among: names) }
             mustBe(path, node, Text.alternatives(names), suggestion: suggestion)
             return nil
         }
@@ -213,16 +225,16 @@ final class SpecDecoder {
         }
         if nonEmpty && items.isEmpty { mustBe(path, node, "a non-empty list of strings"); return nil }
         var out: [String] = []
-        var firstLine: [String: Int] = [:]
+        var first: [String: YAMLMark] = [:]
         var ok = true
         for (i, item) in items.enumerated() {
             guard let s = string(item, "\(path)[\(i)]") else { ok = false; continue }
-            if let unique, let line = firstLine[s] {
-                report(item.mark, "duplicate \(unique) `\(Self.shorten(s))` in `\(path)` at \(at(item.mark)); it is already listed at line \(line)")
+            if let unique, let earlier = first[s] {
+                report(item.mark, "duplicate \(unique) `\(Self.shorten(s))` in `\(path)` at \(at(item.mark)); it is already listed at \(earlier)")
                 ok = false
                 continue
             }
-            firstLine[s] = item.mark.line
+            first[s] = item.mark
             out.append(s)
         }
         return ok ? out : nil

@@ -1,0 +1,146 @@
+import MotionCore
+
+extension PipelineSpec {
+    /// The parsed pipeline as compact JSON with sorted keys and every default filled in,
+    /// leaving out `output.path` (SPEC §8.3: `pipeline.sha256` is the SHA-256 of this text).
+    ///
+    /// Keys are the pipeline file's snake_case keys; enums are their strings; `resample.method`
+    /// and `resample.max_gap_s` are always a mapping (`{"default": …, "Barometer": …}`);
+    /// `labels` is null when absent; a window amount is `{"length_s": …}` or
+    /// `{"length_samples": …}` as written, with the stride spelled out. Mappings whose order
+    /// matters (csv `channels` and `sensor_channels`, which fix the channel order of `x`) are
+    /// lists of one-key objects; the others (`units`, `labels.map`, `split.assign`, whose
+    /// subject lists are sorted) are objects. Nothing about where the file is (`file`,
+    /// `baseDirectory`, positions) is included, so equal pipelines written differently (key
+    /// order, flow or block style, defaults spelled out or not) give equal text.
+    public func canonicalJSON() -> String {
+        canonicalValue().compact()
+    }
+
+    /// The value `canonicalJSON()` serializes.
+    func canonicalValue() -> JSONValue {
+        .object([
+            "version": .int(version),
+            "name": .string(name),
+            "inputs": .array(inputs.map { $0.canonicalValue() }),
+            "units": .string(units.rawValue),
+            "resample": .object([
+                "rate_hz": .double(resample.rateHz),
+                "method": Self.perSensor(resample.method) { .string($0.rawValue) },
+                "max_gap_s": Self.perSensor(resample.maxGapS) { .double($0) },
+                "antialias": .bool(resample.antialias),
+            ]),
+            "window": .object(Dictionary([
+                Self.amount(window.length, "length"),
+                Self.amount(window.stride, "stride"),
+            ], uniquingKeysWith: { a, _ in a })),
+            "labels": labels.map { l in
+                .object([
+                    "from": .string(l.from.rawValue),
+                    "policy": .string(l.policy.rawValue),
+                    "min_fraction": .double(l.minFraction),
+                    "path": l.path.map(JSONValue.string) ?? .null,
+                    "map": Self.object(l.map) { .string($0) },
+                    "classes": .array(l.classes.map(JSONValue.string)),
+                ])
+            } ?? .null,
+            "features": .array(features.map(JSONValue.string)),
+            "magnitude": .array(magnitude.map(JSONValue.string)),
+            "split": .object([
+                "by": .string(split.by.rawValue),
+                "seed": .int(Int64(clamping: split.seed)),
+                "fractions": .object([
+                    "train": .double(split.train),
+                    "validation": .double(split.validation),
+                    "test": .double(split.test),
+                ]),
+                "assign": Self.object(split.assign) { .array($0.sorted(by: Text.utf8Less).map(JSONValue.string)) },
+                "folds": split.folds.map { .int($0) } ?? .null,
+            ]),
+            "on_error": .string(onError.rawValue),
+            "output": .object([
+                "type": .string(output.type.rawValue),
+                "windows_per_shard": .int(output.windowsPerShard),
+                "compression_level": .int(output.compressionLevel),
+            ]),
+        ])
+    }
+
+    static func perSensor<V>(_ p: PerSensor<V>, _ encode: (V) -> JSONValue) -> JSONValue {
+        var o: [String: JSONValue] = ["default": encode(p.defaultValue)]
+        for kv in p.overrides { o[kv.key] = encode(kv.value) }
+        return .object(o)
+    }
+
+    /// `("length_s", 2.56)` or `("length_samples", 128)`.
+    static func amount(_ a: WindowSpec.Amount, _ name: String) -> (String, JSONValue) {
+        switch a {
+        case .seconds(let s): return ("\(name)_s", .double(s))
+        case .samples(let n): return ("\(name)_samples", .int(n))
+        }
+    }
+
+    static func object<V>(_ pairs: [KeyValue<V>], _ encode: (V) -> JSONValue) -> JSONValue {
+        var o: [String: JSONValue] = [:]
+        for kv in pairs { o[kv.key] = encode(kv.value) }
+        return .object(o)
+    }
+
+    /// An ordered mapping as a list of one-key objects.
+    static func orderedPairs<V>(_ pairs: [KeyValue<V>], _ encode: (V) -> JSONValue) -> JSONValue {
+        .array(pairs.map { .object([$0.key: encode($0.value)]) })
+    }
+}
+
+extension InputSpec {
+    func canonicalValue() -> JSONValue {
+        var o: [String: JSONValue] = [
+            "type": .string(type.rawValue),
+            "paths": .array(paths.map(JSONValue.string)),
+            "subject": .string(subject),
+            "recording": recording.map(JSONValue.string) ?? .null,
+            "sensors": sensors.map { .array($0.map(JSONValue.string)) } ?? .null,
+            "sort": .bool(sort),
+            "strict": .bool(strict),
+            "units": PipelineSpec.object(units) { .string($0) },
+        ]
+        if type != .motioncollector {
+            o["sensor"] = sensor.map(JSONValue.string) ?? .null
+        }
+        if let csv {
+            o["delimiter"] = .string(String(UnicodeScalar(csv.delimiter)))
+            o["time"] = .object(["column": .string(csv.timeColumn), "unit": .string(csv.timeUnit.rawValue)])
+            o["label_column"] = csv.labelColumn.map(JSONValue.string) ?? .null
+            o["sensor_column"] = csv.sensorColumn.map(JSONValue.string) ?? .null
+            if csv.sensorColumn == nil {
+                o["channels"] = PipelineSpec.orderedPairs(csv.channels) { .string($0) }
+            } else {
+                o["sensor_channels"] = PipelineSpec.orderedPairs(csv.sensorChannels) {
+                    PipelineSpec.orderedPairs($0) { .string($0) }
+                }
+            }
+        }
+        if let iio {
+            if let folder = iio.layoutFolder {
+                o["layout"] = .string(folder)
+            } else {
+                o["layout"] = .object([
+                    "channels": .array(iio.channels.map { c in
+                        .object([
+                            "name": .string(c.name),
+                            "index": .int(c.index),
+                            "type": .string(c.type),
+                            "scale": c.scale.map(JSONValue.double) ?? .null,
+                            "offset": c.offset.map(JSONValue.double) ?? .null,
+                        ])
+                    }),
+                    "timestamp": iio.timestampIndex.map { index in
+                        .object(["index": .int(index), "type": iio.timestampType.map(JSONValue.string) ?? .null])
+                    } ?? .null,
+                    "sampling_frequency_hz": iio.samplingFrequencyHz.map(JSONValue.double) ?? .null,
+                ])
+            }
+        }
+        return .object(o)
+    }
+}

@@ -1,0 +1,294 @@
+import MotionCore
+import MotionYAML
+
+extension SpecDecoder {
+    static let commonInputKeys = ["type", "paths", "subject", "recording", "sensors", "sort", "strict", "sensor", "units"]
+    static let csvKeys = ["delimiter", "time", "channels", "label_column", "sensor_column", "sensor_channels"]
+    static let iioKeys = ["layout"]
+
+    func decodeInputs(_ node: YAMLNode) -> [InputSpec]? {
+        guard let items = node.sequence, !items.isEmpty else {
+            mustBe("inputs", node, "a non-empty list of input entries")
+            return nil
+        }
+        var out: [InputSpec] = []
+        var ok = true
+        for (i, item) in items.enumerated() {
+            if let input = decodeInput(item, index: i) { out.append(input) } else { ok = false }
+        }
+        return ok ? out : nil
+    }
+
+    func decodeInput(_ node: YAMLNode, index: Int) -> InputSpec? {
+        let path = "inputs[\(index)]"
+        guard let f = fields(node, path: path, allowed: Self.commonInputKeys + Self.csvKeys + Self.iioKeys) else { return nil }
+        var ok = true
+        func check<T>(_ value: T?) -> T? {
+            if value == nil { ok = false }
+            return value
+        }
+
+        var type: InputSpec.InputType?
+        if let n = f["type"] { type = check(choice(n, "\(path).type")) } else { missing("type", in: f); ok = false }
+        var paths: [String] = []
+        if let n = required("paths", in: f) {
+            paths = check(stringList(n, "\(path).paths", unique: nil, allowSingle: true)) ?? []
+        } else {
+            ok = false
+        }
+        var spec = InputSpec(type: type ?? .motioncollector, paths: paths, location: location(node.mark))
+        if let n = f["subject"] { spec.subject = check(template(n, "\(path).subject")) ?? "" }
+        if let n = f["recording"] { spec.recording = check(template(n, "\(path).recording")) }
+        if let n = f["sensors"] { spec.sensors = check(stringList(n, "\(path).sensors", unique: "sensor")) }
+        if let n = f["sort"] { spec.sort = check(bool(n, "\(path).sort")) ?? false }
+        if let n = f["strict"] { spec.strict = check(bool(n, "\(path).strict")) ?? false }
+        if let n = f["units"] { spec.units = check(decodeUnits(n, "\(path).units")) ?? [] }
+
+        // Keys that belong to one input type; with an unknown type they are only checked for shape.
+        if let type {
+            if type != .csv {
+                for key in Self.csvKeys where f.has(key) {
+                    notApplicable(key, in: f, "applies only to `type: csv`")
+                    ok = false
+                }
+            }
+            if type != .iio {
+                for key in Self.iioKeys where f.has(key) {
+                    notApplicable(key, in: f, "applies only to `type: iio`")
+                    ok = false
+                }
+            }
+            if type == .motioncollector, f.has("sensor") {
+                notApplicable("sensor", in: f, "applies only to `type: csv` or `type: iio`")
+                ok = false
+            } else if type == .csv, f.has("sensor"), f.has("sensor_column") {
+                notApplicable("sensor", in: f, "does not apply with `sensor_column` (long format names streams by that column)")
+                ok = false
+            } else if let n = f["sensor"] {
+                spec.sensor = check(string(n, "\(path).sensor"))
+            }
+            if type == .csv { spec.csv = check(decodeCSV(f)) }
+            if type == .iio { spec.iio = check(decodeIIO(f)) }
+        }
+        return ok ? spec : nil
+    }
+
+    /// `units: {channel: unit}` with units from SPEC §3.6.
+    func decodeUnits(_ node: YAMLNode, _ path: String) -> [KeyValue<String>]? {
+        guard let pairs = node.mapping else { mustBe(path, node, "a mapping of channel names to units"); return nil }
+        var out: [KeyValue<String>] = []
+        var ok = true
+        for pair in pairs {
+            guard let channel = mapKey(pair, in: path) else { ok = false; continue }
+            guard let unit = pair.value.scalar?.value, PhysicalUnit.accepted.contains(unit), !pair.value.isNull else {
+                let suggestion = pair.value.scalar.flatMap { $0.isNull ? nil : Self.suggestion(for: $0.value, among: PhysicalUnit.accepted) }
+                mustBe("\(path).\(channel)", pair.value, Text.alternatives(PhysicalUnit.accepted), suggestion: suggestion)
+                ok = false
+                continue
+            }
+            out.append(KeyValue(channel, unit))
+        }
+        return ok ? out : nil
+    }
+
+    // MARK: - Templates
+
+    static let placeholderNames = ["{stem}", "{dir}", "{dir:N}", "{dirpath}"]
+
+    /// A template string whose placeholders are `{stem}`, `{dir}`, `{dir:N}` (N ≥ 1) or `{dirpath}`.
+    func template(_ node: YAMLNode, _ path: String) -> String? {
+        guard let text = string(node, path) else { return nil }
+        guard let bad = Self.badPlaceholder(in: text) else { return text }
+        var message = "`\(path)` at \(at(node.mark)) uses "
+        if bad.hasPrefix("{") && bad.hasSuffix("}") {
+            message += "the unknown placeholder `\(Self.shorten(bad))`"
+        } else {
+            message += "an unmatched `\(Self.shorten(bad))`"
+        }
+        message += "; templates may use only \(Text.alternatives(Self.placeholderNames)) (N ≥ 1)"
+        if bad.hasPrefix("{"), let s = Text.suggestion(for: bad, among: ["{stem}", "{dir}", "{dirpath}"]) {
+            message += "; did you mean `\(s)`?"
+        }
+        report(node.mark, message)
+        return nil
+    }
+
+    /// The first placeholder (or stray brace) that is not allowed, or nil.
+    static func badPlaceholder(in text: String) -> String? {
+        var rest = Substring(text)
+        while let i = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
+            if rest[i] == "}" { return "}" }
+            guard let close = rest[i...].firstIndex(of: "}") else { return String(rest[i...]) }
+            let inner = rest[rest.index(after: i)..<close]
+            if inner.contains("{") { return String(rest[i...close]) }
+            switch inner {
+            case "stem", "dir", "dirpath": break
+            default:
+                guard inner.hasPrefix("dir:"), let n = Int(inner.dropFirst(4)), n >= 1,
+                      inner.dropFirst(4).allSatisfy(\.isASCII) else { return String(rest[i...close]) }
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return nil
+    }
+
+    // MARK: - csv
+
+    func decodeCSV(_ f: Fields) -> CSVOptions? {
+        let path = f.path
+        var ok = true
+        var options = CSVOptions(timeColumn: "")
+        if let n = f["delimiter"] {
+            switch n.scalar?.value {
+            case ",": options.delimiter = UInt8(ascii: ",")
+            case ";": options.delimiter = UInt8(ascii: ";")
+            case "\t": options.delimiter = UInt8(ascii: "\t")
+            default:
+                mustBe("\(path).delimiter", n, "`,`, `;` or `\"\\t\"` (a tab)")
+                ok = false
+            }
+        }
+        if let n = f["time"] {
+            if let tf = fields(n, path: "\(path).time", allowed: ["column", "unit"]) {
+                if let c = tf["column"] {
+                    if let column = string(c, "\(path).time.column") { options.timeColumn = column } else { ok = false }
+                } else {
+                    missing("column", in: tf)
+                    ok = false
+                }
+                if let u = tf["unit"] {
+                    if let unit: CSVOptions.TimeUnit = choice(u, "\(path).time.unit") { options.timeUnit = unit } else { ok = false }
+                }
+            } else {
+                ok = false
+            }
+        } else {
+            missing("time", in: f, note: " (the time column of a csv input)")
+            ok = false
+        }
+        if let n = f["label_column"] {
+            if let s = string(n, "\(path).label_column") { options.labelColumn = s } else { ok = false }
+        }
+        if let n = f["sensor_column"] {
+            if let s = string(n, "\(path).sensor_column") { options.sensorColumn = s } else { ok = false }
+        }
+        if f.has("sensor_column") {
+            // Long format: channels per sensor.
+            if f.has("channels") {
+                notApplicable("channels", in: f, "does not apply with `sensor_column`; give the channels of each sensor in `sensor_channels`")
+                ok = false
+            }
+            if let n = f["sensor_channels"] {
+                if let sc = decodeSensorChannels(n, "\(path).sensor_channels") { options.sensorChannels = sc } else { ok = false }
+            } else {
+                missing("sensor_channels", in: f, note: " (needed with `sensor_column`)")
+                ok = false
+            }
+        } else {
+            // Wide format: one set of channels.
+            if f.has("sensor_channels") {
+                notApplicable("sensor_channels", in: f, "needs `sensor_column` (long format); a wide file uses `channels`")
+                ok = false
+            }
+            if let n = f["channels"] {
+                if let c = stringMap(n, "\(path).channels") { options.channels = c } else { ok = false }
+            } else if !f.has("sensor_channels") {
+                missing("channels", in: f, note: " (output channel name → csv column)")
+                ok = false
+            }
+        }
+        return ok ? options : nil
+    }
+
+    func decodeSensorChannels(_ node: YAMLNode, _ path: String) -> [KeyValue<[KeyValue<String>]>]? {
+        guard let pairs = node.mapping, !pairs.isEmpty else {
+            mustBe(path, node, "a non-empty mapping of sensor names to channel mappings")
+            return nil
+        }
+        var out: [KeyValue<[KeyValue<String>]>] = []
+        var ok = true
+        for pair in pairs {
+            guard let sensor = mapKey(pair, in: path), let channels = stringMap(pair.value, "\(path).\(sensor)") else {
+                ok = false
+                continue
+            }
+            out.append(KeyValue(sensor, channels))
+        }
+        return ok ? out : nil
+    }
+
+    // MARK: - iio
+
+    func decodeIIO(_ f: Fields) -> IIOOptions? {
+        let path = "\(f.path).layout"
+        guard let n = f["layout"] else {
+            missing("layout", in: f, note: " (a sysfs folder template or an inline channel layout)")
+            return nil
+        }
+        if n.scalar != nil {
+            return template(n, path).map { IIOOptions(layoutFolder: $0) }
+        }
+        guard n.mapping != nil else {
+            mustBe(path, n, "a folder template or a mapping with `channels`")
+            return nil
+        }
+        guard let lf = fields(n, path: path, allowed: ["channels", "timestamp", "sampling_frequency_hz"]) else { return nil }
+        var ok = true
+        var options = IIOOptions()
+        if let c = required("channels", in: lf) {
+            if let items = c.sequence, !items.isEmpty {
+                for (i, item) in items.enumerated() {
+                    if let channel = decodeIIOChannel(item, "\(path).channels[\(i)]") { options.channels.append(channel) } else { ok = false }
+                }
+            } else {
+                mustBe("\(path).channels", c, "a non-empty list of channels (`{name, index, type}`)")
+                ok = false
+            }
+        } else {
+            ok = false
+        }
+        if let t = lf["timestamp"] {
+            if let tf = fields(t, path: "\(path).timestamp", allowed: ["index", "type"]) {
+                if let i = required("index", in: tf) {
+                    options.timestampIndex = integer(i, "\(path).timestamp.index", "a whole number of at least 0") { $0 >= 0 }
+                    ok = ok && options.timestampIndex != nil
+                } else {
+                    ok = false
+                }
+                if let ty = required("type", in: tf) {
+                    options.timestampType = string(ty, "\(path).timestamp.type")
+                    ok = ok && options.timestampType != nil
+                } else {
+                    ok = false
+                }
+            } else {
+                ok = false
+            }
+        }
+        if let s = lf["sampling_frequency_hz"] {
+            options.samplingFrequencyHz = number(s, "\(path).sampling_frequency_hz", "a number greater than 0") { $0 > 0 }
+            ok = ok && options.samplingFrequencyHz != nil
+        }
+        return ok ? options : nil
+    }
+
+    func decodeIIOChannel(_ node: YAMLNode, _ path: String) -> IIOOptions.Channel? {
+        guard let f = fields(node, path: path, allowed: ["name", "index", "type", "scale", "offset"]) else { return nil }
+        let name = required("name", in: f).flatMap { string($0, "\(path).name") }
+        let index = required("index", in: f).flatMap { integer($0, "\(path).index", "a whole number of at least 0") { $0 >= 0 } }
+        let type = required("type", in: f).flatMap { string($0, "\(path).type") }
+        var ok = true
+        var scale: Double?
+        if let n = f["scale"] {
+            scale = number(n, "\(path).scale", "a number") { _ in true }
+            ok = scale != nil
+        }
+        var offset: Double?
+        if let n = f["offset"] {
+            offset = number(n, "\(path).offset", "a number") { _ in true }
+            ok = ok && offset != nil
+        }
+        guard ok, let name, let index, let type else { return nil }
+        return IIOOptions.Channel(name: name, index: index, type: type, scale: scale, offset: offset)
+    }
+}

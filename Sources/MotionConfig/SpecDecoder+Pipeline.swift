@@ -1,0 +1,98 @@
+import MotionCore
+import MotionYAML
+
+extension SpecDecoder {
+    static let topLevelKeys = ["version", "name", "inputs", "units", "resample", "window", "labels",
+                               "features", "magnitude", "split", "on_error", "output"]
+
+    /// The whole file. Returns nil when anything is wrong (see `issues`).
+    func decodePipeline(_ root: YAMLNode) -> PipelineSpec? {
+        if root.isNull {
+            report(nil, "the pipeline file `\(file)` is empty; it needs at least `version`, `inputs`, `resample`, `window` and `output`")
+            return nil
+        }
+        guard let f = fields(root, path: "", allowed: Self.topLevelKeys) else { return nil }
+
+        var version: Int?
+        if let node = required("version", in: f) {
+            if let v = node.scalar?.int, v == 1 { version = v } else { mustBe("version", node, "1") }
+        }
+        var name: String? = PipelineLoader.stem(of: file)
+        if let node = f["name"] { name = string(node, "name") }
+
+        var inputs: [InputSpec]?
+        if let node = required("inputs", in: f) { inputs = decodeInputs(node) }
+
+        var units: UnitSystem? = .si
+        if let node = f["units"] { units = choice(node, "units") }
+
+        var resample: ResampleSpec?
+        if let node = required("resample", in: f) { resample = decodeResample(node) }
+
+        var window: WindowSpec?
+        if let node = required("window", in: f) { window = decodeWindow(node, rateHz: resample?.rateHz) }
+
+        var labels: LabelsSpec?
+        var labelsOK = true
+        if let node = f["labels"] {
+            labels = decodeLabels(node)
+            labelsOK = labels != nil
+        }
+
+        var features: [String]? = []
+        if let node = f["features"] { features = decodeFeatures(node) }
+
+        var magnitude: [String]? = []
+        if let node = f["magnitude"] { magnitude = stringList(node, "magnitude", unique: "sensor") }
+
+        var split: SplitSpec? = SplitSpec()
+        if let node = f["split"] { split = decodeSplit(node) }
+
+        var onError: OnError? = .fail
+        if let node = f["on_error"] { onError = choice(node, "on_error") }
+
+        var output: OutputSpec?
+        if let node = required("output", in: f) { output = decodeOutput(node) }
+
+        if let labelsValue = labels, let inputs, let labelsNode = f["labels"] {
+            crossCheck(labels: labelsValue, labelsNode: labelsNode, inputs: inputs)
+        }
+
+        guard let version, let name, let inputs, let units, let resample, let window, labelsOK,
+              let features, let magnitude, let split, let onError, let output, issues.isEmpty else { return nil }
+        return PipelineSpec(file: file, baseDirectory: baseDirectory, version: version, name: name, inputs: inputs,
+                            units: units, resample: resample, window: window, labels: labels, features: features,
+                            magnitude: magnitude, split: split, onError: onError, output: output)
+    }
+
+    // MARK: - Cross-checks
+
+    /// `a`, `a and b`, `a, b and c` in backticks.
+    static func conjunction(_ items: [String]) -> String {
+        let q = items.map { "`\($0)`" }
+        return q.count <= 1 ? q.joined() : q.dropLast().joined(separator: ", ") + " and " + q.last!
+    }
+
+    /// Checks that the label source can be served by the inputs.
+    func crossCheck(labels: LabelsSpec, labelsNode: YAMLNode, inputs: [InputSpec]) {
+        let fromNode = labelsNode.mapping?.first { $0.key.scalar?.value == "from" }?.value
+        let mark = fromNode?.mark ?? labelsNode.mark
+        let what = fromNode == nil ? "`labels` (`from: rows` by default)" : "`labels.from: \(labels.from.rawValue)`"
+        switch labels.from {
+        case .markers:
+            let others = inputs.enumerated().filter { $0.element.type != .motioncollector }
+            guard !others.isEmpty else { return }
+            let named = others.map { "inputs[\($0.offset)]" }
+            report(mark, "\(what) at \(at(mark)) needs motioncollector inputs, which alone carry markers, "
+                   + "but \(Self.conjunction(named)) "
+                   + (others.count == 1 ? "is" : "are") + " not; use `from: rows` or `from: intervals`")
+        case .rows:
+            let canCarry = inputs.contains { $0.type == .motioncollector || ($0.type == .csv && $0.csv?.labelColumn != nil) }
+            guard !canCarry else { return }
+            report(mark, "\(what) at \(at(mark)) needs an input with row labels (a motioncollector input, "
+                   + "or a csv input with `label_column`), but no input has them; use `from: intervals` with a labels file")
+        case .intervals:
+            return
+        }
+    }
+}

@@ -1,0 +1,338 @@
+import MotionCore
+import MotionYAML
+
+extension SpecDecoder {
+    /// The longest window accepted, in samples (a resource limit: one window of 10⁷ samples
+    /// of a few channels is already hundreds of MB per batch).
+    static let maxWindowSamples = 10_000_000
+    /// The highest `rate_hz` accepted.
+    static let maxRateHz = 1e6
+
+    /// Feature names SPEC §6 defines, in its order.
+    static let featureCatalogue = ["mean", "std", "var", "min", "max", "range", "median", "iqr", "rms", "mad",
+                                   "skew", "kurtosis", "zero_crossings", "energy", "dominant_freq_hz",
+                                   "spectral_entropy", "spectral_centroid_hz", "corr"]
+
+    /// A number for a message: `50` rather than `50.0`.
+    static func format(_ d: Double) -> String {
+        if d == d.rounded(), abs(d) < 1e15 { return String(Int(d)) }
+        return "\(d)"
+    }
+
+    // MARK: - resample
+
+    func decodeResample(_ node: YAMLNode) -> ResampleSpec? {
+        guard let f = fields(node, path: "resample", allowed: ["rate_hz", "method", "max_gap_s", "antialias"]) else { return nil }
+        var rate: Double?
+        if let n = required("rate_hz", in: f) {
+            rate = number(n, "resample.rate_hz", "a number greater than 0") { $0 > 0 }
+            if let r = rate, r > Self.maxRateHz {
+                mustBe("resample.rate_hz", n, "at most \(Self.format(Self.maxRateHz))")
+                rate = nil
+            }
+        }
+        var method: PerSensor<ResampleSpec.Method>? = PerSensor(.linear)
+        if let n = f["method"] {
+            let names = Text.alternatives(ResampleSpec.Method.allCases.map(\.rawValue))
+            method = perSensor(n, "resample.method", default: .linear, expected: names) { node, path in
+                self.choice(node, path)
+            }
+        }
+        var maxGap: PerSensor<Double>? = PerSensor(0.25)
+        if let n = f["max_gap_s"] {
+            maxGap = perSensor(n, "resample.max_gap_s", default: 0.25, expected: "a number greater than 0") { node, path in
+                self.number(node, path, "a number greater than 0") { $0 > 0 }
+            }
+        }
+        var antialias: Bool? = true
+        if let n = f["antialias"] { antialias = bool(n, "resample.antialias") }
+        guard let rate, let method, let maxGap, let antialias else { return nil }
+        return ResampleSpec(rateHz: rate, method: method, maxGapS: maxGap, antialias: antialias)
+    }
+
+    /// A setting given once (`linear`) or per sensor (`{default: linear, Barometer: previous}`);
+    /// a mapping without `default` keeps `defaultValue` for the other sensors.
+    func perSensor<V>(_ node: YAMLNode, _ path: String, default defaultValue: V, expected: String,
+                      _ decode: (YAMLNode, String) -> V?) -> PerSensor<V>? {
+        if node.scalar != nil { return decode(node, path).map { PerSensor($0) } }
+        guard let pairs = node.mapping else {
+            mustBe(path, node, "\(expected), or a mapping from sensor names to such values")
+            return nil
+        }
+        var result = PerSensor(defaultValue)
+        var ok = true
+        for pair in pairs {
+            guard let key = mapKey(pair, in: path), let value = decode(pair.value, "\(path).\(key)") else {
+                ok = false
+                continue
+            }
+            if key == "default" { result.defaultValue = value } else { result.overrides.append(KeyValue(key, value)) }
+        }
+        return ok ? result : nil
+    }
+
+    // MARK: - window
+
+    func decodeWindow(_ node: YAMLNode, rateHz: Double?) -> WindowSpec? {
+        guard let f = fields(node, path: "window", allowed: ["length_s", "length_samples", "stride_s", "stride_samples"]) else { return nil }
+        let length = amount("length", in: f, rateHz: rateHz)
+        let stride = amount("stride", in: f, rateHz: rateHz)
+        if case .absent = length { missing("length_s` or `length_samples", in: f) }
+        switch (length, stride) {
+        case (.value(let l), .value(let s)): return WindowSpec(length: l, stride: s)
+        case (.value(let l), .absent): return WindowSpec(length: l, stride: l)
+        default: return nil
+        }
+    }
+
+    enum AmountResult {
+        case absent, invalid, value(WindowSpec.Amount)
+    }
+
+    /// `{name}_s` or `{name}_samples` (at most one), checked to be at least one sample and at
+    /// most `maxWindowSamples` at `rateHz` (when the rate itself is valid).
+    func amount(_ name: String, in f: Fields, rateHz: Double?) -> AmountResult {
+        let secondsKey = "\(name)_s", samplesKey = "\(name)_samples"
+        if let sk = f.keyNode(secondsKey), let nk = f.keyNode(samplesKey) {
+            let later = max(sk.mark, nk.mark)
+            report(later, "both `window.\(secondsKey)` and `window.\(samplesKey)` are given in `window` at \(at(later)); give only one")
+            return .invalid
+        }
+        let limit = Self.maxWindowSamples
+        if let n = f[secondsKey] {
+            let path = "window.\(secondsKey)"
+            guard let s = number(n, path, "a number of seconds greater than 0", { $0 > 0 }) else { return .invalid }
+            if let rateHz {
+                let exact = s * rateHz + 0.5
+                if exact < 1 {
+                    mustBe(path, n, "at least 1 sample at \(Self.format(rateHz)) Hz (\(0.5 / rateHz) s or more)")
+                    return .invalid
+                }
+                if exact >= Double(limit + 1) {
+                    mustBe(path, n, "at most \(limit) samples at \(Self.format(rateHz)) Hz "
+                           + "(\(Self.format(Double(limit) / rateHz)) s, a resource limit)")
+                    return .invalid
+                }
+            }
+            return .value(.seconds(s))
+        }
+        if let n = f[samplesKey] {
+            let path = "window.\(samplesKey)"
+            guard let k = integer(n, path, "a whole number of samples, at least 1", { $0 >= 1 }) else { return .invalid }
+            if k > limit {
+                mustBe(path, n, "at most \(limit) samples (a resource limit)")
+                return .invalid
+            }
+            return .value(.samples(k))
+        }
+        return .absent
+    }
+
+    // MARK: - labels
+
+    func decodeLabels(_ node: YAMLNode) -> LabelsSpec? {
+        guard let f = fields(node, path: "labels", allowed: ["from", "policy", "min_fraction", "path", "map", "classes"]) else { return nil }
+        var ok = true
+        var from: LabelsSpec.Source? = .rows
+        if let n = f["from"] { from = choice(n, "labels.from") }
+        var policy: LabelsSpec.Policy? = .majority
+        if let n = f["policy"] { policy = choice(n, "labels.policy") }
+        var minFraction = 0.5
+        if let n = f["min_fraction"] {
+            if let policy, policy != .majority {
+                notApplicable("min_fraction", in: f, "applies only to `policy: majority`, not `policy: \(policy.rawValue)`")
+                ok = false
+            } else if let v = number(n, "labels.min_fraction", "a number from 0 to 1", { (0...1).contains($0) }) {
+                minFraction = v
+            } else {
+                ok = false
+            }
+        }
+        var path: String?
+        if from == .intervals {
+            if let n = f["path"] {
+                path = string(n, "labels.path")
+                ok = ok && path != nil
+            } else {
+                missing("path", in: f, note: " (the intervals file `from: intervals` reads)")
+                ok = false
+            }
+        } else if from != nil, f.has("path") {
+            notApplicable("path", in: f, "applies only to `from: intervals`")
+            ok = false
+        }
+        var map: [KeyValue<String>] = []
+        if let n = f["map"] {
+            if let m = stringMap(n, "labels.map", nonEmpty: false) { map = m } else { ok = false }
+        }
+        var classes: [String] = []
+        if let n = f["classes"] {
+            if let c = stringList(n, "labels.classes", unique: "class") { classes = c } else { ok = false }
+        } else if let n = f["map"] {
+            var unique: [String] = []
+            for v in map.map(\.value) where !unique.contains(v) { unique.append(v) }
+            classes = unique.sorted(by: Text.utf8Less)
+            if classes.isEmpty, n.mapping?.isEmpty == true {
+                mustBe("labels.map", n, "a non-empty mapping when `classes` is not given")
+                ok = false
+            }
+        } else {
+            missing("classes` or `map", in: f, note: "; `classes` lists the class names in order")
+            ok = false
+        }
+        guard ok, let from, let policy else { return nil }
+        return LabelsSpec(from: from, policy: policy, minFraction: minFraction, path: path, map: map, classes: classes)
+    }
+
+    // MARK: - features
+
+    func decodeFeatures(_ node: YAMLNode) -> [String]? {
+        guard let items = node.sequence else { mustBe("features", node, "a list of feature names"); return nil }
+        var out: [String] = []
+        var first: [String: YAMLMark] = [:]
+        var ok = true
+        for (i, item) in items.enumerated() {
+            guard let name = string(item, "features[\(i)]") else { ok = false; continue }
+            guard Self.featureCatalogue.contains(name) else {
+                var message = "unknown feature `\(Self.shorten(name))` in `features` at \(at(item.mark))"
+                if let s = Self.suggestion(for: name, among: Self.featureCatalogue) {
+                    message += "; did you mean `\(s)`?"
+                } else {
+                    message += "; the features are \(Text.alternatives(Self.featureCatalogue))"
+                }
+                report(item.mark, message)
+                ok = false
+                continue
+            }
+            if let earlier = first[name] {
+                report(item.mark, "duplicate feature `\(name)` in `features` at \(at(item.mark)); it is already listed at \(earlier)")
+                ok = false
+                continue
+            }
+            first[name] = item.mark
+            out.append(name)
+        }
+        return ok ? out : nil
+    }
+
+    // MARK: - split
+
+    static let splitNames = ["train", "validation", "test"]
+
+    func decodeSplit(_ node: YAMLNode) -> SplitSpec? {
+        guard let f = fields(node, path: "split", allowed: ["by", "seed", "fractions", "assign", "folds"]) else { return nil }
+        var ok = true
+        var spec = SplitSpec()
+        if let n = f["by"] {
+            if let by: SplitSpec.By = choice(n, "split.by") { spec.by = by } else { ok = false }
+        }
+        if let n = f["seed"] {
+            if let seed = integer(n, "split.seed", "a whole number from 0 to \(Int.max)", { $0 >= 0 }) {
+                spec.seed = UInt64(seed)
+            } else {
+                ok = false
+            }
+        }
+        if let n = f["fractions"] {
+            if let fr = decodeFractions(n) {
+                (spec.train, spec.validation, spec.test) = fr
+            } else {
+                ok = false
+            }
+        }
+        if let n = f["assign"] {
+            if let assign = decodeAssign(n) { spec.assign = assign } else { ok = false }
+        }
+        if let n = f["folds"] {
+            if let k = integer(n, "split.folds", "a whole number from 2 to 1000", { (2...1000).contains($0) }) {
+                spec.folds = k
+            } else {
+                ok = false
+            }
+        }
+        return ok ? spec : nil
+    }
+
+    /// `fractions`: keys from train/validation/test (missing ones are 0), each in [0, 1],
+    /// adding up to 1 within 1e-9.
+    func decodeFractions(_ node: YAMLNode) -> (Double, Double, Double)? {
+        guard let f = fields(node, path: "split.fractions", allowed: Self.splitNames) else { return nil }
+        var values: [Double] = []
+        var ok = true
+        for name in Self.splitNames {
+            guard let n = f[name] else { values.append(0); continue }
+            if let v = number(n, "split.fractions.\(name)", "a number from 0 to 1", { (0...1).contains($0) }) {
+                values.append(v)
+            } else {
+                ok = false
+            }
+        }
+        guard ok, f.isClean else { return nil }
+        let sum = values.reduce(0, +)
+        guard abs(sum - 1) <= 1e-9 else {
+            let terms = zip(Self.splitNames, values).map { "\($0) \(Self.format($1))" }.joined(separator: " + ")
+            let shown = Self.format((sum * 1e9).rounded() / 1e9)
+            report(node.mark, "`split.fractions` at \(at(node.mark)) must add up to 1, not \(shown) (\(terms))")
+            return nil
+        }
+        return (values[0], values[1], values[2])
+    }
+
+    /// `assign`: split name → subjects; a subject may be pinned once.
+    func decodeAssign(_ node: YAMLNode) -> [KeyValue<[String]>]? {
+        guard let f = fields(node, path: "split.assign", allowed: Self.splitNames), let pairs = node.mapping else { return nil }
+        var out: [KeyValue<[String]>] = []
+        var pinned: [String: (split: String, mark: YAMLMark)] = [:]
+        var ok = true
+        for pair in pairs {
+            guard let split = pair.key.scalar?.value, f.has(split) else { continue }
+            let path = "split.assign.\(split)"
+            guard let items = pair.value.sequence else {
+                mustBe(path, pair.value, "a list of names")
+                ok = false
+                continue
+            }
+            var names: [String] = []
+            for (i, item) in items.enumerated() {
+                guard let name = string(item, "\(path)[\(i)]") else { ok = false; continue }
+                if let first = pinned[name] {
+                    report(item.mark, "`\(Self.shorten(name))` in `\(path)` at \(at(item.mark)) is already assigned to `\(first.split)` at \(first.mark); a name may be pinned to one split only")
+                    ok = false
+                    continue
+                }
+                pinned[name] = (split, item.mark)
+                names.append(name)
+            }
+            out.append(KeyValue(split, names))
+        }
+        return ok ? out : nil
+    }
+
+    // MARK: - output
+
+    func decodeOutput(_ node: YAMLNode) -> OutputSpec? {
+        guard let f = fields(node, path: "output", allowed: ["type", "path", "windows_per_shard", "compression_level"]) else { return nil }
+        var ok = true
+        var type: OutputSpec.OutputType? = .hdf5
+        if let n = f["type"] { type = choice(n, "output.type") }
+        var path: String?
+        if let n = required("path", in: f) { path = string(n, "output.path") }
+        var perShard = 8192
+        var level = 3
+        if type == .hdf5 {
+            for key in ["windows_per_shard", "compression_level"] where f.has(key) {
+                notApplicable(key, in: f, "applies only to `type: shards`")
+                ok = false
+            }
+        } else {
+            if let n = f["windows_per_shard"] {
+                if let v = integer(n, "output.windows_per_shard", "a whole number of at least 1", { $0 >= 1 }) { perShard = v } else { ok = false }
+            }
+            if let n = f["compression_level"] {
+                if let v = integer(n, "output.compression_level", "a whole number from 1 to 19", { (1...19).contains($0) }) { level = v } else { ok = false }
+            }
+        }
+        guard ok, let type, let path else { return nil }
+        return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level)
+    }
+}

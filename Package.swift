@@ -33,9 +33,9 @@ let optimize: [SwiftSetting] = [.unsafeFlags(["-Ounchecked"], .when(configuratio
 let swiftTargets: [Target] = [
     // Wrappers: the only importers of C.
     .target(name: "MotionYAML", dependencies: ["CYAML"]),
-    .target(name: "MotionHDF5", dependencies: ["CHDF5"]),
+    .target(name: "MotionHDF5", dependencies: ["CHDF5", "MotionCore"]),
     .target(name: "MotionZstd", dependencies: ["CZstd"]),
-    .target(name: "MotionChecksum", dependencies: ["CCrypto"]),
+    .target(name: "MotionChecksum", dependencies: ["CCrypto", "MotionCore"]),
     .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
     // Shared value types; no C, no I/O.
     .target(name: "MotionCore"),
@@ -68,6 +68,8 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
     .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
+    .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
+    .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
 ]
 
 let package = Package(

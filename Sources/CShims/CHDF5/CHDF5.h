@@ -11,12 +11,14 @@ static inline hsize_t CHDF5_H5S_UNLIMITED(void) { return H5S_UNLIMITED; }
 static inline unsigned CHDF5_H5F_ACC_TRUNC(void) { return H5F_ACC_TRUNC; }
 static inline unsigned CHDF5_H5F_ACC_EXCL(void) { return H5F_ACC_EXCL; }
 static inline unsigned CHDF5_H5F_ACC_RDONLY(void) { return H5F_ACC_RDONLY; }
+static inline unsigned CHDF5_H5F_OBJ_ALL(void) { return H5F_OBJ_ALL; }
 static inline hid_t CHDF5_H5P_FILE_CREATE(void) { return H5P_FILE_CREATE; }
 static inline hid_t CHDF5_H5P_FILE_ACCESS(void) { return H5P_FILE_ACCESS; }
 static inline hid_t CHDF5_H5P_DATASET_CREATE(void) { return H5P_DATASET_CREATE; }
 static inline hid_t CHDF5_H5P_DATASET_XFER(void) { return H5P_DATASET_XFER; }
 static inline hid_t CHDF5_H5P_ATTRIBUTE_CREATE(void) { return H5P_ATTRIBUTE_CREATE; }
 static inline hid_t CHDF5_H5P_GROUP_CREATE(void) { return H5P_GROUP_CREATE; }
+static inline hid_t CHDF5_H5P_LINK_CREATE(void) { return H5P_LINK_CREATE; }
 static inline hid_t CHDF5_H5T_NATIVE_FLOAT(void) { return H5T_NATIVE_FLOAT; }
 static inline hid_t CHDF5_H5T_NATIVE_DOUBLE(void) { return H5T_NATIVE_DOUBLE; }
 static inline hid_t CHDF5_H5T_NATIVE_INT32(void) { return H5T_NATIVE_INT32; }

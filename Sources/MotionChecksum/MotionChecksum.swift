@@ -1,2 +1,0 @@
-import CCrypto
-func _probe() -> Any? { EVP_sha256() }

@@ -1,0 +1,100 @@
+import MotionCore
+
+/// A problem reading an input file: what went wrong (`kind`), where (`location`) and the one
+/// sentence shown to the user.
+///
+/// Messages follow SPEC §1: `file:line:column: what is wrong (what is accepted)`. Lines are
+/// physical and 1-based (the header is line 1); columns are the 1-based character position
+/// where the offending field starts (just after the preceding comma, so leading spaces count).
+///
+/// Exit statuses: `.noInput` (66) when the file cannot be opened because it is missing or
+/// unreadable, `.ioError` (74) when reading fails midway, `.dataError` (65) for everything else.
+public struct IngestError: UserFacingError, Equatable {
+    /// What went wrong, with the values the message quotes.
+    public enum Kind: Sendable, Equatable {
+        /// A numeric field is neither a decimal nor a missing-value marker (`1.2.3`, `0x10`).
+        case notANumber(value: String)
+        /// The Source (or legacy Type) field names no known sensor.
+        case unknownSource(value: String, variant: MotionCollectorFile.Variant)
+        /// A row has fewer fields than its sensor needs, or extra non-empty fields.
+        case wrongFieldCount(source: String, expected: Int, found: Int)
+        /// Line 1 is not a MotionCollector header (also what a binary file gets).
+        case notAHeader(text: String)
+        /// The file has no bytes at all.
+        case emptyFile
+        /// The file has a header but no data row.
+        case noDataRows
+        /// A field holds a NUL byte.
+        case nulByte
+        /// A field is not valid UTF-8.
+        case invalidUTF8
+        /// A line is longer than `limitBytes`.
+        case lineTooLong(limitBytes: Int)
+        /// A sample's time is below its predecessor's in the same stream (SPEC §3.5).
+        case timeDecreases(stream: String, time: Double, previousTime: Double, previousLine: Int?)
+        /// The file cannot be opened; `reason` is `strerror`'s text.
+        case cannotOpen(reason: String, errno: Int32)
+        /// Reading the file failed; `reason` is `strerror`'s text.
+        case readFailed(reason: String, errno: Int32)
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+    /// The file (as displayed), and the line and column where there is one.
+    public var location: SourceLocation
+
+    /// Creates an error of `kind` at `location`.
+    public init(_ kind: Kind, at location: SourceLocation) {
+        self.kind = kind
+        self.location = location
+    }
+
+    public var exitStatus: ExitStatus {
+        switch kind {
+        case .cannotOpen: return .noInput
+        case .readFailed: return .ioError
+        default: return .dataError
+        }
+    }
+
+    public var message: String {
+        let at = location.description
+        switch kind {
+        case .notANumber(let value):
+            return "\(at): `\(value)` is not a number (expected a decimal such as `-0.25` or `1e-05`; "
+                + "empty, NA, nan or inf mark a missing value)"
+        case .unknownSource(let value, .current):
+            return value.isEmpty
+                ? "\(at): missing source (expected A, G, M or D)"
+                : "\(at): unknown source `\(value)` (expected A, G, M or D)"
+        case .unknownSource(let value, .legacy):
+            return value.isEmpty
+                ? "\(at): missing type (expected 0, 1, 2 or 3, or the marker 4 or 5)"
+                : "\(at): unknown type `\(value)` (expected 0, 1, 2 or 3, or the marker 4 or 5)"
+        case .wrongFieldCount(let source, let expected, let found):
+            let article = source.first.map { "AEFHILMNORSX8".contains($0) } == true ? "an" : "a"
+            return "\(at): \(article) `\(source)` row needs \(expected) fields, found \(found)"
+        case .notAHeader(let text):
+            return "\(at): not a MotionCollector header: `\(text)` "
+                + "(expected `Source, Label, When, X, Y, Z, …` or `Type, When, X, …`)"
+        case .emptyFile:
+            return "\(at): the file is empty (expected a header such as `Source, Label, When, X, Y, Z, …`)"
+        case .noDataRows:
+            return "\(at): no data rows"
+        case .nulByte:
+            return "\(at): a field contains a NUL byte (expected text; is this a binary file?)"
+        case .invalidUTF8:
+            return "\(at): a field is not valid UTF-8 (expected UTF-8 text)"
+        case .lineTooLong(let limit):
+            return "\(at): line is longer than \(limit) bytes (is this a MotionCollector file?)"
+        case .timeDecreases(let stream, let time, let previousTime, let previousLine):
+            let prev = previousLine.map { " at line \($0)" } ?? ""
+            return "\(at): `\(stream)` time \(time) is earlier than the previous `\(stream)` sample's "
+                + "\(previousTime)\(prev) (times in a stream must not decrease; `sort: true` on the input sorts them)"
+        case .cannotOpen(let reason, _):
+            return "\(at): cannot open the file: \(reason)"
+        case .readFailed(let reason, _):
+            return "\(at): cannot read the file: \(reason)"
+        }
+    }
+}

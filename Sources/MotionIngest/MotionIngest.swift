@@ -1,1 +1,0 @@
-// MotionIngest: see README.md in this folder.

@@ -1,0 +1,534 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MotionCore
+
+/// The streaming MotionCollector parser: bytes in (any chunking), `MotionCollectorFile` out.
+///
+/// Complete lines are parsed in place from the caller's chunk; only a line cut by a chunk
+/// boundary is copied (into `carry`, bounded by `maxLineBytes`). Fields are scanned once, numbers
+/// parsed straight from the bytes; the only per-row work besides parsing is appending to
+/// per-sensor row-major buffers, which `finish()` transposes into channel arrays. Strings are made
+/// only when a row's label differs from the previous row's, and on the error path.
+struct _MotionCollectorParser {
+    typealias Pointer = UnsafePointer<UInt8>
+
+    /// Lines longer than this are an error (hostile input must not grow memory without bound).
+    static let maxLineBytes = 1 << 20
+
+    /// Row-major samples of one sensor: `[time, channel0, channel1, …]` per kept row.
+    struct Accumulator {
+        var width: Int
+        var factors: [Double]
+        var present = false
+        var flat: [Double] = []
+        var lines: [Int32] = []
+    }
+
+    let displayPath: String
+    let units: UnitSystem
+    let keep: [Bool]
+    /// Total size of the input when known, to reserve capacity after the first chunk.
+    var expectedTotalBytes: Int?
+
+    var variant: MotionCollectorFile.Variant?
+    var lineNumber = 0
+    var bytesSeen = 0
+    var reserved = false
+    var carry: [UInt8] = []
+    var sensors: [Accumulator]
+    var rowsRead = 0
+    var missingRows = 0
+
+    var labelNames: [String] = []
+    var labelIDs: [String: Int32] = [:]
+    var lastLabel: [UInt8] = []
+    var lastLabelID: Int32 = -1
+    var rowLabelTimes: [Double] = []
+    var rowLabelIDs: [Int32] = []
+    var markerNames: [String] = []
+    var markerTimes: [Double] = []
+    var markerIDs: [Int32] = []
+
+    init(displayPath: String, units: UnitSystem, keep: Set<String>?, expectedTotalBytes: Int? = nil) {
+        self.displayPath = displayPath
+        self.units = units
+        self.keep = MotionCollectorSensor.all.map { keep?.contains($0.code) ?? true }
+        self.expectedTotalBytes = expectedTotalBytes
+        self.sensors = MotionCollectorSensor.all.map {
+            Accumulator(width: $0.channelNames.count + 1, factors: $0.conversion(units).factors)
+        }
+        lastLabel.reserveCapacity(64)
+    }
+
+    // MARK: - Chunks and lines
+
+    /// Parses every complete line of `chunk`, keeping a trailing partial line for the next call.
+    mutating func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        guard let raw = chunk.baseAddress, chunk.count > 0 else { return }
+        let start = Pointer(raw.assumingMemoryBound(to: UInt8.self))
+        let end = start + chunk.count
+        bytesSeen += chunk.count
+        var p = start
+        if !carry.isEmpty {
+            guard let nl = memchr(p, 0x0A, end - p) else {
+                if carry.count + (end - p) > Self.maxLineBytes { throw overlongLine(lineNumber + 1, preview: p, end) }
+                carry.append(contentsOf: UnsafeBufferPointer(start: p, count: end - p))
+                return
+            }
+            let newline = Pointer(nl.assumingMemoryBound(to: UInt8.self))
+            if carry.count + (newline - p) > Self.maxLineBytes { throw overlongLine(lineNumber + 1, preview: p, newline) }
+            carry.append(contentsOf: UnsafeBufferPointer(start: p, count: newline - p))
+            var line = carry
+            carry = []
+            try line.withUnsafeBufferPointer { try processLine($0.baseAddress!, $0.baseAddress! + $0.count, isLast: false) }
+            line.removeAll(keepingCapacity: true)
+            carry = line
+            p = newline + 1
+        }
+        while p < end {
+            guard let nl = memchr(p, 0x0A, end - p) else { break }
+            let newline = Pointer(nl.assumingMemoryBound(to: UInt8.self))
+            try processLine(p, newline, isLast: false)
+            p = newline + 1
+        }
+        if p < end {
+            if end - p > Self.maxLineBytes { throw overlongLine(lineNumber + 1, preview: p, end) }
+            carry.append(contentsOf: UnsafeBufferPointer(start: p, count: end - p))
+        }
+        if !reserved { reserveFromSample() }
+    }
+
+    /// Parses the last line (when the input does not end with a newline) and builds the result.
+    mutating func finish() throws -> MotionCollectorFile {
+        if !carry.isEmpty {
+            var line = carry
+            carry = []
+            try line.withUnsafeBufferPointer { try processLine($0.baseAddress!, $0.baseAddress! + $0.count, isLast: true) }
+            line = []
+        }
+        guard let variant else { throw IngestError(.emptyFile, at: SourceLocation(file: displayPath)) }
+        if rowsRead == 0 { throw IngestError(.noDataRows, at: SourceLocation(file: displayPath)) }
+        var streams: [RawStream] = []
+        for (index, sensor) in MotionCollectorSensor.all.enumerated() where keep[index] && sensors[index].present {
+            streams.append(Self.transpose(&sensors[index], sensor: sensor, units: units))
+        }
+        var dropped: [String: Int] = [:]
+        if missingRows > 0 { dropped["missing_value"] = missingRows }
+        return MotionCollectorFile(
+            variant: variant, streams: streams,
+            rowLabels: LabelEvents(names: labelNames, times: rowLabelTimes, labels: rowLabelIDs),
+            markers: LabelEvents(names: markerNames, times: markerTimes, labels: markerIDs),
+            rowsRead: rowsRead, rowsDropped: dropped)
+    }
+
+    /// Reserves per-sensor capacity for the whole input, extrapolating from what was read so far.
+    private mutating func reserveFromSample() {
+        guard let total = expectedTotalBytes else { reserved = true; return }
+        guard variant != nil else { return }
+        guard bytesSeen >= 1 << 16 || bytesSeen >= total else { return }
+        reserved = true
+        let scale = Double(total) / Double(max(bytesSeen, 1)) * 1.05
+        for i in sensors.indices {
+            let rows = sensors[i].lines.count
+            guard rows > 0 else { continue }
+            let expected = Int(Double(rows) * scale) + 64
+            sensors[i].flat.reserveCapacity(expected * sensors[i].width)
+            sensors[i].lines.reserveCapacity(expected)
+        }
+        if !rowLabelTimes.isEmpty {
+            let expected = Int(Double(rowLabelTimes.count) * scale) + 64
+            rowLabelTimes.reserveCapacity(expected)
+            rowLabelIDs.reserveCapacity(expected)
+        }
+    }
+
+    private static func transpose(_ acc: inout Accumulator, sensor: MotionCollectorSensor, units: UnitSystem) -> RawStream {
+        let w = acc.width
+        let n = acc.lines.count
+        var columns: [[Double]] = []
+        columns.reserveCapacity(w)
+        acc.flat.withUnsafeBufferPointer { flat in
+            for c in 0..<w {
+                columns.append([Double](unsafeUninitializedCapacity: n) { out, initialized in
+                    var j = c
+                    for i in 0..<n {
+                        out[i] = flat[j]
+                        j += w
+                    }
+                    initialized = n
+                })
+            }
+        }
+        acc.flat = []
+        let times = columns.removeFirst()
+        return RawStream(name: sensor.code, channelNames: sensor.channelNames,
+                         channelUnits: sensor.conversion(units).units,
+                         times: times, channels: columns, lines: acc.lines)
+    }
+
+    /// One physical line, without its `\n`.
+    @inline(__always)
+    private mutating func processLine(_ start: Pointer, _ end: Pointer, isLast: Bool) throws {
+        lineNumber += 1
+        if end - start > Self.maxLineBytes { throw overlongLine(lineNumber, preview: start, end) }
+        var e = end
+        if e > start && (e - 1).pointee == 0x0D { e -= 1 }
+        guard let variant else { return try header(start, e, isLast: isLast) }
+        if start == e { return }
+        if _NumberKernels.isBlank(start.pointee) {
+            var p = start
+            while p < e && _NumberKernels.isBlank(p.pointee) { p += 1 }
+            if p == e { return }
+        }
+        rowsRead += 1
+        switch variant {
+        case .current: try currentRow(start, e)
+        case .legacy: try legacyRow(start, e)
+        }
+    }
+
+    private mutating func header(_ start: Pointer, _ end: Pointer, isLast: Bool) throws {
+        let s = Self.skippingBOM(start, end)
+        if isLast && s == end { throw IngestError(.emptyFile, at: SourceLocation(file: displayPath)) }
+        let bytes = UnsafeBufferPointer(start: s, count: end - s)
+        if let text = String(validating: bytes, as: UTF8.self), !text.utf8.contains(0),
+           let variant = MotionCollectorHeader.variant(of: text) {
+            self.variant = variant
+            return
+        }
+        throw IngestError(.notAHeader(text: Self.display(s, end)), at: SourceLocation(file: displayPath, line: 1))
+    }
+
+    // MARK: - Rows
+
+    /// `Source, Label, When, values…`
+    @inline(__always)
+    private mutating func currentRow(_ lineStart: Pointer, _ e: Pointer) throws {
+        var p = lineStart
+        while p < e && _NumberKernels.isBlank(p.pointee) { p += 1 }
+        var sensor = -1
+        if p < e {
+            switch p.pointee {
+            case UInt8(ascii: "A"): sensor = 0
+            case UInt8(ascii: "G"): sensor = 1
+            case UInt8(ascii: "M"): sensor = 2
+            case UInt8(ascii: "D"): sensor = 3
+            default: break
+            }
+            p += 1
+            while p < e && _NumberKernels.isBlank(p.pointee) { p += 1 }
+            if p < e && p.pointee != UInt8(ascii: ",") { sensor = -1 }
+        }
+        if sensor < 0 { throw sourceError(lineStart, e, variant: .current) }
+        let channelCount = sensor == 3 ? 9 : 3
+        let row = Row(lineStart: lineStart, end: e, sensor: sensor, variant: .current, expectedFields: channelCount + 3)
+        if p == e { throw row.fieldCountError(self) }
+        p += 1
+        let labelStart = p
+        while p < e && p.pointee != UInt8(ascii: ",") { p += 1 }
+        if p == e { throw row.fieldCountError(self) }
+        let label = try labelID(labelStart, p, row)
+        p += 1
+        let when = try number(p, e, row)
+        p = when.stop
+        if when.ok && label >= 0 {
+            rowLabelTimes.append(when.value)
+            rowLabelIDs.append(label)
+        }
+        try values(sensor: sensor, channelCount: channelCount, time: when, from: p, row)
+    }
+
+    /// `Type, When, values…`, or a marker `4, When` / `5, When`.
+    @inline(__always)
+    private mutating func legacyRow(_ lineStart: Pointer, _ e: Pointer) throws {
+        var p = lineStart
+        while p < e && _NumberKernels.isBlank(p.pointee) { p += 1 }
+        var type = -1
+        if p < e {
+            let d = Int(p.pointee) - 48
+            if d >= 0 && d <= 5 { type = d }
+            p += 1
+            while p < e && _NumberKernels.isBlank(p.pointee) { p += 1 }
+            if p < e && p.pointee != UInt8(ascii: ",") { type = -1 }
+        }
+        if type < 0 { throw sourceError(lineStart, e, variant: .legacy) }
+        if type >= 4 {
+            let row = Row(lineStart: lineStart, end: e, sensor: type, variant: .legacy, expectedFields: 2)
+            if p == e { throw row.fieldCountError(self) }
+            let when = try number(p + 1, e, row)
+            if when.stop != e { try trailingFieldsMustBeEmpty(when.stop, e, row) }
+            if when.ok {
+                let name = type == 4 ? "W" : "T"
+                var id = markerNames.firstIndex(of: name) ?? -1
+                if id < 0 {
+                    id = markerNames.count
+                    markerNames.append(name)
+                }
+                markerTimes.append(when.value)
+                markerIDs.append(Int32(id))
+            } else {
+                missingRows += 1
+            }
+            return
+        }
+        let sensor = MotionCollectorSensor.indexOfLegacyType[type]
+        let channelCount = sensor == 3 ? 9 : 3
+        let row = Row(lineStart: lineStart, end: e, sensor: sensor, variant: .legacy, expectedFields: channelCount + 2)
+        if p == e { throw row.fieldCountError(self) }
+        let when = try number(p + 1, e, row)
+        try values(sensor: sensor, channelCount: channelCount, time: when, from: when.stop, row)
+    }
+
+    /// The channel fields after When; `p` is at the `,` ending When (or at the line end).
+    @inline(__always)
+    private mutating func values(sensor: Int, channelCount: Int, time: Number, from start: Pointer, _ row: Row) throws {
+        var p = start
+        let e = row.end
+        sensors[sensor].present = true
+        guard keep[sensor] else {
+            // Not kept: only check the field count.
+            var commas = 0
+            while p < e {
+                if p.pointee == UInt8(ascii: ",") {
+                    commas += 1
+                    if commas == channelCount + 1 { return try trailingFieldsMustBeEmpty(p, e, row) }
+                }
+                p += 1
+            }
+            if commas < channelCount { throw row.fieldCountError(self) }
+            return
+        }
+        var ok = time.ok
+        sensors[sensor].flat.append(time.value)
+        for c in 0..<channelCount {
+            if p == e {
+                sensors[sensor].flat.removeLast(c + 1)
+                throw row.fieldCountError(self)
+            }
+            let v = try number(p + 1, e, row)
+            p = v.stop
+            ok = ok && v.ok
+            sensors[sensor].flat.append(v.value * sensors[sensor].factors[c])
+        }
+        if p != e { try trailingFieldsMustBeEmpty(p, e, row) }
+        if ok {
+            sensors[sensor].lines.append(Int32(truncatingIfNeeded: lineNumber))
+        } else {
+            sensors[sensor].flat.removeLast(channelCount + 1)
+            missingRows += 1
+        }
+    }
+
+    // MARK: - Fields
+
+    /// Where a row is and what it should look like, for error messages.
+    struct Row {
+        var lineStart: Pointer
+        var end: Pointer
+        var sensor: Int
+        var variant: MotionCollectorFile.Variant
+        var expectedFields: Int
+
+        /// Number of fields on the line, and whether any beyond `expectedFields` is non-blank.
+        func fieldShape() -> (count: Int, extraNonBlank: Bool) {
+            var count = 1
+            var extra = false
+            var p = lineStart
+            while p < end {
+                let c = p.pointee
+                if c == UInt8(ascii: ",") { count += 1 } else if count > expectedFields && !_NumberKernels.isBlank(c) { extra = true }
+                p += 1
+            }
+            return (count, extra)
+        }
+
+        var sourceText: String {
+            switch variant {
+            case .current: return MotionCollectorSensor.all[sensor].code
+            case .legacy: return sensor >= 4 ? String(sensor) : String(MotionCollectorSensor.all[sensor].legacyType)
+            }
+        }
+
+        func fieldCountError(_ parser: _MotionCollectorParser) -> IngestError {
+            let shape = fieldShape()
+            return IngestError(.wrongFieldCount(source: sourceText, expected: expectedFields, found: shape.count),
+                               at: SourceLocation(file: parser.displayPath, line: parser.lineNumber))
+        }
+
+        /// The field-count error if the line's shape is wrong, else nil.
+        func fieldCountProblem(_ parser: _MotionCollectorParser) -> IngestError? {
+            let shape = fieldShape()
+            if shape.count < expectedFields || shape.extraNonBlank { return fieldCountError(parser) }
+            return nil
+        }
+    }
+
+    struct Number {
+        var value: Double
+        /// False for a missing value.
+        var ok: Bool
+        /// The `,` after the field, or the line end.
+        var stop: Pointer
+    }
+
+    /// Parses the numeric field starting at `p`.
+    @inline(__always)
+    private func number(_ p: Pointer, _ e: Pointer, _ row: Row) throws -> Number {
+        let scan = _NumberKernels.scanDecimal(p, e)
+        if scan.status != .notANumber && (scan.stop == e || scan.stop.pointee == UInt8(ascii: ",")) {
+            return Number(value: scan.value, ok: scan.status == .value, stop: scan.stop)
+        }
+        return try slowNumber(p, e, row)
+    }
+
+    /// A field that is not a plain decimal: a missing-value word, or an error.
+    @inline(never)
+    private func slowNumber(_ p: Pointer, _ e: Pointer, _ row: Row) throws -> Number {
+        var fieldEnd = p
+        while fieldEnd < e && fieldEnd.pointee != UInt8(ascii: ",") { fieldEnd += 1 }
+        let scan = _NumberKernels.scanDecimal(p, fieldEnd)
+        if scan.status == .overflow && scan.stop == fieldEnd { return Number(value: 0, ok: false, stop: fieldEnd) }
+        if _NumberKernels.isMissingWord(p, fieldEnd) { return Number(value: 0, ok: false, stop: fieldEnd) }
+        if let problem = row.fieldCountProblem(self) { throw problem }
+        try checkText(p, fieldEnd, row)
+        throw IngestError(.notANumber(value: Self.display(p, fieldEnd)), at: location(p, row))
+    }
+
+    /// Returns the label's id (-1 for an empty label), interning new names.
+    @inline(__always)
+    private mutating func labelID(_ start: Pointer, _ end: Pointer, _ row: Row) throws -> Int32 {
+        var s = start, e = end
+        while s < e && _NumberKernels.isBlank(s.pointee) { s += 1 }
+        while e > s && _NumberKernels.isBlank((e - 1).pointee) { e -= 1 }
+        let n = e - s
+        if n == 0 { return -1 }
+        if n == lastLabel.count {
+            let same = lastLabel.withUnsafeBufferPointer { memcmp($0.baseAddress!, s, n) == 0 }
+            if same { return lastLabelID }
+        }
+        return try newLabel(s, e, fieldStart: start, row)
+    }
+
+    @inline(never)
+    private mutating func newLabel(_ s: Pointer, _ e: Pointer, fieldStart: Pointer, _ row: Row) throws -> Int32 {
+        try checkText(fieldStart, e, row)
+        let bytes = UnsafeBufferPointer(start: s, count: e - s)
+        let name = String(decoding: bytes, as: UTF8.self)
+        let id: Int32
+        if let known = labelIDs[name] {
+            id = known
+        } else {
+            id = Int32(labelNames.count)
+            labelNames.append(name)
+            labelIDs[name] = id
+        }
+        lastLabel.removeAll(keepingCapacity: true)
+        lastLabel.append(contentsOf: bytes)
+        lastLabelID = id
+        return id
+    }
+
+    /// From the `,` at `p` to the line end, only blanks and commas are allowed.
+    private func trailingFieldsMustBeEmpty(_ p: Pointer, _ e: Pointer, _ row: Row) throws {
+        var q = p
+        while q < e {
+            let c = q.pointee
+            if c != UInt8(ascii: ",") && !_NumberKernels.isBlank(c) { throw row.fieldCountError(self) }
+            q += 1
+        }
+    }
+
+    // MARK: - Errors
+
+    /// A NUL byte or invalid UTF-8 in `[start, end)` is an error at the field's column.
+    private func checkText(_ start: Pointer, _ end: Pointer, _ row: Row) throws {
+        let bytes = UnsafeBufferPointer(start: start, count: end - start)
+        if bytes.contains(0) { throw IngestError(.nulByte, at: location(start, row)) }
+        if String(validating: bytes, as: UTF8.self) == nil { throw IngestError(.invalidUTF8, at: location(start, row)) }
+    }
+
+    private func sourceError(_ lineStart: Pointer, _ e: Pointer, variant: MotionCollectorFile.Variant) -> IngestError {
+        var fieldEnd = lineStart
+        while fieldEnd < e && fieldEnd.pointee != UInt8(ascii: ",") { fieldEnd += 1 }
+        let row = Row(lineStart: lineStart, end: e, sensor: 0, variant: variant, expectedFields: 0)
+        do { try checkText(lineStart, fieldEnd, row) } catch let error as IngestError { return error } catch {}
+        return IngestError(.unknownSource(value: Self.display(lineStart, fieldEnd), variant: variant),
+                           at: location(lineStart, row))
+    }
+
+    /// Line `line` is too long. On line 1 that means no header (typically a binary file): the
+    /// header error quotes the line's start (`carry` if it holds the start, else `preview`).
+    private func overlongLine(_ line: Int, preview: Pointer, _ previewEnd: Pointer) -> IngestError {
+        if variant == nil {
+            let shown: String
+            if carry.isEmpty {
+                shown = Self.display(Self.skippingBOM(preview, previewEnd), min(previewEnd, preview + 200))
+            } else {
+                shown = carry.withUnsafeBufferPointer {
+                    let s = $0.baseAddress!
+                    return Self.display(Self.skippingBOM(s, s + $0.count), s + min($0.count, 200))
+                }
+            }
+            return IngestError(.notAHeader(text: shown), at: SourceLocation(file: displayPath, line: 1))
+        }
+        return IngestError(.lineTooLong(limitBytes: Self.maxLineBytes), at: SourceLocation(file: displayPath, line: line))
+    }
+
+    static func skippingBOM(_ s: Pointer, _ e: Pointer) -> Pointer {
+        e - s >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? s + 3 : s
+    }
+
+    /// `file:line:column` of the field starting at `field`; the column counts characters.
+    private func location(_ field: Pointer, _ row: Row) -> SourceLocation {
+        var column = 1
+        var p = row.lineStart
+        while p < field {
+            if p.pointee & 0xC0 != 0x80 { column += 1 }
+            p += 1
+        }
+        return SourceLocation(file: displayPath, line: lineNumber, column: column)
+    }
+
+    /// A field as shown in a message: blanks trimmed, invalid UTF-8 replaced, control
+    /// characters escaped, at most 60 characters.
+    static func display(_ start: Pointer, _ end: Pointer) -> String {
+        var s = start, e = end
+        while s < e && _NumberKernels.isBlank(s.pointee) { s += 1 }
+        while e > s && _NumberKernels.isBlank((e - 1).pointee) { e -= 1 }
+        let text = String(decoding: UnsafeBufferPointer(start: s, count: e - s), as: UTF8.self)
+        var out = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == 60 { out += "…"; break }
+            switch scalar.value {
+            case 0: out += "\\0"
+            case 0x01..<0x20, 0x7F: out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return out
+    }
+}
+
+extension _MotionCollectorParser {
+    /// Consumes an array chunk (the `read(chunks:)` path).
+    mutating func consume(_ chunk: [UInt8]) throws {
+        try chunk.withUnsafeBytes { try consume($0) }
+    }
+
+    /// The header variant of `firstBytes` (BOM and CRLF tolerated), for `sniff`.
+    static func sniff(_ firstBytes: [UInt8]) -> MotionCollectorFile.Variant? {
+        var bytes = firstBytes[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        if let nl = bytes.firstIndex(of: 0x0A) { bytes = bytes[..<nl] }
+        if bytes.last == 0x0D { bytes = bytes.dropLast() }
+        guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        return MotionCollectorHeader.variant(of: text)
+    }
+}

@@ -1,0 +1,226 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The unsafe half of `DecimalParser`: scanning SPEC §3.5 decimals straight out of a byte buffer.
+///
+/// Everything here works on `[start, end)` pointer ranges that the caller guarantees are valid.
+/// Nothing allocates except the rare `strtod` fallback (a NUL-terminated copy of the number).
+enum _NumberKernels {
+    /// How a scan ended.
+    enum Status: UInt8 {
+        /// A decimal was read; `value` holds it, correctly rounded.
+        case value
+        /// A decimal was read but it is beyond the range of a double (`1e999`): a missing value.
+        case overflow
+        /// The bytes at the start are not a decimal (no digits, or an exponent without digits).
+        case notANumber
+    }
+
+    struct Scan {
+        var status: Status
+        var value: Double
+        /// The first byte not consumed: after the number and any trailing blanks.
+        var stop: UnsafePointer<UInt8>
+    }
+
+    @inline(__always)
+    static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
+
+    /// Exact powers of ten representable in a double (10^0 … 10^22).
+    static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// Scans `blanks* [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)? blanks*` from
+    /// `start`, never reading at or past `end`.
+    ///
+    /// The caller decides whether `stop` is an acceptable place for the field to end (the end of
+    /// the field, a delimiter); a number followed by anything else is not a number.
+    ///
+    /// Rounding: up to 19 significant digits are accumulated in a `UInt64`; when the mantissa is
+    /// at most 2^53 and the decimal exponent within ±22 (Clinger's fast path), one exact
+    /// multiplication or division by an exact power of ten gives the correctly rounded result.
+    /// Otherwise the validated bytes go to `strtod`, which rounds correctly too.
+    ///
+    /// - Complexity: O(bytes scanned).
+    @inline(__always)
+    static func scanDecimal(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Scan {
+        var p = start
+        while p < end && isBlank(p.pointee) { p += 1 }
+        let numberStart = p
+        var negative = false
+        if p < end && (p.pointee == UInt8(ascii: "-") || p.pointee == UInt8(ascii: "+")) {
+            negative = p.pointee == UInt8(ascii: "-")
+            p += 1
+        }
+        var mantissa: UInt64 = 0
+        var significantDigits = 0
+        var exponent10 = 0
+        var truncated = false  // a non-zero digit beyond the 19th significant one was dropped
+
+        let integerStart = p
+        while p < end && p.pointee == UInt8(ascii: "0") { p += 1 }
+        while p < end {
+            let d = p.pointee &- UInt8(ascii: "0")
+            if d >= 10 { break }
+            if significantDigits < 19 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                significantDigits += 1
+            } else {
+                exponent10 += 1
+                if d != 0 { truncated = true }
+            }
+            p += 1
+        }
+        var digitCount = p - integerStart
+        if p < end && p.pointee == UInt8(ascii: ".") {
+            p += 1
+            let fractionStart = p
+            if significantDigits == 0 {
+                while p < end && p.pointee == UInt8(ascii: "0") { p += 1 }
+                exponent10 -= p - fractionStart
+            }
+            while p < end {
+                let d = p.pointee &- UInt8(ascii: "0")
+                if d >= 10 { break }
+                if significantDigits < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    significantDigits += 1
+                    exponent10 -= 1
+                } else if d != 0 {
+                    truncated = true
+                }
+                p += 1
+            }
+            digitCount += p - fractionStart
+        }
+        if digitCount == 0 { return Scan(status: .notANumber, value: 0, stop: p) }
+        if p < end && (p.pointee | 0x20) == UInt8(ascii: "e") {
+            p += 1
+            var exponentNegative = false
+            if p < end && (p.pointee == UInt8(ascii: "-") || p.pointee == UInt8(ascii: "+")) {
+                exponentNegative = p.pointee == UInt8(ascii: "-")
+                p += 1
+            }
+            let exponentStart = p
+            var e = 0
+            while p < end {
+                let d = p.pointee &- UInt8(ascii: "0")
+                if d >= 10 { break }
+                if e < 100_000_000 { e = e &* 10 &+ Int(d) }  // saturates far beyond any double
+                p += 1
+            }
+            if p == exponentStart { return Scan(status: .notANumber, value: 0, stop: p) }
+            exponent10 += exponentNegative ? -e : e
+        }
+        let numberEnd = p
+        while p < end && isBlank(p.pointee) { p += 1 }
+
+        if mantissa == 0 {
+            // Every digit was zero (a non-zero digit is always accumulated first).
+            return Scan(status: .value, value: negative ? -0.0 : 0.0, stop: p)
+        }
+        if !truncated && mantissa <= (1 << 53) {
+            if exponent10 >= -22 && exponent10 <= 22 {
+                let m = Double(mantissa)
+                let v = exponent10 >= 0 ? m * powersOfTen[exponent10] : m / powersOfTen[-exponent10]
+                return Scan(status: .value, value: negative ? -v : v, stop: p)
+            }
+            if exponent10 > 22 && exponent10 <= 22 + 15 {
+                // 123e30 = (123 × 10^8) × 10^22 when 123 × 10^8 is still an exact integer double.
+                let (scaled, overflow) = mantissa.multipliedReportingOverflow(by: UInt64(powersOfTen[exponent10 - 22]))
+                if !overflow && scaled <= (1 << 53) {
+                    let v = Double(scaled) * powersOfTen[22]
+                    return Scan(status: .value, value: negative ? -v : v, stop: p)
+                }
+            }
+        }
+        if exponent10 + significantDigits > 400 {
+            return Scan(status: .overflow, value: 0, stop: p)  // ≥ 10^400: no need to ask strtod
+        }
+        if exponent10 + significantDigits < -400 {
+            return Scan(status: .value, value: negative ? -0.0 : 0.0, stop: p)  // < 10^-400
+        }
+        let v = slowPath(numberStart, numberEnd)
+        if v.isInfinite { return Scan(status: .overflow, value: 0, stop: p) }
+        return Scan(status: .value, value: v, stop: p)
+    }
+
+    /// `strtod` on a NUL-terminated copy of bytes already validated as a decimal.
+    ///
+    /// `strtod` honours `LC_NUMERIC`; should a process ever set a locale whose decimal point is not
+    /// `.`, it stops early, and Swift's locale-independent `Double(String)` takes over.
+    @inline(never)
+    static func slowPath(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Double {
+        let count = end - start
+        let result: Double? = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
+            let base = buffer.baseAddress!
+            UnsafeMutableRawPointer(base).copyMemory(from: start, byteCount: count)
+            base[count] = 0
+            var stop: UnsafeMutablePointer<CChar>? = nil
+            let v = strtod(base, &stop)
+            return stop == base + count ? v : nil
+        }
+        if let result { return result }
+        let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
+        return Double(text) ?? .nan
+    }
+
+    /// True when the blank-trimmed field `[start, end)` is a missing-value word (SPEC §3.5):
+    /// empty, `NA`, `N/A`, `null`, `nan`, `inf`, `infinity`, the last three with an optional sign,
+    /// in any case. (`-nan` is what Swift prints for a negative NaN.)
+    static func isMissingWord(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Bool {
+        var s = start, e = end
+        while s < e && isBlank(s.pointee) { s += 1 }
+        while e > s && isBlank((e - 1).pointee) { e -= 1 }
+        if s == e { return true }
+        if (s.pointee == UInt8(ascii: "-") || s.pointee == UInt8(ascii: "+")) {
+            let rest = s + 1
+            return matchesLowercased(rest, e, "nan") || matchesLowercased(rest, e, "inf")
+                || matchesLowercased(rest, e, "infinity")
+        }
+        return matchesLowercased(s, e, "na") || matchesLowercased(s, e, "n/a") || matchesLowercased(s, e, "null")
+            || matchesLowercased(s, e, "nan") || matchesLowercased(s, e, "inf") || matchesLowercased(s, e, "infinity")
+    }
+
+    @inline(__always)
+    private static func matchesLowercased(_ s: UnsafePointer<UInt8>, _ e: UnsafePointer<UInt8>, _ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard e - s == n else { return false }
+        let w = word.utf8Start
+        for i in 0..<n {
+            var c = s[i]
+            if c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") { c |= 0x20 }
+            if c != w[i] { return false }
+        }
+        return true
+    }
+
+    /// Classifies the whole field `[start, end)`: a value, a missing value, or invalid.
+    static func classifyField(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> DecimalParser.Result {
+        let scan = scanDecimal(start, end)
+        if scan.stop == end {
+            switch scan.status {
+            case .value: return .value(scan.value)
+            case .overflow: return .missing
+            case .notANumber: break
+            }
+        }
+        return isMissingWord(start, end) ? .missing : .invalid
+    }
+
+    static func classify(_ text: String) -> DecimalParser.Result {
+        var text = text
+        return text.withUTF8 { DecimalParser.parse($0) }
+    }
+
+    static func classify(_ bytes: [UInt8]) -> DecimalParser.Result {
+        bytes.withUnsafeBufferPointer { DecimalParser.parse($0) }
+    }
+}

@@ -1,0 +1,41 @@
+import Glibc
+
+/// The only libc file calls of MotionIngest, each a thin wrapper (swift-system's
+/// `Syscalls.swift` idea): open, fstat, read (retrying `EINTR`), close.
+enum _Syscalls {
+    /// `open(path, O_RDONLY | O_CLOEXEC)`: the descriptor, or the C `errno`.
+    static func openForReading(_ path: String) -> Result<Int32, Errno> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        return fd >= 0 ? .success(fd) : .failure(Errno(errno))
+    }
+
+    /// `fstat`: whether the descriptor is a directory, and its size when it is a regular file.
+    static func describe(_ fd: Int32) -> (isDirectory: Bool, regularFileSize: Int?) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return (false, nil) }
+        let type = info.st_mode & S_IFMT
+        return (type == S_IFDIR, type == S_IFREG ? Int(info.st_size) : nil)
+    }
+
+    /// `read(2)` into `buffer`: the byte count (0 at end of file), or the C `errno`.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return .success(n) }
+            if errno != EINTR { return .failure(Errno(errno)) }
+        }
+    }
+
+    /// `close(2)`; errors are ignored (the file was only read).
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// A C error number with its `strerror` text.
+    struct Errno: Error {
+        var code: Int32
+        init(_ code: Int32) { self.code = code }
+        var text: String { String(cString: strerror(code)) }
+        static let isDirectory = Errno(EISDIR)
+    }
+}

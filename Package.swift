@@ -70,6 +70,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
+    .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
 ]
 
 let package = Package(

@@ -1,1 +1,0 @@
-// MotionSynth: see README.md in this folder.

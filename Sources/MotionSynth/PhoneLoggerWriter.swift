@@ -1,0 +1,74 @@
+import MotionCore
+
+/// Writes one phone-logger recording (SPEC §3.2, wide CSV, one folder per recording):
+/// `Accelerometer.csv` (`time,x,y,z,activity`, 100 Hz, g) and `Barometer.csv`
+/// (`time,pressure,relative_altitude,activity`, 1 Hz, kPa and m), on one clock.
+///
+/// Activities are `walk` and `stairs` (empty while standing at the start). On stairs each step
+/// rises or falls 0.17 m and the pressure follows at −0.012 kPa/m; `relative_altitude` is
+/// derived from the measured pressure, as phones do, and is 0 at the first barometer sample.
+enum PhoneLoggerWriter {
+    static let accelerometerHeader: StaticString = "time,x,y,z,activity\n"
+    static let barometerHeader: StaticString = "time,pressure,relative_altitude,activity\n"
+    /// Pressure change with height near sea level, kPa per metre.
+    static let kilopascalsPerMeter = -0.012
+    static let pressureNoiseKilopascals = 0.0006
+    static let accelerometerNoiseG = 0.01
+
+    /// Writes both files into the folder `directory` (which must exist); returns (bytes, rows).
+    static func write(plan: RecordingPlan, options: SynthOptions, to directory: String) throws(MotionError) -> (bytes: Int, rows: Int) {
+        let model = MotionModel(plan: plan)
+        var bytes = 0, rows = 0
+
+        var accelerometer = try OutputFile(path: directory + "/Accelerometer.csv")
+        accelerometer.append(accelerometerHeader)
+        var clock = SampleClock(plan: plan, rateHz: 100, jitterSeconds: 0.0005,
+                                dropFraction: options.dropFraction, stream: 10)
+        var noise = SeededGenerator(seed: plan.streamSeed, tags: 210)
+        while let nanos = clock.next() {
+            let time = Double(MotionCollectorWriter.microseconds(nanos)) / 1e6
+            let value = model.sample(at: time).acceleration
+                + MotionCollectorWriter.gaussian3(&noise, accelerometerNoiseG)
+            accelerometer.appendDescription(time)
+            MotionCollectorWriter.appendVector(value, to: &accelerometer)
+            appendActivity(model.segment(at: time).activity, to: &accelerometer)
+            rows += 1
+            try accelerometer.flushIfFull()
+        }
+        bytes += try accelerometer.finish()
+
+        var barometer = try OutputFile(path: directory + "/Barometer.csv")
+        barometer.append(barometerHeader)
+        clock = SampleClock(plan: plan, rateHz: 1, jitterSeconds: 0.004,
+                            dropFraction: options.dropFraction, stream: 11)
+        noise = SeededGenerator(seed: plan.streamSeed, tags: 211)
+        let seaLevel = 101.325 + noise.uniform(-1.2, 1.2)
+        var reference: Double?
+        while let nanos = clock.next() {
+            let time = Double(MotionCollectorWriter.microseconds(nanos)) / 1e6
+            let altitude = model.sample(at: time).altitude
+            let pressure = OutputFile.fixed6(seaLevel + kilopascalsPerMeter * altitude
+                                             + noise.gaussian(sigma: pressureNoiseKilopascals))
+            let start = reference ?? pressure
+            reference = start
+            barometer.appendDescription(time)
+            barometer.append(byte: UInt8(ascii: ","))
+            barometer.appendFixed6(pressure)
+            barometer.append(byte: UInt8(ascii: ","))
+            barometer.appendFixed6((pressure - start) / kilopascalsPerMeter)
+            appendActivity(model.segment(at: time).activity, to: &barometer)
+            rows += 1
+        }
+        bytes += try barometer.finish()
+        return (bytes, rows)
+    }
+
+    /// Appends `,activity\n`.
+    private static func appendActivity(_ activity: RecordingPlan.Segment.Activity, to file: inout OutputFile) {
+        switch activity {
+        case .walking, .turning: file.append(",walk\n")
+        case .stairs: file.append(",stairs\n")
+        case .standing: file.append(",\n")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MotionCore
+
+/// `motionprep synth`: realistic synthetic recordings for demos, tests and benchmarks.
+public enum Synth {
+    /// Writes `options.subjects × options.recordingsPerSubject` recordings into
+    /// `options.outDirectory`, creating folders as needed.
+    ///
+    /// Layout (`NN` is 1-based, at least two digits):
+    /// - `motioncollector`: `subjectNN/rec-NN.csv`
+    /// - `csv`: `subjectNN/rec-NN/Accelerometer.csv` and `subjectNN/rec-NN/Barometer.csv`
+    /// - `iio`: `subjectNN/rec-NN.bin`, with the device layout in `subjectNN/sysfs/`
+    ///
+    /// The same options always give byte-identical files: every random choice comes from a
+    /// generator seeded by `options.seed`, the subject and the recording.
+    ///
+    /// - Returns: the files written (relative, sorted), their total size and the data rows.
+    /// - Throws: `MotionError` with status `.usage` for impossible options (no subjects,
+    ///   non-positive minutes, a drop fraction outside [0, 1)), `.cannotCreate` when a folder
+    ///   or file cannot be created and `.ioError` when a write fails; the message names the path.
+    public static func write(_ options: SynthOptions) throws -> SynthSummary {
+        try validate(options)
+        let root = options.outDirectory.isEmpty ? "." : options.outDirectory
+        var files: [String] = []
+        var bytes = 0, rows = 0
+        try makeDirectory(root)
+        for subject in 1...options.subjects {
+            let subjectFolder = "subject" + twoDigits(subject)
+            try makeDirectory(root + "/" + subjectFolder)
+            if options.format == .iio {
+                for (name, text) in IIOCaptureWriter.sysfsFiles {
+                    let relative = subjectFolder + "/sysfs/" + name
+                    let path = root + "/" + relative
+                    try makeDirectory(String(path[..<path.lastIndex(of: "/")!]))
+                    bytes += try OutputFile.writeSmall(text, to: path)
+                    files.append(relative)
+                }
+            }
+            for recording in 1...options.recordingsPerSubject {
+                let stem = subjectFolder + "/rec-" + twoDigits(recording)
+                let written: (bytes: Int, rows: Int)
+                switch options.format {
+                case .motioncollector:
+                    let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
+                    written = try MotionCollectorWriter.write(plan: plan, options: options, to: root + "/" + stem + ".csv")
+                    files.append(stem + ".csv")
+                case .csv:
+                    let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndStairs)
+                    try makeDirectory(root + "/" + stem)
+                    written = try PhoneLoggerWriter.write(plan: plan, options: options, to: root + "/" + stem)
+                    files.append(stem + "/Accelerometer.csv")
+                    files.append(stem + "/Barometer.csv")
+                case .iio:
+                    let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
+                    written = try IIOCaptureWriter.write(plan: plan, options: options, to: root + "/" + stem + ".bin")
+                    files.append(stem + ".bin")
+                }
+                bytes += written.bytes
+                rows += written.rows
+            }
+        }
+        files.sort(by: Text.utf8Less)
+        return SynthSummary(files: files, bytes: bytes, rows: rows)
+    }
+
+    static func validate(_ options: SynthOptions) throws(MotionError) {
+        func fail(_ what: String) -> MotionError { MotionError(.usage, "synth: \(what).") }
+        guard options.subjects >= 1 else { throw fail("--subjects must be at least 1, got \(options.subjects)") }
+        guard options.recordingsPerSubject >= 1 else {
+            throw fail("recordings per subject must be at least 1, got \(options.recordingsPerSubject)")
+        }
+        guard options.minutes > 0, options.minutes.isFinite else {
+            throw fail("--minutes must be a positive number, got \(options.minutes)")
+        }
+        guard options.dropFraction >= 0, options.dropFraction < 1 else {
+            throw fail("the drop fraction must be in [0, 1), got \(options.dropFraction)")
+        }
+        guard options.gapsPerMinute >= 0, options.gapsPerMinute.isFinite else {
+            throw fail("gaps per minute must be a non-negative number, got \(options.gapsPerMinute)")
+        }
+    }
+
+    /// `7` → `07`, `123` → `123`.
+    static func twoDigits(_ n: Int) -> String {
+        n < 10 ? "0\(n)" : "\(n)"
+    }
+
+    /// Creates `path` and its missing parents (`mkdir -p`).
+    static func makeDirectory(_ path: String) throws(MotionError) {
+        var isDirectory = stat()
+        if stat(path, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR { return }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try makeDirectory(String(path[..<slash]))
+        }
+        if mkdir(path, 0o755) != 0, errno != EEXIST {
+            throw MotionError(.cannotCreate, "cannot create folder `\(path)`: \(OutputFile.reason(errno)).")
+        }
+        if stat(path, &isDirectory) != 0 || isDirectory.st_mode & S_IFMT != S_IFDIR {
+            throw MotionError(.cannotCreate, "cannot create folder `\(path)`: a file of that name is in the way.")
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// The file format `motionprep synth` writes (SPEC §1, §3).
+public enum SynthFormat: String, Sendable, CaseIterable {
+    /// MotionCollector CSV (SPEC §3.1): `subjectNN/rec-NN.csv`, sensors A, G, M, D interleaved.
+    case motioncollector
+    /// Phone-logger CSV (SPEC §3.2, wide): `subjectNN/rec-NN/Accelerometer.csv` (100 Hz, g)
+    /// and `Barometer.csv` (1 Hz, kPa and m), activities `walk` and `stairs`.
+    case csv
+    /// Raw IIO buffer capture (SPEC §3.3): `subjectNN/rec-NN.bin`, 3 × `le:s16` accelerometer
+    /// plus an s64 timestamp per 16-byte scan, with the layout in `subjectNN/sysfs/`.
+    case iio
+}
+
+/// What `Synth.write` generates. Everything follows from these values: the same options give
+/// byte-identical files.
+public struct SynthOptions: Sendable {
+    /// Folder to write into; created (with parents) when missing. Existing files of the same
+    /// names are replaced, other files are left alone.
+    public var outDirectory: String
+    /// Number of subjects (`subject01`, `subject02`, …), at least 1. Each subject has its own
+    /// cadence, gait amplitudes and phone orientation.
+    public var subjects: Int = 3
+    /// Length of each recording in minutes (> 0). Sample times run from a small start offset
+    /// (about 0.01–0.03 s) to `minutes × 60` seconds.
+    public var minutes: Double = 2
+    /// Seed of every random choice.
+    public var seed: UInt64 = 1
+    /// File format.
+    public var format: SynthFormat = .motioncollector
+    /// Recordings per subject (`rec-01`, `rec-02`, …), at least 1.
+    public var recordingsPerSubject: Int = 2
+    /// MotionCollector only: write the older variant (header `Type, When, …`, numeric sources
+    /// 0 A, 1 D, 2 G, 3 M, no label column, marker rows `4,<time>` when walking starts and
+    /// `5,<time>` when turning starts).
+    public var legacy: Bool = false
+    /// Mean number of app pauses (0.3–1.5 s without any sample, all sensors) per minute of
+    /// recording; 0 for none. They are spread out, not clustered: with spacing s = 60 /
+    /// `gapsPerMinute` seconds, the first comes 5 s + [0, s) into a recording and later ones
+    /// [0.5 s, 1.5 s) apart (by default 5–125 s, then 60–180 s apart).
+    public var gapsPerMinute: Double = 0.5
+    /// Fraction of samples silently dropped, per sensor, independently (0 ≤ p < 1).
+    public var dropFraction: Double = 0.005
+
+    /// Creates options; only the output folder is required.
+    public init(outDirectory: String, subjects: Int = 3, minutes: Double = 2, seed: UInt64 = 1,
+                format: SynthFormat = .motioncollector, recordingsPerSubject: Int = 2,
+                legacy: Bool = false, gapsPerMinute: Double = 0.5, dropFraction: Double = 0.005) {
+        self.outDirectory = outDirectory
+        self.subjects = subjects
+        self.minutes = minutes
+        self.seed = seed
+        self.format = format
+        self.recordingsPerSubject = recordingsPerSubject
+        self.legacy = legacy
+        self.gapsPerMinute = gapsPerMinute
+        self.dropFraction = dropFraction
+    }
+}
+
+/// What `Synth.write` wrote.
+public struct SynthSummary: Sendable, Equatable {
+    /// Every file written, relative to `outDirectory` with `/` separators, sorted by UTF-8 bytes
+    /// (sysfs layout files included for `iio`).
+    public var files: [String]
+    /// Total size of those files in bytes.
+    public var bytes: Int
+    /// Data rows written: CSV lines after the header (MotionCollector marker rows included,
+    /// both phone-logger files counted) or IIO scans.
+    public var rows: Int
+
+    public init(files: [String], bytes: Int, rows: Int) {
+        self.files = files
+        self.bytes = bytes
+        self.rows = rows
+    }
+}

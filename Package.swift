@@ -68,6 +68,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
     .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
+    .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 
 let package = Package(

@@ -108,9 +108,11 @@ enum _FeatureKernels {
     /// 2·log₂ n levels, insertion sort for the short runs left over). Allocates nothing.
     ///
     /// - Complexity: O(n log n) worst case.
-    static func sort(_ a: UnsafeMutablePointer<Double>, count n: Int) {
+    /// - Parameter depthLimit: quicksort levels before heapsort takes over; the default is
+    ///   2·⌊log₂ n⌋ + 2. Tests pass 0 to exercise the heapsort path.
+    static func sort(_ a: UnsafeMutablePointer<Double>, count n: Int, depthLimit: Int? = nil) {
         guard n > 1 else { return }
-        quicksort(a, low: 0, high: n - 1, depthLimit: 2 * (Int.bitWidth - n.leadingZeroBitCount))
+        quicksort(a, low: 0, high: n - 1, depthLimit: depthLimit ?? 2 * (Int.bitWidth - n.leadingZeroBitCount))
         insertionSort(a, count: n)
     }
 

@@ -1,0 +1,31 @@
+// Test hooks: `package` access, so the public API stays small. Safe Array wrappers around the
+// unsafe kernels, for comparison with straightforward reference versions.
+
+package enum _FeatureKernelsTesting {
+    /// `values` sorted by the extractor's introsort; `heapsortOnly` forces the heapsort fallback.
+    package static func sorted(_ values: [Double], heapsortOnly: Bool = false) -> [Double] {
+        var copy = values
+        let count = copy.count
+        copy.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            _FeatureKernels.sort(base, count: count, depthLimit: heapsortOnly ? 0 : nil)
+        }
+        return copy
+    }
+
+    /// numpy-linear quantile of sorted, non-empty values.
+    package static func quantile(sorted values: [Double], fraction: Double) -> Double {
+        precondition(!values.isEmpty, "quantile of no values")
+        return values.withUnsafeBufferPointer {
+            _FeatureKernels.quantile(sorted: $0.baseAddress!, count: $0.count, fraction: fraction)
+        }
+    }
+
+    /// median(|x − median|) of sorted, non-empty values by the merge kernel.
+    package static func medianAbsoluteDeviation(sorted values: [Double], median: Double) -> Double {
+        precondition(!values.isEmpty, "median absolute deviation of no values")
+        return values.withUnsafeBufferPointer {
+            _FeatureKernels.medianAbsoluteDeviation(sorted: $0.baseAddress!, count: $0.count, median: median)
+        }
+    }
+}

@@ -2,13 +2,16 @@
 // unsafe kernels, for comparison with straightforward reference versions.
 
 package enum _FeatureKernelsTesting {
-    /// `values` sorted by the extractor's introsort; `heapsortOnly` forces the heapsort fallback.
-    package static func sorted(_ values: [Double], heapsortOnly: Bool = false) -> [Double] {
+    /// `values` sorted by the extractor's merge sort.
+    package static func sorted(_ values: [Double]) -> [Double] {
         var copy = values
+        var scratch = [Double](repeating: .nan, count: values.count)
         let count = copy.count
         copy.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            _FeatureKernels.sort(base, count: count, depthLimit: heapsortOnly ? 0 : nil)
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                guard let base = buffer.baseAddress else { return }
+                _FeatureKernels.sort(base, count: count, scratch: scratch.baseAddress!)
+            }
         }
         return copy
     }

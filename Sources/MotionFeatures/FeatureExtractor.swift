@@ -27,8 +27,9 @@ public final class FeatureExtractor {
     private let needsSpectrum: Bool
     /// The window's values channel by channel, `values[c*T + t]`.
     private let values: UnsafeMutableBufferPointer<Double>
-    /// One channel's values, sorted.
+    /// One channel's values, sorted, and the sort's scratch.
     private let sortedValues: UnsafeMutableBufferPointer<Double>
+    private let sortScratch: UnsafeMutableBufferPointer<Double>
     /// One channel's scaled deviations from its mean, the FFT input.
     private let spectrumInput: UnsafeMutableBufferPointer<Float>
     /// One channel's power spectrum, bins 0…T/2.
@@ -56,6 +57,8 @@ public final class FeatureExtractor {
         values.initialize(repeating: 0)
         sortedValues = .allocate(capacity: length)
         sortedValues.initialize(repeating: 0)
+        sortScratch = .allocate(capacity: length)
+        sortScratch.initialize(repeating: 0)
         spectrumInput = .allocate(capacity: length)
         spectrumInput.initialize(repeating: 0)
         power = .allocate(capacity: length / 2 + 1)
@@ -73,6 +76,7 @@ public final class FeatureExtractor {
     deinit {
         values.deallocate()
         sortedValues.deallocate()
+        sortScratch.deallocate()
         spectrumInput.deallocate()
         power.deallocate()
         results.deallocate()
@@ -127,7 +131,7 @@ public final class FeatureExtractor {
             if needsSortedValues {
                 let sorted = sortedValues.baseAddress!
                 sorted.update(from: channel, count: length)
-                _FeatureKernels.sort(sorted, count: length)
+                _FeatureKernels.sort(sorted, count: length, scratch: sortScratch.baseAddress!)
                 let median = _FeatureKernels.quantile(sorted: sorted, count: length, fraction: 0.5)
                 r[FeatureKind.median.rawValue] = median
                 r[FeatureKind.iqr.rawValue] = _FeatureKernels.quantile(sorted: sorted, count: length, fraction: 0.75)

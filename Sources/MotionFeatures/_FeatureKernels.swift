@@ -78,15 +78,17 @@ enum _FeatureKernels {
         }
         var m2 = 0.0, m3 = 0.0, m4 = 0.0
         var crossings = 0
-        var previousNegative = v[0] - mean < 0
+        // Signs as 0/1 integers, so counting changes is arithmetic rather than a branch that
+        // mispredicts on noisy data. An exact 0 (or −0) counts as non-negative.
+        var previousNegative = unsafeBitCast(v[0] - mean < 0, to: UInt8.self)
         for i in 0..<n {
             let d = v[i] - mean
             let d2 = d * d
             m2 += d2
             m3 += d2 * d
             m4 += d2 * d2
-            let negative = d < 0
-            crossings &+= negative != previousNegative ? 1 : 0
+            let negative = unsafeBitCast(d < 0, to: UInt8.self)
+            crossings &+= Int(negative ^ previousNegative)
             previousNegative = negative
         }
         summary.m2 = m2
@@ -104,59 +106,103 @@ enum _FeatureKernels {
 
     // MARK: Order statistics
 
-    /// Sorts `n` values ascending in place: introsort (median-of-three quicksort, heapsort past
-    /// 2·log₂ n levels, insertion sort for the short runs left over). Allocates nothing.
+    /// Sorts `n` values ascending in place, using `scratch` (room for `n` values).
     ///
-    /// - Complexity: O(n log n) worst case.
-    /// - Parameter depthLimit: quicksort levels before heapsort takes over; the default is
-    ///   2·⌊log₂ n⌋ + 2. Tests pass 0 to exercise the heapsort path.
-    static func sort(_ a: UnsafeMutablePointer<Double>, count n: Int, depthLimit: Int? = nil) {
+    /// Bottom-up merge sort built to avoid branch mispredictions, which dominate sorting short
+    /// windows: blocks of 8 go through a 19-comparator sorting network (`min`/`max`), then runs
+    /// are merged pairwise; equal-length pairs with a branchless bidirectional merge (the smallest
+    /// from the front and the largest from the back at each step, as in quadsort's parity
+    /// merge, which never reads past either run), the shorter trailing run with a plain merge.
+    /// A short trailing block is insertion-sorted. Allocates nothing.
+    ///
+    /// - Complexity: O(n log n) comparisons, worst case and always.
+    static func sort(_ a: UnsafeMutablePointer<Double>, count n: Int, scratch: UnsafeMutablePointer<Double>) {
         guard n > 1 else { return }
-        quicksort(a, low: 0, high: n - 1, depthLimit: depthLimit ?? 2 * (Int.bitWidth - n.leadingZeroBitCount))
-        insertionSort(a, count: n)
+        let fullBlocks = n / 8
+        for block in 0..<fullBlocks { sortNetwork8(a + 8 * block) }
+        insertionSort(a + 8 * fullBlocks, count: n - 8 * fullBlocks)
+        var source = a, destination = scratch
+        var width = 8
+        while width < n {
+            var start = 0
+            while start < n {
+                let middle = Swift.min(start + width, n)
+                let end = Swift.min(start + 2 * width, n)
+                if middle == end {
+                    (destination + start).update(from: source + start, count: end - start)
+                } else if end - middle == width {
+                    mergeEqualRuns(source + start, source + middle, count: width, into: destination + start)
+                } else {
+                    merge(source + start, count: middle - start, source + middle, count: end - middle,
+                          into: destination + start)
+                }
+                start = end
+            }
+            swap(&source, &destination)
+            width *= 2
+        }
+        if source != a { a.update(from: source, count: n) }
     }
-
-    private static let insertionThreshold = 16
 
     @inline(__always)
-    private static func swap(_ a: UnsafeMutablePointer<Double>, _ i: Int, _ j: Int) {
-        let t = a[i]
-        a[i] = a[j]
-        a[j] = t
+    private static func compareExchange(_ x: inout Double, _ y: inout Double) {
+        let low = Swift.min(x, y)
+        y = Swift.max(x, y)
+        x = low
     }
 
-    private static func quicksort(_ a: UnsafeMutablePointer<Double>, low: Int, high: Int, depthLimit: Int) {
-        var low = low, high = high, depth = depthLimit
-        while high - low > insertionThreshold {
-            if depth == 0 {
-                heapsort(a + low, count: high - low + 1)
-                return
-            }
-            depth -= 1
-            let middle = low + (high - low) / 2
-            if a[middle] < a[low] { swap(a, middle, low) }
-            if a[high] < a[low] { swap(a, high, low) }
-            if a[high] < a[middle] { swap(a, high, middle) }
-            let pivot = a[middle]
-            var i = low - 1, j = high + 1
-            while true {
-                repeat { i += 1 } while a[i] < pivot
-                repeat { j -= 1 } while a[j] > pivot
-                if i >= j { break }
-                swap(a, i, j)
-            }
-            // Recurse into the smaller side, loop on the larger: O(log n) stack.
-            if j - low < high - j {
-                quicksort(a, low: low, high: j, depthLimit: depth)
-                low = j + 1
-            } else {
-                quicksort(a, low: j + 1, high: high, depthLimit: depth)
-                high = j
-            }
+    /// Sorts 8 values with the optimal 19-comparator network.
+    @inline(__always)
+    private static func sortNetwork8(_ p: UnsafeMutablePointer<Double>) {
+        var v0 = p[0], v1 = p[1], v2 = p[2], v3 = p[3], v4 = p[4], v5 = p[5], v6 = p[6], v7 = p[7]
+        compareExchange(&v0, &v2); compareExchange(&v1, &v3); compareExchange(&v4, &v6); compareExchange(&v5, &v7)
+        compareExchange(&v0, &v4); compareExchange(&v1, &v5); compareExchange(&v2, &v6); compareExchange(&v3, &v7)
+        compareExchange(&v0, &v1); compareExchange(&v2, &v3); compareExchange(&v4, &v5); compareExchange(&v6, &v7)
+        compareExchange(&v2, &v4); compareExchange(&v3, &v5)
+        compareExchange(&v1, &v4); compareExchange(&v3, &v6)
+        compareExchange(&v1, &v2); compareExchange(&v3, &v4); compareExchange(&v5, &v6)
+        p[0] = v0; p[1] = v1; p[2] = v2; p[3] = v3; p[4] = v4; p[5] = v5; p[6] = v6; p[7] = v7
+    }
+
+    /// Merges two sorted runs of `count` values each. Front and back advance together, each step
+    /// taking the smaller front (left on ties) and the larger back (right on ties); after t < count
+    /// steps each side has taken t values, so no index leaves its run.
+    @inline(__always)
+    private static func mergeEqualRuns(_ left: UnsafePointer<Double>, _ right: UnsafePointer<Double>, count: Int,
+                                       into out: UnsafeMutablePointer<Double>) {
+        var i = 0, j = 0
+        var iBack = count - 1, jBack = count - 1
+        var back = 2 * count - 1
+        for front in 0..<count {
+            let l = left[i], r = right[j]
+            let takeRight = r < l
+            out[front] = Swift.min(l, r)
+            j &+= takeRight ? 1 : 0
+            i &+= takeRight ? 0 : 1
+            let lb = left[iBack], rb = right[jBack]
+            let takeLeft = lb > rb
+            out[back] = Swift.max(lb, rb)
+            iBack &-= takeLeft ? 1 : 0
+            jBack &-= takeLeft ? 0 : 1
+            back &-= 1
         }
     }
 
+    /// Merges two sorted runs of any lengths ≥ 1 (the trailing, shorter run of a pass).
+    private static func merge(_ left: UnsafePointer<Double>, count leftCount: Int,
+                              _ right: UnsafePointer<Double>, count rightCount: Int,
+                              into out: UnsafeMutablePointer<Double>) {
+        var i = 0, j = 0, k = 0
+        while i < leftCount && j < rightCount {
+            if right[j] < left[i] { out[k] = right[j]; j += 1 } else { out[k] = left[i]; i += 1 }
+            k += 1
+        }
+        if i < leftCount { (out + k).update(from: left + i, count: leftCount - i) }
+        if j < rightCount { (out + k).update(from: right + j, count: rightCount - j) }
+    }
+
     private static func insertionSort(_ a: UnsafeMutablePointer<Double>, count n: Int) {
+        guard n > 1 else { return }
         for i in 1..<n {
             let x = a[i]
             var j = i - 1
@@ -165,27 +211,6 @@ enum _FeatureKernels {
                 j -= 1
             }
             a[j + 1] = x
-        }
-    }
-
-    private static func heapsort(_ a: UnsafeMutablePointer<Double>, count n: Int) {
-        func siftDown(_ start: Int, _ end: Int) {
-            var root = start
-            while 2 * root + 1 < end {
-                var child = 2 * root + 1
-                if child + 1 < end && a[child] < a[child + 1] { child += 1 }
-                guard a[root] < a[child] else { return }
-                swap(a, root, child)
-                root = child
-            }
-        }
-        var start = n / 2
-        while start > 0 { start -= 1; siftDown(start, n) }
-        var end = n
-        while end > 1 {
-            end -= 1
-            swap(a, 0, end)
-            siftDown(0, end)
         }
     }
 
@@ -209,22 +234,31 @@ enum _FeatureKernels {
     }
 
     /// median(|x − median|) of `n ≥ 1` sorted values, without a second sort: the deviations
-    /// below and above the median are two sorted runs, merged until the middle rank.
+    /// below and above the median are two sorted runs, merged (branch-free) up to the middle rank.
     ///
     /// - Complexity: O(n).
     @inline(__always)
     static func medianAbsoluteDeviation(sorted s: UnsafePointer<Double>, count n: Int, median: Double) -> Double {
-        // First index whose value is ≥ median.
-        var split = 0
-        while split < n && s[split] < median { split += 1 }
+        // Lower bound: the first index whose value is ≥ median.
+        var split = 0, remaining = n
+        while remaining > 0 {
+            let step = remaining / 2
+            if s[split + step] < median {
+                split += step + 1
+                remaining -= step + 1
+            } else {
+                remaining = step
+            }
+        }
         var below = split - 1, above = split
         @inline(__always) func nextDeviation() -> Double {
-            if below >= 0 && (above >= n || median - s[below] <= s[above] - median) {
-                defer { below -= 1 }
-                return median - s[below]
-            }
-            defer { above += 1 }
-            return s[above] - median
+            // An exhausted side reads a clamped, in-range index and offers +infinity instead.
+            let fromBelow = below >= 0 ? median - s[Swift.max(below, 0)] : .infinity
+            let fromAbove = above < n ? s[Swift.min(above, n - 1)] - median : .infinity
+            let takeBelow = fromBelow <= fromAbove
+            below &-= takeBelow ? 1 : 0
+            above &+= takeBelow ? 0 : 1
+            return Swift.min(fromBelow, fromAbove)
         }
         let virtualIndex = Double(n - 1) * 0.5
         let rank = Int(virtualIndex.rounded(.down))

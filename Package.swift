@@ -71,6 +71,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
+    .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 
 let package = Package(

@@ -1,2 +1,0 @@
-import CKissFFT
-func _probe() -> Int { MemoryLayout<kiss_fft_cpx>.size }

@@ -1,1 +1,0 @@
-// MotionFeatures: see README.md in this folder.

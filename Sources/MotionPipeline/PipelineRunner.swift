@@ -11,9 +11,9 @@ public enum PipelineRunner {
     public static func run(_ spec: PipelineSpec, options: RunOptions) throws -> RunSummary {
         let layout = try ChannelLayout.make(spec)
         let sources = try InputDiscovery.recordings(spec)
-        var intervals: IntervalLabels?
-        if let labels = spec.labels, labels.from == .intervals, let path = labels.path {
-            intervals = try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
+        let intervals: IntervalLabels? = try spec.labels.flatMap { labels in
+            guard labels.from == .intervals, let path = labels.path else { return nil }
+            return try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
         }
         let rate = spec.resample.rateHz
         let length = spec.window.length.samples(atRateHz: rate)

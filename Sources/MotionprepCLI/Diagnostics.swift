@@ -9,15 +9,26 @@ enum Diagnostics {
     static func stderr(_ text: String) {
         var s = text
         if !s.hasSuffix("\n") { s += "\n" }
-        fputs(s, Glibc.stderr)
+        writeAll(2, s)
     }
 
     /// Writes `text` to stdout.
     static func stdout(_ text: String) {
         var s = text
         if !s.hasSuffix("\n") { s += "\n" }
-        fputs(s, Glibc.stdout)
-        fflush(Glibc.stdout)
+        writeAll(1, s)
+    }
+
+    /// Writes the whole string to a file descriptor (unbuffered, so stdout and stderr interleave
+    /// in the order written).
+    private static func writeAll(_ fd: Int32, _ s: String) {
+        var bytes = Array(s.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 { if errno == EINTR { continue }; return }
+            off += n
+        }
     }
 
     /// Prints `error` as `motionprep: <sentence>` and returns its exit status.

@@ -53,7 +53,7 @@ def reference_windows(data_dir):
             ys.append(CLASSES.index(MAP.get(label, label)))
             ts.append(grid[s])
         rel = path.relative_to(data_dir).with_suffix("")
-        out[(path.parent.name, str(rel))] = (np.array(xs, dtype=np.float32).reshape(-1, LENGTH, 21), ys, ts)
+        out[(path.parent.name, str(rel))] = (np.array(xs, dtype=np.float32).reshape(-1, LENGTH, 18), ys, ts)
     return out
 
 
@@ -88,9 +88,9 @@ def test_arrays_attributes_and_values_match_numpy_reference(walk_data, dataset):
             assert x.dtype == np.float32 and y.dtype == np.int64
             assert f["subject_index"].dtype == np.int32 and f["recording_index"].dtype == np.int32
             assert f["start_time_s"].dtype == np.float64
-            assert x.shape[1:] == (LENGTH, 21)
+            assert x.shape[1:] == (LENGTH, 18)
             assert x.compression == "gzip" and x.compression_opts == 4 and x.shuffle and x.fletcher32
-            assert 32768 <= x.chunks[0] * LENGTH * 21 * 4 <= 65536 or x.chunks[0] == 1
+            assert 32768 <= x.chunks[0] * LENGTH * 18 * 4 <= 65536 or x.chunks[0] == 1
             n = x.shape[0]
             total += n
             assert manifest["splits"][split]["num_windows"] == n
@@ -121,7 +121,7 @@ def test_manifest_contents(walk_data, dataset):
     assert m["window_length"] == LENGTH and m["window_stride"] == STRIDE and m["sample_rate_hz"] == RATE
     assert [c["name"] for c in m["channels"]][:3] == ["acc_x", "acc_y", "acc_z"]
     assert m["classes"] == CLASSES
-    assert m["arrays"]["x"] == {"dtype": "float32", "shape": [None, LENGTH, 21]}
+    assert m["arrays"]["x"] == {"dtype": "float32", "shape": [None, LENGTH, 18]}
     # Inputs: path relative to the pipeline file, size and sha256.
     for entry in m["inputs"]:
         p = walk_data / entry["path"]
@@ -130,11 +130,16 @@ def test_manifest_contents(walk_data, dataset):
         assert entry["sha256"] == hashlib.sha256(p.read_bytes()).hexdigest()
     # Keys sorted at every level; no absolute path anywhere.
     text = (dataset / "manifest.json").read_text()
-    assert json.dumps(json.loads(text), sort_keys=True, indent=2) == text.rstrip("\n")
+    def keys_sorted(pairs):
+        keys = [k for k, _ in pairs]
+        assert keys == sorted(keys, key=lambda k: k.encode()), keys
+        return dict(pairs)
+
+    json.loads(text, object_pairs_hook=keys_sorted)
     assert str(walk_data) not in text
     # Normalisation: train x mean/std over every time step of every train window.
     with h5py.File(dataset / "train.h5", "r") as f:
-        x = f["x"][...].astype(np.float64).reshape(-1, 21)
+        x = f["x"][...].astype(np.float64).reshape(-1, 18)
     np.testing.assert_allclose(m["normalization"]["x"]["mean"], x.mean(axis=0), rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(m["normalization"]["x"]["std"], x.std(axis=0), rtol=1e-9, atol=1e-9)
     counts = m["counts"]

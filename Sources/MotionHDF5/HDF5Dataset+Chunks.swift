@@ -17,13 +17,10 @@ extension HDF5Dataset {
     /// - Throws: ``HDF5Error`` (`.ioError`) when the dataset is closed or HDF5 fails.
     public var chunkShape: [Int]? {
         get throws {
-            try withCreationPropertyList(action: "cannot read the chunk shape of dataset `\(name)` in") { dcpl, action in
-                guard H5Pget_layout(dcpl) == H5D_CHUNKED else { return nil }
-                var dims = [hsize_t](repeating: 0, count: rowShape.count + 1)
-                guard H5Pget_chunk(dcpl, Int32(dims.count), &dims) >= 0 else {
-                    throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
-                }
-                return dims.map { Int($0) }
+            try HDF5Library.withLock {
+                let action = "cannot read the chunk shape of dataset `\(name)` in"
+                let id = try openID(action: action)
+                return try _chunkShape(id, rank: rowShape.count + 1, action: action, path: file.path, objectName: name)
             }
         }
     }

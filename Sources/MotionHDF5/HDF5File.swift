@@ -329,3 +329,17 @@ func _datasetDims(_ datasetID: hid_t, action: String, path: String, objectName: 
     }
     return dims
 }
+
+/// The chunk shape of a dataset, or `nil` when it is not chunked (`H5Dget_create_plist`,
+/// `H5Pget_layout`, `H5Pget_chunk`).
+func _chunkShape(_ datasetID: hid_t, rank: Int, action: String, path: String, objectName: String) throws -> [Int]? {
+    let dcpl = H5Dget_create_plist(datasetID)
+    guard dcpl >= 0 else { throw HDF5Error.fromLibrary(.ioError, action, path: path, objectName: objectName) }
+    defer { H5Pclose(dcpl) }
+    guard H5Pget_layout(dcpl) == H5D_CHUNKED else { return nil }
+    var dims = [hsize_t](repeating: 0, count: rank)
+    guard H5Pget_chunk(dcpl, Int32(rank), &dims) >= 0 else {
+        throw HDF5Error.fromLibrary(.ioError, action, path: path, objectName: objectName)
+    }
+    return dims.map { Int($0) }
+}

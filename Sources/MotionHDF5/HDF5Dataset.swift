@@ -121,7 +121,7 @@ public final class HDF5Dataset: @unchecked Sendable {
         }
     }
 
-    /// Appends `rows` rows of `Float`; see ``append(_:rows:)-(UnsafeRawBufferPointer,_)``.
+    /// Appends `rows` rows of `Float` (`values.count == rows × product(rowShape)`, else a trap);
     /// HDF5 converts to the dataset's element type if it differs.
     public func append(_ values: [Float], rows: Int) throws { try appendTyped(values, rows: rows) }
     /// Appends `rows` rows of `Double`; HDF5 converts to the dataset's element type if it differs.

@@ -89,8 +89,8 @@ package struct MotionModel: Sendable {
         }
 
         // Gait phase φ (one cycle per step) and ψ = φ/2 (one cycle per stride).
-        let omega = 2 * Double.pi * segment.cadenceHz
-        let phi = segment.phaseAtStart + omega * u
+        let omega = segment.stepAngularFrequency(after: u)
+        let phi = segment.phaseAtStart + segment.phaseAdvance(after: u)
         let psi = 0.5 * phi
         let sPsi = sin(psi), cPsi = cos(psi)
         let s1 = 2 * sPsi * cPsi, c1 = cPsi * cPsi - sPsi * sPsi

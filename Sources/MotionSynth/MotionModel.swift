@@ -12,6 +12,8 @@ package struct MotionSample: Sendable {
     package var rotationRate: SIMD3<Double>
     /// Height relative to the start of the recording, m.
     package var altitude: Double
+    /// What the subject is doing.
+    package var activity: RecordingPlan.Segment.Activity
 
     /// What the accelerometer measures before noise: gravity + user acceleration, g.
     package var acceleration: SIMD3<Double> { gravity + userAcceleration }
@@ -114,7 +116,7 @@ package struct MotionModel: Sendable {
                                envelope * p.rocking.z * 0.5 * omega * Self.cosShifted(sPsi, cPsi, rz))
 
         let yaw = Rotation.aboutZ(heading)
-        let bodyInWorld = yaw * Rotation.aboutZ(angleZ) * Rotation.aboutY(angleY) * Rotation.aboutX(angleX)
+        let bodyInWorld = yaw * Rotation.small(x: angleX, y: angleY, z: angleZ)
         let attitude = bodyInWorld * p.phoneInBody
         let rateInWorld = SIMD3<Double>(0, 0, headingRate) + yaw.apply(rateInBody)
 
@@ -122,7 +124,8 @@ package struct MotionModel: Sendable {
                             gravity: -attitude.r2,
                             userAcceleration: attitude.applyTransposed(yaw.apply(userInBody)),
                             rotationRate: attitude.applyTransposed(rateInWorld),
-                            altitude: segment.altitudeAtStart + segment.climbRate * u)
+                            altitude: segment.altitudeAtStart + segment.climbRate * u,
+                            activity: segment.activity)
     }
 
     /// Earth's field in the device frame (µT), before the phone's offset and noise.

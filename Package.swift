@@ -55,6 +55,8 @@ let swiftTargets: [Target] = [
     ]),
     .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
+    // Stage timings for `make bench` (bench/bench.py); not part of the product.
+    .executableTarget(name: "motionprep-bench", dependencies: ["MotionCore", "MotionIngest", "MotionResample", "MotionFeatures"]),
 ]
 
 // MARK: - Tests (one target per module)

@@ -47,7 +47,8 @@ public enum PipelineRunner {
             case .hdf5:
                 sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: description)
             case .shards:
-                throw MotionError(.config, "`output.type: shards` in \(spec.file) is not supported by this build yet; use `hdf5`")
+                sinks[split] = try ShardSplitSink(directory: staging.partialDirectory, split: split.rawValue, description: description,
+                                                  windowsPerShard: spec.output.windowsPerShard, compressionLevel: spec.output.compressionLevel)
             }
         }
 

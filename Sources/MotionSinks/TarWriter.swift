@@ -55,9 +55,9 @@ package struct TarWriter {
 
     /// Writes content of the current member.
     package mutating func writeContent(_ bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count > 0 else { return }
         precondition(inMember && bytes.count <= memberRemaining,
                      "TarWriter: \(bytes.count) content bytes given, \(memberRemaining) expected")
-        guard bytes.count > 0 else { return }
         try emit(bytes)
         memberRemaining -= bytes.count
         if memberRemaining == 0 { try endMember() }

@@ -89,6 +89,12 @@ public struct ZstdFrameHeader: Sendable, Equatable {
     /// Whether a 32-bit content checksum follows the last block.
     public var hasChecksum: Bool
 
+    /// Creates a header description (for comparisons).
+    public init(contentSize: UInt64?, hasChecksum: Bool) {
+        self.contentSize = contentSize
+        self.hasChecksum = hasChecksum
+    }
+
     /// Parses the header at the start of `bytes`.
     /// - Throws: `MotionError(.dataError)` when the magic number is wrong or the header is cut short.
     public init(parsing bytes: [UInt8]) throws {

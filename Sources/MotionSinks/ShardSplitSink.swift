@@ -91,16 +91,25 @@ public final class ShardSplitSink: SplitSink {
             "class_counts": .array(counts.map { .int($0) }),
         ])
         let json = Array((header.compact() + "\n").utf8)
-        // In a scope of its own, so that the borrowed arrays are released before the buffer
-        // is emptied and its capacity can be kept.
-        do {
-        let arrays = buffer.arrays(description: description)
+        try Self.writeArchive(path: directory + "/" + relativePath, stem: stem, json: json,
+                              arrays: buffer.arrays(description: description), level: compressionLevel)
+        files.append(WrittenFile(path: relativePath, numWindows: buffer.count, classCounts: counts))
+        buffer.removeAll()
+    }
+}
+
+extension ShardSplitSink {
+    /// Writes one shard: the tar archive is produced member by member straight into one zstd
+    /// frame (its size is known up front, so the frame records it) and into a temporary file,
+    /// renamed to `path` when complete. The arrays are only borrowed, so the caller's buffer
+    /// keeps its capacity once they are released.
+    static func writeArchive(path: String, stem: String, json: [UInt8], arrays: [_ShardArrayRef], level: Int) throws {
         let npyHeaders = arrays.map { $0.header.encoded() }
         var sizes = [json.count]
         for (a, h) in zip(arrays, npyHeaders) { sizes.append(h.count + a.byteCount) }
 
-        let file = try _ShardFile(path: directory + "/" + relativePath)
-        let zstd = try ZstdFrameWriter(level: compressionLevel, contentSize: TarWriter.archiveSize(memberSizes: sizes)) {
+        let file = try _ShardFile(path: path)
+        let zstd = try ZstdFrameWriter(level: level, contentSize: TarWriter.archiveSize(memberSizes: sizes)) {
             try file.write($0)
         }
         var tar = TarWriter { try zstd.write($0) }
@@ -114,10 +123,6 @@ public final class ShardSplitSink: SplitSink {
         try tar.finish()
         try zstd.finish()
         try file.commit()
-        }
-
-        files.append(WrittenFile(path: relativePath, numWindows: buffer.count, classCounts: counts))
-        buffer.removeAll()
     }
 }
 

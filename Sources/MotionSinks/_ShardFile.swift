@@ -8,6 +8,11 @@ import MotionCore
 // The libc calls of the shard sink and reader, in one place. Every failure becomes a
 // `MotionError` naming the path and the system's reason.
 
+/// libc's `write`, under a name the class's own `write` does not shadow.
+private func _systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}
+
 /// A file being written under a temporary name, renamed into place by `commit()` and removed
 /// if it is dropped without being committed.
 final class _ShardFile {
@@ -35,7 +40,7 @@ final class _ShardFile {
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = _systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw MotionError(.ioError, "cannot write \(temporaryPath): \(_ShardFile.reason())")

@@ -34,7 +34,7 @@ let swiftTargets: [Target] = [
     // Wrappers: the only importers of C.
     .target(name: "MotionYAML", dependencies: ["CYAML"]),
     .target(name: "MotionHDF5", dependencies: ["CHDF5", "MotionCore"]),
-    .target(name: "MotionZstd", dependencies: ["CZstd"]),
+    .target(name: "MotionZstd", dependencies: ["CZstd", "MotionCore"]),
     .target(name: "MotionChecksum", dependencies: ["CCrypto", "MotionCore"]),
     .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
     // Shared value types; no C, no I/O.

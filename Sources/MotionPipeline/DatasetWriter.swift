@@ -24,7 +24,9 @@ final class DatasetWriter {
             case .hdf5:
                 sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description)
             case .shards:
-                throw MotionError(.config, "`output.type: shards` in \(plan.spec.file) is not supported by this build yet; use `hdf5`")
+                sinks[split] = try ShardSplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description,
+                                                  windowsPerShard: plan.spec.output.windowsPerShard,
+                                                  compressionLevel: plan.spec.output.compressionLevel)
             }
         }
     }

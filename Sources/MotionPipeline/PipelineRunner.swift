@@ -34,6 +34,7 @@ public enum PipelineRunner {
             ? try DatasetWriter(plan: plan, staging: staging, log: options.log) : nil
         var failures: [(Int, String)] = []
         var progress = RunProgress(total: owned.count)
+        let resumedCount = ResumeCounter()
         let executor = OrderedExecutor<RecordingProcessor, Result<RecordingRecord, Error>>()
         do {
             try executor.run(
@@ -46,6 +47,7 @@ public enum PipelineRunner {
                     return Result {
                         if options.resume, let saved = try RecordStore.load(path: path, source: sources[i]) {
                             try checkUnchanged(saved.record, pipelineSHA256: saved.pipelineSHA256, plan: plan)
+                            resumedCount.increment()
                             return saved.record
                         }
                         let inputs = try RecordStore.hashInputs(sources[i])
@@ -77,7 +79,7 @@ public enum PipelineRunner {
             keepPartial = true
             throw e
         }
-        let summary: RunSummary
+        var summary: RunSummary
         if let writer {
             summary = try writer.finish()
             try? FileManager.default.removeItem(atPath: recordsDir)
@@ -88,6 +90,8 @@ public enum PipelineRunner {
                                  windowsDropped: [:], recordingsDropped: [:], skipped: failures.map { (sources[$0.0].name, $0.1) },
                                  gaps: 0, gapSeconds: 0, windowsPerSplit: [], warnings: [], bytesWritten: 0)
         }
+        summary.resumed = resumedCount.value
+        if summary.resumed > 0 { options.log("resumed \(summary.resumed) finished recording(s) from the interrupted run") }
         try staging.commit()
         finished = true
         return summary
@@ -142,6 +146,14 @@ enum MotionChecksumBridge {
         let r = try SHA256.hexOfFile(path: path)
         return (r.hex, r.bytes)
     }
+}
+
+/// Counts recordings taken from resume state (workers increment it concurrently).
+final class ResumeCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
 
 /// `DIR.partial/state.json`: what an interrupted run was doing, for `--resume`.

@@ -61,4 +61,6 @@ public struct RunSummary: Sendable {
     public var windowsPerSplit: [(split: String, windows: Int)]
     public var warnings: [String]
     public var bytesWritten: Int
+    /// Recordings loaded from `--resume` state instead of being processed again.
+    public var resumed: Int = 0
 }

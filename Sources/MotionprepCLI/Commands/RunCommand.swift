@@ -97,6 +97,7 @@ enum RunCommand {
             "gap_seconds": .double(s.gapSeconds),
             "windows": .object(Dictionary(uniqueKeysWithValues: s.windowsPerSplit.map { ($0.split, JSONValue.int($0.windows)) })),
             "bytes_written": .int(s.bytesWritten),
+            "resumed_recordings": .int(s.resumed),
             "warnings": .array(s.warnings.map { .string($0) }),
         ])
     }

@@ -122,3 +122,21 @@ def test_resume_refuses_a_changed_pipeline(work):
     other.write_text(PIPELINE.replace("stride_s: 1.28", "stride_s: 0.64"))
     p = motionprep("run", other, "--resume", "--quiet", "--out", out, check=False)
     assert p.returncode == 65 and "the pipeline changed" in p.stderr
+
+
+def test_slurm_example_scripts_run_as_an_array(work):
+    """Runs examples/slurm/*.sbatch as Slurm would (array env vars, workers at once), then merges."""
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PATH=f"{Path(BIN).parent}:{os.environ['PATH']}", SLURM_ARRAY_TASK_COUNT="3",
+               SLURM_ARRAY_JOB_ID="42", SLURM_CPUS_PER_TASK="1")
+    out = work / "slurm" / "walk"
+    procs = [subprocess.Popen(["bash", str(root / "examples/slurm/motionprep-array.sbatch"), str(work / "scale.yaml"), str(out)],
+                              env=dict(env, SLURM_ARRAY_TASK_ID=str(i)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for i in range(3)]
+    for p in procs:
+        _, err = p.communicate()
+        assert p.returncode == 0, err
+    m = subprocess.run(["bash", str(root / "examples/slurm/motionprep-merge.sbatch"), str(out), "3"], env=env,
+                       capture_output=True, text=True)
+    assert m.returncode == 0 or "validate" in m.stderr, m.stderr
+    same(work / "reference", out)

@@ -49,11 +49,14 @@ let swiftTargets: [Target] = [
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
     // Configuration, orchestration, CLI.
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML"]),
+    // Checks a written dataset (SPEC §9); reads it, never writes.
+    .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionHDF5", "MotionChecksum", "MotionYAML"]),
     .target(name: "MotionPipeline", dependencies: [
         "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
     ]),
-    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth"]),
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth",
+                                                  "MotionValidate"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
 ]
 
@@ -71,6 +74,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
+    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5", "MotionCore"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 

@@ -236,8 +236,8 @@ private struct _ExpectationsDecoder {
                 guard let d = Self.number(v, { _ in true }) else { mustBe("\(path).\(k)", v, "a finite number"); ok = false; continue }
                 if k == "min" { lo = d } else { hi = d }
             }
-            guard ok else { continue }
-            if lo == nil, hi == nil {
+            guard ok, bounds.count == (value.mapping?.count ?? 0) || lo != nil || hi != nil else { continue }
+            if lo == nil, hi == nil, bounds.count == (value.mapping?.count ?? 0) {
                 report(value.mark, "`\(path)` at \(at(value.mark)) must give `min`, `max` or both")
                 continue
             }

@@ -62,7 +62,9 @@ validate-pipelines: build
 interop-test: build venv
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) -m pytest -q tests/python
 
-bench: build venv
+bench: deps venv
+	$(VPY) -m pip install -q pandas tsfel >/dev/null 2>&1 || echo "(pandas/tsfel not installable; those comparisons are skipped)"
+	$(SWIFT) build -c release
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/bench.py
 
 clean:

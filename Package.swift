@@ -34,7 +34,7 @@ let swiftTargets: [Target] = [
     // Wrappers: the only importers of C.
     .target(name: "MotionYAML", dependencies: ["CYAML"]),
     .target(name: "MotionHDF5", dependencies: ["CHDF5", "MotionCore"]),
-    .target(name: "MotionZstd", dependencies: ["CZstd"]),
+    .target(name: "MotionZstd", dependencies: ["CZstd", "MotionCore"]),
     .target(name: "MotionChecksum", dependencies: ["CCrypto", "MotionCore"]),
     .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
     // Shared value types; no C, no I/O.
@@ -58,6 +58,8 @@ let swiftTargets: [Target] = [
     .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth",
                                                   "MotionValidate"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
+    // Stage timings for `make bench` (bench/bench.py); not part of the product.
+    .executableTarget(name: "motionprep-bench", dependencies: ["MotionCore", "MotionIngest", "MotionResample", "MotionFeatures"]),
 ]
 
 // MARK: - Tests (one target per module)

@@ -319,18 +319,13 @@ extension SpecDecoder {
         if let n = required("path", in: f) { path = string(n, "output.path") }
         var perShard = 8192
         var level = 3
-        if type == .hdf5 {
-            for key in ["windows_per_shard", "compression_level"] where f.has(key) {
-                notApplicable(key, in: f, "applies only to `type: shards`")
-                ok = false
-            }
-        } else {
-            if let n = f["windows_per_shard"] {
-                if let v = integer(n, "output.windows_per_shard", "a whole number of at least 1", { $0 >= 1 }) { perShard = v } else { ok = false }
-            }
-            if let n = f["compression_level"] {
-                if let v = integer(n, "output.compression_level", "a whole number from 1 to 19", { (1...19).contains($0) }) { level = v } else { ok = false }
-            }
+        // `windows_per_shard` and `compression_level` matter only for shards; with `type: hdf5`
+        // they are still checked but have no effect (SPEC §2's own example sets one there).
+        if let n = f["windows_per_shard"] {
+            if let v = integer(n, "output.windows_per_shard", "a whole number of at least 1", { $0 >= 1 }) { perShard = v } else { ok = false }
+        }
+        if let n = f["compression_level"] {
+            if let v = integer(n, "output.compression_level", "a whole number from 1 to 19", { (1...19).contains($0) }) { level = v } else { ok = false }
         }
         guard ok, let type, let path else { return nil }
         return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level)

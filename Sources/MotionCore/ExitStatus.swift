@@ -16,6 +16,8 @@ public enum ExitStatus: Int32, Sendable {
     case ioError = 74
     /// The pipeline (or expectations) file is invalid (`EX_CONFIG`).
     case config = 78
+    /// Interrupted by SIGINT (128 + 2, as shells report it); `--resume` finishes the run.
+    case interrupted = 130
 }
 
 /// An error meant for a person: one sentence naming the file, the position, the bad value and

@@ -17,13 +17,10 @@ extension HDF5Dataset {
     /// - Throws: ``HDF5Error`` (`.ioError`) when the dataset is closed or HDF5 fails.
     public var chunkShape: [Int]? {
         get throws {
-            try withCreationPropertyList(action: "cannot read the chunk shape of dataset `\(name)` in") { dcpl, action in
-                guard H5Pget_layout(dcpl) == H5D_CHUNKED else { return nil }
-                var dims = [hsize_t](repeating: 0, count: rowShape.count + 1)
-                guard H5Pget_chunk(dcpl, Int32(dims.count), &dims) >= 0 else {
-                    throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
-                }
-                return dims.map { Int($0) }
+            try HDF5Library.withLock {
+                let action = "cannot read the chunk shape of dataset `\(name)` in"
+                let id = try openID(action: action)
+                return try _chunkShape(id, rank: rowShape.count + 1, action: action, path: file.path, objectName: name)
             }
         }
     }
@@ -128,6 +125,44 @@ extension HDF5Dataset {
             guard H5Dwrite_chunk(id, CHDF5_H5P_DEFAULT(), filterMask, offset, bytes.count, bytes.baseAddress) >= 0 else {
                 throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
             }
+        }
+    }
+
+    /// Reads one chunk as stored in the file, still filtered (`H5Dget_chunk_storage_size`,
+    /// `H5Dread_chunk`): with ``writeRawChunk(offsetRow:filterMask:bytes:)`` it copies chunks
+    /// between datasets of the same layout without decompressing them.
+    ///
+    /// - Parameter offsetRow: the chunk's first row; a multiple of ``chunkRows``.
+    /// - Returns: the filters skipped for this chunk (see `writeRawChunk`) and the stored bytes.
+    /// - Throws: ``HDF5Error``: `.dataError` when the chunk lies outside the extent or was never
+    ///   written, `.ioError` when the dataset is closed or reading fails.
+    public func readRawChunk(offsetRow: Int) throws -> (filterMask: UInt32, bytes: [UInt8]) {
+        precondition(offsetRow >= 0, "offsetRow must not be negative, got \(offsetRow)")
+        return try HDF5Library.withLock {
+            let action = "cannot read the chunk at row \(offsetRow) of dataset `\(name)` in"
+            let id = try openID(action: action)
+            let rows = try _datasetDims(id, action: action, path: file.path, objectName: name)[0]
+            guard offsetRow < Int(rows) else {
+                throw HDF5Error(.dataError, action, path: file.path, objectName: name,
+                                reason: "the dataset has only \(rows) rows")
+            }
+            let offset = [hsize_t(offsetRow)] + rowShape.map { _ in hsize_t(0) }
+            var size: hsize_t = 0
+            guard H5Dget_chunk_storage_size(id, offset, &size) >= 0 else {
+                throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
+            }
+            guard size > 0 else {
+                throw HDF5Error(.dataError, action, path: file.path, objectName: name,
+                                reason: "the chunk has not been written")
+            }
+            var mask: UInt32 = 0
+            let bytes = try [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, count in
+                guard H5Dread_chunk(id, CHDF5_H5P_DEFAULT(), offset, &mask, buffer.baseAddress) >= 0 else {
+                    throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
+                }
+                count = Int(size)
+            }
+            return (mask, bytes)
         }
     }
 

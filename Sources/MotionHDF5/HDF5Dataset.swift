@@ -98,6 +98,11 @@ public final class HDF5Dataset: @unchecked Sendable {
     ///
     /// Appending 0 rows does nothing. If the write fails the extent is shrunk back.
     ///
+    /// Reproducibility: the same sequence of calls (datasets, order, batch sizes) writes the same
+    /// bytes. Splitting the same rows into different batches gives the same content but may lay
+    /// the file out differently (HDF5 allocates chunks as its chunk cache evicts them), so a
+    /// writer that must be byte-identical across runs has to batch the same way each time.
+    ///
     /// - Parameters:
     ///   - values: `rows × product(rowShape)` elements of ``elementType``, row-major; the byte
     ///     count must match exactly (a mismatch is a programmer error and traps).
@@ -116,7 +121,7 @@ public final class HDF5Dataset: @unchecked Sendable {
         }
     }
 
-    /// Appends `rows` rows of `Float`; see ``append(_:rows:)-(UnsafeRawBufferPointer,_)``.
+    /// Appends `rows` rows of `Float` (`values.count == rows × product(rowShape)`, else a trap);
     /// HDF5 converts to the dataset's element type if it differs.
     public func append(_ values: [Float], rows: Int) throws { try appendTyped(values, rows: rows) }
     /// Appends `rows` rows of `Double`; HDF5 converts to the dataset's element type if it differs.

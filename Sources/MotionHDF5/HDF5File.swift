@@ -45,7 +45,9 @@ public final class HDF5File: @unchecked Sendable {
     /// The file is made reproducible and readable by h5py: library version bounds low = high =
     /// 1.8 (`H5Pset_libver_bounds(…, H5F_LIBVER_V18, H5F_LIBVER_V18)`, which also allows attributes
     /// larger than 64 KiB), object time tracking off (`H5Pset_obj_track_times`, so the same content
-    /// gives the same bytes), and file close degree SEMI (`H5Pset_fclose_degree`).
+    /// gives the same bytes), and file close degree SEMI (`H5Pset_fclose_degree`). File locking
+    /// is used where the file system supports it and skipped where it does not (NFS, Lustre:
+    /// `H5Pset_file_locking(…, true, true)`); `HDF5_USE_FILE_LOCKING=FALSE` still turns it off.
     ///
     /// - Parameter path: where to create the file; its directory must exist.
     /// - Returns: the open file.
@@ -61,7 +63,8 @@ public final class HDF5File: @unchecked Sendable {
             defer { H5Pclose(fapl) }
             guard H5Pset_obj_track_times(fcpl, false) >= 0,
                   H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0,
-                  H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) >= 0
+                  H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) >= 0,
+                  H5Pset_file_locking(fapl, true, true) >= 0
             else { throw HDF5Error.fromLibrary(.cannotCreate, action, path: path) }
 
             let fileID = H5Fcreate(path, CHDF5_H5F_ACC_TRUNC(), fcpl, fapl)
@@ -82,7 +85,9 @@ public final class HDF5File: @unchecked Sendable {
             let action = "cannot open"
             let fapl = try _createPropertyList(CHDF5_H5P_FILE_ACCESS(), action, path: path)
             defer { H5Pclose(fapl) }
-            guard H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) >= 0 else {
+            guard H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) >= 0,
+                  H5Pset_file_locking(fapl, true, true) >= 0
+            else {
                 throw HDF5Error.fromLibrary(.ioError, action, path: path)
             }
             let fileID = H5Fopen(path, CHDF5_H5F_ACC_RDONLY(), fapl)
@@ -323,4 +328,18 @@ func _datasetDims(_ datasetID: hid_t, action: String, path: String, objectName: 
         throw HDF5Error.fromLibrary(.ioError, action, path: path, objectName: objectName)
     }
     return dims
+}
+
+/// The chunk shape of a dataset, or `nil` when it is not chunked (`H5Dget_create_plist`,
+/// `H5Pget_layout`, `H5Pget_chunk`).
+func _chunkShape(_ datasetID: hid_t, rank: Int, action: String, path: String, objectName: String) throws -> [Int]? {
+    let dcpl = H5Dget_create_plist(datasetID)
+    guard dcpl >= 0 else { throw HDF5Error.fromLibrary(.ioError, action, path: path, objectName: objectName) }
+    defer { H5Pclose(dcpl) }
+    guard H5Pget_layout(dcpl) == H5D_CHUNKED else { return nil }
+    var dims = [hsize_t](repeating: 0, count: rank)
+    guard H5Pget_chunk(dcpl, Int32(rank), &dims) >= 0 else {
+        throw HDF5Error.fromLibrary(.ioError, action, path: path, objectName: objectName)
+    }
+    return dims.map { Int($0) }
 }

@@ -46,6 +46,7 @@ public enum MotionCollectorReader {
         }
         var parser = _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep,
                                             expectedTotalBytes: info.regularFileSize)
+        defer { parser.deallocate() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunkBytes, alignment: 64)
         defer { buffer.deallocate() }
         while true {
@@ -68,6 +69,7 @@ public enum MotionCollectorReader {
     public static func read<S: Sequence>(chunks: S, displayPath: String, units: UnitSystem,
                                          keep: Set<String>?) throws -> MotionCollectorFile where S.Element == [UInt8] {
         var parser = _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep)
+        defer { parser.deallocate() }
         for chunk in chunks { try parser.consume(chunk) }
         return try parser.finish()
     }

@@ -23,10 +23,25 @@ struct _MotionCollectorParser {
     /// Row-major samples of one sensor: `[time, channel0, channel1, …]` per kept row.
     struct Accumulator {
         var width: Int
-        var factors: [Double]
+        /// Unit conversion factor per channel (at most 9).
+        var factors: (Double, Double, Double, Double, Double, Double, Double, Double, Double)
         var present = false
-        var flat: [Double] = []
-        var lines: [Int32] = []
+        var flat = _GrowableBuffer<Double>()
+        var lines = _GrowableBuffer<Int32>()
+
+        init(width: Int, factors: [Double]) {
+            self.width = width
+            var f = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+            withUnsafeMutableBytes(of: &f) { raw in
+                for (i, x) in factors.enumerated() { raw.storeBytes(of: x, toByteOffset: i * 8, as: Double.self) }
+            }
+            self.factors = f
+        }
+
+        @inline(__always)
+        func factor(_ c: Int) -> Double {
+            withUnsafeBytes(of: factors) { $0.load(fromByteOffset: c &* 8, as: Double.self) }
+        }
     }
 
     let displayPath: String
@@ -40,7 +55,8 @@ struct _MotionCollectorParser {
     var bytesSeen = 0
     var reserved = false
     var carry: [UInt8] = []
-    var sensors: [Accumulator]
+    /// The four accumulators (A, G, M, D), in memory this parser allocates; `deallocate()` frees it.
+    let sensors: UnsafeMutablePointer<Accumulator>
     var rowsRead = 0
     var missingRows = 0
 
@@ -48,8 +64,8 @@ struct _MotionCollectorParser {
     var labelIDs: [String: Int32] = [:]
     var lastLabel: [UInt8] = []
     var lastLabelID: Int32 = -1
-    var rowLabelTimes: [Double] = []
-    var rowLabelIDs: [Int32] = []
+    var rowLabelTimes = _GrowableBuffer<Double>()
+    var rowLabelIDs = _GrowableBuffer<Int32>()
     var markerNames: [String] = []
     var markerTimes: [Double] = []
     var markerIDs: [Int32] = []
@@ -59,8 +75,10 @@ struct _MotionCollectorParser {
         self.units = units
         self.keep = MotionCollectorSensor.all.map { keep?.contains($0.code) ?? true }
         self.expectedTotalBytes = expectedTotalBytes
-        self.sensors = MotionCollectorSensor.all.map {
-            Accumulator(width: $0.channelNames.count + 1, factors: $0.conversion(units).factors)
+        self.sensors = .allocate(capacity: MotionCollectorSensor.all.count)
+        for (i, sensor) in MotionCollectorSensor.all.enumerated() {
+            (sensors + i).initialize(to: Accumulator(width: sensor.channelNames.count + 1,
+                                                     factors: sensor.conversion(units).factors))
         }
         lastLabel.reserveCapacity(64)
     }
@@ -85,7 +103,9 @@ struct _MotionCollectorParser {
             carry.append(contentsOf: UnsafeBufferPointer(start: p, count: newline - p))
             var line = carry
             carry = []
-            try line.withUnsafeBufferPointer { try processLine($0.baseAddress!, $0.baseAddress! + $0.count, isLast: false) }
+            try line.withUnsafeBufferPointer {
+                try processLine($0.baseAddress!, $0.baseAddress! + $0.count, readable: $0.baseAddress! + $0.count, isLast: false)
+            }
             line.removeAll(keepingCapacity: true)
             carry = line
             p = newline + 1
@@ -93,7 +113,7 @@ struct _MotionCollectorParser {
         while p < end {
             guard let nl = memchr(p, 0x0A, end - p) else { break }
             let newline = Pointer(nl.assumingMemoryBound(to: UInt8.self))
-            try processLine(p, newline, isLast: false)
+            try processLine(p, newline, readable: end, isLast: false)
             p = newline + 1
         }
         if p < end {
@@ -108,20 +128,22 @@ struct _MotionCollectorParser {
         if !carry.isEmpty {
             var line = carry
             carry = []
-            try line.withUnsafeBufferPointer { try processLine($0.baseAddress!, $0.baseAddress! + $0.count, isLast: true) }
+            try line.withUnsafeBufferPointer {
+                try processLine($0.baseAddress!, $0.baseAddress! + $0.count, readable: $0.baseAddress! + $0.count, isLast: true)
+            }
             line = []
         }
         guard let variant else { throw IngestError(.emptyFile, at: SourceLocation(file: displayPath)) }
         if rowsRead == 0 { throw IngestError(.noDataRows, at: SourceLocation(file: displayPath)) }
         var streams: [RawStream] = []
         for (index, sensor) in MotionCollectorSensor.all.enumerated() where keep[index] && sensors[index].present {
-            streams.append(Self.transpose(&sensors[index], sensor: sensor, units: units))
+            streams.append(Self.rawStream(sensors[index], sensor: sensor, units: units))
         }
         var dropped: [String: Int] = [:]
         if missingRows > 0 { dropped["missing_value"] = missingRows }
         return MotionCollectorFile(
             variant: variant, streams: streams,
-            rowLabels: LabelEvents(names: labelNames, times: rowLabelTimes, labels: rowLabelIDs),
+            rowLabels: LabelEvents(names: labelNames, times: rowLabelTimes.toArray(), labels: rowLabelIDs.toArray()),
             markers: LabelEvents(names: markerNames, times: markerTimes, labels: markerIDs),
             rowsRead: rowsRead, rowsDropped: dropped)
     }
@@ -133,47 +155,45 @@ struct _MotionCollectorParser {
         guard bytesSeen >= 1 << 16 || bytesSeen >= total else { return }
         reserved = true
         let scale = Double(total) / Double(max(bytesSeen, 1)) * 1.05
-        for i in sensors.indices {
+        for i in MotionCollectorSensor.all.indices {
             let rows = sensors[i].lines.count
             guard rows > 0 else { continue }
             let expected = Int(Double(rows) * scale) + 64
-            sensors[i].flat.reserveCapacity(expected * sensors[i].width)
-            sensors[i].lines.reserveCapacity(expected)
+            sensors[i].flat.reserve(expected * sensors[i].width)
+            sensors[i].lines.reserve(expected)
         }
-        if !rowLabelTimes.isEmpty {
+        if rowLabelTimes.count > 0 {
             let expected = Int(Double(rowLabelTimes.count) * scale) + 64
-            rowLabelTimes.reserveCapacity(expected)
-            rowLabelIDs.reserveCapacity(expected)
+            rowLabelTimes.reserve(expected)
+            rowLabelIDs.reserve(expected)
         }
     }
 
-    private static func transpose(_ acc: inout Accumulator, sensor: MotionCollectorSensor, units: UnitSystem) -> RawStream {
-        let w = acc.width
-        let n = acc.lines.count
-        var columns: [[Double]] = []
-        columns.reserveCapacity(w)
-        acc.flat.withUnsafeBufferPointer { flat in
-            for c in 0..<w {
-                columns.append([Double](unsafeUninitializedCapacity: n) { out, initialized in
-                    var j = c
-                    for i in 0..<n {
-                        out[i] = flat[j]
-                        j += w
-                    }
-                    initialized = n
-                })
-            }
+    /// Transposes an accumulator's row-major samples into a stream.
+    private static func rawStream(_ acc: Accumulator, sensor: MotionCollectorSensor, units: UnitSystem) -> RawStream {
+        RawStream(name: sensor.code, channelNames: sensor.channelNames,
+                  channelUnits: sensor.conversion(units).units,
+                  times: acc.flat.column(0, stride: acc.width),
+                  channels: (1..<acc.width).map { acc.flat.column($0, stride: acc.width) },
+                  lines: acc.lines.toArray())
+    }
+
+    /// Frees the sample buffers; call exactly once, when done with the parser (also after an error).
+    mutating func deallocate() {
+        for i in MotionCollectorSensor.all.indices {
+            sensors[i].flat.deallocate()
+            sensors[i].lines.deallocate()
         }
-        acc.flat = []
-        let times = columns.removeFirst()
-        return RawStream(name: sensor.code, channelNames: sensor.channelNames,
-                         channelUnits: sensor.conversion(units).units,
-                         times: times, channels: columns, lines: acc.lines)
+        sensors.deinitialize(count: MotionCollectorSensor.all.count)
+        sensors.deallocate()
+        rowLabelTimes.deallocate()
+        rowLabelIDs.deallocate()
     }
 
     /// One physical line, without its `\n`.
     @inline(__always)
-    private mutating func processLine(_ start: Pointer, _ end: Pointer, isLast: Bool) throws {
+    /// `readable`: the end of the buffer holding the line; numbers may load (never use) bytes up to it.
+    private mutating func processLine(_ start: Pointer, _ end: Pointer, readable: Pointer, isLast: Bool) throws {
         lineNumber += 1
         if end - start > Self.maxLineBytes { throw overlongLine(lineNumber, preview: start, end) }
         var e = end
@@ -187,8 +207,8 @@ struct _MotionCollectorParser {
         }
         rowsRead += 1
         switch variant {
-        case .current: try currentRow(start, e)
-        case .legacy: try legacyRow(start, e)
+        case .current: try currentRow(start, e, readable)
+        case .legacy: try legacyRow(start, e, readable)
         }
     }
 
@@ -208,7 +228,7 @@ struct _MotionCollectorParser {
 
     /// `Source, Label, When, values…`
     @inline(__always)
-    private mutating func currentRow(_ lineStart: Pointer, _ e: Pointer) throws {
+    private mutating func currentRow(_ lineStart: Pointer, _ e: Pointer, _ readable: Pointer) throws {
         var p = lineStart
         while p < e && _NumberKernels.isBlank(p.pointee) { p += 1 }
         var sensor = -1
@@ -226,12 +246,12 @@ struct _MotionCollectorParser {
         }
         if sensor < 0 { throw sourceError(lineStart, e, variant: .current) }
         let channelCount = sensor == 3 ? 9 : 3
-        let row = Row(lineStart: lineStart, end: e, sensor: sensor, variant: .current, expectedFields: channelCount + 3)
-        if p == e { throw row.fieldCountError(self) }
+        let row = Row(lineStart: lineStart, end: e, readable: readable, sensor: sensor, variant: .current, expectedFields: channelCount + 3)
+        if p == e { throw fieldCountError(row) }
         p += 1
         let labelStart = p
         while p < e && p.pointee != UInt8(ascii: ",") { p += 1 }
-        if p == e { throw row.fieldCountError(self) }
+        if p == e { throw fieldCountError(row) }
         let label = try labelID(labelStart, p, row)
         p += 1
         let when = try number(p, e, row)
@@ -245,7 +265,7 @@ struct _MotionCollectorParser {
 
     /// `Type, When, values…`, or a marker `4, When` / `5, When`.
     @inline(__always)
-    private mutating func legacyRow(_ lineStart: Pointer, _ e: Pointer) throws {
+    private mutating func legacyRow(_ lineStart: Pointer, _ e: Pointer, _ readable: Pointer) throws {
         var p = lineStart
         while p < e && _NumberKernels.isBlank(p.pointee) { p += 1 }
         var type = -1
@@ -258,8 +278,8 @@ struct _MotionCollectorParser {
         }
         if type < 0 { throw sourceError(lineStart, e, variant: .legacy) }
         if type >= 4 {
-            let row = Row(lineStart: lineStart, end: e, sensor: type, variant: .legacy, expectedFields: 2)
-            if p == e { throw row.fieldCountError(self) }
+            let row = Row(lineStart: lineStart, end: e, readable: readable, sensor: type, variant: .legacy, expectedFields: 2)
+            if p == e { throw fieldCountError(row) }
             let when = try number(p + 1, e, row)
             if when.stop != e { try trailingFieldsMustBeEmpty(when.stop, e, row) }
             if when.ok {
@@ -278,8 +298,8 @@ struct _MotionCollectorParser {
         }
         let sensor = MotionCollectorSensor.indexOfLegacyType[type]
         let channelCount = sensor == 3 ? 9 : 3
-        let row = Row(lineStart: lineStart, end: e, sensor: sensor, variant: .legacy, expectedFields: channelCount + 2)
-        if p == e { throw row.fieldCountError(self) }
+        let row = Row(lineStart: lineStart, end: e, readable: readable, sensor: sensor, variant: .legacy, expectedFields: channelCount + 2)
+        if p == e { throw fieldCountError(row) }
         let when = try number(p + 1, e, row)
         try values(sensor: sensor, channelCount: channelCount, time: when, from: when.stop, row)
     }
@@ -300,26 +320,26 @@ struct _MotionCollectorParser {
                 }
                 p += 1
             }
-            if commas < channelCount { throw row.fieldCountError(self) }
+            if commas < channelCount { throw fieldCountError(row) }
             return
         }
+        // Values are written into spare room and committed only when the whole row is valid.
+        let acc = sensors + sensor
+        acc.pointee.flat.ensureSpare(channelCount + 1)
         var ok = time.ok
-        sensors[sensor].flat.append(time.value)
+        acc.pointee.flat.setSpare(0, time.value)
         for c in 0..<channelCount {
-            if p == e {
-                sensors[sensor].flat.removeLast(c + 1)
-                throw row.fieldCountError(self)
-            }
+            if p == e { throw fieldCountError(row) }
             let v = try number(p + 1, e, row)
             p = v.stop
             ok = ok && v.ok
-            sensors[sensor].flat.append(v.value * sensors[sensor].factors[c])
+            acc.pointee.flat.setSpare(c + 1, v.value * acc.pointee.factor(c))
         }
         if p != e { try trailingFieldsMustBeEmpty(p, e, row) }
         if ok {
-            sensors[sensor].lines.append(Int32(truncatingIfNeeded: lineNumber))
+            acc.pointee.flat.commit(channelCount + 1)
+            acc.pointee.lines.append(Int32(truncatingIfNeeded: lineNumber))
         } else {
-            sensors[sensor].flat.removeLast(channelCount + 1)
             missingRows += 1
         }
     }
@@ -330,6 +350,8 @@ struct _MotionCollectorParser {
     struct Row {
         var lineStart: Pointer
         var end: Pointer
+        /// End of the buffer holding the line (see `scanDecimal`'s `readableEnd`).
+        var readable: Pointer
         var sensor: Int
         var variant: MotionCollectorFile.Variant
         var expectedFields: Int
@@ -377,9 +399,12 @@ struct _MotionCollectorParser {
     }
 
     /// Parses the numeric field starting at `p`.
+    ///
+    /// A static fast path (a method call on `self` would copy the whole parser struct for every
+    /// field) with the error path behind it.
     @inline(__always)
-    private func number(_ p: Pointer, _ e: Pointer, _ row: Row) throws -> Number {
-        let scan = _NumberKernels.scanDecimal(p, e)
+    private mutating func number(_ p: Pointer, _ e: Pointer, _ row: Row) throws -> Number {
+        let scan = _NumberKernels.scanDecimal(p, e, readableEnd: row.readable)
         if scan.status != .notANumber && (scan.stop == e || scan.stop.pointee == UInt8(ascii: ",")) {
             return Number(value: scan.value, ok: scan.status == .value, stop: scan.stop)
         }
@@ -408,7 +433,11 @@ struct _MotionCollectorParser {
         let n = e - s
         if n == 0 { return -1 }
         if n == lastLabel.count {
-            let same = lastLabel.withUnsafeBufferPointer { memcmp($0.baseAddress!, s, n) == 0 }
+            let same = lastLabel.withUnsafeBufferPointer { last in
+                var i = 0
+                while i < n && last[i] == s[i] { i += 1 }
+                return i == n
+            }
             if same { return lastLabelID }
         }
         return try newLabel(s, e, fieldStart: start, row)
@@ -434,13 +463,19 @@ struct _MotionCollectorParser {
     }
 
     /// From the `,` at `p` to the line end, only blanks and commas are allowed.
-    private func trailingFieldsMustBeEmpty(_ p: Pointer, _ e: Pointer, _ row: Row) throws {
+    @inline(__always)
+    private mutating func trailingFieldsMustBeEmpty(_ p: Pointer, _ e: Pointer, _ row: Row) throws {
         var q = p
         while q < e {
             let c = q.pointee
-            if c != UInt8(ascii: ",") && !_NumberKernels.isBlank(c) { throw row.fieldCountError(self) }
+            if c != UInt8(ascii: ",") && !_NumberKernels.isBlank(c) { throw fieldCountError(row) }
             q += 1
         }
+    }
+
+    @inline(never)
+    private func fieldCountError(_ row: Row) -> IngestError {
+        row.fieldCountError(self)
     }
 
     // MARK: - Errors
@@ -455,7 +490,7 @@ struct _MotionCollectorParser {
     private func sourceError(_ lineStart: Pointer, _ e: Pointer, variant: MotionCollectorFile.Variant) -> IngestError {
         var fieldEnd = lineStart
         while fieldEnd < e && fieldEnd.pointee != UInt8(ascii: ",") { fieldEnd += 1 }
-        let row = Row(lineStart: lineStart, end: e, sensor: 0, variant: variant, expectedFields: 0)
+        let row = Row(lineStart: lineStart, end: e, readable: e, sensor: 0, variant: variant, expectedFields: 0)
         do { try checkText(lineStart, fieldEnd, row) } catch let error as IngestError { return error } catch {}
         return IngestError(.unknownSource(value: Self.display(lineStart, fieldEnd), variant: variant),
                            at: location(lineStart, row))

@@ -37,6 +37,29 @@ enum _NumberKernels {
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
 
+    /// 10^0 … 10^8 as integers.
+    static let powersOfTenInteger: [UInt64] = [1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000]
+
+    /// The run of ASCII digits starting at `p` (at most eight, and none at or past `end`) and
+    /// its value, found without a branch per digit (SWAR, as in fast_float). Loads eight bytes:
+    /// the caller guarantees `p + 8` is readable.
+    @inline(__always)
+    static func digitRun(_ p: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> (value: UInt64, count: Int) {
+        let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+        // A byte is a digit iff its high nibble is 3 and adding 6 keeps it 3.
+        let t = (word & 0xF0F0_F0F0_F0F0_F0F0) | (((word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
+        let x = t ^ 0x3333_3333_3333_3333  // non-zero bytes: not digits
+        let nonZero = (x | ((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F)) & 0x8080_8080_8080_8080
+        let count = min(nonZero.trailingZeroBitCount >> 3, end - p)
+        if count == 0 { return (0, 0) }
+        // Digit values in the last `count` of eight positions, leading positions zero.
+        var v = (word &- 0x3030_3030_3030_3030) << UInt64(8 * (8 - count))
+        v = (v &* 10) &+ (v >> 8)
+        v = (((v & 0x0000_00FF_0000_00FF) &* 0x000F_4240_0000_0064)
+            &+ (((v >> 16) & 0x0000_00FF_0000_00FF) &* 0x0000_2710_0000_0001)) >> 32
+        return (v & 0xFFFF_FFFF, count)
+    }
+
     /// Scans `blanks* [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)? blanks*` from
     /// `start`, never reading at or past `end`.
     ///
@@ -49,8 +72,12 @@ enum _NumberKernels {
     /// Otherwise the validated bytes go to `strtod`, which rounds correctly too.
     ///
     /// - Complexity: O(bytes scanned).
+    /// - Parameter readableEnd: bytes up to here may be loaded (eight at a time) but only bytes
+    ///   before `end` are ever interpreted; pass `end` when nothing beyond it is readable.
     @inline(__always)
-    static func scanDecimal(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Scan {
+    static func scanDecimal(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>,
+                            readableEnd: UnsafePointer<UInt8>? = nil) -> Scan {
+        let readable = readableEnd ?? end
         var p = start
         while p < end && isBlank(p.pointee) { p += 1 }
         let numberStart = p
@@ -66,6 +93,14 @@ enum _NumberKernels {
 
         let integerStart = p
         while p < end && p.pointee == UInt8(ascii: "0") { p += 1 }
+        while readable - p >= 8 {  // eight digits at a time while they fit in the 19
+            let run = digitRun(p, end)
+            if run.count == 0 || significantDigits + run.count > 19 { break }
+            mantissa = mantissa &* powersOfTenInteger[run.count] &+ run.value
+            significantDigits += run.count
+            p += run.count
+            if run.count < 8 { break }
+        }
         while p < end {
             let d = p.pointee &- UInt8(ascii: "0")
             if d >= 10 { break }
@@ -85,6 +120,15 @@ enum _NumberKernels {
             if significantDigits == 0 {
                 while p < end && p.pointee == UInt8(ascii: "0") { p += 1 }
                 exponent10 -= p - fractionStart
+            }
+            while readable - p >= 8 {
+                let run = digitRun(p, end)
+                if run.count == 0 || significantDigits + run.count > 19 { break }
+                mantissa = mantissa &* powersOfTenInteger[run.count] &+ run.value
+                significantDigits += run.count
+                exponent10 -= run.count
+                p += run.count
+                if run.count < 8 { break }
             }
             while p < end {
                 let d = p.pointee &- UInt8(ascii: "0")

@@ -7,19 +7,7 @@ import MotionSinks
 enum ManifestBuilder {
     static let createdBy = "motionprep 0.1.0"
 
-    /// Every input file with its size and SHA-256, in pipeline input order then path order; paths
-    /// relative to the pipeline file's folder.
-    static func inputEntries(_ spec: PipelineSpec) throws -> [JSONValue] {
-        let (matched, _) = InputDiscovery.match(spec)
-        var out: [JSONValue] = []
-        for f in matched.joined() {
-            let (hex, bytes) = try SHA256.hexOfFile(path: f.path)
-            out.append(.object(["path": .string(f.manifestPath), "bytes": .int(bytes), "sha256": .string(hex)]))
-        }
-        return out
-    }
-
-    static func manifest(spec: PipelineSpec, description d: DatasetDescription, inputs: [JSONValue], totals: Totals,
+    static func manifest(spec: PipelineSpec, pipelineSHA256: String, description d: DatasetDescription, inputs: [JSONValue], totals: Totals,
                          recordings: Int, files: [SplitName: [WrittenFile]],
                          checksums: [(path: String, sha256: String, bytes: Int)]) -> JSONValue {
         let T = d.windowLength, C = d.channelNames.count, F = d.featureNames.count
@@ -74,7 +62,7 @@ enum ManifestBuilder {
             "format_version": .int(1),
             "created_by": .string(createdBy),
             "storage": .string(spec.output.type.rawValue),
-            "pipeline": .object(["name": .string(spec.name), "sha256": .string(SHA256.hex(of: Array(spec.canonicalJSON().utf8)))]),
+            "pipeline": .object(["name": .string(spec.name), "sha256": .string(pipelineSHA256)]),
             "sample_rate_hz": .double(d.sampleRateHz),
             "window_length": .int(T),
             "window_stride": .int(d.windowStride),

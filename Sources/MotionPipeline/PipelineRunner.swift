@@ -1,168 +1,182 @@
 import Foundation
-import MotionChecksum
 import MotionConfig
 import MotionCore
-import MotionFeatures
-import MotionSinks
 
-/// Runs a pipeline end to end: discover → process recordings in parallel → write splits in
-/// canonical order → SHA256SUMS → manifest → move the finished dataset into place.
+/// Thrown when a run is cancelled (SIGINT): the partial folder is kept for `--resume`.
+public struct RunInterrupted: UserFacingError {
+    public var message: String
+    public var exitStatus: ExitStatus { .interrupted }
+}
+
+/// Runs a pipeline end to end: discover → process recordings in parallel (or load them from
+/// `--resume` state) → write splits in canonical order → SHA256SUMS → manifest → move the
+/// finished dataset into place. With `--worker I/N` it writes a part for `merge` instead.
 public enum PipelineRunner {
     public static func run(_ spec: PipelineSpec, options: RunOptions) throws -> RunSummary {
-        let layout = try ChannelLayout.make(spec)
         let sources = try InputDiscovery.recordings(spec)
         let intervals: IntervalLabels? = try spec.labels.flatMap { labels in
             guard labels.from == .intervals, let path = labels.path else { return nil }
             return try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
         }
-        let rate = spec.resample.rateHz
-        let length = spec.window.length.samples(atRateHz: rate)
-        let stride = spec.window.stride.samples(atRateHz: rate)
-        let subjects = Array(Set(sources.map(\.subject))).sorted(by: Text.utf8Less)
-        let recordingNames = sources.map(\.name).sorted(by: Text.utf8Less)
-        let subjectIndex = Dictionary(uniqueKeysWithValues: subjects.enumerated().map { ($1, Int32($0)) })
-        let recordingIndex = Dictionary(uniqueKeysWithValues: recordingNames.enumerated().map { ($1, Int32($0)) })
-        let splitter = SplitAssigner(spec.split)
-        let splitOf = sources.map { splitter.split(of: splitter.key(subject: $0.subject, recording: $0.name)) }
-        var warnings: [String] = []
-        if spec.split.by == .subject && sources.count > 1 && subjects.count == sources.count {
-            warnings.append("every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits")
-        }
-        let featureNames = spec.features.isEmpty ? [] :
-            FeaturePlan(features: spec.features, channelNames: layout.channelNames, rateHz: rate, windowLength: length).featureNames
-        let description = DatasetDescription(
-            sampleRateHz: rate, windowLength: length, windowStride: stride, channelNames: layout.channelNames,
-            channelUnits: layout.channelUnits, classNames: spec.labels?.classes ?? [], featureNames: featureNames,
-            subjectNames: subjects, recordingNames: recordingNames, hasFolds: spec.split.folds != nil)
-
-        let outDir = PathText.normalize(options.outputDirectory ?? PathText.join(spec.baseDirectory, spec.output.path))
+        let plan = try RunPlan(spec: spec, sources: sources)
+        var outDir = PathText.normalize(options.outputDirectory ?? PathText.join(spec.baseDirectory, spec.output.path))
+        if let w = options.worker, options.outputDirectory == nil { outDir += "-part-\(w.index)-of-\(w.count)" }
         let staging = DatasetStaging(outputDirectory: outDir)
-        try staging.begin()
+        let recordsDir = staging.partialDirectory + "/records"
+        try prepare(staging, plan: plan, options: options)
+        var keepPartial = false
         var finished = false
-        defer { if !finished { staging.abandon() } }
+        defer { if !finished && !keepPartial { staging.abandon() } }
 
-        var sinks: [SplitName: SplitSink] = [:]
-        for split in SplitName.allCases {
-            switch spec.output.type {
-            case .hdf5:
-                sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: description)
-            case .shards:
-                throw MotionError(.config, "`output.type: shards` in \(spec.file) is not supported by this build yet; use `hdf5`")
-            }
+        let owned = sources.indices.filter { options.worker == nil || RunPlan.worker(of: sources[$0].name, count: options.worker!.count) == options.worker!.index }
+        let isTrain = plan.splitOf.map { $0 == .train }
+        let writer: DatasetWriter? = options.worker == nil
+            ? try DatasetWriter(plan: plan, staging: staging, log: options.log) : nil
+        var failures: [(Int, String)] = []
+        var progress = RunProgress(total: owned.count)
+        let executor = OrderedExecutor<RecordingProcessor, Result<RecordingRecord, Error>>()
+        do {
+            try executor.run(
+                count: owned.count, jobs: options.jobs, maxInFlight: options.jobs * 2,
+                makeWorker: { RecordingProcessor(spec: spec, layout: plan.layout) },
+                work: { processor, k in
+                    let i = owned[k]
+                    if options.isCancelled() { return .failure(RunInterrupted(message: "")) }
+                    let path = recordsDir + "/" + RecordStore.fileName(for: i)
+                    return Result {
+                        if options.resume, let saved = try RecordStore.load(path: path, source: sources[i]) {
+                            try checkUnchanged(saved.record, pipelineSHA256: saved.pipelineSHA256, plan: plan)
+                            return saved.record
+                        }
+                        let inputs = try RecordStore.hashInputs(sources[i])
+                        let processed = try processor.process(sources[i], isTrain: isTrain[i], intervals: intervals)
+                        let record = RecordingRecord(processed: processed, inputs: inputs)
+                        try RecordStore.save(record, pipelineSHA256: plan.pipelineSHA256, to: path)
+                        return record
+                    }
+                },
+                consume: { k, outcome in
+                    let i = owned[k]
+                    if case .failure(let e) = outcome, e is RunInterrupted {
+                        throw RunInterrupted(message: "interrupted after \(k) of \(owned.count) recordings; the finished ones are kept in \(staging.partialDirectory): rerun with `--resume` to complete the dataset")
+                    }
+                    if let writer {
+                        try writer.append(i, outcome)
+                    } else if case .failure(let e) = outcome {
+                        guard spec.onError == .skip else { throw e }
+                        failures.append((i, "\(e)"))
+                    }
+                    if case .success(let r) = outcome {
+                        progress.add(windows: r.processed.windows.count, bytes: r.inputs.reduce(0) { $0 + $1.bytes })
+                    } else {
+                        progress.add(windows: 0, bytes: 0)
+                    }
+                    options.progress(progress)
+                })
+        } catch let e as RunInterrupted {
+            keepPartial = true
+            throw e
         }
-
-        var totals = Totals(channels: layout.channelNames.count, features: featureNames.count)
-        let executor = OrderedExecutor<RecordingProcessor, Result<ProcessedRecording, Error>>()
-        let isTrain = splitOf.map { $0 == .train }
-        try executor.run(
-            count: sources.count, jobs: options.jobs, maxInFlight: options.jobs * 2,
-            makeWorker: { RecordingProcessor(spec: spec, layout: layout) },
-            work: { processor, i in
-                Result { try processor.process(sources[i], isTrain: isTrain[i], intervals: intervals) }
-            },
-            consume: { i, outcome in
-                let source = sources[i]
-                switch outcome {
-                case .failure(let error):
-                    guard spec.onError == .skip else { throw error }
-                    totals.recordingsDropped["skipped_on_error", default: 0] += 1
-                    totals.skipped.append((source.name, "\(error)"))
-                    options.log("skipped recording `\(source.name)`: \(error)")
-                case .success(let done):
-                    totals.add(done)
-                    let fold = splitter.fold(of: splitter.key(subject: source.subject, recording: source.name))
-                    try sinks[splitOf[i]]!.append(done.windows, subjectIndex: subjectIndex[source.subject]!,
-                                                  recordingIndex: recordingIndex[source.name]!, foldIndex: fold)
-                    for w in done.warnings { options.log("warning: \(w)") }
-                }
-            })
-
-        var files: [SplitName: [WrittenFile]] = [:]
-        for split in SplitName.allCases { files[split] = try sinks[split]!.finish() }
-        sinks.removeAll()
-        let total = SplitName.allCases.reduce(0) { $0 + files[$1]!.reduce(0) { $0 + $1.numWindows } }
-        if total == 0 {
-            throw MotionError(.dataError, "the run produced no window: \(totals.explanation(windowLength: length, rateHz: rate, recordings: sources.count))")
+        let summary: RunSummary
+        if let writer {
+            summary = try writer.finish()
+            try? FileManager.default.removeItem(atPath: recordsDir)
+            try? FileManager.default.removeItem(atPath: staging.partialDirectory + "/" + RunState.fileName)
+        } else {
+            try PartManifest.write(plan: plan, worker: options.worker!, owned: owned, failures: failures, staging: staging)
+            summary = RunSummary(outputDirectory: outDir, recordings: owned.count, rowsRead: 0, rowsDropped: [:],
+                                 windowsDropped: [:], recordingsDropped: [:], skipped: failures.map { (sources[$0.0].name, $0.1) },
+                                 gaps: 0, gapSeconds: 0, windowsPerSplit: [], warnings: [], bytesWritten: 0)
         }
-        for split in SplitName.allCases {
-            let n = files[split]!.reduce(0) { $0 + $1.numWindows }
-            let share = Double(n) / Double(total)
-            let wanted = [SplitName.train: spec.split.train, .validation: spec.split.validation, .test: spec.split.test][split]!
-            if n == 0 && wanted > 0 {
-                warnings.append("split `\(split.rawValue)` is empty (it was meant to hold \(Int(wanted * 100)) % of the windows)")
-            } else if abs(share - wanted) > 0.10 {
-                warnings.append(String(format: "split `%@` holds %.1f %% of the windows, more than 10 points off its fraction %.1f %%",
-                                       split.rawValue, share * 100, wanted * 100))
-            }
-        }
-        if files[.train]!.reduce(0, { $0 + $1.numWindows }) == 0 {
-            warnings.append("the train split is empty, so the manifest's normalization statistics are null")
-        }
-        for w in warnings { options.log("warning: \(w)") }
-
-        // Checksums, then the manifest, written last.
-        var checksums: [(path: String, sha256: String, bytes: Int)] = []
-        for split in SplitName.allCases {
-            for f in files[split]! {
-                let (hex, bytes) = try SHA256.hexOfFile(path: staging.partialDirectory + "/" + f.path)
-                checksums.append((f.path, hex, bytes))
-            }
-        }
-        let sums = checksums.map { "\($0.sha256)  \($0.path)\n" }.joined()
-        try staging.write("SHA256SUMS", sums)
-        let inputs = try ManifestBuilder.inputEntries(spec)
-        let manifest = ManifestBuilder.manifest(
-            spec: spec, description: description, inputs: inputs, totals: totals, recordings: sources.count,
-            files: files, checksums: checksums)
-        try staging.write("manifest.json", manifest.pretty() + "\n")
         try staging.commit()
         finished = true
+        return summary
+    }
 
-        return RunSummary(
-            outputDirectory: outDir, recordings: sources.count, rowsRead: totals.rowsRead, rowsDropped: totals.rowsDropped,
-            windowsDropped: totals.windowsDropped, recordingsDropped: totals.recordingsDropped, skipped: totals.skipped,
-            gaps: totals.gaps, gapSeconds: Double(totals.invalidPoints) / rate,
-            windowsPerSplit: SplitName.allCases.map { ($0.rawValue, files[$0]!.reduce(0) { $0 + $1.numWindows }) },
-            warnings: warnings, bytesWritten: checksums.reduce(0) { $0 + $1.bytes })
+    /// Sets up `DIR.partial/`: afresh, or (with `--resume`) reusing the records of an
+    /// interrupted run of the same pipeline.
+    static func prepare(_ staging: DatasetStaging, plan: RunPlan, options: RunOptions) throws {
+        let fm = FileManager.default
+        let statePath = staging.partialDirectory + "/" + RunState.fileName
+        if options.resume, fm.fileExists(atPath: statePath) {
+            let state = try RunState.load(path: statePath)
+            if state.pipelineSHA256 != plan.pipelineSHA256 {
+                throw MotionError(.dataError, "cannot resume \(staging.partialDirectory): the pipeline changed since the interrupted run (its canonical hash was \(state.pipelineSHA256.prefix(12))…, now \(plan.pipelineSHA256.prefix(12))…); run without `--resume` to start over")
+            }
+            if state.worker != options.worker?.description {
+                throw MotionError(.usage, "cannot resume \(staging.partialDirectory): it was started with `--worker \(state.worker ?? "none")`, this run has `--worker \(options.worker?.description ?? "none")`")
+            }
+            // Data files of the interrupted run are rewritten from the records.
+            for name in (try? fm.contentsOfDirectory(atPath: staging.partialDirectory)) ?? [] where name != "records" && name != RunState.fileName {
+                try? fm.removeItem(atPath: staging.partialDirectory + "/" + name)
+            }
+        } else {
+            if options.resume { options.log("nothing to resume in \(staging.partialDirectory); starting afresh") }
+            try staging.begin()
+        }
+        try fm.createDirectory(atPath: staging.partialDirectory + "/records", withIntermediateDirectories: true)
+        try RunState(pipelineSHA256: plan.pipelineSHA256, worker: options.worker?.description).save(path: statePath)
+    }
+
+    /// Refuses a saved record when the pipeline or one of its input files changed since.
+    static func checkUnchanged(_ record: RecordingRecord, pipelineSHA256: String, plan: RunPlan) throws {
+        guard pipelineSHA256 == plan.pipelineSHA256 else {
+            throw MotionError(.dataError, "cannot resume: recording `\(record.processed.source.name)` was processed with a different pipeline; run without `--resume` to start over")
+        }
+        for (entry, file) in zip(record.inputs, record.processed.source.files) {
+            let (hex, bytes) = try MotionChecksumBridge.hexOfFile(file.path)
+            if bytes != entry.bytes || hex != entry.sha256 {
+                throw MotionError(.dataError, "cannot resume: input \(file.path) changed since the interrupted run (was \(entry.bytes) bytes, sha256 \(entry.sha256.prefix(12))…; now \(bytes) bytes, \(hex.prefix(12))…); run without `--resume` to start over")
+            }
+        }
+        if record.inputs.count != record.processed.source.files.count {
+            throw MotionError(.dataError, "cannot resume: the files of recording `\(record.processed.source.name)` changed since the interrupted run; run without `--resume` to start over")
+        }
     }
 }
 
-/// Counters summed over recordings in canonical order.
-struct Totals {
-    var rowsRead = 0
-    var rowsDropped: [String: Int] = [:]
-    var windowsDropped: [String: Int] = [:]
-    var recordingsDropped: [String: Int] = [:]
-    var skipped: [(String, String)] = []
-    var gaps = 0
-    var invalidPoints = 0
-    var shortRecordings = 0
-    var xMoments: RunningMoments
-    var featureMoments: RunningMoments
+import MotionChecksum
 
-    init(channels: Int, features: Int) {
-        xMoments = RunningMoments(columns: channels)
-        featureMoments = RunningMoments(columns: features)
+enum MotionChecksumBridge {
+    static func hexOfFile(_ path: String) throws -> (String, Int) {
+        let r = try SHA256.hexOfFile(path: path)
+        return (r.hex, r.bytes)
     }
+}
 
-    mutating func add(_ r: ProcessedRecording) {
-        rowsRead += r.rowsRead
-        rowsDropped.add(r.rowsDropped)
-        windowsDropped.add(r.windowsDropped)
-        if let d = r.recordingDropped { recordingsDropped[d, default: 0] += 1 }
-        gaps += r.gaps
-        invalidPoints += r.invalidPoints
-        if let m = r.xMoments { xMoments.combine(m) }
-        if let m = r.featureMoments { featureMoments.combine(m) }
-    }
+/// `DIR.partial/state.json`: what an interrupted run was doing, for `--resume`.
+struct RunState {
+    static let fileName = "state.json"
+    var pipelineSHA256: String
+    var worker: String?
 
-    func explanation(windowLength: Int, rateHz: Double, recordings: Int) -> String {
-        var parts: [String] = ["\(recordings) recording(s) read"]
-        for (k, v) in recordingsDropped.sorted(by: { $0.key < $1.key }) { parts.append("\(v) recording(s) dropped (\(k))") }
-        for (k, v) in windowsDropped.sorted(by: { $0.key < $1.key }) { parts.append("\(v) window(s) dropped (\(k))") }
-        if windowsDropped.isEmpty {
-            parts.append("no gap-free stretch of any recording is as long as one window (\(windowLength) samples = \(Double(windowLength) / rateHz) s)")
+    func save(path: String) throws {
+        let json = JSONValue.object(["pipeline_sha256": .string(pipelineSHA256), "worker": worker.map { .string($0) } ?? .null]).pretty()
+        guard FileManager.default.createFile(atPath: path, contents: Data((json + "\n").utf8)) else {
+            throw MotionError(.cannotCreate, "cannot write \(path)")
         }
-        return parts.joined(separator: ", ")
+    }
+
+    static func load(path: String) throws -> RunState {
+        guard let data = FileManager.default.contents(atPath: path),
+              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let hash = obj["pipeline_sha256"] as? String else {
+            throw MotionError(.dataError, "cannot resume: \(path) is not readable resume state; run without `--resume` to start over")
+        }
+        return RunState(pipelineSHA256: hash, worker: obj["worker"] as? String)
+    }
+}
+
+/// Progress of a run, reported after every recording.
+public struct RunProgress: Sendable {
+    public var total: Int
+    public var done = 0
+    public var windows = 0
+    public var inputBytes = 0
+
+    mutating func add(windows w: Int, bytes: Int) {
+        done += 1
+        windows += w
+        inputBytes += bytes
     }
 }

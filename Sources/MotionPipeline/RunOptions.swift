@@ -5,14 +5,46 @@ public struct RunOptions: Sendable {
     public var jobs: Int
     /// Output folder overriding `output.path` (`--out`), relative to the current directory.
     public var outputDirectory: String?
-    /// Receives progress and warning lines (stderr in the CLI).
+    /// Receives warning and notice lines (stderr in the CLI).
     public var log: @Sendable (String) -> Void
+    /// Called on the writer's thread after every recording.
+    public var progress: @Sendable (RunProgress) -> Void
+    /// `--worker I/N`: process only this worker's recordings and write a part for `merge`.
+    public var worker: WorkerSlot?
+    /// `--resume`: reuse the finished recordings of an interrupted run.
+    public var resume: Bool
+    /// Polled before each recording starts; true stops the run (SIGINT).
+    public var isCancelled: @Sendable () -> Bool
 
-    public init(jobs: Int, outputDirectory: String? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(jobs: Int, outputDirectory: String? = nil, worker: WorkerSlot? = nil, resume: Bool = false,
+                log: @escaping @Sendable (String) -> Void = { _ in },
+                progress: @escaping @Sendable (RunProgress) -> Void = { _ in },
+                isCancelled: @escaping @Sendable () -> Bool = { false }) {
         self.jobs = jobs
         self.outputDirectory = outputDirectory
+        self.worker = worker
+        self.resume = resume
         self.log = log
+        self.progress = progress
+        self.isCancelled = isCancelled
     }
+}
+
+/// `--worker I/N`.
+public struct WorkerSlot: Sendable, Equatable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+    /// Parses `I/N` with 0 ≤ I < N.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 0, i < n else { return nil }
+        self.init(index: i, count: n)
+    }
+    public var description: String { "\(index)/\(count)" }
 }
 
 /// What a run did: the numbers behind the summary and `--json`.

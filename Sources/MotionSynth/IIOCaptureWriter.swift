@@ -80,16 +80,18 @@ enum IIOCaptureWriter {
         var scans = Scans(plan: plan, options: options)
         var rows = 0
         while let scan = scans.next() {
-            for value in [scan.x, scan.y, scan.z] {
-                let bits = UInt16(bitPattern: value)
-                file.append(byte: UInt8(truncatingIfNeeded: bits))
-                file.append(byte: UInt8(truncatingIfNeeded: bits >> 8))
-            }
-            file.append(byte: paddingByte)
-            file.append(byte: paddingByte)
-            let time = UInt64(bitPattern: scan.timestampNanos)
-            for shift in stride(from: 0, to: 64, by: 8) {
-                file.append(byte: UInt8(truncatingIfNeeded: time >> UInt64(shift)))
+            file.appendRow(maxBytes: scanBytes) { out in
+                for value in [scan.x, scan.y, scan.z] {
+                    let bits = UInt16(bitPattern: value)
+                    out.append(UInt8(truncatingIfNeeded: bits))
+                    out.append(UInt8(truncatingIfNeeded: bits >> 8))
+                }
+                out.append(paddingByte)
+                out.append(paddingByte)
+                let time = UInt64(bitPattern: scan.timestampNanos)
+                for shift in stride(from: 0, to: 64, by: 8) {
+                    out.append(UInt8(truncatingIfNeeded: time >> UInt64(shift)))
+                }
             }
             rows += 1
             try file.flushIfFull()

@@ -3,8 +3,8 @@ import MotionCore
 /// Writes one MotionCollector CSV (SPEC §3.1): sensors A, G (100 Hz), M (50 Hz) and D (100 Hz)
 /// interleaved in time order, as the iOS app writes them.
 ///
-/// Times are printed with `Double.description` after rounding to the microsecond; values with
-/// `appendFixed6`. Labels: empty while standing before the first walk, then `W` / `T`. The legacy
+/// Times are rounded to the microsecond and printed as `Double.description` prints them;
+/// values with `appendFixed6`. Labels: empty while standing before the first walk, then `W` / `T`. The legacy
 /// variant has numeric sources (0 A, 1 D, 2 G, 3 M), no label column, and marker rows `4,<t>` /
 /// `5,<t>` at the start of each walking / turning segment (also when that falls in an app pause).
 enum MotionCollectorWriter {
@@ -63,10 +63,12 @@ enum MotionCollectorWriter {
             if markerIndex < markers.count, markers[markerIndex].0 <= micros {
                 let (markerMicros, code) = markers[markerIndex]
                 markerIndex += 1
-                file.append(byte: code)
-                file.append(byte: UInt8(ascii: ","))
-                file.appendDescription(Double(markerMicros) / 1e6)
-                file.append(byte: UInt8(ascii: "\n"))
+                file.appendRow(maxBytes: 8 + maxTimeBytes) { out in
+                    out.append(code)
+                    out.append(ascii: ",")
+                    out.appendSeconds(micros: markerMicros)
+                    out.append(ascii: "\n")
+                }
                 rows += 1
                 continue
             }
@@ -74,42 +76,49 @@ enum MotionCollectorWriter {
             next[sensorIndex] = microseconds(clocks[sensorIndex].next())
 
             let sensor = Sensor(rawValue: sensorIndex)!
-            let time = Double(micros) / 1e6
-            let motion = model.sample(at: time)
-            if legacy {
-                file.append(byte: sensor.legacyCode)
-                file.append(byte: UInt8(ascii: ","))
-            } else {
-                file.append(byte: sensor.code)
-                file.append(byte: UInt8(ascii: ","))
-                switch model.segment(at: time).activity {
-                case .walking: file.append(byte: UInt8(ascii: "W"))
-                case .turning: file.append(byte: UInt8(ascii: "T"))
-                case .standing, .stairs: break
-                }
-                file.append(byte: UInt8(ascii: ","))
-            }
-            file.appendDescription(time)
+            let motion = model.sample(at: Double(micros) / 1e6)
+            // Values first (they draw noise), then the row in one go.
+            var values = InlineArray<9, Double>(repeating: 0)
             switch sensor {
             case .accelerometer:
                 let value = motion.acceleration + gaussian3(&noise[sensorIndex], accelerometerNoiseG)
-                appendVector(value, to: &file)
+                (values[0], values[1], values[2]) = (value.x, value.y, value.z)
             case .gyroscope:
                 let value = motion.rotationRate + profile.gyroBias + gaussian3(&noise[sensorIndex], gyroscopeNoiseRadPerS)
-                appendVector(value, to: &file)
+                (values[0], values[1], values[2]) = (value.x, value.y, value.z)
             case .magnetometer:
                 let value = model.magneticField(motion) + profile.magnetometerOffset
                     + gaussian3(&noise[sensorIndex], magnetometerNoiseMicroTesla)
-                appendVector(value, to: &file)
+                (values[0], values[1], values[2]) = (value.x, value.y, value.z)
             case .deviceMotion:
                 let rate = motion.rotationRate + gaussian3(&noise[sensorIndex], deviceMotionRateNoise)
                 let user = motion.userAcceleration + gaussian3(&noise[sensorIndex], deviceMotionAccelerationNoiseG)
                 let angles = motion.attitude.eulerAngles
-                appendVector(rate, to: &file)
-                appendVector(user, to: &file)
-                appendVector(SIMD3(angles.pitch, angles.roll, angles.yaw), to: &file)
+                (values[0], values[1], values[2]) = (rate.x, rate.y, rate.z)
+                (values[3], values[4], values[5]) = (user.x, user.y, user.z)
+                (values[6], values[7], values[8]) = (angles.pitch, angles.roll, angles.yaw)
             }
-            file.append(byte: UInt8(ascii: "\n"))
+            let count = sensor == .deviceMotion ? 9 : 3
+            file.appendRow(maxBytes: 8 + maxTimeBytes + 9 * (1 + maxNumberBytes)) { out in
+                if legacy {
+                    out.append(sensor.legacyCode)
+                } else {
+                    out.append(sensor.code)
+                    out.append(ascii: ",")
+                    switch motion.activity {
+                    case .walking: out.append(ascii: "W")
+                    case .turning: out.append(ascii: "T")
+                    case .standing, .stairs: break
+                    }
+                }
+                out.append(ascii: ",")
+                out.appendSeconds(micros: micros)
+                for i in 0..<count {
+                    out.append(ascii: ",")
+                    out.appendFixed6(values[i])
+                }
+                out.append(ascii: "\n")
+            }
             rows += 1
             try file.flushIfFull()
         }
@@ -125,16 +134,5 @@ enum MotionCollectorWriter {
     @inline(__always)
     static func gaussian3(_ rng: inout SeededGenerator, _ sigma: Double) -> SIMD3<Double> {
         SIMD3(rng.gaussian(sigma: sigma), rng.gaussian(sigma: sigma), rng.gaussian(sigma: sigma))
-    }
-
-    /// Appends `,x,y,z`.
-    @inline(__always)
-    static func appendVector(_ v: SIMD3<Double>, to file: inout OutputFile) {
-        file.append(byte: UInt8(ascii: ","))
-        file.appendFixed6(v.x)
-        file.append(byte: UInt8(ascii: ","))
-        file.appendFixed6(v.y)
-        file.append(byte: UInt8(ascii: ","))
-        file.appendFixed6(v.z)
     }
 }

@@ -12,6 +12,8 @@ package struct MotionSample: Sendable {
     package var rotationRate: SIMD3<Double>
     /// Height relative to the start of the recording, m.
     package var altitude: Double
+    /// What the subject is doing.
+    package var activity: RecordingPlan.Segment.Activity
 
     /// What the accelerometer measures before noise: gravity + user acceleration, g.
     package var acceleration: SIMD3<Double> { gravity + userAcceleration }
@@ -89,8 +91,8 @@ package struct MotionModel: Sendable {
         }
 
         // Gait phase φ (one cycle per step) and ψ = φ/2 (one cycle per stride).
-        let omega = 2 * Double.pi * segment.cadenceHz
-        let phi = segment.phaseAtStart + omega * u
+        let omega = segment.stepAngularFrequency(after: u)
+        let phi = segment.phaseAtStart + segment.phaseAdvance(after: u)
         let psi = 0.5 * phi
         let sPsi = sin(psi), cPsi = cos(psi)
         let s1 = 2 * sPsi * cPsi, c1 = cPsi * cPsi - sPsi * sPsi
@@ -114,7 +116,7 @@ package struct MotionModel: Sendable {
                                envelope * p.rocking.z * 0.5 * omega * Self.cosShifted(sPsi, cPsi, rz))
 
         let yaw = Rotation.aboutZ(heading)
-        let bodyInWorld = yaw * Rotation.aboutZ(angleZ) * Rotation.aboutY(angleY) * Rotation.aboutX(angleX)
+        let bodyInWorld = yaw * Rotation.small(x: angleX, y: angleY, z: angleZ)
         let attitude = bodyInWorld * p.phoneInBody
         let rateInWorld = SIMD3<Double>(0, 0, headingRate) + yaw.apply(rateInBody)
 
@@ -122,7 +124,8 @@ package struct MotionModel: Sendable {
                             gravity: -attitude.r2,
                             userAcceleration: attitude.applyTransposed(yaw.apply(userInBody)),
                             rotationRate: attitude.applyTransposed(rateInWorld),
-                            altitude: segment.altitudeAtStart + segment.climbRate * u)
+                            altitude: segment.altitudeAtStart + segment.climbRate * u,
+                            activity: segment.activity)
     }
 
     /// Earth's field in the device frame (µT), before the phone's offset and noise.

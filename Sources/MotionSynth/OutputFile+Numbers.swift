@@ -1,9 +1,11 @@
-/// Text appended to an `OutputFile`'s buffer without going through `String` formatting.
+/// Row text written straight into the output buffer: each row reserves room once
+/// (`OutputFile.appendRow`) and writes its fields through an `OutputSpan`, so no `String` is
+/// built per number.
 extension OutputFile {
-    /// Appends ASCII/UTF-8 text.
+    /// Appends one row of at most `maxBytes` bytes, written by `body`.
     @inline(__always)
-    mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { buffer.append(contentsOf: $0) }
+    mutating func appendRow(maxBytes: Int, _ body: (inout OutputSpan<UInt8>) -> Void) {
+        buffer.append(addingCapacity: maxBytes, initializingWith: body)
     }
 
     /// Appends UTF-8 text.
@@ -11,29 +13,9 @@ extension OutputFile {
         buffer.append(contentsOf: text.utf8)
     }
 
-    /// Appends one byte.
-    @inline(__always)
-    mutating func append(byte: UInt8) {
-        buffer.append(byte)
-    }
-
-    /// Appends `value` as Swift's `Double.description` prints it (`0.0102`, `12.5`, `1e-05`),
-    /// the form MotionCollector uses for `When`.
-    mutating func appendDescription(_ value: Double) {
-        var text = value.description
-        text.withUTF8 { buffer.append(contentsOf: $0) }
-    }
-
-    /// Appends a non-negative integer in decimal.
-    mutating func appendDecimal(_ value: UInt64) {
-        Self.appendDecimal(value, to: &buffer)
-    }
-
-    /// Appends `value` rounded to 6 decimals in fixed-point form, trailing zeros dropped but at
-    /// least one decimal kept: `-0.012346`, `1.0`, `45.2`, `0.0` (never `-0.0`). The text parses
-    /// back (with any correctly rounded decimal parser) to `fixed6(value)`.
-    mutating func appendFixed6(_ value: Double) {
-        Self.appendFixed6(value, to: &buffer)
+    /// Appends ASCII/UTF-8 text.
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { buffer.append(contentsOf: $0) }
     }
 
     /// `value` rounded to the nearest multiple of 1e-6, as the text of `appendFixed6` reads back.
@@ -41,29 +23,50 @@ extension OutputFile {
         Double(micros(value)) / 1e6
     }
 
+    /// round(value × 10⁶), clamped to ±9e15 (synthetic values are far inside; the clamp only
+    /// keeps the conversion from trapping).
     @inline(__always)
     static func micros(_ value: Double) -> Int64 {
         let scaled = (value * 1e6).rounded()
-        // Synthetic values are far below this; the clamp only keeps Int64() from trapping.
         return Int64(Swift.max(-9e15, Swift.min(9e15, scaled)))
     }
+}
 
-    static func appendFixed6(_ value: Double, to buffer: inout [UInt8]) {
-        var m = micros(value)
-        if m == 0 {
-            buffer.append(contentsOf: [0x30, 0x2E, 0x30])  // "0.0"
-            return
-        }
+/// The longest text `appendFixed6` writes: sign, 10 digits, point, 6 digits.
+let maxNumberBytes = 18
+/// The longest text `appendSeconds` writes (a `Double.description` is at most 24 bytes).
+let maxTimeBytes = 32
+
+extension OutputSpan<UInt8> {
+    @inline(__always)
+    mutating func append(ascii: Unicode.Scalar) {
+        append(UInt8(ascii: ascii))
+    }
+
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { for byte in $0 { append(byte) } }
+    }
+
+    /// Appends `value` rounded to 6 decimals in fixed-point form, trailing zeros dropped but at
+    /// least one decimal kept: `-0.012346`, `1.0`, `45.2`, `0.0` (never `-0.0`). The text parses
+    /// back (with any correctly rounded decimal parser) to `OutputFile.fixed6(value)`.
+    @inline(__always)
+    mutating func appendFixed6(_ value: Double) {
+        appendMicros(OutputFile.micros(value))
+    }
+
+    /// Appends `micros / 10⁶` as `appendFixed6` does.
+    mutating func appendMicros(_ micros: Int64) {
+        var m = micros
         if m < 0 {
-            buffer.append(0x2D)  // "-"
+            append(ascii: "-")
             m = -m
         }
-        let whole = UInt64(m / 1_000_000)
+        appendDecimal(UInt64(m / 1_000_000))
+        append(ascii: ".")
         var fraction = UInt64(m % 1_000_000)
-        appendDecimal(whole, to: &buffer)
-        buffer.append(0x2E)  // "."
         if fraction == 0 {
-            buffer.append(0x30)
+            append(ascii: "0")
             return
         }
         var digits = 6
@@ -71,29 +74,58 @@ extension OutputFile {
             fraction /= 10
             digits -= 1
         }
-        appendPadded(fraction, digits: digits, to: &buffer)
+        appendDigits(fraction, count: digits)
     }
 
-    static func appendDecimal(_ value: UInt64, to buffer: inout [UInt8]) {
-        var digits = 1
+    /// Appends a time of `micros` µs as seconds, exactly as Swift's `Double.description` prints
+    /// `Double(micros) / 1e6` (`0.0102`, `12.5`, `120.0`, `1e-05`).
+    ///
+    /// For 10⁻⁴ s ≤ t < 10⁹ s the shortest round-trip digits of that double are the decimal
+    /// digits of `micros` (1 µs is far above the double's resolution there), and Swift prints
+    /// such values without an exponent, so the fixed-point form is the description; outside that
+    /// range this falls back to `description`.
+    mutating func appendSeconds(micros: Int64) {
+        if micros >= 100, micros < 1_000_000_000_000_000 {
+            appendMicros(micros)
+        } else {
+            for byte in (Double(micros) / 1e6).description.utf8 { append(byte) }
+        }
+    }
+
+    /// Appends a non-negative integer in decimal.
+    @inline(__always)
+    mutating func appendDecimal(_ value: UInt64) {
+        var count = 1
         var v = value
         while v >= 10 {
             v /= 10
-            digits += 1
+            count += 1
         }
-        appendPadded(value, digits: digits, to: &buffer)
+        appendDigits(value, count: count)
     }
 
-    /// Appends `value` as exactly `digits` decimal digits, zero-padded on the left.
-    static func appendPadded(_ value: UInt64, digits: Int, to buffer: inout [UInt8]) {
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0x30, count: digits))
+    /// Appends the lowest `count` decimal digits of `value` (at most 20), zero-padded.
+    @inline(__always)
+    mutating func appendDigits(_ value: UInt64, count: Int) {
+        var digits = InlineArray<20, UInt8>(repeating: 0x30)
         var v = value
-        var i = start + digits - 1
-        while i >= start {
-            buffer[i] = 0x30 &+ UInt8(truncatingIfNeeded: v % 10)
+        var i = count - 1
+        while i >= 0 {
+            digits[i] = 0x30 &+ UInt8(truncatingIfNeeded: v % 10)
             v /= 10
             i -= 1
         }
+        for j in 0..<count { append(digits[j]) }
+    }
+
+    /// Appends `,x,y,z`.
+    @inline(__always)
+    mutating func appendVector(_ v: SIMD3<Double>) {
+        append(ascii: ",")
+        appendFixed6(v.x)
+        append(ascii: ",")
+        appendFixed6(v.y)
+        append(ascii: ",")
+        appendFixed6(v.z)
     }
 }

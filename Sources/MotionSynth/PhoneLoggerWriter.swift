@@ -26,12 +26,14 @@ enum PhoneLoggerWriter {
                                 dropFraction: options.dropFraction, stream: 10)
         var noise = SeededGenerator(seed: plan.streamSeed, tags: 210)
         while let nanos = clock.next() {
-            let time = Double(MotionCollectorWriter.microseconds(nanos)) / 1e6
-            let value = model.sample(at: time).acceleration
-                + MotionCollectorWriter.gaussian3(&noise, accelerometerNoiseG)
-            accelerometer.appendDescription(time)
-            MotionCollectorWriter.appendVector(value, to: &accelerometer)
-            appendActivity(model.segment(at: time).activity, to: &accelerometer)
+            let micros = MotionCollectorWriter.microseconds(nanos)
+            let motion = model.sample(at: Double(micros) / 1e6)
+            let value = motion.acceleration + MotionCollectorWriter.gaussian3(&noise, accelerometerNoiseG)
+            accelerometer.appendRow(maxBytes: 16 + maxTimeBytes + 3 * (1 + maxNumberBytes)) { out in
+                out.appendSeconds(micros: micros)
+                out.appendVector(value)
+                out.appendActivity(motion.activity)
+            }
             rows += 1
             try accelerometer.flushIfFull()
         }
@@ -45,30 +47,34 @@ enum PhoneLoggerWriter {
         let seaLevel = 101.325 + noise.uniform(-1.2, 1.2)
         var reference: Double?
         while let nanos = clock.next() {
-            let time = Double(MotionCollectorWriter.microseconds(nanos)) / 1e6
-            let altitude = model.sample(at: time).altitude
-            let pressure = OutputFile.fixed6(seaLevel + kilopascalsPerMeter * altitude
+            let micros = MotionCollectorWriter.microseconds(nanos)
+            let motion = model.sample(at: Double(micros) / 1e6)
+            let pressure = OutputFile.fixed6(seaLevel + kilopascalsPerMeter * motion.altitude
                                              + noise.gaussian(sigma: pressureNoiseKilopascals))
             let start = reference ?? pressure
             reference = start
-            barometer.appendDescription(time)
-            barometer.append(byte: UInt8(ascii: ","))
-            barometer.appendFixed6(pressure)
-            barometer.append(byte: UInt8(ascii: ","))
-            barometer.appendFixed6((pressure - start) / kilopascalsPerMeter)
-            appendActivity(model.segment(at: time).activity, to: &barometer)
+            barometer.appendRow(maxBytes: 16 + maxTimeBytes + 2 * (1 + maxNumberBytes)) { out in
+                out.appendSeconds(micros: micros)
+                out.append(ascii: ",")
+                out.appendFixed6(pressure)
+                out.append(ascii: ",")
+                out.appendFixed6((pressure - start) / kilopascalsPerMeter)
+                out.appendActivity(motion.activity)
+            }
             rows += 1
         }
         bytes += try barometer.finish()
         return (bytes, rows)
     }
+}
 
-    /// Appends `,activity\n`.
-    private static func appendActivity(_ activity: RecordingPlan.Segment.Activity, to file: inout OutputFile) {
+extension OutputSpan<UInt8> {
+    /// Appends `,activity\n` (an empty activity while standing).
+    fileprivate mutating func appendActivity(_ activity: RecordingPlan.Segment.Activity) {
         switch activity {
-        case .walking, .turning: file.append(",walk\n")
-        case .stairs: file.append(",stairs\n")
-        case .standing: file.append(",\n")
+        case .walking, .turning: append(",walk\n")
+        case .stairs: append(",stairs\n")
+        case .standing: append(",\n")
         }
     }
 }

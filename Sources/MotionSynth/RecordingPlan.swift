@@ -22,8 +22,10 @@ package struct RecordingPlan: Sendable {
         package var activity: Activity
         /// Gait amplitude factor: 0 standing, 1 walking, 0.6 turning, 1.15 on stairs.
         var amplitude: Double
-        /// Steps per second in this segment.
+        /// Steps per second in this segment, reached `MotionModel.blendSeconds` after `start`;
+        /// the cadence changes smoothly from `previousCadenceHz`.
         package var cadenceHz: Double
+        var previousCadenceHz: Double
         /// Gait phase (radians) at `start`; the phase is continuous across segments.
         var phaseAtStart: Double
         /// Walking direction (radians, counter-clockwise from east) at `start`.
@@ -83,7 +85,8 @@ package struct RecordingPlan: Sendable {
         var activity = Segment.Activity.standing
         while time < endTime {
             var segment = Segment(start: time, end: 0, activity: activity, amplitude: 0,
-                                  cadenceHz: profile.cadenceHz, phaseAtStart: phase, headingAtStart: heading,
+                                  cadenceHz: profile.cadenceHz, previousCadenceHz: segments.last?.cadenceHz ?? profile.cadenceHz,
+                                  phaseAtStart: phase, headingAtStart: heading,
                                   turnRate: 0, turnRampSeconds: 0, altitudeAtStart: altitude, climbRate: 0)
             let duration: Double
             switch activity {
@@ -107,7 +110,8 @@ package struct RecordingPlan: Sendable {
                 segment.climbRate = (up ? 1 : -1) * stepRiseMeters * segment.cadenceHz
             }
             segment.end = time + duration
-            phase = (phase + 2 * .pi * segment.cadenceHz * duration).truncatingRemainder(dividingBy: 2 * .pi)
+            // Modulo 4π, not 2π: stride-frequency terms use φ/2, which must not jump by π.
+            phase = (phase + segment.phaseAdvance(after: duration)).truncatingRemainder(dividingBy: 4 * .pi)
             heading += segment.turnRate * (duration - segment.turnRampSeconds)
             altitude += segment.climbRate * duration
             segments.append(segment)
@@ -120,7 +124,8 @@ package struct RecordingPlan: Sendable {
         }
         if segments.isEmpty {
             segments.append(Segment(start: 0, end: 0, activity: .standing, amplitude: 0,
-                                    cadenceHz: profile.cadenceHz, phaseAtStart: phase, headingAtStart: heading,
+                                    cadenceHz: profile.cadenceHz, previousCadenceHz: profile.cadenceHz,
+                                    phaseAtStart: phase, headingAtStart: heading,
                                     turnRate: 0, turnRampSeconds: 0, altitudeAtStart: 0, climbRate: 0))
         }
         segments[segments.count - 1].end = .infinity
@@ -149,5 +154,27 @@ package struct RecordingPlan: Sendable {
             if segments[mid].start <= time { low = mid } else { high = mid - 1 }
         }
         return low
+    }
+}
+
+extension RecordingPlan.Segment {
+    /// Gait phase gained `u` seconds into the segment, and the angular step frequency then
+    /// (rad/s): the cadence moves from `previousCadenceHz` to `cadenceHz` along a smoothstep
+    /// over the first `MotionModel.blendSeconds`.
+    @inline(__always)
+    func phaseAdvance(after u: Double) -> Double {
+        let blend = MotionModel.blendSeconds
+        let change = cadenceHz - previousCadenceHz
+        // ∫₀ˣ (3s² − 2s³) ds = x³ − x⁴/2, which is ½ at x = 1.
+        let x = Swift.min(u / blend, 1)
+        let extra = u < blend ? blend * (x * x * x - 0.5 * x * x * x * x) : 0.5 * blend + (u - blend)
+        return 2 * .pi * (previousCadenceHz * u + change * extra)
+    }
+
+    /// The angular step frequency (rad/s) `u` seconds into the segment.
+    @inline(__always)
+    func stepAngularFrequency(after u: Double) -> Double {
+        let x = Swift.min(Swift.max(u / MotionModel.blendSeconds, 0), 1)
+        return 2 * .pi * (previousCadenceHz + (cadenceHz - previousCadenceHz) * x * x * (3 - 2 * x))
     }
 }

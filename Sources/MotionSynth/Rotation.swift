@@ -24,6 +24,26 @@ struct Rotation: Sendable {
         return Rotation(r0: [c, -s, 0], r1: [s, c, 0], r2: [0, 0, 1])
     }
 
+    /// Rz(z) · Ry(y) · Rx(x) for small angles (|angle| < 0.3 rad), with sine and cosine from
+    /// their Taylor series (error below 1e-15), which is much cheaper than libm here.
+    static func small(x: Double, y: Double, z: Double) -> Rotation {
+        let (sx, cx) = smallSinCos(x), (sy, cy) = smallSinCos(y), (sz, cz) = smallSinCos(z)
+        // Rz · Ry · Rx written out.
+        return Rotation(r0: [cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx],
+                        r1: [sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx],
+                        r2: [-sy, cy * sx, cy * cx])
+    }
+
+    /// (sin x, cos x) by Taylor series; precondition: |x| < 0.3.
+    @inline(__always)
+    static func smallSinCos(_ x: Double) -> (sin: Double, cos: Double) {
+        precondition(abs(x) < 0.3, "Rotation.small: angle \(x) is not small")
+        let x2 = x * x
+        let s = x * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42 * (1 - x2 / 72 * (1 - x2 / 110)))))
+        let c = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132)))))
+        return (s, c)
+    }
+
     /// Core Motion's Euler convention: R = Rz(yaw) · Rx(pitch) · Ry(roll).
     static func attitude(pitch: Double, roll: Double, yaw: Double) -> Rotation {
         aboutZ(yaw) * aboutX(pitch) * aboutY(roll)

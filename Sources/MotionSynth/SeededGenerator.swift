@@ -78,18 +78,22 @@ struct SeededGenerator: RandomNumberGenerator {
         next() >> 63 == 0 ? 1 : -1
     }
 
-    /// A standard normal deviate (Box–Muller; the pair's second value is kept for the next call).
+    /// A standard normal deviate (Marsaglia's polar method; the pair's second value is kept for
+    /// the next call).
     mutating func gaussian() -> Double {
         if let spare = spareGaussian {
             spareGaussian = nil
             return spare
         }
-        let u1 = 1 - unit()  // (0, 1]: log stays finite
-        let u2 = unit()
-        let r = (-2 * Foundation.log(u1)).squareRoot()
-        let a = 2 * Double.pi * u2
-        spareGaussian = r * Foundation.sin(a)
-        return r * Foundation.cos(a)
+        while true {
+            let u = 2 * unit() - 1, v = 2 * unit() - 1
+            let s = u * u + v * v
+            if s > 0, s < 1 {
+                let factor = (-2 * Foundation.log(s) / s).squareRoot()
+                spareGaussian = v * factor
+                return u * factor
+            }
+        }
     }
 
     /// A normal deviate with standard deviation `sigma`, clamped to ±`limit` sigmas.

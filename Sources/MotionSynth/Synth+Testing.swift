@@ -41,7 +41,14 @@ extension Synth {
     /// The text `appendFixed6` writes for `value`.
     package static func fixed6Text(_ value: Double) -> String {
         var buffer: [UInt8] = []
-        OutputFile.appendFixed6(value, to: &buffer)
+        buffer.append(addingCapacity: maxNumberBytes) { $0.appendFixed6(value) }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    /// The text written for a time of `micros` microseconds (`When`, `time`).
+    package static func secondsText(micros: Int64) -> String {
+        var buffer: [UInt8] = []
+        buffer.append(addingCapacity: 64) { $0.appendSeconds(micros: micros) }
         return String(decoding: buffer, as: UTF8.self)
     }
 

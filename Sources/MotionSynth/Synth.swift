@@ -5,7 +5,9 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import MotionCore
+import Synchronization
 
 /// `motionprep synth`: realistic synthetic recordings for demos, tests and benchmarks.
 public enum Synth {
@@ -18,7 +20,8 @@ public enum Synth {
     /// - `iio`: `subjectNN/rec-NN.bin`, with the device layout in `subjectNN/sysfs/`
     ///
     /// The same options always give byte-identical files: every random choice comes from a
-    /// generator seeded by `options.seed`, the subject and the recording.
+    /// generator seeded by `options.seed`, the subject and the recording. Recordings are
+    /// written in parallel (one Dispatch worker per core), which changes no byte.
     ///
     /// - Returns: the files written (relative, sorted), their total size and the data rows.
     /// - Throws: `MotionError` with status `.usage` for impossible options (no subjects,
@@ -29,6 +32,9 @@ public enum Synth {
         let root = options.outDirectory.isEmpty ? "." : options.outDirectory
         var files: [String] = []
         var bytes = 0, rows = 0
+        var jobs: [(subject: Int, recording: Int)] = []
+
+        // Folders and small files first, in order; then the recordings, in parallel.
         try makeDirectory(root)
         for subject in 1...options.subjects {
             let subjectFolder = "subject" + twoDigits(subject)
@@ -44,29 +50,53 @@ public enum Synth {
             }
             for recording in 1...options.recordingsPerSubject {
                 let stem = subjectFolder + "/rec-" + twoDigits(recording)
-                let written: (bytes: Int, rows: Int)
                 switch options.format {
                 case .motioncollector:
-                    let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
-                    written = try MotionCollectorWriter.write(plan: plan, options: options, to: root + "/" + stem + ".csv")
                     files.append(stem + ".csv")
                 case .csv:
-                    let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndStairs)
                     try makeDirectory(root + "/" + stem)
-                    written = try PhoneLoggerWriter.write(plan: plan, options: options, to: root + "/" + stem)
                     files.append(stem + "/Accelerometer.csv")
                     files.append(stem + "/Barometer.csv")
                 case .iio:
-                    let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
-                    written = try IIOCaptureWriter.write(plan: plan, options: options, to: root + "/" + stem + ".bin")
                     files.append(stem + ".bin")
                 }
-                bytes += written.bytes
-                rows += written.rows
+                jobs.append((subject, recording))
             }
+        }
+
+        let work = jobs
+        let results = Mutex([Result<(bytes: Int, rows: Int), MotionError>?](repeating: nil, count: jobs.count))
+        DispatchQueue.concurrentPerform(iterations: work.count) { index in
+            let result = Result { () throws(MotionError) in
+                try writeRecording(options, root: root, subject: work[index].subject, recording: work[index].recording)
+            }
+            results.withLock { $0[index] = result }
+        }
+        // The first failure in recording order, whatever order the workers finished in.
+        for result in results.withLock({ $0 }) {
+            let written = try result!.get()
+            bytes += written.bytes
+            rows += written.rows
         }
         files.sort(by: Text.utf8Less)
         return SynthSummary(files: files, bytes: bytes, rows: rows)
+    }
+
+    /// Writes one recording's file(s); its folders exist already.
+    static func writeRecording(_ options: SynthOptions, root: String, subject: Int,
+                               recording: Int) throws(MotionError) -> (bytes: Int, rows: Int) {
+        let stem = root + "/subject" + twoDigits(subject) + "/rec-" + twoDigits(recording)
+        switch options.format {
+        case .motioncollector:
+            let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
+            return try MotionCollectorWriter.write(plan: plan, options: options, to: stem + ".csv")
+        case .csv:
+            let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndStairs)
+            return try PhoneLoggerWriter.write(plan: plan, options: options, to: stem)
+        case .iio:
+            let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
+            return try IIOCaptureWriter.write(plan: plan, options: options, to: stem + ".bin")
+        }
     }
 
     static func validate(_ options: SynthOptions) throws(MotionError) {

@@ -12,6 +12,11 @@ enum Diagnostics {
         writeAll(2, s)
     }
 
+    /// Writes `text` to stderr as is (no newline added), for the progress bar.
+    static func stderrRaw(_ text: String) {
+        writeAll(2, text)
+    }
+
     /// Writes `text` to stdout.
     static func stdout(_ text: String) {
         var s = text

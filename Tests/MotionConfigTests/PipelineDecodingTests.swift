@@ -47,8 +47,8 @@ output:
 """
 
 @Test func specExampleDecodesToTheExpectedSpec() throws {
-    // The SPEC example also sets `windows_per_shard` under `type: hdf5`, which the brief makes
-    // an error; that line is left out here and checked separately below.
+    // The SPEC example also sets `windows_per_shard` under `type: hdf5`; that line is checked
+    // separately below.
     let spec = try PipelineLoader.load(yaml: specExample, file: "pipelines/walk.yaml", baseDirectory: "pipelines")
     let expected = PipelineSpec(
         file: "pipelines/walk.yaml", baseDirectory: "pipelines", version: 1, name: "walk",
@@ -67,9 +67,12 @@ output:
     #expect(spec == expected)
 }
 
-@Test func specExampleWithWindowsPerShardUnderHDF5IsRejected() {
+@Test func specExampleWithWindowsPerShardUnderHDF5IsAcceptedAndChecked() throws {
     let text = edited("  path: ../build/walk\n", "  path: ../build/walk\n  windows_per_shard: 8192\n", in: specExample)
-    #expect(messages(text) == ["key `windows_per_shard` in `output` at walk.yaml:40:3 applies only to `type: shards`"])
+    let spec = try PipelineLoader.load(yaml: text, file: "walk.yaml", baseDirectory: ".")
+    #expect(spec.output.type == .hdf5 && spec.output.windowsPerShard == 8192)
+    let bad = edited("  path: ../build/walk\n", "  path: ../build/walk\n  windows_per_shard: 0\n", in: specExample)
+    #expect(messages(bad) == ["`output.windows_per_shard` at walk.yaml:40:22 must be a whole number of at least 1, not `0`"])
 }
 
 @Test func minimalPipelineGetsEveryDefault() throws {

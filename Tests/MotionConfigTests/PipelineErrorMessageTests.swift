@@ -86,8 +86,6 @@ let badPipelines: [BadPipeline] = [
                 "both `window.length_s` and `window.length_samples` are given in `window` at walk.yaml:9:3; give only one"),
     BadPipeline("min_fraction with policy center", minimalPipeline + "labels:\n  policy: center\n  min_fraction: 0.3\n  classes: [walk]\n",
                 "key `min_fraction` in `labels` at walk.yaml:13:3 applies only to `policy: majority`, not `policy: center`"),
-    BadPipeline("windows_per_shard with hdf5", edited("  path: out", "  path: out\n  windows_per_shard: 10"),
-                "key `windows_per_shard` in `output` at walk.yaml:11:3 applies only to `type: shards`"),
     BadPipeline("csv key on a motioncollector input", edited("    paths", "    delimiter: \";\"\n    paths"),
                 "key `delimiter` in `inputs[0]` at walk.yaml:4:5 applies only to `type: csv`"),
     BadPipeline("sensor on a motioncollector input", edited("    paths", "    sensor: A\n    paths"),

@@ -29,6 +29,35 @@ import Testing
         #expect(try sha256sum(first) == sha256sum(second))
     }
 
+    /// Different batchings store the same content; their bytes may differ (see
+    /// `HDF5Dataset.append`): one 700-row batch overflows x's 1 MiB chunk cache before the other
+    /// datasets are first written, which moves chunks. Recorded here so a change in HDF5's
+    /// behaviour is noticed either way.
+    @Test func batchingChangesLayoutNotContent() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let uneven = WindowFixture(windows: 700)   // seeded uneven batches
+        var small = uneven
+        small.batches = [1, 699]
+        var single = uneven
+        single.batches = [700]
+        let paths = ["uneven", "small", "single"].map { directory.path("\($0).h5") }
+        try uneven.write(to: paths[0])
+        try small.write(to: paths[1])
+        try single.write(to: paths[2])
+        let hashes = try paths.map(sha256sum)
+        #expect(hashes[0] == hashes[1], "small first batches lay out like uneven ones")
+        withKnownIssue("a first batch larger than the chunk cache lays the file out differently") {
+            #expect(hashes[0] == hashes[2])
+        }
+        for path in paths {
+            let file = try HDF5File.openReadOnly(path: path)
+            #expect(bits(try file.openDataset("x").readFloats(start: 0, count: 700)) == bits(uneven.x))
+            #expect(try file.openDataset("y").readInt64s(start: 0, count: 700) == uneven.y)
+            try file.close()
+        }
+    }
+
     /// Byte equality alone would pass when both writes fall in the same second; this checks the
     /// timestamps themselves are absent.
     @Test func objectTimesAreNotRecorded() throws {

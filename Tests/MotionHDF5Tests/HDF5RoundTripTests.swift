@@ -178,6 +178,56 @@ import Testing
         try reopened.close()
     }
 
+    /// Copies every filtered chunk of one dataset into another without decompressing, then
+    /// checks the copy reads back the same (so `writeRawChunk` with mask 0 stores real filtered
+    /// chunks correctly, Fletcher-32 included).
+    @Test func filteredChunksCopyVerbatim() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("copy.h5")
+        let values = (0..<(23 * 5)).map { Float($0) * 0.25 - 3 }
+        let file = try HDF5File.create(path: path)
+        let source = try file.createDataset("source", type: .float32, rowShape: [5], chunkRows: 4)
+        try source.append(values, rows: 23)
+        let copy = try file.createDataset("copy", type: .float32, rowShape: [5], chunkRows: 4)
+        try copy.resize(rows: 23)
+        for offset in stride(from: 0, to: 23, by: 4) {
+            let chunk = try source.readRawChunk(offsetRow: offset)
+            #expect(chunk.filterMask == 0, "all three filters applied")
+            #expect(chunk.bytes.count < 4 * 5 * 4 + 4 || offset == 20, "deflate should shrink this chunk")
+            try chunk.bytes.withUnsafeBytes { try copy.writeRawChunk(offsetRow: offset, filterMask: chunk.filterMask, bytes: $0) }
+        }
+        #expect(throws: HDF5Error.self) { _ = try source.readRawChunk(offsetRow: 24) }
+        try file.close()
+
+        let reopened = try HDF5File.openReadOnly(path: path)
+        #expect(try reopened.openDataset("copy").readFloats(start: 0, count: 23) == values)
+        try reopened.close()
+    }
+
+    @Test func corruptedChunkFailsItsChecksum() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("corrupt.h5")
+        let file = try HDF5File.create(path: path)
+        defer { try? file.close() }
+        let source = try file.createDataset("source", type: .int64, rowShape: [], chunkRows: 8)
+        try source.append((0..<8).map { Int64($0) }, rows: 8)
+        let target = try file.createDataset("target", type: .int64, rowShape: [], chunkRows: 8)
+        try target.resize(rows: 8)
+        var chunk = try source.readRawChunk(offsetRow: 0)
+        chunk.bytes[chunk.bytes.count / 2] ^= 0x40
+        try chunk.bytes.withUnsafeBytes { try target.writeRawChunk(offsetRow: 0, filterMask: 0, bytes: $0) }
+        do {
+            _ = try target.readInt64s(start: 0, count: 8)
+            Issue.record("a corrupted chunk should not read")
+        } catch let error as HDF5Error {
+            #expect(error.exitStatus == .ioError)
+            #expect(error.message.hasPrefix("cannot read rows 0..<8 of dataset `target` in `\(path)`: "))
+            #expect(error.message.lowercased().contains("checksum") || error.message.contains("filter"), "\(error.message)")
+        }
+    }
+
     @Test func handlesAreAllClosed() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -8,7 +8,7 @@ func readText(_ text: String, units: UnitSystem = .native, keep: Set<String>? = 
 }
 
 /// The message of the `IngestError` that `body` throws, or nil when it throws nothing.
-func ingestErrorMessage(_ body: () throws -> Void) -> (message: String, status: ExitStatus)? {
+func ingestErrorMessage(_ body: () throws -> Void) -> (message: String, status: MotionCore.ExitStatus)? {
     do {
         try body()
         return nil

@@ -2,8 +2,12 @@ import MotionCore
 import Testing
 @testable import MotionResample
 
-private func stream(_ name: String = "A", _ times: [Double], _ values: [Double]) -> SensorStream {
+private func stream(_ name: String, _ times: [Double], _ values: [Double]) -> SensorStream {
     SensorStream(name: name, channelNames: ["v"], channelUnits: ["1"], times: times, channels: [values])
+}
+
+private func stream(_ times: [Double], _ values: [Double]) -> SensorStream {
+    stream("A", times, values)
 }
 
 @Suite struct GridTests {

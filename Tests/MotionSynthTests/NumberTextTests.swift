@@ -24,3 +24,23 @@ import MotionSynth
         }
     }
 }
+
+@Suite struct TimeTextTests {
+    /// Times are written without building a `String`, but must equal `Double.description` of
+    /// `Double(micros) / 1e6`, the form SPEC §3.1 gives for `When`.
+    @Test func timesMatchDoubleDescription() {
+        var state: UInt64 = 99
+        var samples: [Int64] = [0, 1, 5, 10, 99, 100, 101, 10_200, 1_000_000, 120_000_000, 999_999_999_999_999,
+                                1_000_000_000_000_000, 12_345_678_901_234_567]
+        for _ in 0..<50_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let digits = Int(state >> 59) % 17  // 0…16 digits
+            var bound: UInt64 = 1
+            for _ in 0..<digits { bound *= 10 }
+            samples.append(Int64((state >> 3) % bound))
+        }
+        for micros in samples {
+            #expect(Synth.secondsText(micros: micros) == (Double(micros) / 1e6).description, "\(micros) µs")
+        }
+    }
+}

@@ -1,23 +1,32 @@
+import Dispatch
 import Foundation
 import MotionConfig
 import MotionCore
 import MotionPipeline
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--quiet] [--json]`.
+/// `motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N] [--resume] [--quiet] [--json]`.
 enum RunCommand {
     static let help = """
         usage: motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N] [--resume] [--quiet] [--json]
 
-        Runs the pipeline and writes the dataset (HDF5 files or shards, SHA256SUMS, manifest.json).
-        The dataset is built in DIR.partial/ and moved into place only when complete.
+        Runs the pipeline and writes the dataset (HDF5 files, SHA256SUMS, manifest.json). The dataset
+        is built in DIR.partial/ and moved into place only when complete; a previous dataset in DIR
+        stays intact until then.
 
         options:
           --jobs N      recordings processed in parallel (default: all cores); output is identical for any N
           --out DIR     write here instead of the pipeline's output.path (relative to the current folder)
-          --quiet       print no progress and no summary (warnings and errors still go to stderr)
+          --worker I/N  process only the recordings whose name hashes to I modulo N (I from 0) and write a
+                        part (default folder: OUT-part-I-of-N) for `motionprep merge`
+          --resume      finish an interrupted run from DIR.partial/ without redoing finished recordings;
+                        refused when the pipeline or an input file changed since
+          --quiet       no progress bar and no summary (warnings and errors still go to stderr)
           --json        print a machine-readable summary on stdout at the end
-          --worker I/N  (not in this build yet)
-          --resume      (not in this build yet)
+
+        Ctrl-C stops cleanly (exit 130) and keeps the finished recordings for --resume.
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
@@ -27,24 +36,42 @@ enum RunCommand {
             throw UsageError(message: a.positionals.isEmpty ? "`motionprep run` needs a pipeline file, e.g. `motionprep run pipelines/walk.yaml`"
                                                            : "`motionprep run` takes one pipeline file, got \(a.positionals.count): \(a.positionals.joined(separator: " "))")
         }
-        if a.value("--worker") != nil || a.flag("--resume") {
-            throw UsageError(message: "`--worker` and `--resume` are not available in this build yet (see README.md, \"Status\")")
+        var worker: WorkerSlot?
+        if let w = a.value("--worker") {
+            guard let slot = WorkerSlot(parsing: w) else {
+                throw UsageError(message: "option `--worker` of `motionprep run` must be I/N with 0 ≤ I < N (e.g. `--worker 0/4`), not `\(w)`")
+            }
+            worker = slot
         }
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let jobs = try a.int("--jobs", in: 1...4096, command: "run") ?? cores
+        let jobs = try a.int("--jobs", in: 1...4096, command: "run") ?? ProcessInfo.processInfo.activeProcessorCount
         let spec = try PipelineLoader.load(path: a.positionals[0])
         let quiet = a.flag("--quiet")
-        let options = RunOptions(jobs: jobs, outputDirectory: a.value("--out"), log: { line in
-            if quiet && !line.hasPrefix("warning") && !line.hasPrefix("skipped") { return }
-            Diagnostics.stderr(line)
-        })
-        let summary = try PipelineRunner.run(spec, options: options)
-        if !quiet { Diagnostics.stderr(text(summary)) }
+        let bar = ProgressBar(enabled: !quiet && Diagnostics.stderrIsTerminal)
+        let cancel = CancelFlag()
+        let signals = cancel.installSIGINTHandler()
+        defer { signals.cancel(); signal(SIGINT, SIG_DFL) }
+        let options = RunOptions(
+            jobs: jobs, outputDirectory: a.value("--out"), worker: worker, resume: a.flag("--resume"),
+            log: { line in bar.clear(); Diagnostics.stderr(line) },
+            progress: { bar.draw($0) },
+            isCancelled: { cancel.isSet })
+        let summary: RunSummary
+        do {
+            summary = try PipelineRunner.run(spec, options: options)
+        } catch {
+            bar.clear()
+            throw error
+        }
+        bar.clear()
+        if !quiet { Diagnostics.stderr(text(summary, worker: worker)) }
         if a.flag("--json") { Diagnostics.stdout(json(summary).pretty()) }
         return .success
     }
 
-    static func text(_ s: RunSummary) -> String {
+    static func text(_ s: RunSummary, worker: WorkerSlot?) -> String {
+        if let worker {
+            return "wrote part \(worker) to \(s.outputDirectory): \(s.recordings) recording(s); join the parts with `motionprep merge OUT_DIR PART_DIR...`"
+        }
         var lines: [String] = []
         lines.append("wrote \(s.outputDirectory): " + s.windowsPerSplit.map { "\($0.split) \($0.windows)" }.joined(separator: ", ") + " windows (\(s.bytesWritten) bytes)")
         lines.append("read \(s.recordings) recording(s), \(s.rowsRead) rows")
@@ -72,5 +99,65 @@ enum RunCommand {
             "bytes_written": .int(s.bytesWritten),
             "warnings": .array(s.warnings.map { .string($0) }),
         ])
+    }
+}
+
+/// Set from the SIGINT handler, polled by the run between recordings.
+final class CancelFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+
+    func set() { lock.lock(); value = true; lock.unlock() }
+
+    /// Routes SIGINT to this flag (a second Ctrl-C exits at once).
+    func installSIGINTHandler() -> DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [self] in
+            if isSet { _exit(130) }
+            set()
+            Diagnostics.stderr("\nmotionprep: stopping after the recordings in progress (Ctrl-C again to quit at once)")
+        }
+        source.resume()
+        return source
+    }
+}
+
+/// A one-line progress bar on stderr: recordings, windows, MB/s, ETA. Drawn only on a terminal.
+final class ProgressBar: @unchecked Sendable {
+    private let enabled: Bool
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private let lock = NSLock()
+    private var lastDraw: UInt64 = 0
+    private var shown = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func draw(_ p: RunProgress) {
+        guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - lastDraw > 100_000_000 || p.done == p.total else { return }
+        lastDraw = now
+        let elapsed = Double(now - start) / 1e9
+        let fraction = p.total == 0 ? 1 : Double(p.done) / Double(p.total)
+        let width = 24
+        let filled = Int(fraction * Double(width))
+        let rate = elapsed > 0 ? Double(p.inputBytes) / 1e6 / elapsed : 0
+        let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
+        let line = String(format: "\r[%@%@] %d/%d recordings, %d windows, %.0f MB/s, ETA %d:%02d ",
+                          String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
+                          p.done, p.total, p.windows, rate, Int(eta) / 60, Int(eta) % 60)
+        Diagnostics.stderrRaw(line)
+        shown = true
+    }
+
+    func clear() {
+        guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        if shown { Diagnostics.stderrRaw("\r\u{1B}[K") }
+        shown = false
     }
 }

@@ -1,0 +1,144 @@
+import Foundation
+import MotionChecksum
+import MotionConfig
+import MotionCore
+import MotionSinks
+
+/// The single writer: receives recordings in canonical order, appends their windows to the
+/// split sinks, sums the counters, and finally writes SHA256SUMS and the manifest.
+final class DatasetWriter {
+    let plan: RunPlan
+    let staging: DatasetStaging
+    private var sinks: [SplitName: SplitSink] = [:]
+    private(set) var totals: Totals
+    private var inputs: [InputEntry] = []
+    private let log: (String) -> Void
+
+    init(plan: RunPlan, staging: DatasetStaging, log: @escaping (String) -> Void) throws {
+        self.plan = plan
+        self.staging = staging
+        self.log = log
+        totals = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
+        for split in SplitName.allCases {
+            switch plan.spec.output.type {
+            case .hdf5:
+                sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description)
+            case .shards:
+                sinks[split] = try ShardSplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description,
+                                                  windowsPerShard: plan.spec.output.windowsPerShard,
+                                                  compressionLevel: plan.spec.output.compressionLevel)
+            }
+        }
+    }
+
+    /// Appends recording `i` (an index into `plan.sources`).
+    func append(_ i: Int, _ outcome: Result<RecordingRecord, Error>) throws {
+        let source = plan.sources[i]
+        switch outcome {
+        case .failure(let error):
+            guard plan.spec.onError == .skip else { throw error }
+            totals.recordingsDropped["skipped_on_error", default: 0] += 1
+            totals.skipped.append((source.name, "\(error)"))
+            log("skipped recording `\(source.name)`: \(error)")
+        case .success(let record):
+            let done = record.processed
+            inputs += record.inputs
+            totals.add(done)
+            try sinks[plan.splitOf[i]]!.append(done.windows, subjectIndex: plan.subjectIndex[source.subject]!,
+                                               recordingIndex: plan.recordingIndex[source.name]!, foldIndex: plan.foldOf[i])
+            for w in done.warnings { log("warning: \(w)") }
+        }
+    }
+
+    /// Closes the splits and writes SHA256SUMS then manifest.json into the partial folder.
+    func finish() throws -> RunSummary {
+        let spec = plan.spec
+        let rate = spec.resample.rateHz
+        var files: [SplitName: [WrittenFile]] = [:]
+        for split in SplitName.allCases { files[split] = try sinks[split]!.finish() }
+        sinks.removeAll()
+        var warnings = plan.planWarnings
+        let count = { (s: SplitName) in files[s]!.reduce(0) { $0 + $1.numWindows } }
+        let total = SplitName.allCases.reduce(0) { $0 + count($1) }
+        if total == 0 {
+            throw MotionError(.dataError, "the run produced no window: \(totals.explanation(windowLength: plan.windowLength, rateHz: rate, recordings: plan.sources.count))")
+        }
+        for split in SplitName.allCases {
+            let n = count(split)
+            let share = Double(n) / Double(total)
+            let wanted = [SplitName.train: spec.split.train, .validation: spec.split.validation, .test: spec.split.test][split]!
+            if n == 0 && wanted > 0 {
+                warnings.append("split `\(split.rawValue)` is empty (it was meant to hold \(Int((wanted * 100).rounded())) % of the windows)")
+            } else if abs(share - wanted) > 0.10 {
+                warnings.append(String(format: "split `%@` holds %.1f %% of the windows, more than 10 points off its fraction %.1f %%",
+                                       split.rawValue, share * 100, wanted * 100))
+            }
+        }
+        if count(.train) == 0 {
+            warnings.append("the train split is empty, so the manifest's normalization statistics are null")
+        }
+        for w in warnings { log("warning: \(w)") }
+
+        var checksums: [(path: String, sha256: String, bytes: Int)] = []
+        for split in SplitName.allCases {
+            for f in files[split]! {
+                let (hex, bytes) = try SHA256.hexOfFile(path: staging.partialDirectory + "/" + f.path)
+                checksums.append((f.path, hex, bytes))
+            }
+        }
+        try staging.write("SHA256SUMS", checksums.map { "\($0.sha256)  \($0.path)\n" }.joined())
+        let orderedInputs = inputs.sorted {
+            $0.inputIndex != $1.inputIndex ? $0.inputIndex < $1.inputIndex : Text.utf8Less($0.path, $1.path)
+        }
+        let manifest = ManifestBuilder.manifest(
+            spec: spec, pipelineSHA256: plan.pipelineSHA256, description: plan.description,
+            inputs: orderedInputs.map { .object(["path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256)]) },
+            totals: totals, recordings: plan.sources.count, files: files, checksums: checksums)
+        try staging.write("manifest.json", manifest.pretty() + "\n")
+        return RunSummary(
+            outputDirectory: staging.outputDirectory, recordings: plan.sources.count, rowsRead: totals.rowsRead,
+            rowsDropped: totals.rowsDropped, windowsDropped: totals.windowsDropped, recordingsDropped: totals.recordingsDropped,
+            skipped: totals.skipped, gaps: totals.gaps, gapSeconds: Double(totals.invalidPoints) / rate,
+            windowsPerSplit: SplitName.allCases.map { ($0.rawValue, count($0)) },
+            warnings: warnings, bytesWritten: checksums.reduce(0) { $0 + $1.bytes })
+    }
+}
+/// Counters summed over recordings in canonical order.
+struct Totals {
+    var rowsRead = 0
+    var rowsDropped: [String: Int] = [:]
+    var windowsDropped: [String: Int] = [:]
+    var recordingsDropped: [String: Int] = [:]
+    var skipped: [(String, String)] = []
+    var gaps = 0
+    var invalidPoints = 0
+    var shortRecordings = 0
+    var xMoments: RunningMoments
+    var featureMoments: RunningMoments
+
+    init(channels: Int, features: Int) {
+        xMoments = RunningMoments(columns: channels)
+        featureMoments = RunningMoments(columns: features)
+    }
+
+    mutating func add(_ r: ProcessedRecording) {
+        rowsRead += r.rowsRead
+        rowsDropped.add(r.rowsDropped)
+        windowsDropped.add(r.windowsDropped)
+        if let d = r.recordingDropped { recordingsDropped[d, default: 0] += 1 }
+        gaps += r.gaps
+        invalidPoints += r.invalidPoints
+        if let m = r.xMoments { xMoments.combine(m) }
+        if let m = r.featureMoments { featureMoments.combine(m) }
+    }
+
+    func explanation(windowLength: Int, rateHz: Double, recordings: Int) -> String {
+        var parts: [String] = ["\(recordings) recording(s) read"]
+        for (k, v) in recordingsDropped.sorted(by: { $0.key < $1.key }) { parts.append("\(v) recording(s) dropped (\(k))") }
+        for (k, v) in windowsDropped.sorted(by: { $0.key < $1.key }) { parts.append("\(v) window(s) dropped (\(k))") }
+        if windowsDropped.isEmpty {
+            parts.append("no gap-free stretch of any recording is as long as one window (\(windowLength) samples = \(Double(windowLength) / rateHz) s)")
+        }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,2 +1,0 @@
-import CZstd
-func _probe() -> Int { ZSTD_compressBound(10) }

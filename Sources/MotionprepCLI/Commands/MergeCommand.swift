@@ -1,0 +1,27 @@
+import Foundation
+import MotionCore
+import MotionPipeline
+
+/// `motionprep merge OUT_DIR PART_DIR...`.
+enum MergeCommand {
+    static let help = """
+        usage: motionprep merge OUT_DIR PART_DIR... [--jobs N] [--quiet] [--json]
+
+        Joins the parts written by `motionprep run PIPELINE.yaml --worker I/N` (one per I) into one
+        dataset: exactly the files a single run would have written, byte for byte.
+        """
+
+    static func run(_ args: [String]) throws -> ExitStatus {
+        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        let a = try ArgumentScanner(args, valueOptions: ["--jobs"], flagOptions: ["--quiet", "--json"], command: "merge")
+        guard a.positionals.count >= 2 else {
+            throw UsageError(message: "`motionprep merge` needs an output folder and at least one part folder: `motionprep merge OUT_DIR PART_DIR...`")
+        }
+        let jobs = try a.int("--jobs", in: 1...4096, command: "merge") ?? ProcessInfo.processInfo.activeProcessorCount
+        let options = RunOptions(jobs: jobs, log: { Diagnostics.stderr($0) })
+        let summary = try PipelineRunner.merge(outputDirectory: a.positionals[0], parts: Array(a.positionals.dropFirst()), options: options)
+        if !a.flag("--quiet") { Diagnostics.stderr(RunCommand.text(summary, worker: nil)) }
+        if a.flag("--json") { Diagnostics.stdout(RunCommand.json(summary).pretty()) }
+        return .success
+    }
+}

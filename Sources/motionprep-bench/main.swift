@@ -1,0 +1,79 @@
+// motionprep-bench: times single stages on one core, for `make bench` (bench/bench.py prints
+// them next to the pandas/numpy way of doing the same job). Not installed; not a test.
+import Foundation
+import MotionCore
+import MotionFeatures
+import MotionIngest
+import MotionResample
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func emit(_ fields: [String: JSONValue]) { print(JSONValue.object(fields).compact()) }
+
+let args = Array(CommandLine.arguments.dropFirst())
+guard let mode = args.first else {
+    FileHandle.standardError.write(Data("usage: motionprep-bench ingest FILE… | resample | features\n".utf8))
+    exit(64)
+}
+
+switch mode {
+case "ingest":
+    // Parse every file once to warm the page cache, then time a second pass.
+    let files = Array(args.dropFirst())
+    for f in files { _ = try MotionCollectorReader.read(path: f, displayPath: f, units: .si, keep: nil) }
+    var bytes = 0, rows = 0
+    let t = try seconds {
+        for f in files {
+            let r = try MotionCollectorReader.read(path: f, displayPath: f, units: .si, keep: nil)
+            rows += r.rowsRead
+            bytes += (try FileManager.default.attributesOfItem(atPath: f)[.size] as? Int) ?? 0
+        }
+    }
+    emit(["stage": .string("ingest"), "seconds": .double(t), "bytes": .int(bytes), "rows": .int(rows),
+          "mb_per_s": .double(Double(bytes) / 1e6 / t), "rows_per_s": .double(Double(rows) / t)])
+
+case "resample":
+    // Three-axis 100 Hz stream with jitter, 1 hour, onto 50 Hz linear.
+    let n = 360_000
+    var state: UInt64 = 1
+    func rnd() -> Double { state = state &* 6364136223846793005 &+ 1442695040888963407; return Double(state >> 11) * 0x1p-53 }
+    var times = [Double](repeating: 0, count: n)
+    for i in 1..<n { times[i] = times[i - 1] + 0.01 + (rnd() - 0.5) * 0.001 }
+    let chans = (0..<3).map { c in (0..<n).map { sin(Double($0) * 0.01 * Double(c + 1)) } }
+    let stream = SensorStream(name: "A", channelNames: ["x", "y", "z"], channelUnits: ["1", "1", "1"], times: times, channels: chans)
+    var out = 0
+    let reps = 10
+    let t = seconds {
+        for _ in 0..<reps {
+            let r = Resampler.resample([ResampleInput(stream: stream, method: .linear, maxGapS: 0.25)], rateHz: 100)!
+            out += r.values.count
+        }
+    }
+    emit(["stage": .string("resample_linear_3axis"), "seconds": .double(t), "output_samples": .int(out),
+          "output_samples_per_s": .double(Double(out) / t)])
+
+case "features":
+    let T = 128, C = 10, N = 20_000
+    var state: UInt64 = 7
+    func rnd() -> Float { state = state &* 6364136223846793005 &+ 1442695040888963407; return Float(state >> 40) / Float(1 << 24) - 0.5 }
+    let x = (0..<(N * T * C)).map { _ in rnd() }
+    let names = (["acc", "gyro", "mag"].flatMap { s in ["x", "y", "z"].map { "\(s)_\($0)" } }) + ["acc_mag"]
+    let plan = FeaturePlan(features: FeatureCatalogue.names, channelNames: names, rateHz: 50, windowLength: T)
+    let extractor = FeatureExtractor(plan: plan)
+    var out = [Float](repeating: 0, count: N * plan.count)
+    let t = seconds {
+        x.withUnsafeBufferPointer { xp in
+            out.withUnsafeMutableBufferPointer { op in extractor.extract(windows: xp, count: N, into: op) }
+        }
+    }
+    emit(["stage": .string("features_full_catalogue_128x10"), "seconds": .double(t), "windows": .int(N),
+          "features": .int(plan.count), "windows_per_s": .double(Double(N) / t)])
+
+default:
+    FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+    exit(64)
+}

@@ -1,0 +1,135 @@
+"""`make bench`: motionprep next to the pandas/numpy/h5py way of doing the same job, on the same
+generated data and the same cores. Prints a table; nothing here is a pass/fail test.
+
+  bench.py [--subjects N] [--minutes M] [--jobs J] [--skip-e2e]
+"""
+import argparse
+import glob
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("MOTIONPREP_BIN", os.path.join(ROOT, ".build/release/motionprep"))
+BENCH = os.path.join(os.path.dirname(BIN), "motionprep-bench")
+WORK = os.path.join(ROOT, "build", "bench")
+
+
+def run_timed(cmd, **kw):
+    """Runs cmd, returns (wall seconds, peak RSS MiB of the largest process, stdout)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
+    # wait4 gives this process's own resource usage (with its waited-for children, e.g. pool
+    # workers), not that of every earlier subprocess of the benchmark.
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - start
+    err = p.stderr.read().decode()
+    if status != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({status}):\n{err}")
+    return wall, usage.ru_maxrss / 1024, ""
+
+
+def row(name, value, unit, baseline=None, base_unit=None, lower_is_better=False):
+    ratio = ""
+    if baseline:
+        ratio = f"{(baseline / value if lower_is_better else value / baseline):6.1f}×"
+    b = f"{baseline:12.1f} {base_unit or unit}" if baseline else ""
+    print(f"  {name:44s} {value:12.1f} {unit:14s} {b:28s} {ratio}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--subjects", type=int, default=20)
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count())
+    ap.add_argument("--skip-e2e", action="store_true")
+    a = ap.parse_args()
+    data = os.path.join(WORK, f"data-{a.subjects}x{a.minutes:g}")
+    if not os.path.isdir(data):
+        subprocess.run([BIN, "synth", "--out", data, "--subjects", str(a.subjects), "--minutes", str(a.minutes),
+                        "--recordings", "1", "--seed", "1"], check=True)
+    files = sorted(glob.glob(os.path.join(data, "**", "*.csv"), recursive=True))
+    size = sum(os.path.getsize(f) for f in files)
+    print(f"workload: {len(files)} MotionCollector recordings, {size / 1e6:.0f} MB "
+          f"({a.subjects} subjects × {a.minutes:g} min), {a.jobs} cores\n")
+    print(f"  {'stage':44s} {'motionprep':>27s} {'pandas / numpy':>28s}")
+
+    # Ingest, one core: motionprep's reader vs pandas.read_csv (C engine).
+    ing = json.loads(subprocess.run([BENCH, "ingest", *files], capture_output=True, text=True, check=True).stdout)
+    import pandas as pd
+    for f in files[:2]:
+        pd.read_csv(f)  # warm
+    start = time.perf_counter()
+    for f in files:
+        pd.read_csv(f, engine="c")
+    pd_s = time.perf_counter() - start
+    row("ingest MB/s per core", ing["mb_per_s"], "MB/s", size / 1e6 / pd_s)
+    row("ingest rows/s per core (millions)", ing["rows_per_s"] / 1e6, "M rows/s")
+
+    # Linear resampling of a 3-axis stream, one core, vs np.interp.
+    rs = json.loads(subprocess.run([BENCH, "resample"], capture_output=True, text=True, check=True).stdout)
+    n = 360_000
+    rng = np.random.default_rng(1)
+    t = np.cumsum(0.01 + (rng.random(n) - 0.5) * 0.001)
+    v = np.sin(np.arange(n)[:, None] * 0.01 * np.arange(1, 4))
+    grid = t[0] + np.arange(int((t[-1] - t[0]) * 100)) / 100
+    start = time.perf_counter()
+    for _ in range(10):
+        np.stack([np.interp(grid, t, v[:, c]) for c in range(3)], axis=1).astype(np.float32)
+    np_s = time.perf_counter() - start
+    row("linear resampling, output samples/s (M)", rs["output_samples_per_s"] / 1e6, "M/s", 10 * len(grid) * 3 / np_s / 1e6, "M/s")
+
+    # Features, full catalogue, 128 × 10 windows, one core.
+    ft = json.loads(subprocess.run([BENCH, "features"], capture_output=True, text=True, check=True).stdout)
+    sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+    from test_features_antialias import numpy_features  # the reference definitions
+    w = rng.standard_normal((200, 128, 10)).astype(np.float32)
+    start = time.perf_counter()
+    for i in range(len(w)):
+        for c in range(10):
+            numpy_features(w[i, :, c], 50.0)
+    np_wps = len(w) / (time.perf_counter() - start)
+    row("features, windows/s per core (128×10, all)", ft["windows_per_s"], "windows/s", np_wps, "windows/s")
+    try:
+        import tsfel
+        cfg = {d: tsfel.get_features_by_domain(d)[d] for d in ("statistical", "temporal", "spectral")}
+        small = w[:20]
+        start = time.perf_counter()
+        for i in range(len(small)):
+            tsfel.time_series_features_extractor(cfg, small[i], fs=50, verbose=0)
+        ts_wps = len(small) / (time.perf_counter() - start)
+        row("  vs TSFEL (statistical+temporal+spectral)", ft["windows_per_s"], "windows/s", ts_wps, "windows/s")
+    except ImportError:
+        print("  (TSFEL not installed: `.venv/bin/pip install tsfel` to compare)")
+
+    if a.skip_e2e:
+        return
+    # End to end: motionprep run vs the pandas + numpy + h5py job, same files, same cores.
+    pipeline = os.path.join(WORK, "bench.yaml")
+    with open(pipeline, "w") as f:
+        f.write(f"""version: 1
+name: bench
+inputs:
+  - type: motioncollector
+    paths: ["{os.path.relpath(data, WORK)}/**/*.csv"]
+resample: {{rate_hz: 50, max_gap_s: 0.2, antialias: false}}
+window: {{length_s: 2.56, stride_s: 1.28}}
+labels: {{from: rows, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [walk, turn]}}
+output: {{type: hdf5, path: out-motionprep}}
+""")
+    mp_wall, mp_rss, _ = run_timed([BIN, "run", pipeline, "--jobs", str(a.jobs), "--quiet"])
+    py_wall, py_rss, _ = run_timed([sys.executable, os.path.join(ROOT, "bench", "pandas_job.py"), data,
+                                    os.path.join(WORK, "out-pandas"), str(a.jobs)])
+    print()
+    row("end to end wall time, s (lower is better)", mp_wall, "s", py_wall, "s", lower_is_better=True)
+    print(f"  {'':44s} speed-up ×{py_wall / mp_wall:.2f}, {size / 1e6 / mp_wall:.0f} MB/s vs {size / 1e6 / py_wall:.0f} MB/s")
+    row("peak RSS, MiB (largest process)", mp_rss, "MiB", py_rss, "MiB", lower_is_better=True)
+
+
+if __name__ == "__main__":
+    main()

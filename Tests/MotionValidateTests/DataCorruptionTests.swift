@@ -23,7 +23,7 @@ import Testing
         }
         let (status, output) = try validate(dir)
         #expect(status == .checkFailed)
-        #expect(output.contains("\(dir)/test.h5: values.finite: `x` holds 2 NaN or infinite value(s); first: -inf at window 0, time step 0, channel `gyro_y`"))
+        #expect(output.contains("\(dir)/test.h5: values.finite: `x` holds 2 NaN or infinite value(s); first: -inf at window 0, time step 0, channel `mag_y`"))
         #expect(failedChecks(report(dir)) == ["values.finite"])
     }
 

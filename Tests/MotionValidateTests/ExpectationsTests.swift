@@ -125,7 +125,7 @@ import Testing
             "manifest.json: expect.min_windows_per_class: split `test`: class `walk` has ",
             "manifest.json: expect.min_windows_per_class: split `test`: class `turn` has ",
             "manifest.json: expect.max_imbalance_ratio: split `train`: class `walk` has ",
-            "train.h5: expect.value_ranges: channel `acc_z` has ",
+            ".h5: expect.value_ranges: channel `acc_z` has ",
             " value(s) outside ≤ 0.0 (\(path):8:3); range found [",
             "manifest.json: expect.value_ranges: `value_ranges` entry `magnet_*` (\(path):9:3) matches no channel of the dataset",
             "manifest.json: expect.max_dropped_fraction: the run dropped ",

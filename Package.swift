@@ -50,7 +50,8 @@ let swiftTargets: [Target] = [
     // Configuration, orchestration, CLI.
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML"]),
     // Checks a written dataset (SPEC §9); reads it, never writes.
-    .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionHDF5", "MotionChecksum", "MotionYAML"]),
+    .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionHDF5", "MotionChecksum", "MotionYAML",
+                                                   "MotionSinks"]),  // ShardReader: one shard reader, not two
     .target(name: "MotionPipeline", dependencies: [
         "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
@@ -76,7 +77,8 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
-    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5", "MotionCore"]),
+    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5",
+                                                          "MotionCore", "MotionZstd"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 

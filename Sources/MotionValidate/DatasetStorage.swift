@@ -79,9 +79,8 @@ let dataFileSuffixes = [".h5", ".tar.zst"]
 
 /// The storages this build reads.
 public enum DatasetStorages {
-    /// HDF5 always; shards once a zstd decompressor is available (pass it to
-    /// ``ShardStorage/init(decompress:)``).
+    /// HDF5 (SPEC §8.1) and shards (§8.2).
     public static func standard() -> [any DatasetStorage] {
-        [HDF5Storage()]
+        [HDF5Storage(), ShardStorage()]
     }
 }

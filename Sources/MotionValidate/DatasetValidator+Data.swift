@@ -172,6 +172,7 @@ extension _ValidationRun {
                 builder.fail(.countsSplit, Self.manifestName,
                              "split `\(name)` lists \(s.numWindows) windows but its class counts \(Self.list(s.classCounts)) add up to \(s.classCounts.reduce(0, +))")
             }
+            if manifest.storage == "shards" { checkShardSequence(split, s.files) }
             guard let (n, counts) = recomputed(split) else { continue }
             if n != s.numWindows {
                 builder.fail(.countsSplit, Self.manifestName, "split `\(name)` holds \(n) windows in its files, but the manifest lists \(s.numWindows)")
@@ -180,6 +181,24 @@ extension _ValidationRun {
                 builder.fail(.countsSplit, Self.manifestName,
                              "split `\(name)` holds \(Self.list(counts)) windows per class (\(perClass(counts))) in its files, but the manifest lists \(Self.list(s.classCounts))")
             }
+        }
+    }
+
+    /// Shards of a split are numbered from 00000 without a hole, in manifest order, and every
+    /// shard but the last holds the same number of windows (`windows_per_shard`), the last no more.
+    private func checkShardSequence(_ split: SplitName, _ files: [ManifestFile]) {
+        for (i, f) in files.enumerated() {
+            let expected = "\(split.rawValue)/\(split.rawValue)-\(String(repeating: "0", count: max(0, 5 - String(i).count)))\(i).tar.zst"
+            if f.path != expected {
+                builder.fail(.filesMetadata, f.path, "is shard \(i) of split `\(split.rawValue)` in the manifest, so it should be `\(expected)`")
+            }
+        }
+        guard let first = files.first, files.count > 1 else { return }
+        for f in files.dropFirst().dropLast() where f.numWindows != first.numWindows {
+            builder.fail(.countsSplit, f.path, "holds \(f.numWindows) windows, but every shard of split `\(split.rawValue)` but the last must hold \(first.numWindows) like the first")
+        }
+        if let last = files.last, last.numWindows > first.numWindows {
+            builder.fail(.countsSplit, last.path, "the last shard of split `\(split.rawValue)` holds \(last.numWindows) windows, more than the \(first.numWindows) of the others")
         }
     }
 

@@ -68,14 +68,23 @@ import Testing
         }
     }
 
-    @Test func unknownStorageFailsSupported() throws {
+    @Test func unreadableStorageFailsSupported() throws {
+        let dir = Fixture.copy()
+        try editManifest(dir) { $0[["storage"]] = .string("shards") }
+        let r = DatasetValidator.validate(directory: dir, options: ValidationOptions(storages: [HDF5Storage()]))
+        #expect(r.failures.first?.description == "manifest.json: storage.supported: storage \"shards\" cannot be read by this build (it reads `hdf5`), so its data is not checked")
+        // The bytes are still checked; the data checks are skipped, never passed.
+        #expect(r.outcome(.filesSHA256)?.status == .passed)
+        #expect(r.outcome(.valuesFinite)?.status == .skipped)
+    }
+
+    @Test func wrongStorageFailsReadable() throws {
         let dir = Fixture.copy()
         try editManifest(dir) { $0[["storage"]] = .string("shards") }
         let (status, output) = try validate(dir)
         #expect(status == .checkFailed)
-        #expect(output.contains("manifest.json: storage.supported: storage \"shards\" cannot be read by this build"))
-        // The bytes are still checked.
-        #expect(report(dir).outcome(.filesSHA256)?.status == .passed)
+        #expect(output.contains("\(dir)/train.h5: files.readable: cannot be opened as shards: "))
+        #expect(output.contains("\(dir)/train.h5: files.metadata: is shard 0 of split `train` in the manifest, so it should be `train/train-00000.tar.zst`"))
     }
 
     @Test func changedSplitCountFails() throws {

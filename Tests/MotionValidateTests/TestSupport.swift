@@ -38,10 +38,26 @@ enum Fixture {
         return root + "/out"
     }()
 
-    /// A fresh copy of the dataset, for one test to corrupt.
-    static func copy() -> String {
+    /// The same recordings written as shards of at most 50 windows (SPEC §8.2).
+    static let shardDataset: String = {
+        let root = makeTemporaryDirectory("shard-fixture")
+        do {
+            _ = try Synth.write(SynthOptions(outDirectory: root + "/data", subjects: 4, minutes: 1, seed: 3))
+            try pipeline.replacingOccurrences(of: "output: {type: hdf5, path: out}",
+                                              with: "output: {type: shards, path: out, windows_per_shard: 50}")
+                .write(toFile: root + "/fixture.yaml", atomically: true, encoding: .utf8)
+        } catch {
+            fatalError("cannot write the fixture's inputs: \(error)")
+        }
+        let status = MotionprepCommand.run(["run", root + "/fixture.yaml", "--quiet"])
+        precondition(status == .success, "the shard fixture pipeline failed with \(status)")
+        return root + "/out"
+    }()
+
+    /// A fresh copy of the dataset (HDF5, or shards), for one test to corrupt.
+    static func copy(shards: Bool = false) -> String {
         let target = makeTemporaryDirectory("case") + "/dataset"
-        try! FileManager.default.copyItem(atPath: dataset, toPath: target)
+        try! FileManager.default.copyItem(atPath: shards ? shardDataset : dataset, toPath: target)
         return target
     }
 }

@@ -49,11 +49,15 @@ let swiftTargets: [Target] = [
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
     // Configuration, orchestration, CLI.
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML"]),
+    // Checks a written dataset (SPEC §9); reads it, never writes.
+    .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionHDF5", "MotionChecksum", "MotionYAML",
+                                                   "MotionSinks"]),  // ShardReader: one shard reader, not two
     .target(name: "MotionPipeline", dependencies: [
         "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
     ]),
-    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth"]),
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth",
+                                                  "MotionValidate"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.
     .executableTarget(name: "motionprep-bench", dependencies: ["MotionCore", "MotionIngest", "MotionResample", "MotionFeatures"]),
@@ -73,6 +77,8 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
+    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5",
+                                                          "MotionCore", "MotionZstd"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 

@@ -2,16 +2,27 @@ import Foundation
 import MotionConfig
 import MotionCore
 import MotionPipeline
+import MotionValidate
 
-/// `motionprep validate PIPELINE.yaml…` (dataset validation comes with issue 7).
+/// `motionprep validate PIPELINE.yaml…` and `motionprep validate DATASET_DIR [--expect FILE]
+/// [--format text|json|junit]`.
 enum ValidateCommand {
     static let help = """
-        usage: motionprep validate PIPELINE.yaml...
-               motionprep validate DATASET_DIR [--expect FILE] [--format text|json|junit]   (not in this build yet)
+        usage: motionprep validate DATASET_DIR [--expect FILE] [--format text|json|junit]
+               motionprep validate PIPELINE.yaml...
 
-        Checks pipeline files without running them: the schema, every stage option, and that every
-        input path matches at least one file. Exit 0 when all are fine, 78 when a file has a
-        pipeline problem (all problems are listed), else 66 when a path matches nothing.
+        With a dataset folder: checks the written dataset and reports every failure (SPEC §9): the
+        manifest and its schema, every file's size and SHA-256, no unlisted data files, array shapes
+        and dtypes, window and class counts per file and split (recomputed from the data), class ids,
+        indices, NaN/Inf, normalization statistics, and that no subject or recording is in two splits.
+        `--expect FILE` adds dataset-specific rules (see expectations/walk.yaml and docs/validate.md).
+        Output: `text` (one line per failure, then a summary with MB/s), `json`, or `junit` (one
+        testcase per check). Exit 0 when every check passes, 1 when any fails, 64 usage, 66 no such
+        folder or expectations file, 78 a bad expectations file.
+
+        With pipeline files: checks them without running them: the schema, every stage option, and
+        that every input path matches at least one file. Exit 0 when all are fine, 78 when a file
+        has a pipeline problem (all problems are listed), else 66 when a path matches nothing.
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
@@ -20,12 +31,61 @@ enum ValidateCommand {
         guard !a.positionals.isEmpty else {
             throw UsageError(message: "`motionprep validate` needs a pipeline file or a dataset folder")
         }
-        var worst = ExitStatus.success
-        for path in a.positionals {
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-                throw UsageError(message: "validating a dataset folder (\(path)) is not available in this build yet; `motionprep validate` checks pipeline files")
+        if let dataset = a.positionals.first(where: { isDatasetArgument($0) }) {
+            guard a.positionals.count == 1 else {
+                throw UsageError(message: "`motionprep validate` checks one dataset folder at a time (\(dataset)); got \(a.positionals.count) arguments")
             }
+            let (status, output) = try validateDataset(dataset, expect: a.value("--expect"), format: a.value("--format"))
+            Diagnostics.stdout(output)
+            return status
+        }
+        for option in ["--expect", "--format"] where a.value(option) != nil {
+            throw UsageError(message: "option `\(option)` of `motionprep validate` applies to a dataset folder, not to pipeline files")
+        }
+        return validatePipelines(a.positionals)
+    }
+
+    /// A folder, or a path that does not exist and does not look like a pipeline file.
+    static func isDatasetArgument(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) { return isDir.boolValue }
+        return !(path.hasSuffix(".yaml") || path.hasSuffix(".yml"))
+    }
+
+    /// Validates one dataset folder; returns the exit status and the rendered report.
+    ///
+    /// - Throws: `UsageError` (64) for a bad `--format`; `MotionError` (66) when the folder or the
+    ///   expectations file does not exist; `ExpectationsFileError` (78).
+    static func validateDataset(_ directory: String, expect: String?, format: String?) throws -> (ExitStatus, String) {
+        let reportFormat: ReportFormat
+        if let format {
+            guard let f = ReportFormat(rawValue: format) else {
+                let names = ReportFormat.allCases.map(\.rawValue)
+                var msg = "option `--format` of `motionprep validate` must be \(Text.alternatives(names)), not `\(format)`"
+                if let s = Text.suggestion(for: format, among: names) { msg += "; did you mean `\(s)`?" }
+                throw UsageError(message: msg)
+            }
+            reportFormat = f
+        } else {
+            reportFormat = .text
+        }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
+            throw MotionError(.noInput, "cannot validate `\(directory)`: no such dataset folder")
+        }
+        let expectations = try expect.map { try ExpectationsLoader.load(path: $0) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let report = DatasetValidator.validate(directory: directory, options: ValidationOptions(expectations: expectations))
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let output = report.rendered(reportFormat, timing: ValidationTiming(seconds: seconds))
+        return (report.passed ? .success : .checkFailed, output)
+    }
+
+    static func validatePipelines(_ paths: [String]) -> ExitStatus {
+        var worst = ExitStatus.success
+        for path in paths {
             do {
                 let spec = try PipelineLoader.load(path: path)
                 do {

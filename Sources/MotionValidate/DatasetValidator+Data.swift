@@ -1,0 +1,295 @@
+import MotionCore
+
+/// `arrays.*`, `counts.*`, `labels.range`, `indices.range`, `values.finite`, `splits.*` and
+/// `normalization.stats`: what the data says, recomputed and compared with the manifest.
+extension _ValidationRun {
+    /// Opens one file through its storage, checks its metadata and arrays, and scans it.
+    func checkData(_ file: ManifestFile, storage: any DatasetStorage) {
+        for c in [CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
+                  .indicesRange, .valuesFinite] { builder.ran(c) }
+        let reader: any DatasetFileReader
+        do {
+            reader = try storage.open(path: path(file.path), displayPath: file.path)
+        } catch {
+            builder.fail(.filesReadable, file.path, "cannot be opened as \(storage.name): \(error)")
+            incomplete.insert(file.path)
+            return
+        }
+        defer { reader.close() }
+
+        let expected = ExpectedFileMetadata(
+            split: file.split.rawValue, sampleRateHz: manifest.sampleRateHz, windowLength: manifest.windowLength,
+            windowStride: manifest.windowStride, channelNames: manifest.channelNames, channelUnits: manifest.channelUnits,
+            classNames: manifest.classes, featureNames: manifest.featureNames, subjectNames: manifest.subjects,
+            recordingNames: manifest.recordings)
+        do {
+            for p in try reader.metadataProblems(expected: expected) { builder.fail(.filesMetadata, file.path, p) }
+        } catch {
+            builder.fail(.filesReadable, file.path, "its metadata cannot be read: \(error)")
+        }
+
+        let stored: [String: StoredArray]
+        do {
+            stored = try reader.arrays()
+        } catch {
+            builder.fail(.filesReadable, file.path, "its arrays cannot be listed: \(error)")
+            incomplete.insert(file.path)
+            return
+        }
+        let readable = checkArrays(file, stored)
+        if readable.count < manifest.arrays.count { incomplete.insert(file.path) }
+
+        let ranges = resolvedRanges()
+        let scanner = FileScanner(reader: reader, manifest: manifest, readable: readable, ranges: ranges,
+                                  blockWindows: options.blockWindows, maxBlockBytes: options.maxBlockBytes)
+        let (scan, errors) = scanner.scan()
+        for e in errors { builder.fail(.filesReadable, file.path, e) }
+        if !errors.isEmpty { incomplete.insert(file.path) }
+        scans[file.path] = scan
+        windows += scan.windows ?? 0
+        reportScan(file, scan, reader: reader)
+    }
+
+    /// `arrays.shape` and `arrays.dtype`; returns the arrays that can be read as the manifest
+    /// describes them.
+    private func checkArrays(_ file: ManifestFile, _ stored: [String: StoredArray]) -> [String: StoredArray] {
+        var readable: [String: StoredArray] = [:]
+        for name in DatasetManifest.arrayOrder(Set(stored.keys).union(manifest.arrays.keys)) {
+            switch (manifest.arrays[name], stored[name]) {
+            case (let schema?, nil):
+                builder.fail(.arraysShape, file.path, "lacks the array `\(name)` (\(schema.dtype) \(ManifestDecoder.shape(schema.rowShape)))")
+            case (nil, let a?):
+                builder.fail(.arraysShape, file.path, "holds an array `\(name)` (shape \(Self.shape(a.shape))) that the manifest does not list")
+            case (let schema?, let a?):
+                var ok = true
+                if a.rowShape != schema.rowShape {
+                    builder.fail(.arraysShape, file.path,
+                                 "`\(name)` has shape \(Self.shape(a.shape)), but the manifest says \(ManifestDecoder.shape(schema.rowShape))")
+                    ok = false
+                }
+                if a.dtype != schema.dtype {
+                    builder.fail(.arraysDtype, file.path,
+                                 "`\(name)` is \(a.dtype ?? "of a type other than float32, float64, int32 or int64 (little-endian)"), but the manifest says \(schema.dtype)")
+                    if a.dtype == nil { ok = false }
+                }
+                if ok { readable[name] = a }
+            case (nil, nil):
+                break
+            }
+        }
+        // Every array has one row per window.
+        if let x = stored["x"] ?? stored["y"] {
+            let reference = stored["x"] != nil ? "x" : "y"
+            for name in DatasetManifest.arrayOrder(stored.keys) where name != reference && stored[name]!.rows != x.rows {
+                builder.fail(.arraysShape, file.path, "`\(name)` has \(stored[name]!.rows) rows, but `\(reference)` has \(x.rows)")
+                readable[name] = nil
+            }
+        }
+        return readable
+    }
+
+    static func shape(_ s: [Int]) -> String { "[" + s.map(String.init).joined(separator: ", ") + "]" }
+
+    /// The expectations' value ranges resolved to channel indices.
+    func resolvedRanges() -> [FileScanner.ResolvedRange] {
+        guard let e = options.expectations else { return [] }
+        return e.valueRanges.enumerated().map { i, r in
+            FileScanner.ResolvedRange(rule: i, range: r, channels: manifest.channelNames.indices.filter {
+                channelPatternMatches(r.channels, manifest.channelNames[$0])
+            })
+        }
+    }
+
+    /// Per-file checks on a scan: counts, labels, indices, finiteness.
+    private func reportScan(_ file: ManifestFile, _ scan: FileScan, reader: any DatasetFileReader) {
+        // counts.file
+        if let n = scan.windows, let counts = scan.classCounts {
+            if n != file.numWindows {
+                builder.fail(.countsFile, file.path, "holds \(n) windows, but the manifest lists \(file.numWindows) (split `\(file.split.rawValue)`)")
+            }
+            if counts != file.classCounts && scan.badLabels.count == 0 {
+                builder.fail(.countsFile, file.path,
+                             "holds \(Self.list(counts)) windows per class (\(perClass(counts))), but the manifest lists \(Self.list(file.classCounts))")
+            }
+            do {
+                if let declared = try reader.declaredCounts() {
+                    if declared.numWindows != n {
+                        builder.fail(.countsFile, file.path, "its header declares \(declared.numWindows) windows, but it holds \(n)")
+                    }
+                    if declared.classCounts != counts {
+                        builder.fail(.countsFile, file.path, "its header declares \(Self.list(declared.classCounts)) windows per class, but it holds \(Self.list(counts))")
+                    }
+                }
+            } catch {
+                builder.fail(.filesReadable, file.path, "its header cannot be read: \(error)")
+            }
+        } else {
+            builder.skip(.countsFile, "`y` of a file could not be read")
+        }
+        // labels.range
+        if scan.badLabels.count > 0, let first = scan.badLabels.first {
+            let allowed = manifest.classes.isEmpty
+                ? "the dataset is unlabelled (no classes), so every `y` must be -1"
+                : "class ids are 0 to \(manifest.classes.count - 1) (\(manifest.classes.joined(separator: ", ")))"
+            builder.fail(.labelsRange, file.path,
+                         "`y` holds \(scan.badLabels.count) invalid value(s); \(allowed); first: \(first.value) at \(describe(first.location, array: "y"))")
+        }
+        // indices.range
+        for (name, list) in [("subject_index", "subjects"), ("recording_index", "recordings"), ("fold_index", "folds")] {
+            guard let bad = scan.badIndices[name], bad.count > 0, let first = bad.first else { continue }
+            let size = name == "fold_index" ? (manifest.folds ?? 0) : (name == "subject_index" ? manifest.subjects.count : manifest.recordings.count)
+            builder.fail(.indicesRange, file.path,
+                         "`\(name)` holds \(bad.count) value(s) outside 0..<\(size) (the manifest's \(list)); first: \(first.value) at \(describe(first.location, array: name))")
+        }
+        // values.finite
+        for name in ["x", "features", "start_time_s"] {
+            guard let bad = scan.nonFinite[name], bad.count > 0, let first = bad.first else { continue }
+            builder.fail(.valuesFinite, file.path,
+                         "`\(name)` holds \(bad.count) NaN or infinite value(s); first: \(first.value) at \(describe(first.location, array: name))")
+        }
+    }
+
+    // MARK: Across files
+
+    /// `counts.split`: each split's totals equal the sum of its files, in the manifest and in the data.
+    func checkSplitCounts() {
+        builder.ran(.countsSplit)
+        for split in SplitName.allCases {
+            guard let s = manifest.splits[split] else { continue }
+            let name = split.rawValue
+            let listedWindows = s.files.reduce(0) { $0 + $1.numWindows }
+            var listedCounts = [Int](repeating: 0, count: manifest.classes.count)
+            for f in s.files { for (i, c) in f.classCounts.enumerated() { listedCounts[i] += c } }
+            if s.numWindows != listedWindows {
+                builder.fail(.countsSplit, Self.manifestName,
+                             "split `\(name)` lists \(s.numWindows) windows, but its files list \(listedWindows) together")
+            }
+            if s.classCounts != listedCounts {
+                builder.fail(.countsSplit, Self.manifestName,
+                             "split `\(name)` lists \(Self.list(s.classCounts)) windows per class, but its files list \(Self.list(listedCounts)) together")
+            }
+            if !manifest.classes.isEmpty, s.classCounts.reduce(0, +) != s.numWindows {
+                builder.fail(.countsSplit, Self.manifestName,
+                             "split `\(name)` lists \(s.numWindows) windows but its class counts \(Self.list(s.classCounts)) add up to \(s.classCounts.reduce(0, +))")
+            }
+            if manifest.storage == "shards" { checkShardSequence(split, s.files) }
+            guard let (n, counts) = recomputed(split) else { continue }
+            if n != s.numWindows {
+                builder.fail(.countsSplit, Self.manifestName, "split `\(name)` holds \(n) windows in its files, but the manifest lists \(s.numWindows)")
+            }
+            if counts != s.classCounts {
+                builder.fail(.countsSplit, Self.manifestName,
+                             "split `\(name)` holds \(Self.list(counts)) windows per class (\(perClass(counts))) in its files, but the manifest lists \(Self.list(s.classCounts))")
+            }
+        }
+    }
+
+    /// Shards of a split are numbered from 00000 without a hole, in manifest order, and every
+    /// shard but the last holds the same number of windows (`windows_per_shard`), the last no more.
+    private func checkShardSequence(_ split: SplitName, _ files: [ManifestFile]) {
+        for (i, f) in files.enumerated() {
+            let expected = "\(split.rawValue)/\(split.rawValue)-\(String(repeating: "0", count: max(0, 5 - String(i).count)))\(i).tar.zst"
+            if f.path != expected {
+                builder.fail(.filesMetadata, f.path, "is shard \(i) of split `\(split.rawValue)` in the manifest, so it should be `\(expected)`")
+            }
+        }
+        guard let first = files.first, files.count > 1 else { return }
+        for f in files.dropFirst().dropLast() where f.numWindows != first.numWindows {
+            builder.fail(.countsSplit, f.path, "holds \(f.numWindows) windows, but every shard of split `\(split.rawValue)` but the last must hold \(first.numWindows) like the first")
+        }
+        if let last = files.last, last.numWindows > first.numWindows {
+            builder.fail(.countsSplit, last.path, "the last shard of split `\(split.rawValue)` holds \(last.numWindows) windows, more than the \(first.numWindows) of the others")
+        }
+    }
+
+    /// Windows and class counts of a split recomputed from its files; nil when a file's `y`
+    /// could not be read.
+    func recomputed(_ split: SplitName) -> (windows: Int, classCounts: [Int])? {
+        var n = 0
+        var counts = [Int](repeating: 0, count: manifest.classes.count)
+        for f in manifest.splits[split]?.files ?? [] {
+            guard let scan = scans[f.path], let w = scan.windows, let c = scan.classCounts else { return nil }
+            n += w
+            for (i, v) in c.enumerated() { counts[i] += v }
+        }
+        return (n, counts)
+    }
+
+    /// `splits.disjoint_subjects` (when the split is by subject) and `splits.disjoint_recordings`.
+    func checkDisjointSplits() {
+        let allRead = manifest.files.allSatisfy { scans[$0.path]?.subjectsPresent != nil && scans[$0.path]?.recordingsPresent != nil }
+        let bySubject = manifest.splitBy != "recording"
+        let checks: [(CheckID, String, [String], KeyPath<FileScan, [Bool]?>)] =
+            (bySubject ? [(.splitsDisjointSubjects, "subject", manifest.subjects, \FileScan.subjectsPresent)] : [])
+            + [(.splitsDisjointRecordings, "recording", manifest.recordings, \FileScan.recordingsPresent)]
+        for (id, kind, names, key) in checks {
+            guard allRead else {
+                builder.skip(id, "the \(kind) indices of some files could not be read")
+                continue
+            }
+            builder.ran(id)
+            // For each subject (recording): the first split and file holding it.
+            var owner: [Int: (split: SplitName, file: String)] = [:]
+            var reported: Set<[Int]> = []
+            for f in manifest.files {
+                guard let present = scans[f.path]?[keyPath: key] else { continue }
+                for (i, has) in present.enumerated() where has {
+                    if let o = owner[i] {
+                        if o.split != f.split, reported.insert([i, SplitName.allCases.firstIndex(of: f.split)!]).inserted {
+                            builder.fail(id, f.path,
+                                         "\(kind) `\(names[i])` has windows in split `\(o.split.rawValue)` (\(o.file)) and in split `\(f.split.rawValue)`: a \(kind) in two splits leaks between training and evaluation")
+                        }
+                    } else {
+                        owner[i] = (f.split, f.path)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `normalization.stats`: the manifest's mean and std per channel (and feature) equal the
+    /// train split's, recomputed in float64 (relative tolerance 1e-6).
+    func checkNormalization() {
+        let train = manifest.splits[.train]?.files ?? []
+        guard train.allSatisfy({ scans[$0.path] != nil && !incomplete.contains($0.path) }),
+              let (trainWindows, _) = recomputed(.train) else {
+            builder.skip(.normalizationStats, "the train split could not be read completely")
+            return
+        }
+        builder.ran(.normalizationStats)
+        let targets: [(String, ManifestMoments??, [String], KeyPath<FileScan, ColumnMoments?>)] = [
+            ("x", manifest.xNormalization, manifest.channelNames, \FileScan.xMoments),
+            ("features", manifest.featureNormalization, manifest.featureNames, \FileScan.featureMoments),
+        ]
+        for (name, listed, columns, key) in targets {
+            guard let listed else { continue }  // did not decode: manifest.schema failed
+            if trainWindows == 0 || columns.isEmpty {
+                if listed != nil {
+                    builder.fail(.normalizationStats, Self.manifestName,
+                                 "`normalization.\(name)` must be null \(columns.isEmpty ? "without \(name) columns" : "when the train split is empty")")
+                }
+                continue
+            }
+            guard let listed else {
+                builder.fail(.normalizationStats, Self.manifestName, "`normalization.\(name)` is null, but the train split holds \(trainWindows) windows")
+                continue
+            }
+            var total = ColumnMoments(columns: columns.count)
+            for f in train { if let m = scans[f.path]?[keyPath: key] { total.merge(m) } }
+            let mean = total.mean, std = total.std
+            var bad: [String] = []
+            for c in columns.indices {
+                let scale = abs(mean[c]) + std[c]
+                let tolerance = 1e-6 * scale + 1e-12
+                if abs(listed.mean[c] - mean[c]) > tolerance || abs(listed.std[c] - std[c]) > tolerance {
+                    bad.append("`\(columns[c])` mean \(listed.mean[c]) std \(listed.std[c]) (recomputed \(mean[c]), \(std[c]))")
+                }
+            }
+            if !bad.isEmpty {
+                builder.fail(.normalizationStats, Self.manifestName,
+                             "`normalization.\(name)` disagrees with the train split for \(bad.count) column(s): " + bad.prefix(3).joined(separator: "; ")
+                             + (bad.count > 3 ? "; …" : ""))
+            }
+        }
+    }
+}

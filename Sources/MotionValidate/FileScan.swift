@@ -1,0 +1,88 @@
+/// Where in a file a value sits: window (row), and for `x` the time step and channel.
+struct ValueLocation: Equatable {
+    var window: Int
+    var timeStep: Int?
+    var column: Int?
+}
+
+/// A count of bad values and the first one found.
+struct BadValues {
+    var count = 0
+    var first: (location: ValueLocation, value: String)?
+
+    mutating func add(_ location: ValueLocation, _ value: @autoclosure () -> String) {
+        if count == 0 { first = (location, value()) }
+        count += 1
+    }
+}
+
+/// Running count, mean offset and sum of squares per column, for `normalization.stats`:
+/// values are shifted by the column's first value so the sum of squares does not cancel.
+struct ColumnMoments {
+    var count: [Int]
+    var shift: [Double]
+    var hasShift: [Bool]
+    var sum: [Double]
+    var sumSquares: [Double]
+
+    init(columns: Int) {
+        count = [Int](repeating: 0, count: columns)
+        shift = [Double](repeating: 0, count: columns)
+        hasShift = [Bool](repeating: false, count: columns)
+        sum = count.map { _ in 0 }
+        sumSquares = count.map { _ in 0 }
+    }
+
+    var mean: [Double] { (0..<count.count).map { count[$0] == 0 ? 0 : shift[$0] + sum[$0] / Double(count[$0]) } }
+
+    /// Population standard deviation.
+    var std: [Double] {
+        (0..<count.count).map { c in
+            guard count[c] > 0 else { return 0 }
+            let n = Double(count[c])
+            let m = sum[c] / n
+            return (max(0, sumSquares[c] / n - m * m)).squareRoot()
+        }
+    }
+
+    /// Adds another accumulator (same columns); shifts are reconciled exactly in float64.
+    mutating func merge(_ o: ColumnMoments) {
+        for c in 0..<count.count where o.count[c] > 0 {
+            if !hasShift[c] {
+                shift[c] = o.shift[c]; hasShift[c] = true
+                count[c] = o.count[c]; sum[c] = o.sum[c]; sumSquares[c] = o.sumSquares[c]
+                continue
+            }
+            // o's values are v − o.shift; re-express as v − shift: d' = d + δ, δ = o.shift − shift.
+            let delta = o.shift[c] - shift[c], n = Double(o.count[c])
+            sumSquares[c] += o.sumSquares[c] + 2 * delta * o.sum[c] + n * delta * delta
+            sum[c] += o.sum[c] + n * delta
+            count[c] += o.count[c]
+        }
+    }
+}
+
+/// Everything recomputed from one data file's arrays.
+struct FileScan {
+    /// Rows of `y` (the file's window count), nil when `y` could not be read.
+    var windows: Int?
+    /// Windows per class id, nil when `y` could not be read.
+    var classCounts: [Int]?
+    var badLabels = BadValues()
+    /// Which subjects / recordings have windows here (by index), nil when not read.
+    var subjectsPresent: [Bool]?
+    var recordingsPresent: [Bool]?
+    /// Out-of-range indices per index array.
+    var badIndices: [String: BadValues] = [:]
+    /// Non-finite values per float array.
+    var nonFinite: [String: BadValues] = [:]
+    /// Per channel: smallest and largest finite value of `x`; nil when `x` was not read.
+    var channelMin: [Float]?
+    var channelMax: [Float]?
+    /// Per value-range rule (by index in the expectations), per channel index: values outside.
+    var rangeViolations: [Int: [Int: BadValues]] = [:]
+    var xMoments: ColumnMoments?
+    var featureMoments: ColumnMoments?
+    /// Arrays read to the end without an error.
+    var completeArrays: Set<String> = []
+}

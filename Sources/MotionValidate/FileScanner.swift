@@ -1,0 +1,248 @@
+/// Reads one data file array by array in row blocks and recomputes what the checks compare:
+/// class counts, label and index ranges, non-finite values, per-channel extremes, range
+/// violations and moments. Memory is one block (at most `blockWindows` rows and about
+/// `maxBlockBytes`) whatever the file's size.
+struct FileScanner {
+    /// A value-range rule resolved to channel indices.
+    struct ResolvedRange {
+        var rule: Int
+        var range: Expectations.ValueRange
+        var channels: [Int]
+    }
+
+    let reader: any DatasetFileReader
+    let manifest: DatasetManifest
+    /// The arrays that exist with the expected row shape (others are not read).
+    let readable: [String: StoredArray]
+    let ranges: [ResolvedRange]
+    let blockWindows: Int
+    let maxBlockBytes: Int
+
+    /// Row blocks of `array` sized for `bytesPerRow`.
+    private func blocks(_ array: StoredArray, bytesPerRow: Int) -> StrideTo<Int> {
+        let rows = max(1, min(blockWindows, maxBlockBytes / max(1, bytesPerRow)))
+        return stride(from: 0, to: array.rows, by: rows)
+    }
+
+    private func blockRange(_ start: Int, _ array: StoredArray, bytesPerRow: Int) -> Range<Int> {
+        let rows = max(1, min(blockWindows, maxBlockBytes / max(1, bytesPerRow)))
+        return start..<min(array.rows, start + rows)
+    }
+
+    /// Scans the file; read failures are returned as sentences (for `files.readable`).
+    func scan() -> (FileScan, readErrors: [String]) {
+        var scan = FileScan()
+        var errors: [String] = []
+        func attempt(_ name: String, _ body: () throws -> Void) {
+            do {
+                try body()
+                scan.completeArrays.insert(name)
+            } catch {
+                errors.append("cannot read `\(name)`: \(error)")
+            }
+        }
+        if let y = readable["y"] {
+            attempt("y") { try scanLabels(y, into: &scan) }
+        }
+        for (name, size) in [("subject_index", manifest.subjects.count), ("recording_index", manifest.recordings.count),
+                             ("fold_index", manifest.folds ?? 0)] {
+            guard let a = readable[name] else { continue }
+            attempt(name) { try scanIndex(name, a, limit: size, into: &scan) }
+        }
+        if let t = readable["start_time_s"] {
+            attempt("start_time_s") {
+                var bad = BadValues()
+                for start in blocks(t, bytesPerRow: 8) {
+                    let rows = blockRange(start, t, bytesPerRow: 8)
+                    let v = try reader.readDoubles("start_time_s", rows: rows)
+                    for (i, d) in v.enumerated() where !d.isFinite {
+                        bad.add(ValueLocation(window: rows.lowerBound + i), "\(d)")
+                    }
+                }
+                scan.nonFinite["start_time_s"] = bad
+            }
+        }
+        if let x = readable["x"], x.rowShape == [manifest.windowLength, manifest.channelNames.count] {
+            attempt("x") { try scanX(x, into: &scan) }
+        }
+        if let f = readable["features"], f.rowShape == [manifest.featureNames.count] {
+            attempt("features") { try scanFeatures(f, into: &scan) }
+        }
+        return (scan, errors)
+    }
+
+    private func scanLabels(_ y: StoredArray, into scan: inout FileScan) throws {
+        let k = manifest.classes.count
+        var counts = [Int](repeating: 0, count: k)
+        var bad = BadValues()
+        for start in blocks(y, bytesPerRow: 8) {
+            let rows = blockRange(start, y, bytesPerRow: 8)
+            let values = try reader.readInt64s("y", rows: rows)
+            for (i, v) in values.enumerated() {
+                if k > 0, v >= 0, v < Int64(k) {
+                    counts[Int(v)] += 1
+                } else if !(k == 0 && v == -1) {
+                    bad.add(ValueLocation(window: rows.lowerBound + i), "\(v)")
+                }
+            }
+        }
+        scan.windows = y.rows
+        scan.classCounts = counts
+        scan.badLabels = bad
+    }
+
+    private func scanIndex(_ name: String, _ a: StoredArray, limit: Int, into scan: inout FileScan) throws {
+        var present = [Bool](repeating: false, count: limit)
+        var bad = BadValues()
+        for start in blocks(a, bytesPerRow: 4) {
+            let rows = blockRange(start, a, bytesPerRow: 4)
+            let values = try reader.readInt64s(name, rows: rows)
+            for (i, v) in values.enumerated() {
+                if v >= 0, v < Int64(limit) { present[Int(v)] = true } else {
+                    bad.add(ValueLocation(window: rows.lowerBound + i), "\(v)")
+                }
+            }
+        }
+        scan.badIndices[name] = bad
+        if name == "subject_index" { scan.subjectsPresent = present }
+        if name == "recording_index" { scan.recordingsPresent = present }
+    }
+
+    private func scanX(_ x: StoredArray, into scan: inout FileScan) throws {
+        let t = manifest.windowLength, c = manifest.channelNames.count
+        let rowFloats = t * c
+        var fileMin = [Float](repeating: .infinity, count: c)
+        var fileMax = [Float](repeating: -.infinity, count: c)
+        var moments = ColumnMoments(columns: c)
+        var bad = BadValues()
+        for start in blocks(x, bytesPerRow: rowFloats * 4) {
+            let rows = blockRange(start, x, bytesPerRow: rowFloats * 4)
+            let values = try reader.readFloats("x", rows: rows)
+            var block = _BlockStatistics(columns: c)
+            let nonFinite = block.accumulate(values, columns: c)
+            if nonFinite > 0 {
+                for (i, v) in values.enumerated() where !v.isFinite {
+                    bad.add(ValueLocation(window: rows.lowerBound + i / rowFloats, timeStep: (i % rowFloats) / c,
+                                          column: i % c), "\(v)")
+                }
+            }
+            for ch in 0..<c {
+                fileMin[ch] = min(fileMin[ch], block.min[ch])
+                fileMax[ch] = max(fileMax[ch], block.max[ch])
+            }
+            moments.merge(block.moments)
+            // Range rules: only a block whose extremes break a rule is searched value by value.
+            for r in ranges {
+                for ch in r.channels where !(r.range.contains(block.min[ch]) && r.range.contains(block.max[ch]))
+                    && block.moments.count[ch] > 0 {
+                    var violations = scan.rangeViolations[r.rule, default: [:]][ch, default: BadValues()]
+                    var i = ch
+                    while i < values.count {
+                        let v = values[i]
+                        if v.isFinite, !r.range.contains(v) {
+                            violations.add(ValueLocation(window: rows.lowerBound + i / rowFloats,
+                                                         timeStep: (i % rowFloats) / c, column: ch), "\(v)")
+                        }
+                        i += c
+                    }
+                    scan.rangeViolations[r.rule, default: [:]][ch] = violations
+                }
+            }
+        }
+        scan.channelMin = fileMin
+        scan.channelMax = fileMax
+        scan.xMoments = moments
+        scan.nonFinite["x"] = bad
+    }
+
+    private func scanFeatures(_ f: StoredArray, into scan: inout FileScan) throws {
+        let n = manifest.featureNames.count
+        var moments = ColumnMoments(columns: n)
+        var bad = BadValues()
+        for start in blocks(f, bytesPerRow: n * 4) {
+            let rows = blockRange(start, f, bytesPerRow: n * 4)
+            let values = try reader.readFloats("features", rows: rows)
+            var block = _BlockStatistics(columns: n)
+            if block.accumulate(values, columns: n) > 0 {
+                for (i, v) in values.enumerated() where !v.isFinite {
+                    bad.add(ValueLocation(window: rows.lowerBound + i / n, timeStep: nil, column: i % n), "\(v)")
+                }
+            }
+            moments.merge(block.moments)
+        }
+        scan.featureMoments = moments
+        scan.nonFinite["features"] = bad
+    }
+}
+
+/// Per-column extremes and moments of one block of row-major values: the hot loop of
+/// validation, one pass over the block.
+struct _BlockStatistics {
+    var min: [Float]
+    var max: [Float]
+    var moments: ColumnMoments
+
+    init(columns: Int) {
+        min = [Float](repeating: .infinity, count: columns)
+        max = [Float](repeating: -.infinity, count: columns)
+        moments = ColumnMoments(columns: columns)
+    }
+
+    /// Accumulates `values` (rows × `columns`, row-major); returns how many were not finite
+    /// (those are left out of extremes and moments).
+    ///
+    /// Complexity: O(values.count).
+    mutating func accumulate(_ values: [Float], columns: Int) -> Int {
+        guard columns > 0, !values.isEmpty else { return 0 }
+        var nonFinite = 0
+        var lo = min, hi = max
+        var sum = [Double](repeating: 0, count: columns)
+        var squares = [Double](repeating: 0, count: columns)
+        var counts = [Int](repeating: 0, count: columns)
+        var shift = [Double](repeating: 0, count: columns)
+        // Shift each column by its first finite value in the block.
+        var shifted = 0
+        var i = 0
+        while i < values.count, shifted < columns {
+            let c = i % columns
+            if !moments.hasShift[c], values[i].isFinite {
+                shift[c] = Double(values[i]); moments.hasShift[c] = true; shifted += 1
+            }
+            i += 1
+        }
+        let rows = values.count / columns
+        values.withSpan(columns: columns, rows: rows) { row in
+            for c in 0..<columns {
+                let v = row[c]
+                if v.isFinite {
+                    if v < lo[c] { lo[c] = v }
+                    if v > hi[c] { hi[c] = v }
+                    let d = Double(v) - shift[c]
+                    sum[c] += d
+                    squares[c] += d * d
+                    counts[c] += 1
+                } else {
+                    nonFinite += 1
+                }
+            }
+        }
+        min = lo
+        max = hi
+        moments.shift = shift
+        moments.sum = sum
+        moments.sumSquares = squares
+        moments.count = counts
+        return nonFinite
+    }
+}
+
+extension Array where Element == Float {
+    /// Calls `body` with each row of a row-major matrix as a span.
+    @inline(__always)
+    func withSpan(columns: Int, rows: Int, _ body: (Span<Float>) -> Void) {
+        let all = span
+        for r in 0..<rows {
+            body(all.extracting(r * columns..<(r + 1) * columns))
+        }
+    }
+}

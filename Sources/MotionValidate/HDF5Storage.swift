@@ -1,0 +1,106 @@
+import MotionHDF5
+
+/// `storage: "hdf5"` (SPEC §8.1): one `{split}.h5` per split, arrays at the root, dataset
+/// description in root attributes.
+public struct HDF5Storage: DatasetStorage {
+    public var name: String { "hdf5" }
+
+    public init() {}
+
+    public func open(path: String, displayPath: String) throws -> any DatasetFileReader {
+        try HDF5FileReader(file: HDF5File.openReadOnly(path: path))
+    }
+}
+
+/// Reads one split file through MotionHDF5 (`H5Dread` of row hyperslabs, so HDF5 verifies each
+/// chunk's Fletcher-32 checksum as it decodes it).
+final class HDF5FileReader: DatasetFileReader {
+    private let file: HDF5File
+    private var datasets: [String: HDF5Dataset] = [:]
+
+    init(file: HDF5File) { self.file = file }
+
+    private func dataset(_ name: String) throws -> HDF5Dataset {
+        if let d = datasets[name] { return d }
+        let d = try file.openDataset(name)
+        datasets[name] = d
+        return d
+    }
+
+    func arrays() throws -> [String: StoredArray] {
+        var out: [String: StoredArray] = [:]
+        for name in try file.datasetNames() {
+            let d = try dataset(name)
+            let dtype: String? = switch try d.elementType {
+            case .float32?: "float32"
+            case .float64?: "float64"
+            case .int32?: "int32"
+            case .int64?: "int64"
+            case nil: nil
+            }
+            out[name] = StoredArray(dtype: dtype, shape: try d.shape)
+        }
+        return out
+    }
+
+    func readFloats(_ array: String, rows: Range<Int>) throws -> [Float] {
+        try dataset(array).readFloats(start: rows.lowerBound, count: rows.count)
+    }
+
+    func readDoubles(_ array: String, rows: Range<Int>) throws -> [Double] {
+        try dataset(array).readDoubles(start: rows.lowerBound, count: rows.count)
+    }
+
+    func readInt64s(_ array: String, rows: Range<Int>) throws -> [Int64] {
+        try dataset(array).readInt64s(start: rows.lowerBound, count: rows.count)
+    }
+
+    func metadataProblems(expected e: ExpectedFileMetadata) throws -> [String] {
+        var problems: [String] = []
+        let present = Set(try file.attributeNames())
+        func attribute<T: Equatable>(_ name: String, _ expected: T, _ read: (String) throws -> T,
+                                     show: (T) -> String) {
+            guard present.contains(name) else {
+                problems.append("root attribute `\(name)` is missing (expected \(show(expected)))")
+                return
+            }
+            do {
+                let value = try read(name)
+                if value != expected {
+                    problems.append("root attribute `\(name)` is \(show(value)), but the manifest says \(show(expected))")
+                }
+            } catch {
+                problems.append("root attribute `\(name)` cannot be read: \(error)")
+            }
+        }
+        let quote: (String) -> String = { "\"\($0)\"" }
+        let list: ([String]) -> String = { Self.showList($0) }
+        attribute("format", "motionprep.windows", file.stringAttribute, show: quote)
+        attribute("format_version", Int64(1), file.intAttribute, show: { "\($0)" })
+        attribute("split", e.split, file.stringAttribute, show: quote)
+        attribute("sample_rate_hz", e.sampleRateHz, file.doubleAttribute, show: { "\($0)" })
+        attribute("window_length", Int64(e.windowLength), file.intAttribute, show: { "\($0)" })
+        attribute("window_stride", Int64(e.windowStride), file.intAttribute, show: { "\($0)" })
+        attribute("channel_names", e.channelNames, file.stringsAttribute, show: list)
+        attribute("channel_units", e.channelUnits, file.stringsAttribute, show: list)
+        attribute("class_names", e.classNames, file.stringsAttribute, show: list)
+        attribute("feature_names", e.featureNames, file.stringsAttribute, show: list)
+        attribute("subject_names", e.subjectNames, file.stringsAttribute, show: list)
+        attribute("recording_names", e.recordingNames, file.stringsAttribute, show: list)
+        return problems
+    }
+
+    func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])? { nil }
+
+    func close() {
+        for d in datasets.values { try? d.close() }
+        datasets = [:]
+        try? file.close()
+    }
+
+    /// `["a", "b", …]`, cut after 6 items.
+    static func showList(_ items: [String]) -> String {
+        let shown = items.prefix(6).map { "\"\($0)\"" }
+        return "[" + shown.joined(separator: ", ") + (items.count > 6 ? ", … (\(items.count) in all)" : "") + "]"
+    }
+}

@@ -12,10 +12,10 @@ PYTHON       ?= python3
 VENV         := .venv
 VPY          := $(VENV)/bin/python
 RELEASE_BIN  := .build/release/motionprep
-PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev pkg-config zstd
-PY_PKGS      := numpy scipy h5py zstandard pytest
+PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev pkg-config zstd chromium
+PY_PKGS      := numpy scipy h5py zstandard pytest webdataset
 
-.PHONY: all deps build run test swift-test interop-test validate-pipelines venv bench clean
+.PHONY: all deps build run test swift-test interop-test validate-pipelines validate-sample venv bench clean
 
 all: build
 
@@ -27,6 +27,7 @@ deps:
 	done; \
 	[ -f /usr/include/kissfft/kiss_fftr.h ] || missing="$$missing kissfft"; \
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	if [ -n "$$missing" ]; then \
 	  echo "missing system packages ($$missing)"; \
 	  if [ "$$(id -u)" = "0" ]; then \
@@ -51,13 +52,18 @@ $(VENV)/.ok:
 
 venv: $(VENV)/.ok
 
-test: deps venv swift-test build validate-pipelines interop-test
+test: deps venv swift-test build validate-pipelines validate-sample interop-test
 
 swift-test:
 	MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test
 
 validate-pipelines: build
 	$(RELEASE_BIN) validate pipelines/*.yaml
+
+# The README's main job on the shipped sample, then the dataset gate CI relies on.
+validate-sample: build
+	$(RELEASE_BIN) run pipelines/walk.yaml --quiet
+	$(RELEASE_BIN) validate build/walk --expect expectations/walk.yaml
 
 interop-test: build venv
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) -m pytest -q tests/python

@@ -32,7 +32,7 @@ def process(path):
     t0 = max(t[0] for t, _ in streams)
     t1 = min(t[-1] for t, _ in streams)
     grid = t0 + np.arange(int((t1 - t0) * RATE) + 2) / RATE
-    grid = grid[grid <= t1 + 1e-9 * max(1, abs(t1))]
+    grid = grid[grid <= t1 + max(1e-9 * max(1, abs(t1 - t0)), 4 * np.spacing(abs(t1)))]
     valid = np.ones(len(grid), bool)
     cols = []
     for t, v in streams:

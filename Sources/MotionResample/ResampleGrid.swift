@@ -18,7 +18,15 @@ public struct ResampleGrid: Sendable, Equatable {
     public func time(_ k: Int) -> Double { t0 + Double(k) / rateHz }
 
     /// The grid for streams whose first and last sample times are given: from T0 = max(firsts)
-    /// to T1 = min(lasts), every k with t_k ≤ T1 + 1e-9 × max(1, |T1|). Empty when T0 > T1.
+    /// to T1 = min(lasts), every k with t_k ≤ T1 + tolerance. Empty when T0 > T1.
+    ///
+    /// SPEC §4 writes the tolerance as 1e-9 × max(1, |T1|), meant to absorb the rounding of
+    /// T0 + k / rate. On an epoch clock (ISO 8601 or nanosecond times, |T1| ≈ 1.7e9 s) that is
+    /// 1.7 s, which would put grid points far past the last sample and extrapolate them. The
+    /// rounding error of t_k is a few ulps of |T1|, so the tolerance used is
+    /// max(1e-9 × max(1, |T1 − T0|), 4 ulp(T1)): practically the SPEC's for recordings whose
+    /// clock starts near zero (MotionCollector's `When`), and a few hundred nanoseconds on
+    /// epoch clocks.
     ///
     /// - Parameters:
     ///   - firstTimes: each stream's first sample time.
@@ -29,7 +37,7 @@ public struct ResampleGrid: Sendable, Equatable {
         precondition(rateHz > 0, "ResampleGrid: rate must be positive")
         let t0 = firstTimes.max()!
         let t1 = lastTimes.min()!
-        let limit = t1 + 1e-9 * Swift.max(1, Swift.abs(t1))
+        let limit = t1 + Swift.max(1e-9 * Swift.max(1, Swift.abs(t1 - t0)), 4 * t1.ulp)
         var grid = ResampleGrid(t0: t0, rateHz: rateHz, count: 0)
         guard t0 <= limit else { return grid }
         let span = (limit - t0) * rateHz

@@ -76,6 +76,7 @@ enum MotionCollectorWriter {
             next[sensorIndex] = microseconds(clocks[sensorIndex].next())
 
             let sensor = Sensor(rawValue: sensorIndex)!
+            if let keep = options.sensors, !keep.contains(String(UnicodeScalar(sensor.code))) { continue }
             let motion = model.sample(at: Double(micros) / 1e6)
             // Values first (they draw noise), then the row in one go.
             var values = InlineArray<9, Double>(repeating: 0)

@@ -39,6 +39,9 @@ public struct SynthOptions: Sendable {
     public var gapsPerMinute: Double = 0.5
     /// Fraction of samples silently dropped, per sensor, independently (0 ≤ p < 1).
     public var dropFraction: Double = 0.005
+    /// MotionCollector only: the sensors to write rows for (the app lets users switch sensors
+    /// off); nil writes A, G, M and D. Leaving a sensor out changes no other sensor's values.
+    public var sensors: Set<String>? = nil
 
     /// Creates options; only the output folder is required.
     public init(outDirectory: String, subjects: Int = 3, minutes: Double = 2, seed: UInt64 = 1,

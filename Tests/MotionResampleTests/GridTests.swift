@@ -113,3 +113,19 @@ private func stream(_ times: [Double], _ values: [Double]) -> SensorStream {
         #expect(r.values == [3, 4, 0, 5, 3, 4, 12, 13])
     }
 }
+
+@Suite struct EpochClockGridTests {
+    @Test func epochTimesDoNotExtendTheGridPastTheLastSample() {
+        // ISO 8601 / ns clocks: |T1| ≈ 1.7e9 s. SPEC §4's 1e-9 × |T1| would allow 1.7 s of overrun.
+        let t0 = 1_700_000_000.0, t1 = t0 + 10.005
+        let g = ResampleGrid.spanning(firstTimes: [t0], lastTimes: [t1], rateHz: 100)
+        #expect(g.count == 1001)
+        #expect(g.time(g.count - 1) <= t1 + 1e-6)
+    }
+
+    @Test func lastSampleExactlyOnTheGridIsKeptOnAnEpochClock() {
+        let t0 = 1_700_000_000.0
+        let g = ResampleGrid.spanning(firstTimes: [t0], lastTimes: [t0 + 10], rateHz: 50)
+        #expect(g.count == 501)
+    }
+}

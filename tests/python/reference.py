@@ -59,7 +59,8 @@ def resample(streams, rate, max_gap):
     """Grid times, values [K, C] (float32 via float64 np.interp), valid mask [K]."""
     t0 = max(s[0][0] for s in streams)
     t1 = min(s[0][-1] for s in streams)
-    limit = t1 + 1e-9 * max(1.0, abs(t1))
+    # motionprep tightens SPEC §4's 1e-9 × max(1, |T1|) for epoch clocks (see ResampleGrid.swift).
+    limit = t1 + max(1e-9 * max(1.0, abs(t1 - t0)), 4 * np.spacing(abs(t1)))
     k = np.arange(int(math.floor((limit - t0) * rate)) + 3)
     grid = t0 + k / rate
     grid = grid[grid <= limit]

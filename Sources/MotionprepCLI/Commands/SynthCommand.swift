@@ -1,3 +1,4 @@
+import Foundation
 import MotionCore
 import MotionSynth
 
@@ -18,11 +19,12 @@ enum SynthCommand {
           --minutes M    minutes per recording (default 2)
           --recordings R recordings per subject (default 2)
           --seed S       seed (default 1)
+          --sensors A,G  motioncollector: write rows only for these sensors (default A,G,M,D)
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
         if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
-        let a = try ArgumentScanner(args, valueOptions: ["--out", "--subjects", "--minutes", "--seed", "--format", "--recordings"],
+        let a = try ArgumentScanner(args, valueOptions: ["--out", "--subjects", "--minutes", "--seed", "--format", "--recordings", "--sensors"],
                                     flagOptions: ["--legacy"], command: "synth")
         guard a.positionals.isEmpty else {
             throw UsageError(message: "`motionprep synth` takes no positional argument (got `\(a.positionals[0])`); give the folder with `--out DIR`")
@@ -48,6 +50,13 @@ enum SynthCommand {
             options.format = v
         }
         options.legacy = a.flag("--legacy")
+        if let list = a.value("--sensors") {
+            let codes = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !codes.isEmpty, codes.allSatisfy({ ["A", "G", "M", "D"].contains($0) }) else {
+                throw UsageError(message: "option `--sensors` of `motionprep synth` must list MotionCollector sensors from A, G, M, D separated by commas (e.g. `A,G`), not `\(list)`")
+            }
+            options.sensors = Set(codes)
+        }
         let summary = try Synth.write(options)
         Diagnostics.stderr("wrote \(summary.files.count) file(s), \(summary.rows) rows, \(summary.bytes) bytes to \(out)")
         return .success

@@ -66,6 +66,7 @@ struct _CSVParser {
     let displayPath: String
     let format: CSVFormat
     let delimiter: UInt8
+    let timeUnit: CSVFormat.TimeUnit
     /// Total size of the input when known, to reserve capacity after the first chunk.
     var expectedTotalBytes: Int?
 
@@ -92,11 +93,10 @@ struct _CSVParser {
     var carry: [UInt8] = []
     var carryState: ScanState = .fieldStart
     var scratch: [UInt8] = []
-    var fieldStarts: [Pointer] = []
-    var fieldEnds: [Pointer] = []
-    /// Where each field starts in the raw record; filled only for records with quotes (otherwise
-    /// `fieldStarts` is that place).
-    var fieldSources: [Pointer] = []
+    /// The current record's fields.
+    var fields = _FieldTable()
+    /// Every stream's channel columns and factors, for the row loop.
+    var channelTable = _ChannelTable(streams: [])
 
     var rowsRead = 0
     var missingRows = 0
@@ -116,6 +116,7 @@ struct _CSVParser {
         self.displayPath = displayPath
         self.format = format
         self.delimiter = format.delimiter
+        self.timeUnit = format.timeUnit
         self.expectedTotalBytes = expectedTotalBytes
         func accumulator(_ name: String, _ channels: [CSVFormat.Channel], role: String) -> Accumulator {
             let conversions = channels.map { PhysicalUnit.conversion(from: units[$0.name] ?? "1", to: unitSystem) }
@@ -299,22 +300,18 @@ struct _CSVParser {
     /// Splits a record without quotes at each delimiter.
     @inline(__always)
     private mutating func splitPlain(_ s: Pointer, _ e: Pointer) {
-        fieldStarts.removeAll(keepingCapacity: true)
-        fieldEnds.removeAll(keepingCapacity: true)
-        fieldSources.removeAll(keepingCapacity: true)
+        fields.reset(withSources: false)
         let d = delimiter
         var p = s
         var fieldStart = s
         while p < e {
             if p.pointee == d {
-                fieldStarts.append(fieldStart)
-                fieldEnds.append(p)
+                fields.append(fieldStart, p)
                 fieldStart = p + 1
             }
             p += 1
         }
-        fieldStarts.append(fieldStart)
-        fieldEnds.append(e)
+        fields.append(fieldStart, e)
     }
 
     /// Splits a record with quotes, unescaping fields into `scratch`, then dispatches it.
@@ -324,9 +321,7 @@ struct _CSVParser {
         let need = row.end - row.start + 1
         if buffer.count < need { buffer = [UInt8](repeating: 0, count: max(need, 4096)) }
         try buffer.withUnsafeMutableBufferPointer { b in
-            fieldStarts.removeAll(keepingCapacity: true)
-            fieldEnds.removeAll(keepingCapacity: true)
-            fieldSources.removeAll(keepingCapacity: true)
+            fields.reset(withSources: true)
             let d = delimiter
             var out = b.baseAddress!
             var fieldOut = out
@@ -338,9 +333,7 @@ struct _CSVParser {
                 switch state {
                 case .fieldStart, .unquoted, .quoteInQuoted:
                     if c == d {
-                        fieldStarts.append(Pointer(fieldOut))
-                        fieldEnds.append(Pointer(out))
-                        fieldSources.append(source)
+                        fields.append(Pointer(fieldOut), Pointer(out), source: source)
                         fieldOut = out
                         source = p + 1
                         state = .fieldStart
@@ -369,9 +362,7 @@ struct _CSVParser {
             if state == .quoted {
                 throw IngestError(.unterminatedQuote, at: Self.location(displayPath, row, source))
             }
-            fieldStarts.append(Pointer(fieldOut))
-            fieldEnds.append(Pointer(out))
-            fieldSources.append(source)
+            fields.append(Pointer(fieldOut), Pointer(out), source: source)
             try dispatch(row)
         }
         scratch = buffer
@@ -391,7 +382,7 @@ struct _CSVParser {
 
     private mutating func header(_ row: Row) throws {
         var names: [String] = []
-        for i in fieldStarts.indices {
+        for i in 0..<fields.count {
             try checkText(i, row)
             let (s, e) = trimmed(i)
             names.append(String(decoding: UnsafeBufferPointer(start: s, count: e - s), as: UTF8.self))
@@ -413,6 +404,7 @@ struct _CSVParser {
         }
         if let labelColumn = format.labelColumn { labelIndex = try index(labelColumn, "label_column") }
         neededFields = ([timeIndex, sensorIndex, labelIndex] + streams.flatMap(\.columns)).max()! + 1
+        channelTable = _ChannelTable(streams: streams)
         headerCount = names.count
         headerSeen = true
     }
@@ -421,7 +413,7 @@ struct _CSVParser {
 
     @inline(__always)
     private mutating func dataRow(_ row: Row) throws {
-        let n = fieldStarts.count
+        let n = fields.count
         if n < neededFields { throw fieldCountError(row) }
         if n > headerCount {
             for i in headerCount..<n {
@@ -444,29 +436,48 @@ struct _CSVParser {
     }
 
     /// The channel values of a row of stream `target`.
+    ///
+    /// Works through a pointer to the stream's accumulator: reaching through `streams[target]`
+    /// field by field costs a retain and release of its arrays per value.
     @inline(__always)
     private mutating func values(_ target: Int, time: Number, _ row: Row) throws {
-        streams[target].present = true
-        var ok = time.ok
-        streams[target].flat.append(time.value)
-        let count = streams[target].columns.count
-        for c in 0..<count {
-            let v: Number
-            do {
-                v = try number(streams[target].columns[c], row)
-            } catch {
-                streams[target].flat.removeLast(c + 1)
-                throw error
+        let starts = fields.starts, ends = fields.ends
+        let line = Int32(truncatingIfNeeded: row.firstLine)
+        let first = channelTable.offsets[target], count = channelTable.offsets[target + 1] - first
+        let columns = channelTable.columns + first, factors = channelTable.factors + first
+        // -2: kept; -1: a missing value; ≥ 0: the field that is not a number.
+        let outcome = streams.withUnsafeMutableBufferPointer { buffer -> Int in
+            let acc = buffer.baseAddress! + target
+            acc.pointee.present = true
+            var ok = time.ok
+            let mark = acc.pointee.flat.count
+            acc.pointee.flat.append(time.value)
+            var bad = -1
+            for c in 0..<count {
+                let i = columns[c]
+                let s = starts[i], e = ends[i]
+                let scan = _NumberKernels.scanDecimal(s, e)
+                var value = scan.value
+                if scan.stop != e || scan.status != .value {
+                    if scan.stop == e && scan.status == .overflow || _NumberKernels.isMissingWord(s, e) {
+                        ok = false
+                        value = 0
+                    } else {
+                        bad = i
+                        break
+                    }
+                }
+                acc.pointee.flat.append(value * factors[c])
             }
-            ok = ok && v.ok
-            streams[target].flat.append(v.value * streams[target].factors[c])
+            if bad >= 0 || !ok {
+                acc.pointee.flat.removeSubrange(mark...)
+                return bad >= 0 ? bad : -1
+            }
+            acc.pointee.lines.append(line)
+            return -2
         }
-        if ok {
-            streams[target].lines.append(Int32(truncatingIfNeeded: row.firstLine))
-        } else {
-            streams[target].flat.removeLast(count + 1)
-            missingRows += 1
-        }
+        if outcome == -1 { missingRows += 1 }
+        if outcome >= 0 { throw notANumber(outcome, row) }
     }
 
     struct Number {
@@ -475,29 +486,17 @@ struct _CSVParser {
         var ok: Bool
     }
 
-    @inline(__always)
-    private func number(_ i: Int, _ row: Row) throws -> Number {
-        let s = fieldStarts[i], e = fieldEnds[i]
-        let scan = _NumberKernels.scanDecimal(s, e)
-        if scan.stop == e && scan.status != .notANumber {
-            return Number(value: scan.value, ok: scan.status == .value)
-        }
-        return try slowNumber(i, row)
-    }
-
-    /// A field that is not a plain decimal: a missing-value word, or an error.
+    /// The error for field `i`, which is neither a decimal nor a missing value.
     @inline(never)
-    private func slowNumber(_ i: Int, _ row: Row) throws -> Number {
-        let s = fieldStarts[i], e = fieldEnds[i]
-        if _NumberKernels.isMissingWord(s, e) { return Number(value: 0, ok: false) }
-        try checkText(i, row)
-        throw IngestError(.notANumber(value: Self.display(s, e)), at: location(i, row))
+    private func notANumber(_ i: Int, _ row: Row) -> IngestError {
+        do { try checkText(i, row) } catch let error as IngestError { return error } catch {}
+        return IngestError(.notANumber(value: Self.display(fields.starts[i], fields.ends[i])), at: location(i, row))
     }
 
     @inline(__always)
     private func timeField(_ row: Row) throws -> Number {
-        let s = fieldStarts[timeIndex], e = fieldEnds[timeIndex]
-        switch CSVTime.parse(s, e, unit: format.timeUnit) {
+        let s = fields.starts[timeIndex], e = fields.ends[timeIndex]
+        switch CSVTime.parse(s, e, unit: timeUnit) {
         case .value(let v): return Number(value: v, ok: true)
         case .missing: return Number(value: 0, ok: false)
         case .invalid:
@@ -566,7 +565,7 @@ struct _CSVParser {
     /// Field `i` without surrounding blanks.
     @inline(__always)
     private func trimmed(_ i: Int) -> (Pointer, Pointer) {
-        var s = fieldStarts[i], e = fieldEnds[i]
+        var s = fields.starts[i], e = fields.ends[i]
         while s < e && _NumberKernels.isBlank(s.pointee) { s += 1 }
         while e > s && _NumberKernels.isBlank((e - 1).pointee) { e -= 1 }
         return (s, e)
@@ -622,13 +621,13 @@ struct _CSVParser {
 
     /// A NUL byte or invalid UTF-8 in field `i` is an error at the field's column.
     private func checkText(_ i: Int, _ row: Row) throws {
-        let bytes = UnsafeBufferPointer(start: fieldStarts[i], count: fieldEnds[i] - fieldStarts[i])
+        let bytes = UnsafeBufferPointer(start: fields.starts[i], count: fields.ends[i] - fields.starts[i])
         if bytes.contains(0) { throw IngestError(.nulByte, at: location(i, row)) }
         if String(validating: bytes, as: UTF8.self) == nil { throw IngestError(.invalidUTF8, at: location(i, row)) }
     }
 
     private func fieldCountError(_ row: Row) -> IngestError {
-        IngestError(.fieldCount(expected: headerCount, found: fieldStarts.count),
+        IngestError(.fieldCount(expected: headerCount, found: fields.count),
                     at: SourceLocation(file: displayPath, line: row.firstLine))
     }
 
@@ -672,7 +671,7 @@ struct _CSVParser {
 
     /// `file:line:column` of field `i`.
     private func location(_ i: Int, _ row: Row) -> SourceLocation {
-        Self.location(displayPath, row, fieldSources.isEmpty ? fieldStarts[i] : fieldSources[i])
+        Self.location(displayPath, row, fields.hasSources ? fields.sources[i] : fields.starts[i])
     }
 
     /// `file:line:column` of the byte `field` of `row`'s raw bytes: the physical line it is on and
@@ -707,5 +706,108 @@ extension _CSVParser {
     /// Consumes an array chunk (the `read(chunks:)` path).
     mutating func consume(_ chunk: [UInt8]) throws {
         try chunk.withUnsafeBytes { try consume($0) }
+    }
+}
+
+/// The field bounds of one record: `starts[i]..<ends[i]` is field `i`'s content (in the record,
+/// or unescaped in the parser's scratch), `sources[i]` where it starts in the record (records with
+/// quotes only). Plain pointers rather than arrays: appending to three arrays per field costs a
+/// uniqueness check each; the storage is owned by a class so that it is freed.
+struct _FieldTable {
+    typealias Pointer = UnsafePointer<UInt8>
+
+    final class Storage {
+        let base: UnsafeMutablePointer<Pointer>
+        init(capacity: Int) { base = .allocate(capacity: 3 * capacity) }
+        deinit { base.deallocate() }
+    }
+
+    private var storage: Storage
+    private(set) var capacity: Int
+    private(set) var starts: UnsafeMutablePointer<Pointer>
+    private(set) var ends: UnsafeMutablePointer<Pointer>
+    private(set) var sources: UnsafeMutablePointer<Pointer>
+    private(set) var count = 0
+    private(set) var hasSources = false
+
+    init(capacity: Int = 64) {
+        storage = Storage(capacity: capacity)
+        self.capacity = capacity
+        starts = storage.base
+        ends = storage.base + capacity
+        sources = storage.base + 2 * capacity
+    }
+
+    @inline(__always)
+    mutating func reset(withSources: Bool) {
+        count = 0
+        hasSources = withSources
+    }
+
+    @inline(__always)
+    mutating func append(_ start: Pointer, _ end: Pointer) {
+        if count == capacity { grow() }
+        starts[count] = start
+        ends[count] = end
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ start: Pointer, _ end: Pointer, source: Pointer) {
+        if count == capacity { grow() }
+        starts[count] = start
+        ends[count] = end
+        sources[count] = source
+        count += 1
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let bigger = Storage(capacity: 2 * capacity)
+        let newCapacity = 2 * capacity
+        (bigger.base).update(from: starts, count: count)
+        (bigger.base + newCapacity).update(from: ends, count: count)
+        (bigger.base + 2 * newCapacity).update(from: sources, count: count)
+        storage = bigger
+        capacity = newCapacity
+        starts = bigger.base
+        ends = bigger.base + newCapacity
+        sources = bigger.base + 2 * newCapacity
+    }
+}
+
+/// The channel columns and conversion factors of every stream, flattened into plain memory (owned
+/// by this class) so the row loop reads them without retaining arrays. Stream `k`'s channels are
+/// entries `offsets[k]..<offsets[k + 1]`.
+final class _ChannelTable {
+    let columns: UnsafeMutablePointer<Int>
+    let factors: UnsafeMutablePointer<Double>
+    let offsets: UnsafeMutablePointer<Int>
+    private let count: Int
+    private let streamCount: Int
+
+    init(streams: [_CSVParser.Accumulator]) {
+        let allColumns = streams.flatMap(\.columns)
+        let allFactors = streams.flatMap(\.factors)
+        precondition(allColumns.count == allFactors.count, "_ChannelTable: one factor per column")
+        count = allColumns.count
+        streamCount = streams.count
+        columns = .allocate(capacity: max(count, 1))
+        columns.initialize(from: allColumns, count: count)
+        factors = .allocate(capacity: max(count, 1))
+        factors.initialize(from: allFactors, count: count)
+        offsets = .allocate(capacity: streamCount + 1)
+        var offset = 0
+        for (k, stream) in streams.enumerated() {
+            offsets[k] = offset
+            offset += stream.columns.count
+        }
+        offsets[streamCount] = offset
+    }
+
+    deinit {
+        columns.deallocate()
+        factors.deallocate()
+        offsets.deallocate()
     }
 }

@@ -424,9 +424,9 @@ struct _CSVParser {
         let time = try timeField(row)
         var target = streams.isEmpty ? -1 : 0
         if sensorIndex >= 0 { target = try sensorID(row) }
-        if labelIndex >= 0 {
+        if labelIndex >= 0 && time.ok {
             let label = try labelID(labelIndex, row)
-            if label >= 0 && time.ok {
+            if label >= 0 {
                 rowLabelTimes.append(time.value)
                 rowLabelIDs.append(label)
             }

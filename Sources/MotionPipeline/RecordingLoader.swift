@@ -69,6 +69,12 @@ enum RecordingLoader {
             let candidates = (raw[sensor.inputIndex] ?? []).filter { sensor.name == "{stem}" || $0.stream.name == sensor.name }
             guard let first = candidates.first else {
                 let files = source.files.filter { $0.inputIndex == sensor.inputIndex }.map(\.path)
+                if sensor.name == "{stem}" {
+                    // A wide csv input without `sensor:`: the recording has no file of that input.
+                    let patterns = spec.inputs[sensor.inputIndex].paths.map { "`\($0)`" }.joined(separator: ", ")
+                    let read = source.files.map(\.path).joined(separator: ", ")
+                    throw MotionError(.dataError, "recording `\(source.name)` has no file matching \(patterns) of inputs[\(sensor.inputIndex)] (read \(read)); every recording needs every channel (\(sensor.channelNames.joined(separator: ", ")))")
+                }
                 throw MotionError(.dataError, "recording `\(source.name)` has no `\(sensor.name)` stream (read \(files.joined(separator: ", "))); every recording needs every channel (\(sensor.channelNames.joined(separator: ", "))), or list the sensors to keep with `sensors:`")
             }
             if candidates.count > 1 {

@@ -304,6 +304,19 @@ struct _CSVParser {
         let d = delimiter
         var p = s
         var fieldStart = s
+        // Eight bytes at a time: a byte of `word ^ pattern` is zero where the delimiter is, and
+        // `zeroBytes` sets exactly those bytes' high bits (no carries between bytes).
+        let pattern = UInt64(d) &* 0x0101_0101_0101_0101
+        while e - p >= 8 {
+            var hits = Self.zeroBytes(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) ^ pattern)
+            while hits != 0 {
+                let at = p + hits.trailingZeroBitCount >> 3
+                fields.append(fieldStart, at)
+                fieldStart = at + 1
+                hits &= hits &- 1
+            }
+            p += 8
+        }
         while p < e {
             if p.pointee == d {
                 fields.append(fieldStart, p)
@@ -312,6 +325,13 @@ struct _CSVParser {
             p += 1
         }
         fields.append(fieldStart, e)
+    }
+
+    /// The high bit of each byte of `word` that is zero (and no other bit).
+    @inline(__always)
+    static func zeroBytes(_ word: UInt64) -> UInt64 {
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        return ~(((word & low7) &+ low7) | word | low7)
     }
 
     /// Splits a record with quotes, unescaping fields into `scratch`, then dispatches it.
@@ -421,7 +441,13 @@ struct _CSVParser {
                 if s != e { throw fieldCountError(row) }
             }
         }
-        let time = try timeField(row)
+        let time: Number
+        let ts = fields.starts[timeIndex], te = fields.ends[timeIndex]
+        switch CSVTime.parse(ts, te, unit: timeUnit) {
+        case .value(let v): time = Number(value: v, ok: true)
+        case .missing: time = Number(value: 0, ok: false)
+        case .invalid: throw notATime(row)
+        }
         var target = streams.isEmpty ? -1 : 0
         if sensorIndex >= 0 { target = try sensorID(row) }
         if labelIndex >= 0 && time.ok {
@@ -493,17 +519,12 @@ struct _CSVParser {
         return IngestError(.notANumber(value: Self.display(fields.starts[i], fields.ends[i])), at: location(i, row))
     }
 
-    @inline(__always)
-    private func timeField(_ row: Row) throws -> Number {
-        let s = fields.starts[timeIndex], e = fields.ends[timeIndex]
-        switch CSVTime.parse(s, e, unit: timeUnit) {
-        case .value(let v): return Number(value: v, ok: true)
-        case .missing: return Number(value: 0, ok: false)
-        case .invalid:
-            try checkText(timeIndex, row)
-            throw IngestError(.notATime(value: Self.display(s, e), unit: format.timeUnit.rawValue),
-                              at: location(timeIndex, row))
-        }
+    /// The error for the time field, which is neither a time nor a missing value.
+    @inline(never)
+    private func notATime(_ row: Row) -> IngestError {
+        do { try checkText(timeIndex, row) } catch let error as IngestError { return error } catch {}
+        return IngestError(.notATime(value: Self.display(fields.starts[timeIndex], fields.ends[timeIndex]),
+                                     unit: timeUnit.rawValue), at: location(timeIndex, row))
     }
 
     /// The stream index of the row's sensor: ≥ 0, or -1 (listed but not kept), -2 (not listed).

@@ -129,4 +129,27 @@ enum CSVReference {
             }
         }
     }
+
+    /// The eight-bytes-at-a-time field split against the reference: every row width from 1 to
+    /// 24 columns, fields 0 to 11 bytes long, so delimiters fall on every offset of a word.
+    @Test func splitAgreesAtEveryWordOffset() throws {
+        var generator = SeededGenerator(seed: 5)
+        for columns in 1...24 {
+            let names = (0..<columns).map { "c\($0)" }
+            let format = CSVFormat(timeColumn: "t", channels: names.map { .init(name: $0, column: $0) })
+            var text = (["t"] + names).joined(separator: ",") + "\n"
+            for row in 0..<40 {
+                let fields = (0..<columns).map { _ -> String in
+                    let length = Int.random(in: 0...11, using: &generator)
+                    return length == 0 ? "" : String(Int.random(in: 1...9, using: &generator)) + String(repeating: "0", count: length - 1)
+                }
+                text += (["\(row)"] + fields).joined(separator: ",") + "\n"
+            }
+            let bytes = Array(text.utf8)
+            var expected = CSVReference.read(bytes, format: format, factors: [Double](repeating: 1, count: columns))
+            expected.streams[0].channelUnits = [String](repeating: "1", count: columns)
+            let actual = try CSVReader.read(chunks: [bytes], displayPath: "r.csv", format: format, unitSystem: .si, wideSensorName: "S")
+            #expect(actual == expected, "\(columns) columns")
+        }
+    }
 }

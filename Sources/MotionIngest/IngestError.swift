@@ -36,6 +36,20 @@ public struct IngestError: UserFacingError, Equatable {
         case cannotOpen(reason: String, errno: Int32)
         /// Reading the file failed; `reason` is `strerror`'s text.
         case readFailed(reason: String, errno: Int32)
+        /// csv: a column the input reads (`role` names the pipeline key that asks for it) is not
+        /// in the header, whose trimmed column names are `header`.
+        case missingColumn(column: String, role: String, header: [String])
+        /// csv: a column the input reads occurs more than once in the header.
+        case duplicateColumn(column: String, role: String)
+        /// csv: a time field is neither a time in `unit` (`s`, `ms`, `us`, `ns`, `iso8601`) nor a
+        /// missing value.
+        case notATime(value: String, unit: String)
+        /// csv: a quoted field is still open at the end of the file.
+        case unterminatedQuote
+        /// csv: a row lacks a field the input reads, or has non-empty fields beyond the header's.
+        case fieldCount(expected: Int, found: Int)
+        /// csv: a record (a line, or lines joined by quoted newlines) is longer than `limitBytes`.
+        case recordTooLong(limitBytes: Int)
     }
 
     /// What went wrong.
@@ -95,6 +109,36 @@ public struct IngestError: UserFacingError, Equatable {
             return "\(at): cannot open the file: \(reason)"
         case .readFailed(let reason, _):
             return "\(at): cannot read the file: \(reason)"
+        case .missingColumn(let column, let role, let header):
+            let hint = Text.suggestion(for: column, among: header).map { "; did you mean `\($0)`?" } ?? ""
+            let columns = header.isEmpty ? "none" : header.map { "`\($0)`" }.joined(separator: ", ")
+            return "\(at): no column `\(column)` (named by `\(role)`) in the header\(hint) (the columns are \(columns))"
+        case .duplicateColumn(let column, let role):
+            return "\(at): column `\(column)` (named by `\(role)`) occurs more than once in the header "
+                + "(expected each column the input reads to be named once)"
+        case .notATime(let value, let unit):
+            return "\(at): `\(value)` is not a time (expected \(Self.timeForm(unit)); empty or NA mark a missing value)"
+        case .unterminatedQuote:
+            return "\(at): a quoted field is not closed before the end of the file (expected a closing `\"`; "
+                + "write a `\"` inside a quoted field as `\"\"`)"
+        case .fieldCount(let expected, let found):
+            return "\(at): the row has \(found) fields but the header has \(expected) "
+                + "(a field that contains the delimiter must be quoted)"
+        case .recordTooLong(let limit):
+            return "\(at): line is longer than \(limit) bytes (is a quote left open, or is this not a delimited text file?)"
+        }
+    }
+
+    /// The accepted form of a csv time in `unit`, for `notATime`.
+    static func timeForm(_ unit: String) -> String {
+        switch unit {
+        case "s": return "seconds as a decimal such as `12.5` or `1700000000.25`"
+        case "ms": return "milliseconds as a decimal such as `1700000000250`"
+        case "us": return "microseconds as a decimal such as `1700000000250000`"
+        case "ns": return "nanoseconds as a decimal such as `1700000000250000000`"
+        default:
+            return "an ISO 8601 time such as `2024-05-01T12:30:00.25Z`, `2024-05-01 14:30:00+02:00` "
+                + "or `2024-05-01T12:30:00` (UTC)"
         }
     }
 }

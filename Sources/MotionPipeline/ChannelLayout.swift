@@ -61,7 +61,14 @@ public struct ChannelLayout: Sendable, Equatable {
                 if csv.sensorColumn != nil {
                     var groups = csv.sensorChannels
                     if let keep = input.sensors {
-                        groups = keep.compactMap { k in csv.sensorChannels.first { $0.key == k } }
+                        groups = try keep.map { k in
+                            guard let group = csv.sensorChannels.first(where: { $0.key == k }) else {
+                                let listed = csv.sensorChannels.map(\.key)
+                                let hint = Text.suggestion(for: k, among: listed).map { "; did you mean `\($0)`?" } ?? ""
+                                throw MotionError(.config, "inputs[\(i)] of \(spec.file) keeps sensor `\(k)`, but its `sensor_channels` list only \(Text.alternatives(listed))\(hint)")
+                            }
+                            return group
+                        }
                     }
                     for g in groups {
                         sensors.append(Sensor(inputIndex: i, name: g.key, channelNames: g.value.map(\.key),

@@ -44,7 +44,23 @@ enum RecordingLoader {
                 for s in mc.streams { raw[file.inputIndex, default: []].append((s, file)) }
                 if spec.labels?.from == .rows { addEvents(mc.rowLabels) }
                 if spec.labels?.from == .markers { addEvents(mc.markers) }
-            case .csv, .iio:
+            case .csv:
+                guard let options = input.csv else {
+                    throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: csv` needs `time` and `channels`")
+                }
+                // Long: the sensors the layout keeps. Wide: the one stream, named by `sensor` or
+                // the file's stem (SPEC §3.4); the layout calls it "{stem}" when unnamed.
+                let keep: Set<String>? = options.sensorColumn == nil
+                    ? nil : Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+                let csv = try CSVReader.read(path: file.path, displayPath: file.path, format: CSVFormat(options),
+                                             units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
+                                             unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
+                                             keep: keep)
+                rowsRead += csv.rowsRead
+                dropped.add(csv.rowsDropped)
+                for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
+                if spec.labels?.from == .rows { addEvents(csv.rowLabels) }
+            case .iio:
                 throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: \(input.type.rawValue)` is not supported by this build yet")
             }
         }
@@ -53,6 +69,12 @@ enum RecordingLoader {
             let candidates = (raw[sensor.inputIndex] ?? []).filter { sensor.name == "{stem}" || $0.stream.name == sensor.name }
             guard let first = candidates.first else {
                 let files = source.files.filter { $0.inputIndex == sensor.inputIndex }.map(\.path)
+                if sensor.name == "{stem}" {
+                    // A wide csv input without `sensor:`: the recording has no file of that input.
+                    let patterns = spec.inputs[sensor.inputIndex].paths.map { "`\($0)`" }.joined(separator: ", ")
+                    let read = source.files.map(\.path).joined(separator: ", ")
+                    throw MotionError(.dataError, "recording `\(source.name)` has no file matching \(patterns) of inputs[\(sensor.inputIndex)] (read \(read)); every recording needs every channel (\(sensor.channelNames.joined(separator: ", ")))")
+                }
                 throw MotionError(.dataError, "recording `\(source.name)` has no `\(sensor.name)` stream (read \(files.joined(separator: ", "))); every recording needs every channel (\(sensor.channelNames.joined(separator: ", "))), or list the sensors to keep with `sensors:`")
             }
             if candidates.count > 1 {
@@ -75,5 +97,19 @@ enum RecordingLoader {
         _ = warnings
         return Recording(name: source.name, subject: source.subject, streams: streams, labels: track,
                          rowsRead: rowsRead, rowsDropped: dropped, warnings: warnings)
+    }
+}
+
+extension CSVFormat {
+    /// The reader's options from the pipeline file's `csv` entry.
+    init(_ options: CSVOptions) {
+        func channels(_ mapping: [KeyValue<String>]) -> [CSVFormat.Channel] {
+            mapping.map { CSVFormat.Channel(name: $0.key, column: $0.value) }
+        }
+        self.init(delimiter: options.delimiter, timeColumn: options.timeColumn,
+                  timeUnit: CSVFormat.TimeUnit(rawValue: options.timeUnit.rawValue) ?? .s,
+                  channels: channels(options.channels), labelColumn: options.labelColumn,
+                  sensorColumn: options.sensorColumn,
+                  sensorGroups: options.sensorChannels.map { CSVFormat.SensorGroup(sensor: $0.key, channels: channels($0.value)) })
     }
 }

@@ -1,0 +1,28 @@
+/// Everything read from one delimited text file (SPEC §3.2), parallel to `MotionCollectorFile`.
+public struct CSVFile: Sendable, Equatable {
+    /// Wide format: one stream (named by the caller, SPEC §3.4) with the channels in mapping
+    /// order, present even when every row had a missing value. Long format: one stream per
+    /// kept sensor that has at least one row, in `sensorGroups` order.
+    public var streams: [RawStream]
+    /// Every data row with a non-empty label and a time that is not missing, whatever its
+    /// sensor and even if its values are missing (SPEC §5 `rows`). Empty without a label column.
+    public var rowLabels: LabelEvents
+    /// Data rows read: every record after the header that is not blank, rows of sensors that
+    /// are not kept or not listed included.
+    public var rowsRead: Int
+    /// Rows left out, by reason: `missing_value` counts rows of kept streams with a missing time
+    /// or channel value. Only reasons that occurred are present.
+    public var rowsDropped: [String: Int]
+
+    public init(streams: [RawStream], rowLabels: LabelEvents, rowsRead: Int, rowsDropped: [String: Int]) {
+        self.streams = streams
+        self.rowLabels = rowLabels
+        self.rowsRead = rowsRead
+        self.rowsDropped = rowsDropped
+    }
+
+    /// The stream named `name`, if present.
+    public func stream(_ name: String) -> RawStream? {
+        streams.first { $0.name == name }
+    }
+}

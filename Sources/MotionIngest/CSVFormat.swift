@@ -1,0 +1,68 @@
+/// How to read one delimited text input (SPEC §3.2): the dialect and which columns mean what.
+///
+/// This is MotionIngest's own options value; MotionPipeline fills it from the pipeline file's
+/// `csv` entry, so the reader never depends on the configuration module (STYLE §2).
+public struct CSVFormat: Sendable, Equatable {
+    /// The unit of the time column.
+    public enum TimeUnit: String, Sendable, CaseIterable {
+        /// Seconds, milliseconds, microseconds, nanoseconds: SPEC §3.5 decimals.
+        case s, ms, us, ns
+        /// `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]` (`T` or a space); no zone is UTC.
+        case iso8601
+    }
+
+    /// One output channel and the column it is read from.
+    public struct Channel: Sendable, Equatable {
+        /// The output channel name (`acc_x`).
+        public var name: String
+        /// The header name of the column (`ankle_fwd`).
+        public var column: String
+        public init(name: String, column: String) {
+            self.name = name
+            self.column = column
+        }
+    }
+
+    /// Long format: one sensor value and its channels.
+    public struct SensorGroup: Sendable, Equatable {
+        /// The value of the sensor column that selects these rows; also the stream's name.
+        public var sensor: String
+        /// The sensor's channels in output order.
+        public var channels: [Channel]
+        public init(sensor: String, channels: [Channel]) {
+            self.sensor = sensor
+            self.channels = channels
+        }
+    }
+
+    /// The field separator: `,`, `;` or a tab.
+    public var delimiter: UInt8
+    /// The header name of the time column.
+    public var timeColumn: String
+    public var timeUnit: TimeUnit
+    /// Wide format: the channels of the one stream, in output order (unused with `sensorColumn`).
+    public var channels: [Channel]
+    /// The column holding each row's label, if any.
+    public var labelColumn: String?
+    /// Long format: the column saying which sensor a row belongs to.
+    public var sensorColumn: String?
+    /// Long format: the sensors and their channels, in output order.
+    public var sensorGroups: [SensorGroup]
+
+    public init(delimiter: UInt8 = UInt8(ascii: ","), timeColumn: String, timeUnit: TimeUnit = .s,
+                channels: [Channel] = [], labelColumn: String? = nil, sensorColumn: String? = nil,
+                sensorGroups: [SensorGroup] = []) {
+        precondition(delimiter == UInt8(ascii: ",") || delimiter == UInt8(ascii: ";") || delimiter == 0x09,
+                     "CSVFormat: the delimiter must be `,`, `;` or a tab")
+        self.delimiter = delimiter
+        self.timeColumn = timeColumn
+        self.timeUnit = timeUnit
+        self.channels = channels
+        self.labelColumn = labelColumn
+        self.sensorColumn = sensorColumn
+        self.sensorGroups = sensorGroups
+    }
+
+    /// True when a sensor column splits rows into several streams.
+    public var isLong: Bool { sensorColumn != nil }
+}

@@ -122,7 +122,7 @@ public enum IIODecoder {
         }
         let times: [Double]
         if layout.timestamp != nil {
-            times = core.nanos.map { _iioSeconds(nanos: $0) }
+            times = _IIOScanDecoder.seconds(core.nanos)
             if let i = firstNonIncreasing(core.nanos) {
                 warnings.append(IIOWarning(code: "W_TS_NON_MONOTONIC",
                                            message: "\(displayPath): the timestamp of scan \(i) at byte offset \(i * layout.scanBytes) is not after the previous scan's (\(core.nanos[i]) ns after \(core.nanos[i - 1]) ns) (W_TS_NON_MONOTONIC)"))

@@ -148,37 +148,73 @@ struct _IIOScanDecoder {
         return UInt64(bigEndian ? T(bigEndian: w) : T(littleEndian: w))
     }
 
+    /// Appends the values of `plan`'s word in `count` scans of `chunk` to `out`.
+    ///
+    /// The array is grown once (zero-filled) and written through its buffer, so the loop has no
+    /// per-element capacity or uniqueness check.
+    /// - Complexity: O(count).
     static func decodeColumn(_ chunk: UnsafeRawBufferPointer, count: Int, scanBytes: Int, plan: _IIOColumnPlan, into out: inout [Double]) {
-        precondition(count == 0 || (count - 1) * scanBytes + plan.byteOffset + plan.storageBytes <= chunk.count,
+        guard count > 0 else { return }
+        precondition((count - 1) * scanBytes + plan.byteOffset + plan.storageBytes <= chunk.count,
                      "_IIOScanDecoder: word outside the chunk")
-        let be = plan.bigEndian
-        var at = plan.byteOffset
-        switch plan.storageBytes {
-        case 1:
-            for _ in 0..<count { out.append(plan.value(UInt64(chunk[at]))); at += scanBytes }
-        case 2:
-            for _ in 0..<count { out.append(plan.value(word(UInt16.self, chunk, at, bigEndian: be))); at += scanBytes }
-        case 4:
-            for _ in 0..<count { out.append(plan.value(word(UInt32.self, chunk, at, bigEndian: be))); at += scanBytes }
-        default:
-            for _ in 0..<count { out.append(plan.value(word(UInt64.self, chunk, at, bigEndian: be))); at += scanBytes }
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: count))
+        out.withUnsafeMutableBufferPointer { whole in
+            let dst = UnsafeMutableBufferPointer(rebasing: whole[start..<(start + count)])
+            switch (plan.storageBytes, plan.bigEndian) {
+            case (1, _): fill(dst, chunk, scanBytes, plan, UInt8.self, bigEndian: false)
+            case (2, false): fill(dst, chunk, scanBytes, plan, UInt16.self, bigEndian: false)
+            case (2, true): fill(dst, chunk, scanBytes, plan, UInt16.self, bigEndian: true)
+            case (4, false): fill(dst, chunk, scanBytes, plan, UInt32.self, bigEndian: false)
+            case (4, true): fill(dst, chunk, scanBytes, plan, UInt32.self, bigEndian: true)
+            case (_, false): fill(dst, chunk, scanBytes, plan, UInt64.self, bigEndian: false)
+            case (_, true): fill(dst, chunk, scanBytes, plan, UInt64.self, bigEndian: true)
+            }
         }
     }
 
-    static func decodeNanos(_ chunk: UnsafeRawBufferPointer, count: Int, scanBytes: Int, plan: _IIOColumnPlan, into out: inout [Int64]) {
-        precondition(count == 0 || (count - 1) * scanBytes + plan.byteOffset + plan.storageBytes <= chunk.count,
-                     "_IIOScanDecoder: timestamp outside the chunk")
+    /// The loop of `decodeColumn`, specialized per word type and byte order.
+    @inline(__always)
+    static func fill<T: FixedWidthInteger & UnsignedInteger>(_ dst: UnsafeMutableBufferPointer<Double>, _ chunk: UnsafeRawBufferPointer,
+                                                            _ scanBytes: Int, _ plan: _IIOColumnPlan, _: T.Type, bigEndian: Bool) {
         var at = plan.byteOffset
-        for _ in 0..<count {
-            let w: UInt64
-            switch plan.storageBytes {
-            case 1: w = UInt64(chunk[at])
-            case 2: w = word(UInt16.self, chunk, at, bigEndian: plan.bigEndian)
-            case 4: w = word(UInt32.self, chunk, at, bigEndian: plan.bigEndian)
-            default: w = word(UInt64.self, chunk, at, bigEndian: plan.bigEndian)
-            }
-            out.append(plan.nanos(w))
+        for i in 0..<dst.count {
+            dst[i] = plan.value(word(T.self, chunk, at, bigEndian: bigEndian))
             at += scanBytes
+        }
+    }
+
+    /// Appends the timestamps (ns) of `count` scans of `chunk` to `out`, as `decodeColumn` does.
+    static func decodeNanos(_ chunk: UnsafeRawBufferPointer, count: Int, scanBytes: Int, plan: _IIOColumnPlan, into out: inout [Int64]) {
+        guard count > 0 else { return }
+        precondition((count - 1) * scanBytes + plan.byteOffset + plan.storageBytes <= chunk.count,
+                     "_IIOScanDecoder: timestamp outside the chunk")
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: count))
+        out.withUnsafeMutableBufferPointer { whole in
+            var at = plan.byteOffset
+            for i in start..<(start + count) {
+                let w: UInt64
+                switch plan.storageBytes {
+                case 1: w = UInt64(chunk[at])
+                case 2: w = word(UInt16.self, chunk, at, bigEndian: plan.bigEndian)
+                case 4: w = word(UInt32.self, chunk, at, bigEndian: plan.bigEndian)
+                default: w = word(UInt64.self, chunk, at, bigEndian: plan.bigEndian)
+                }
+                whole[i] = plan.nanos(w)
+                at += scanBytes
+            }
+        }
+    }
+
+    /// Seconds of every timestamp (`_iioSeconds`).
+    /// - Complexity: O(n).
+    static func seconds(_ nanos: [Int64]) -> [Double] {
+        [Double](unsafeUninitializedCapacity: nanos.count) { out, initialized in
+            nanos.withUnsafeBufferPointer { src in
+                for i in 0..<src.count { out[i] = _iioSeconds(nanos: src[i]) }
+            }
+            initialized = nanos.count
         }
     }
 }

@@ -50,6 +50,19 @@ public struct IngestError: UserFacingError, Equatable {
         case fieldCount(expected: Int, found: Int)
         /// csv: a record (a line, or lines joined by quoted newlines) is longer than `limitBytes`.
         case recordTooLong(limitBytes: Int)
+        /// An IIO `_type` string is invalid (docs/iio-format.md §2.2); `code` is its `E_*` name.
+        case iioScanType(code: String, channel: String, text: String, problem: String)
+        /// An IIO channel layout cannot be used; `code` is `E_NO_CHANNELS`, `E_DUP_INDEX`,
+        /// `E_MISSING_ATTR`, `E_BAD_NUMBER`, `E_LIMIT` or `E_NO_TIME`.
+        case iioLayout(code: String, problem: String)
+        /// An IIO dump ends with a partial scan and the input is `strict: true`; the location's
+        /// byte offset is where the partial scan starts.
+        case iioPartialScan(scanBytes: Int, leftoverBytes: Int)
+        /// An IIO dump holds no whole scan.
+        case iioNoScans(fileBytes: Int, scanBytes: Int)
+        /// An IIO scan's timestamp is below the previous scan's (SPEC §3.5); the location's byte
+        /// offset is where scan `scan` (0-based) starts.
+        case iioTimeDecreases(stream: String, scan: Int, time: Double, previousTime: Double)
     }
 
     /// What went wrong.
@@ -109,6 +122,21 @@ public struct IngestError: UserFacingError, Equatable {
             return "\(at): cannot open the file: \(reason)"
         case .readFailed(let reason, _):
             return "\(at): cannot read the file: \(reason)"
+        case .iioScanType(let code, let channel, let text, let problem):
+            let shown = text.isEmpty ? "an empty type" : "type `\(text)`"
+            return "\(at): `\(channel)` has \(shown): \(problem) (\(code); \(IIOScanType.expectedForm))"
+        case .iioLayout(let code, let problem):
+            return "\(at): \(problem) (\(code))"
+        case .iioPartialScan(let scanBytes, let leftoverBytes):
+            return "\(at): the dump ends with a partial scan of \(leftoverBytes) bytes (scans are \(scanBytes) bytes; "
+                + "the capture was cut short; without `strict: true` the whole scans are decoded and the tail is dropped)"
+        case .iioNoScans(let fileBytes, let scanBytes):
+            let what = fileBytes == 0 ? "the dump is empty" : "the dump's \(fileBytes) bytes are less than one \(scanBytes)-byte scan"
+            return "\(at): no data rows: \(what) (a file without data is an error unless `on_error: skip`)"
+        case .iioTimeDecreases(let stream, let scan, let time, let previousTime):
+            let offset = location.byteOffset.map { " at byte offset \($0)" } ?? ""
+            return "\(location.file): scan \(scan)\(offset): `\(stream)` timestamp \(time) s is earlier than the previous scan's "
+                + "\(previousTime) s (times in a stream must not decrease; `sort: true` on the input sorts them)"
         case .missingColumn(let column, let role, let header):
             let hint = Text.suggestion(for: column, among: header).map { "; did you mean `\($0)`?" } ?? ""
             let columns = header.isEmpty ? "none" : header.map { "`\($0)`" }.joined(separator: ", ")

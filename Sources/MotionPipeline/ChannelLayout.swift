@@ -80,7 +80,8 @@ public struct ChannelLayout: Sendable, Equatable {
                                           channelUnits: csv.channels.map { unit($0.key) }))
                 }
             case .iio:
-                throw MotionError(.config, "inputs[\(i)] of \(spec.file): `type: iio` is not supported by this build yet")
+                // One stream, named by `sensor` or each file's stem; channels in scan-index order.
+                if let sensor = try IIOLayoutResolver.sensor(inputIndex: i, spec: spec) { sensors.append(sensor) }
             }
         }
         let names = sensors.flatMap(\.channelNames)

@@ -61,7 +61,11 @@ enum RecordingLoader {
                 for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
                 if spec.labels?.from == .rows { addEvents(csv.rowLabels) }
             case .iio:
-                throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: \(input.type.rawValue)` is not supported by this build yet")
+                guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { continue }
+                let dump = try loadIIO(file, input: input, sensor: sensor, spec: spec, warnings: &warnings)
+                rowsRead += dump.scans
+                dropped.add(dump.rowsDropped)
+                raw[file.inputIndex, default: []].append((dump.stream, file))
             }
         }
         var streams: [SensorStream] = []
@@ -97,6 +101,30 @@ enum RecordingLoader {
         _ = warnings
         return Recording(name: source.name, subject: source.subject, streams: streams, labels: track,
                          rowsRead: rowsRead, rowsDropped: dropped, warnings: warnings)
+    }
+
+    /// Decodes one IIO dump with its own layout (the folder template rendered for this file),
+    /// which must give the channels the first file's layout gave (SPEC §3.3, §3.4).
+    ///
+    /// Throws for a dump without a whole scan (SPEC §3.5: no data rows), for decreasing
+    /// timestamps unless `sort: true`, and for a partial scan under `strict: true`.
+    static func loadIIO(_ file: InputFile, input: InputSpec, sensor: ChannelLayout.Sensor, spec: PipelineSpec,
+                        warnings: inout [String]) throws -> IIODump {
+        let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path)
+        let names = iio.channelNames, units = iio.channelUnits(spec.units)
+        if names != sensor.channelNames || units != sensor.channelUnits {
+            func show(_ n: [String], _ u: [String]) -> String { zip(n, u).map { "\($0) [\($1)]" }.joined(separator: ", ") }
+            throw MotionError(.dataError, "\(file.path): its layout `\(iio.source)` gives channels \(show(names, units)), but the input's first file's layout gives \(show(sensor.channelNames, sensor.channelUnits)); every file of an input needs the same channels")
+        }
+        let name = input.sensor ?? PathText.stem(file.path)
+        let dump = try IIODecoder.decode(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
+                                         strict: input.strict, sensor: name)
+        warnings += iio.warnings.map(\.message) + dump.warnings.map(\.message)
+        if dump.scans == 0 {
+            throw IngestError(.iioNoScans(fileBytes: dump.fileBytes, scanBytes: dump.scanBytes), at: SourceLocation(file: file.path))
+        }
+        if !input.sort { try IIODecoder.checkTimeOrder(dump, displayPath: file.path) }
+        return dump
     }
 }
 

@@ -1,0 +1,61 @@
+import MotionConfig
+import MotionCore
+import MotionIngest
+
+/// Resolving an `iio` input's scan layout (SPEC §3.3): inline, or a sysfs folder copy found by
+/// rendering the `layout` template for a file.
+enum IIOLayoutResolver {
+    /// The layout of `file` (a matched input file) for input `inputIndex`.
+    ///
+    /// - Parameter file: the matched file whose folder template to render; unused for inline layouts.
+    /// - Throws: `IngestError` for an unusable layout (65), `.cannotOpen` (66) for a missing folder.
+    static func layout(inputIndex: Int, spec: PipelineSpec, file: String) throws -> IIOLayout {
+        let input = spec.inputs[inputIndex]
+        let options = input.iio ?? IIOOptions()
+        if let template = options.layoutFolder {
+            let rendered = InputDiscovery.render(template, file: file, base: spec.baseDirectory)
+            let folder = PathText.normalize(PathText.join(spec.baseDirectory, rendered))
+            return try IIOLayout.load(folder: folder, displayFolder: folder)
+        }
+        return try inline(options, inputIndex: inputIndex, spec: spec)
+    }
+
+    /// The inline layout of an input (`layout: {channels: …, timestamp: …, sampling_frequency_hz: …}`).
+    static func inline(_ options: IIOOptions, inputIndex: Int, spec: PipelineSpec) throws -> IIOLayout {
+        let key = "\(spec.file) inputs[\(inputIndex)].layout"
+        let channels = options.channels.enumerated().map { i, c in
+            IIOLayout.ChannelDeclaration(name: c.name, index: c.index, type: c.type, scale: c.scale, offset: c.offset,
+                                         typeSource: "\(key).channels[\(i)].type")
+        }
+        let timestamp = options.timestampIndex.map {
+            IIOLayout.ChannelDeclaration(name: "in_timestamp", index: $0, type: options.timestampType ?? "le:s64/64>>0",
+                                         typeSource: "\(key).timestamp.type")
+        }
+        return try IIOLayout(channels: channels, timestamp: timestamp, samplingFrequencyHz: options.samplingFrequencyHz,
+                             clock: nil, warnAboutClock: false, source: key)
+    }
+
+    /// The `x` sensor of an iio input: named by `sensor` (or `{stem}`, each file's stem), with
+    /// the layout's channels in scan-index order. The layout is the inline one, or the folder
+    /// rendered for the input's first matched file.
+    ///
+    /// - Returns: nil when `sensors:` is given and leaves out the input's `sensor`.
+    /// - Throws: `MotionError(.noInput)` when a folder layout is used and the input matches no
+    ///   file (there is no folder to read); the layout's errors.
+    static func sensor(inputIndex: Int, spec: PipelineSpec) throws -> ChannelLayout.Sensor? {
+        let input = spec.inputs[inputIndex]
+        if let keep = input.sensors, let name = input.sensor, !keep.contains(name) { return nil }
+        let layout: IIOLayout
+        if input.iio?.layoutFolder != nil {
+            guard let first = InputDiscovery.match(spec).files[inputIndex].first else {
+                throw MotionError(.noInput, "inputs[\(inputIndex)] of \(spec.file) matches no file, so its `layout` folder cannot be read to learn the channels (paths are relative to the pipeline file's folder `\(spec.baseDirectory)`)")
+            }
+            layout = try self.layout(inputIndex: inputIndex, spec: spec, file: first.path)
+        } else {
+            layout = try inline(input.iio ?? IIOOptions(), inputIndex: inputIndex, spec: spec)
+        }
+        try layout.checkTimeSource()
+        return ChannelLayout.Sensor(inputIndex: inputIndex, name: input.sensor ?? "{stem}",
+                                    channelNames: layout.channelNames, channelUnits: layout.channelUnits(spec.units))
+    }
+}

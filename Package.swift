@@ -53,7 +53,9 @@ let swiftTargets: [Target] = [
         "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
     ]),
-    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth"]),
+    // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
+    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionHDF5"]),
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.
     .executableTarget(name: "motionprep-bench", dependencies: ["MotionCore", "MotionIngest", "MotionResample", "MotionFeatures"]),
@@ -73,6 +75,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
+    .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionprepCLI", "MotionSynth"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 

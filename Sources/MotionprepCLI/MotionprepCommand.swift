@@ -55,7 +55,8 @@ public enum MotionprepCommand {
             case "run": return try RunCommand.run(rest)
             case "validate": return try ValidateCommand.run(rest)
             case "synth": return try SynthCommand.run(rest)
-            case "inspect", "merge", "report":
+            case "report": return try ReportCommand.run(rest)
+            case "inspect", "merge":
                 if rest.contains("--help") || rest.contains("-h") {
                     Diagnostics.stdout(NotYetCommand.help(first))
                     return .success

@@ -77,7 +77,7 @@ struct ReportPage {
             let mean = m.normalizationMean.flatMap { c < $0.count ? $0[c] : nil }
             let std = m.normalizationStd.flatMap { c < $0.count ? $0[c] : nil }
             let h = c < st.histograms.count ? st.histograms[c] : nil
-            s += "<tr data-channel=\"\(Markup.escape(ch.name))\"><td>\(Markup.escape(ch.name))</td><td>\(Markup.escape(ch.unit.isEmpty ? "–" : ch.unit))</td>"
+            s += "<tr data-channel=\"\(Markup.escape(ch.name))\"><td>\(Markup.escape(ch.name))</td><td>\(Markup.escape(ch.unit.isEmpty ? "–" : UnitText.display(ch.unit)))</td>"
             s += "<td>\(mean.map { fmt($0, digits: 4) } ?? "–")</td><td>\(std.map { fmt($0, digits: 4) } ?? "–")</td>"
             s += "<td>\(h.flatMap { $0.minimum.isFinite ? fmt($0.minimum, digits: 4) : nil } ?? "–")</td><td>\(h.flatMap { $0.maximum.isFinite ? fmt($0.maximum, digits: 4) : nil } ?? "–")</td></tr>"
         }
@@ -171,7 +171,8 @@ struct ReportPage {
                 let subject = ex.subject >= 0 && ex.subject < m.subjects.count ? m.subjects[ex.subject] : "?"
                 let recording = ex.recording >= 0 && ex.recording < m.recordings.count ? m.recordings[ex.recording] : "?"
                 s += "<figure class=\"example\" data-class=\"\(Markup.escape(className(k)))\" data-split=\"\(ex.split)\" data-index=\"\(ex.index)\">"
-                s += "<figcaption>\(ex.split) #\(ex.index) · \(Markup.escape(recording)) · starts at \(fmt(ex.startTimeS, digits: 2)) s · subject \(Markup.escape(subject))</figcaption>"
+                let who = recording.contains(subject) ? recording : "\(subject): \(recording)"
+                s += "<figcaption>\(ex.split) #\(ex.index) · \(Markup.escape(who)) · from \(fmt(ex.startTimeS, digits: 2)) s</figcaption>"
                 for g in groups {
                     let series = g.channels.enumerated().map { j, c in
                         (label: g.labels[j], channel: m.channels[c].name, values: (0..<T).map { t in ex.values[t * C + c] })

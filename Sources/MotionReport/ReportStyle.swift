@@ -19,7 +19,7 @@ enum ReportStyle {
         th:first-child,td:first-child{text-align:left}th{font-weight:600;color:var(--muted)}
         .grid{display:flex;flex-wrap:wrap;gap:12px}
         figure{margin:0;background:var(--card);border-radius:10px;padding:8px}
-        figcaption{font-size:12px;color:var(--muted);margin:0 4px 4px}
+        figcaption{font-size:12px;color:var(--muted);margin:0 4px 4px}figure.example{width:346px}
         svg{max-width:100%;height:auto;display:block}
         svg text{fill:var(--fg);font-family:inherit}
         .tick{font-size:10px;fill:var(--muted)}.axt{font-size:11px;fill:var(--muted)}.cat{font-size:11px}.val{font-size:10px;fill:var(--muted)}

@@ -1,6 +1,7 @@
-/// Channels grouped into sensors for the example charts: `acc_x acc_y acc_z acc_mag` → one
-/// chart "acc" with lines x, y, z, mag. Adjacent channels without `_` that share a unit
-/// (`pitch roll yaw`) form one group named after them ("pitch/roll/yaw").
+/// Channels grouped into sensors for the example charts: `acc_x acc_y acc_z … acc_mag` → one
+/// chart "acc" with lines x, y, z, mag (channels with the same prefix and unit join a group even
+/// when other channels sit between them, as the magnitude channels do). Adjacent channels without
+/// `_` that share a unit (`pitch roll yaw`) form one group named after them ("pitch/roll/yaw").
 struct SensorGroup: Equatable {
     /// The chart title, e.g. "acc" or "pitch/roll/yaw".
     var name: String
@@ -24,11 +25,13 @@ struct SensorGroup: Equatable {
                 prefix = String(c.name[..<u])
                 label = String(c.name[c.name.index(after: u)...])
             }
-            if let last = groups.indices.last, groups[last].unit == c.unit, groups[last].prefix == prefix,
-               groups[last].channels.count < maxLines {
-                groups[last].channels.append(i)
-                groups[last].labels.append(label)
-                if prefix == nil { groups[last].name = groups[last].labels.joined(separator: "/") }
+            let join = prefix != nil
+                ? groups.firstIndex { $0.prefix == prefix && $0.unit == c.unit && $0.channels.count < maxLines }
+                : groups.indices.last.flatMap { groups[$0].prefix == nil && groups[$0].unit == c.unit && groups[$0].channels.count < maxLines ? $0 : nil }
+            if let g = join {
+                groups[g].channels.append(i)
+                groups[g].labels.append(label)
+                if prefix == nil { groups[g].name = groups[g].labels.joined(separator: "/") }
                 continue
             }
             groups.append(SensorGroup(name: prefix ?? label, unit: c.unit, channels: [i], labels: [label], prefix: prefix))

@@ -21,6 +21,17 @@ import Testing
         #expect(NiceScale.format(value, step: step) == expected)
     }
 
+    @Test(arguments: [(13.0, [0.0, 2, 4, 6, 8, 10, 12, 14]), (3.0, [0.0, 1, 2, 3]), (1.0, [0.0, 1])])
+    func countScalesHaveWholeTicks(max: Double, expected: [Double]) {
+        #expect(NiceScale(min: 0, max: max, ticks: 6, integer: true).ticks == expected)
+    }
+
+    @Test func anUnwidenedTimeAxisEndsWithTheData() {
+        let s = NiceScale(min: 0, max: 2.54, ticks: 6, widen: false)
+        #expect(s.lower == 0 && s.upper == 2.54)
+        #expect(s.ticks == [0, 0.5, 1, 1.5, 2, 2.5])
+    }
+
     @Test func nonFiniteBoundsFallBackToUnitRange() {
         let s = NiceScale(min: .nan, max: .infinity)
         #expect(s.lower == 0 && s.upper == 1)

@@ -99,6 +99,7 @@ import Testing
                 #expect(charts.compactMap { $0.attr("data-sensor") } == groups.map(\.name))
                 let lines = charts.flatMap { $0.descendants("polyline") }.compactMap { $0.attr("data-channel") }
                 #expect(lines == groups.flatMap { $0.channels.map { manifest.channels[$0].name } })
+                #expect(Set(lines) == Set(manifest.channels.map(\.name)), "every channel is drawn once")
                 #expect(f.attr("data-split") == "train")
             }
         }

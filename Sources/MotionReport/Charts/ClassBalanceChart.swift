@@ -11,7 +11,7 @@ enum ClassBalanceChart {
         let width = left + right + groupWidth * Double(max(1, splits.count))
         let height = 300.0
         let maxCount = splits.flatMap { s in classIndices.map { s.classCounts[$0] } }.max() ?? 0
-        let scale = NiceScale(min: 0, max: Double(max(1, maxCount)), ticks: 6)
+        let scale = NiceScale(min: 0, max: Double(max(1, maxCount)), ticks: 6, integer: true)
         var svg = SVGBuilder(width: width, height: height)
         let plotBottom = height - bottom
         svg.yAxis(scale, x: left, top: top, bottom: plotBottom, plotWidth: width - left - right, title: "windows", counts: true)

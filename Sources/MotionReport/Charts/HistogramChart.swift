@@ -5,7 +5,7 @@ enum HistogramChart {
         let left = 52.0, right = 12.0, top = 22.0, bottom = 40.0
         let plotBottom = height - bottom, plotRight = width - right
         let maxCount = h.counts.max() ?? 0
-        let yScale = NiceScale(min: 0, max: Double(max(1, maxCount)), ticks: 4)
+        let yScale = NiceScale(min: 0, max: Double(max(1, maxCount)), ticks: 4, integer: true)
         let xScale = NiceScale(min: h.lower, max: h.upper, ticks: 6)
         var svg = SVGBuilder(width: width, height: height)
         svg.yAxis(yScale, x: left, top: top, bottom: plotBottom, plotWidth: plotRight - left, title: "samples", counts: true)
@@ -17,7 +17,7 @@ enum HistogramChart {
             d += "M\(Markup.px(x0)) \(Markup.px(plotBottom))V\(Markup.px(y))H\(Markup.px(x1))V\(Markup.px(plotBottom))Z"
         }
         if !d.isEmpty { svg.raw("<path class=\"hist \(Palette.fill(colorIndex))\" d=\"\(d)\"/>") }
-        svg.xAxis(xScale, y: plotBottom, left: left, right: plotRight, title: unit.isEmpty ? channel : "\(channel) (\(unit))")
+        svg.xAxis(xScale, y: plotBottom, left: left, right: plotRight, title: unit.isEmpty ? channel : "\(channel) (\(UnitText.display(unit)))")
         svg.text(left + 4, 14, channel, cls: "ttl")
         var outside: [String] = []
         if h.below > 0 { outside.append("\(Markup.count(h.below)) below") }

@@ -15,9 +15,9 @@ enum LineChart {
         for (_, _, v) in series { for x in v where x.isFinite { lo = min(lo, Double(x)); hi = max(hi, Double(x)) } }
         let yScale = NiceScale(min: lo, max: hi, ticks: 5)
         let duration = Double(max(1, n - 1)) / rateHz
-        let xScale = NiceScale(min: 0, max: duration, ticks: 6)
+        let xScale = NiceScale(min: 0, max: duration, ticks: 6, widen: false)
         var svg = SVGBuilder(width: width, height: height)
-        svg.yAxis(yScale, x: left, top: top, bottom: plotBottom, plotWidth: plotRight - left, title: unit.isEmpty ? "value" : unit)
+        svg.yAxis(yScale, x: left, top: top, bottom: plotBottom, plotWidth: plotRight - left, title: unit.isEmpty ? "value" : UnitText.display(unit))
         svg.xAxis(xScale, y: plotBottom, left: left, right: plotRight, title: "time in window (s)")
         for (i, (_, name, values)) in series.enumerated() {
             let points = values.enumerated().map { j, v in

@@ -11,9 +11,14 @@ public struct NiceScale: Sendable, Equatable {
 
     /// A scale covering `min ... max` with about `ticks` ticks (at least 2).
     ///
+    /// - Parameters:
+    ///   - integer: counts: the step is a whole number (1, 2, 5, 10, 20, 25, 50…), never 0.25 or 2.5.
+    ///   - widen: `true` widens the range to the first and last tick; `false` keeps `min ... max`
+    ///     (a time axis that ends where the data ends) and ticks only the multiples inside it.
+    ///
     /// Edge cases: an empty or single-valued range is widened around the value (±1, or ±10 % of
     /// it); non-finite bounds give `0 ... 1`.
-    public init(min: Double, max: Double, ticks: Int = 5) {
+    public init(min: Double, max: Double, ticks: Int = 5, integer: Bool = false, widen: Bool = true) {
         var lo = min, hi = max
         if !lo.isFinite || !hi.isFinite { lo = 0; hi = 1 }
         if lo > hi { swap(&lo, &hi) }
@@ -22,6 +27,8 @@ public struct NiceScale: Sendable, Equatable {
             lo -= pad; hi += pad
         }
         step = NiceScale.niceNumber((hi - lo) / Double(Swift.max(1, ticks - 1)), round: true)
+        if integer { step = step < 1 ? 1 : step == 2.5 ? 2 : step }
+        guard widen else { lower = lo; upper = hi; return }
         lower = (lo / step).rounded(.down) * step
         upper = (hi / step).rounded(.up) * step
         // Floating-point: keep exact multiples (e.g. 0.30000000000000004 → 0.3).
@@ -31,8 +38,10 @@ public struct NiceScale: Sendable, Equatable {
 
     /// The tick values from `lower` to `upper`.
     public var ticks: [Double] {
-        let n = Int(((upper - lower) / step).rounded())
-        return (0...Swift.max(0, n)).map { NiceScale.clean(lower + Double($0) * step, step: step) }
+        let first = (lower / step - 1e-9).rounded(.up)
+        let last = (upper / step + 1e-9).rounded(.down)
+        guard last >= first else { return [] }
+        return (0...Int(last - first)).map { NiceScale.clean((first + Double($0)) * step, step: step) }
     }
 
     /// `value` mapped linearly from `lower ... upper` to `a ... b` (pixels).

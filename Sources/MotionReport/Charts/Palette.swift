@@ -35,3 +35,11 @@ enum CountFormat {
         return s
     }
 }
+
+/// Units as printed on axes: the manifest's ASCII exponents as superscripts (`m/s^2` → `m/s²`).
+enum UnitText {
+    static func display(_ unit: String) -> String {
+        unit.replacingOccurrences(of: "^2", with: "²").replacingOccurrences(of: "^3", with: "³")
+            .replacingOccurrences(of: "^-1", with: "⁻¹")
+    }
+}

@@ -6,7 +6,7 @@ enum SubjectSplitChart {
         let width = 760.0
         let height = top + bottom + rowHeight * Double(max(1, subjects.count))
         let totals = subjects.indices.map { s in splits.reduce(0) { $0 + $1.subjectCounts[s] } }
-        let scale = NiceScale(min: 0, max: Double(max(1, totals.max() ?? 0)), ticks: 6)
+        let scale = NiceScale(min: 0, max: Double(max(1, totals.max() ?? 0)), ticks: 6, integer: true)
         let plotLeft = labelWidth, plotRight = width - right
         let plotBottom = height - bottom
         var svg = SVGBuilder(width: width, height: height)

@@ -54,7 +54,7 @@ let swiftTargets: [Target] = [
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
     ]),
     // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
-    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionHDF5"]),
+    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionHDF5"], exclude: ["README.md"]),
     .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.

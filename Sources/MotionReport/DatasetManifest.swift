@@ -138,10 +138,12 @@ public struct DatasetManifest: Sendable, Equatable {
     private struct Reader {
         var path: String
 
+        /// A JSON number. (On Linux `0 is Bool` holds for NSNumbers, so booleans are told apart
+        /// by their Objective-C type code, "c", rather than with `is Bool`.)
         func number(_ v: Any) -> Double? {
-            if v is Bool { return nil }
-            if let n = v as? NSNumber { return n.doubleValue }
-            return nil
+            guard let n = v as? NSNumber else { return nil }
+            if String(cString: n.objCType) == "c" { return nil }
+            return n.doubleValue
         }
         func object(_ o: [String: Any], _ key: String, context: String = "") throws -> [String: Any] {
             guard let v = o[key] as? [String: Any] else { throw missing(key, context) }

@@ -72,7 +72,7 @@ struct ReportPage {
         s += "</tbody></table>\n"
 
         // Channels with units and train statistics.
-        s += "<h3>Channels</h3><table data-table=\"channels\"><thead><tr><th>channel</th><th>unit</th><th>train mean</th><th>train std</th><th>min</th><th>max</th></tr></thead><tbody>"
+        s += "<div class=\"row\"><div><h3>Channels</h3><table data-table=\"channels\"><thead><tr><th>channel</th><th>unit</th><th>train mean</th><th>train std</th><th>min</th><th>max</th></tr></thead><tbody>"
         for (c, ch) in m.channels.enumerated() {
             let mean = m.normalizationMean.flatMap { c < $0.count ? $0[c] : nil }
             let std = m.normalizationStd.flatMap { c < $0.count ? $0[c] : nil }
@@ -85,6 +85,7 @@ struct ReportPage {
         if !st.histograms.isEmpty && st.histogramWindows < st.trainWindows {
             s += "<p class=\"note-p\">min and max over the \(Markup.count(st.histogramWindows)) train windows sampled for the histograms.</p>\n"
         }
+        s += "</div><div>"
 
         // Data quality from the manifest's counts (gaps, dropped rows and windows).
         if !m.counts.isEmpty {
@@ -94,6 +95,7 @@ struct ReportPage {
             }
             s += "</tbody></table>\n"
         }
+        s += "</div></div>\n"
 
         // Checks.
         var issues = st.discrepancies

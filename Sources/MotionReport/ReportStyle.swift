@@ -12,13 +12,13 @@ enum ReportStyle {
         p{margin:6px 0}.sub,.note-p{color:var(--muted)}
         nav a{color:inherit;margin-right:14px;font-size:13px}
         .cards{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}
-        .card{background:var(--card);border-radius:10px;padding:10px 14px;min-width:130px}
+        .card{background:var(--card);border-radius:10px;padding:8px 12px;min-width:96px}
         .card b{display:block;font-size:20px;font-variant-numeric:tabular-nums}.card span{color:var(--muted);font-size:12px}
         table{border-collapse:collapse;margin:10px 0;font-variant-numeric:tabular-nums}
         th,td{padding:3px 10px;border-bottom:1px solid var(--line);text-align:right}
         th:first-child,td:first-child{text-align:left}th{font-weight:600;color:var(--muted)}
-        .grid{display:flex;flex-wrap:wrap;gap:12px}
-        figure{margin:0;background:var(--card);border-radius:10px;padding:8px}
+        .grid{display:flex;flex-wrap:wrap;gap:12px}.row{display:flex;flex-wrap:wrap;gap:8px 40px;align-items:flex-start}
+        figure{margin:0;background:var(--card);border-radius:10px;padding:8px;width:fit-content;max-width:100%}
         figcaption{font-size:12px;color:var(--muted);margin:0 4px 4px}figure.example{width:346px}
         svg{max-width:100%;height:auto;display:block}
         svg text{fill:var(--fg);font-family:inherit}

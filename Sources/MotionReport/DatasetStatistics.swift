@@ -158,32 +158,46 @@ extension DatasetStatistics {
         // Examples: per class, from train when it has the class, else the first split that does;
         // windows at ranks (j + ½)·n/k among the class's windows in file order.
         var examples = [[Example]](repeating: [], count: K + 1)
-        for k in 0...K where options.examplesPerClass > 0 {
-            guard let si = splitCounts.firstIndex(where: { $0.classCounts[k] > 0 }) else { continue }
+        let sourceOf = (0...K).map { k in splitCounts.firstIndex { $0.classCounts[k] > 0 } }
+        for si in splitCounts.indices where options.examplesPerClass > 0 {
+            let classes = (0...K).filter { sourceOf[$0] == si }
+            guard !classes.isEmpty else { continue }
+            // One pass over this split's labels picks the examples of every class drawn from it.
+            var ranks = [[Int]](repeating: [], count: K + 1)
+            for k in classes {
+                let n = splitCounts[si].classCounts[k]
+                let want = min(options.examplesPerClass, n)
+                ranks[k] = (0..<want).map { Int((Double($0) + 0.5) * Double(n) / Double(want)) }
+            }
+            var seen = [Int](repeating: 0, count: K + 1)
+            var next = [Int](repeating: 0, count: K + 1)
+            var picked = [[Int]](repeating: [], count: K + 1)
+            var remaining = classes.reduce(0) { $0 + ranks[$1].count }
             let source = store.splits[si]
-            let n = splitCounts[si].classCounts[k]
-            let want = min(options.examplesPerClass, n)
-            let ranks = (0..<want).map { Int((Double($0) + 0.5) * Double(n) / Double(want)) }
-            var picked: [Int] = []
-            var rank = 0, start = 0, next = 0
             let total = splitCounts[si].windows
-            while start < total, next < ranks.count {
+            var start = 0
+            while start < total, remaining > 0 {
                 let count = min(oneDBlock, total - start)
                 for (i, v) in try source.labels(start: start, count: count).enumerated() {
-                    let cls = v >= 0 && v < Int64(K) ? Int(v) : K
-                    guard cls == k else { continue }
-                    while next < ranks.count, ranks[next] == rank { picked.append(start + i); next += 1 }
-                    rank += 1
+                    let k = v >= 0 && v < Int64(K) ? Int(v) : K
+                    while next[k] < ranks[k].count, ranks[k][next[k]] == seen[k] {
+                        picked[k].append(start + i)
+                        next[k] += 1
+                        remaining -= 1
+                    }
+                    seen[k] += 1
                 }
                 start += count
             }
-            for index in picked {
-                examples[k].append(Example(
-                    split: source.split, index: index,
-                    subject: Int(try source.subjectIndices(start: index, count: 1)[0]),
-                    recording: Int(try source.recordingIndices(start: index, count: 1)[0]),
-                    startTimeS: try source.startTimes(start: index, count: 1)[0],
-                    values: try source.windows(start: index, count: 1)))
+            for k in classes {
+                for index in picked[k] {
+                    examples[k].append(Example(
+                        split: source.split, index: index,
+                        subject: Int(try source.subjectIndices(start: index, count: 1)[0]),
+                        recording: Int(try source.recordingIndices(start: index, count: 1)[0]),
+                        startTimeS: try source.startTimes(start: index, count: 1)[0],
+                        values: try source.windows(start: index, count: 1)))
+                }
             }
         }
 

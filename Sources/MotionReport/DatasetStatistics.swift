@@ -224,11 +224,20 @@ extension DatasetStatistics {
     }
 
     /// Adds `x` (`[rows, T, C]` flattened) to one histogram per channel.
+    ///
+    /// - Complexity: O(x.count); one strided sweep per channel, each histogram moved out of the
+    ///   array while it is filled so its counts are mutated in place.
     static func binValues(_ x: [Float], channels C: Int, into histograms: inout [Histogram]) {
-        var i = 0
-        while i + C <= x.count {
-            for c in 0..<C { histograms[c].add(Double(x[i + c])) }
-            i += C
+        let rows = x.count / C
+        for c in 0..<C {
+            var h = histograms[c]
+            histograms[c].counts = []   // drop the array's reference: `h.counts` is now unique
+            var i = c
+            for _ in 0..<rows {
+                h.add(Double(x[i]))
+                i += C
+            }
+            histograms[c] = h
         }
     }
 }

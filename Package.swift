@@ -56,8 +56,10 @@ let swiftTargets: [Target] = [
         "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
     ]),
+    // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
+    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionHDF5"], exclude: ["README.md"]),
     .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth",
-                                                  "MotionValidate"]),
+                                                  "MotionValidate", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.
     .executableTarget(name: "motionprep-bench", dependencies: ["MotionCore", "MotionIngest", "MotionResample", "MotionFeatures"]),
@@ -79,6 +81,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
     .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5",
                                                           "MotionCore", "MotionZstd"]),
+    .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionprepCLI", "MotionSynth"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 

@@ -56,7 +56,8 @@ public enum MotionprepCommand {
             case "validate": return try ValidateCommand.run(rest)
             case "synth": return try SynthCommand.run(rest)
             case "merge": return try MergeCommand.run(rest)
-            case "inspect", "report":
+            case "report": return try ReportCommand.run(rest)
+            case "inspect":
                 if rest.contains("--help") || rest.contains("-h") {
                     Diagnostics.stdout(NotYetCommand.help(first))
                     return .success

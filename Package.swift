@@ -2,7 +2,7 @@
 // motionprep: motion-sensor recordings → windowed training datasets.
 //
 // Dependencies point one way only:
-//   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT)
+//   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT, MotionDeflate)
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
 //      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
@@ -37,6 +37,7 @@ let swiftTargets: [Target] = [
     .target(name: "MotionZstd", dependencies: ["CZstd"]),
     .target(name: "MotionChecksum", dependencies: ["CCrypto", "MotionCore"]),
     .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
+    .target(name: "MotionDeflate", dependencies: ["CDeflate", "MotionCore"], exclude: ["README.md"]),
     // Shared value types; no C, no I/O.
     .target(name: "MotionCore"),
     // Stages.

@@ -46,7 +46,7 @@ let swiftTargets: [Target] = [
     .target(name: "MotionWindowing", dependencies: ["MotionCore"]),
     .target(name: "MotionLabels", dependencies: ["MotionCore"]),
     .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"], swiftSettings: optimize),
-    .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum"]),
+    .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
     // Configuration, orchestration, CLI.
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML"]),
@@ -72,6 +72,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
+    .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),

@@ -42,10 +42,13 @@ public enum PipelineRunner {
         defer { if !finished { staging.abandon() } }
 
         var sinks: [SplitName: SplitSink] = [:]
+        // HDF5 chunks are compressed on their own threads, shared by the three files.
+        let chunkCompression = HDF5ChunkCompressionPool(threads: Swift.max(1, options.jobs))
         for split in SplitName.allCases {
             switch spec.output.type {
             case .hdf5:
-                sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: description)
+                sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: description,
+                                                 compression: chunkCompression)
             case .shards:
                 throw MotionError(.config, "`output.type: shards` in \(spec.file) is not supported by this build yet; use `hdf5`")
             }

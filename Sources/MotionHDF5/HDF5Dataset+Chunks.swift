@@ -128,8 +128,8 @@ extension HDF5Dataset {
         }
     }
 
-    /// Writes one already-filtered chunk given as an array; see
-    /// ``writeRawChunk(offsetRow:filterMask:bytes:)-(_,_,UnsafeRawBufferPointer)``.
+    /// Writes one already-filtered chunk given as an array; the same as the overload taking an
+    /// `UnsafeRawBufferPointer` (`H5Dwrite_chunk`), whose documentation applies.
     public func writeRawChunk(offsetRow: Int, filterMask: UInt32, bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try writeRawChunk(offsetRow: offsetRow, filterMask: filterMask, bytes: $0) }
     }

@@ -2,7 +2,7 @@
 // motionprep: motion-sensor recordings → windowed training datasets.
 //
 // Dependencies point one way only:
-//   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT)
+//   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT, MotionDeflate)
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
 //      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
@@ -37,6 +37,7 @@ let swiftTargets: [Target] = [
     .target(name: "MotionZstd", dependencies: ["CZstd", "MotionCore"]),
     .target(name: "MotionChecksum", dependencies: ["CCrypto", "MotionCore"]),
     .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
+    .target(name: "MotionDeflate", dependencies: ["CDeflate", "MotionCore"], exclude: ["README.md"]),
     // Shared value types; no C, no I/O.
     .target(name: "MotionCore"),
     // Stages.
@@ -45,7 +46,7 @@ let swiftTargets: [Target] = [
     .target(name: "MotionWindowing", dependencies: ["MotionCore"]),
     .target(name: "MotionLabels", dependencies: ["MotionCore"]),
     .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"], swiftSettings: optimize),
-    .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum"]),
+    .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
     // Configuration, orchestration, CLI.
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML"]),
@@ -77,6 +78,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
+    .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
     .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5",

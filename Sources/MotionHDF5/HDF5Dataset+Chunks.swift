@@ -128,6 +128,12 @@ extension HDF5Dataset {
         }
     }
 
+    /// Writes one already-filtered chunk given as an array; the same as the overload taking an
+    /// `UnsafeRawBufferPointer` (`H5Dwrite_chunk`), whose documentation applies.
+    public func writeRawChunk(offsetRow: Int, filterMask: UInt32, bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try writeRawChunk(offsetRow: offsetRow, filterMask: filterMask, bytes: $0) }
+    }
+
     /// Reads one chunk as stored in the file, still filtered (`H5Dget_chunk_storage_size`,
     /// `H5Dread_chunk`): with ``writeRawChunk(offsetRow:filterMask:bytes:)`` it copies chunks
     /// between datasets of the same layout without decompressing them.

@@ -14,15 +14,18 @@ final class DatasetWriter {
     private var inputs: [InputEntry] = []
     private let log: (String) -> Void
 
-    init(plan: RunPlan, staging: DatasetStaging, log: @escaping (String) -> Void) throws {
+    /// - Parameter jobs: threads for compressing HDF5 chunks (shared by the three split files).
+    init(plan: RunPlan, staging: DatasetStaging, jobs: Int, log: @escaping (String) -> Void) throws {
         self.plan = plan
         self.staging = staging
         self.log = log
         totals = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
+        let chunkCompression = HDF5ChunkCompressionPool(threads: Swift.max(1, jobs))
         for split in SplitName.allCases {
             switch plan.spec.output.type {
             case .hdf5:
-                sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description)
+                sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description,
+                                                 compression: chunkCompression)
             case .shards:
                 sinks[split] = try ShardSplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description,
                                                   windowsPerShard: plan.spec.output.windowsPerShard,

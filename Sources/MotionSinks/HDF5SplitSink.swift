@@ -3,38 +3,57 @@ import MotionHDF5
 
 /// Writes one split as `{split}.h5` (SPEC §8.1): datasets grow as recordings arrive, one HDF5
 /// chunk at a time, so memory does not grow with the dataset.
+///
+/// Chunks bypass HDF5's filter pipeline: each dataset gathers rows into a chunk buffer
+/// (``HDF5ChunkAppender``), full chunks are shuffled, deflated and checksummed on the threads of
+/// an ``HDF5ChunkCompressionPool``, and stored with `H5Dwrite_chunk` in submission order
+/// (``HDF5ChunkWriteQueue``), which fixes the file's layout whatever the timing. The stored
+/// chunks are what HDF5's shuffle + deflate 4 + Fletcher-32 pipeline reads back.
 public final class HDF5SplitSink: SplitSink {
     private let file: HDF5File
     private let relativePath: String
     private let description: DatasetDescription
-    private let x: HDF5Dataset
-    private let y: HDF5Dataset
-    private let features: HDF5Dataset?
-    private let subjectIndex: HDF5Dataset
-    private let recordingIndex: HDF5Dataset
-    private let startTime: HDF5Dataset
-    private let foldIndex: HDF5Dataset?
+    private let queue: HDF5ChunkWriteQueue
+    private let x: HDF5ChunkAppender
+    private let y: HDF5ChunkAppender
+    private let features: HDF5ChunkAppender?
+    private let subjectIndex: HDF5ChunkAppender
+    private let recordingIndex: HDF5ChunkAppender
+    private let startTime: HDF5ChunkAppender
+    private let foldIndex: HDF5ChunkAppender?
     private var counts: [Int]
     private var windows = 0
 
     /// Creates `{directory}/{split}.h5`.
-    public init(directory: String, split: String, description: DatasetDescription) throws {
+    ///
+    /// - Parameters:
+    ///   - compression: where chunks are compressed; share one pool between the sinks of a run.
+    ///     `nil` gives the sink a pool of its own with one thread. The output does not depend on
+    ///     the pool's size.
+    public init(directory: String, split: String, description: DatasetDescription,
+                compression: HDF5ChunkCompressionPool? = nil) throws {
         relativePath = "\(split).h5"
         self.description = description
         counts = [Int](repeating: 0, count: description.classNames.count)
-        file = try HDF5File.create(path: directory + "/" + relativePath)
+        let pool = compression ?? HDF5ChunkCompressionPool(threads: 1)
+        let queue = HDF5ChunkWriteQueue(pool: pool, maxInFlight: 4 * pool.threads)
+        self.queue = queue
+        let file = try HDF5File.create(path: directory + "/" + relativePath)
+        self.file = file
+        func column(_ name: String, _ type: HDF5ElementType, _ rowShape: [Int], chunkRows: Int) throws -> HDF5ChunkAppender {
+            let dataset = try file.createDataset(name, type: type, rowShape: rowShape, chunkRows: chunkRows)
+            return HDF5ChunkAppender(dataset: dataset, type: type, chunkRows: chunkRows, queue: queue)
+        }
         let T = description.windowLength, C = description.channelNames.count
         // About 64 KiB per chunk of x; 4096 rows for 1-D datasets.
-        let xRows = Swift.max(1, 65536 / Swift.max(1, T * C * 4))
-        x = try file.createDataset("x", type: .float32, rowShape: [T, C], chunkRows: xRows)
-        y = try file.createDataset("y", type: .int64, rowShape: [], chunkRows: 4096)
+        x = try column("x", .float32, [T, C], chunkRows: Swift.max(1, 65536 / Swift.max(1, T * C * 4)))
+        y = try column("y", .int64, [], chunkRows: 4096)
         let F = description.featureNames.count
-        features = F > 0 ? try file.createDataset("features", type: .float32, rowShape: [F],
-                                                  chunkRows: Swift.max(1, Swift.min(4096, 65536 / (F * 4)))) : nil
-        subjectIndex = try file.createDataset("subject_index", type: .int32, rowShape: [], chunkRows: 4096)
-        recordingIndex = try file.createDataset("recording_index", type: .int32, rowShape: [], chunkRows: 4096)
-        startTime = try file.createDataset("start_time_s", type: .float64, rowShape: [], chunkRows: 4096)
-        foldIndex = description.hasFolds ? try file.createDataset("fold_index", type: .int32, rowShape: [], chunkRows: 4096) : nil
+        features = F > 0 ? try column("features", .float32, [F], chunkRows: Swift.max(1, Swift.min(4096, 65536 / (F * 4)))) : nil
+        subjectIndex = try column("subject_index", .int32, [], chunkRows: 4096)
+        recordingIndex = try column("recording_index", .int32, [], chunkRows: 4096)
+        startTime = try column("start_time_s", .float64, [], chunkRows: 4096)
+        foldIndex = description.hasFolds ? try column("fold_index", .int32, [], chunkRows: 4096) : nil
         try file.setAttribute("format", string: "motionprep.windows")
         try file.setAttribute("format_version", int: 1)
         try file.setAttribute("split", string: split)
@@ -55,15 +74,19 @@ public final class HDF5SplitSink: SplitSink {
         try x.append(batch.x, rows: n)
         try y.append(batch.y, rows: n)
         if let features { try features.append(batch.features, rows: n) }
-        try subjectIndex.append([Int32](repeating: s, count: n), rows: n)
-        try recordingIndex.append([Int32](repeating: r, count: n), rows: n)
+        try subjectIndex.append(repeating: s, rows: n)
+        try recordingIndex.append(repeating: r, rows: n)
         try startTime.append(batch.startTimes, rows: n)
-        if let foldIndex { try foldIndex.append([Int32](repeating: f ?? 0, count: n), rows: n) }
+        if let foldIndex { try foldIndex.append(repeating: f ?? 0, rows: n) }
         for (i, c) in classCounts(batch.y, classes: counts.count).enumerated() { counts[i] += c }
         windows += n
     }
 
     public func finish() throws -> [WrittenFile] {
+        for column in [x, y, features, subjectIndex, recordingIndex, startTime, foldIndex] {
+            try column?.finish()
+        }
+        try queue.flush()
         try file.close()
         return [WrittenFile(path: relativePath, numWindows: windows, classCounts: counts)]
     }

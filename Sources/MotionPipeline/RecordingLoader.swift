@@ -7,67 +7,28 @@ public struct IntervalLabels: Sendable {
     public var tracks: [String: LabelTrack]
 }
 
+/// Everything ingest parsed for a recording, in file order, before the time-order rules: what
+/// `inspect` describes and `inspect --samples` writes.
+struct RawRecording {
+    /// Streams in file order with the file each came from, by input index.
+    var raw: [Int: [(stream: RawStream, file: InputFile)]]
+    /// Label events from rows (or MotionCollector markers), in file order.
+    var rowLabels: LabelEvents
+    var markers: LabelEvents
+    var rowsRead: Int
+    var dropped: ReasonCounts
+    var warnings: [String]
+}
+
 /// Reads every file of a recording and applies the time-order rules of SPEC §3.5.
 enum RecordingLoader {
     static func load(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
                      intervals: IntervalLabels?) throws -> Recording {
-        var rowsRead = 0
-        var dropped: ReasonCounts = [:]
-        var warnings: [String] = []
-        // Raw streams by (input index, sensor name), with the file they came from.
-        var raw: [Int: [(stream: RawStream, file: InputFile)]] = [:]
-        var labelNames: [String] = []
-        var labelIndex: [String: Int32] = [:]
-        var eventTimes: [Double] = []
-        var eventLabels: [Int32] = []
-        func addEvents(_ e: LabelEvents) {
-            for (t, l) in zip(e.times, e.labels) {
-                let name = e.names[Int(l)]
-                let idx: Int32
-                if let i = labelIndex[name] { idx = i } else {
-                    idx = Int32(labelNames.count)
-                    labelNames.append(name)
-                    labelIndex[name] = idx
-                }
-                eventTimes.append(t)
-                eventLabels.append(idx)
-            }
-        }
-        for file in source.files {
-            let input = spec.inputs[file.inputIndex]
-            switch input.type {
-            case .motioncollector:
-                let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
-                let mc = try MotionCollectorReader.read(path: file.path, displayPath: file.path, units: spec.units, keep: keep)
-                rowsRead += mc.rowsRead
-                dropped.add(mc.rowsDropped)
-                for s in mc.streams { raw[file.inputIndex, default: []].append((s, file)) }
-                if spec.labels?.from == .rows { addEvents(mc.rowLabels) }
-                if spec.labels?.from == .markers { addEvents(mc.markers) }
-            case .csv:
-                guard let options = input.csv else {
-                    throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: csv` needs `time` and `channels`")
-                }
-                // Long: the sensors the layout keeps. Wide: the one stream, named by `sensor` or
-                // the file's stem (SPEC §3.4); the layout calls it "{stem}" when unnamed.
-                let keep: Set<String>? = options.sensorColumn == nil
-                    ? nil : Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
-                let csv = try CSVReader.read(path: file.path, displayPath: file.path, format: CSVFormat(options),
-                                             units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
-                                             unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
-                                             keep: keep)
-                rowsRead += csv.rowsRead
-                dropped.add(csv.rowsDropped)
-                for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
-                if spec.labels?.from == .rows { addEvents(csv.rowLabels) }
-            case .iio:
-                guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { continue }
-                let dump = try loadIIO(file, input: input, sensor: sensor, spec: spec, warnings: &warnings)
-                rowsRead += dump.scans
-                dropped.add(dump.rowsDropped)
-                raw[file.inputIndex, default: []].append((dump.stream, file))
-            }
-        }
+        let r = try loadRaw(source, spec: spec, layout: layout, checkOrder: true)
+        var dropped = r.dropped
+        let raw = r.raw
+        let warnings = r.warnings
+        let rowsRead = r.rowsRead
         var streams: [SensorStream] = []
         for sensor in layout.sensors {
             let candidates = (raw[sensor.inputIndex] ?? []).filter { sensor.name == "{stem}" || $0.stream.name == sensor.name }
@@ -92,15 +53,73 @@ enum RecordingLoader {
         var track: LabelTrack?
         if let labels = spec.labels {
             switch labels.from {
-            case .rows, .markers:
-                track = LabelTrack.fromEvents(names: labelNames, times: eventTimes, labels: eventLabels)
-            case .intervals:
-                track = intervals?.tracks[source.name] ?? .empty
+            case .rows: track = r.rowLabels.track()
+            case .markers: track = r.markers.track()
+            case .intervals: track = intervals?.tracks[source.name] ?? .empty
             }
         }
-        _ = warnings
         return Recording(name: source.name, subject: source.subject, streams: streams, labels: track,
                          rowsRead: rowsRead, rowsDropped: dropped, warnings: warnings)
+    }
+
+    /// Reads every file of `source` in file order. With `checkOrder` false nothing about time
+    /// order is enforced (for `inspect`, which reports such problems instead).
+    static func loadRaw(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
+                        checkOrder: Bool) throws -> RawRecording {
+        var rowsRead = 0
+        var dropped: ReasonCounts = [:]
+        var warnings: [String] = []
+        // Raw streams by (input index, sensor name), with the file they came from.
+        var raw: [Int: [(stream: RawStream, file: InputFile)]] = [:]
+        var rowNames: [String] = [], rowTimes: [Double] = [], rowIdx: [Int32] = []
+        var markerNames: [String] = [], markerTimes: [Double] = [], markerIdx: [Int32] = []
+        func add(_ e: LabelEvents, _ names: inout [String], _ times: inout [Double], _ idx: inout [Int32]) {
+            for (t, l) in zip(e.times, e.labels) {
+                let name = e.names[Int(l)]
+                let i: Int32
+                if let k = names.firstIndex(of: name) { i = Int32(k) } else { i = Int32(names.count); names.append(name) }
+                times.append(t)
+                idx.append(i)
+            }
+        }
+        for file in source.files {
+            let input = spec.inputs[file.inputIndex]
+            switch input.type {
+            case .motioncollector:
+                let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+                let mc = try MotionCollectorReader.read(path: file.path, displayPath: file.path, units: spec.units, keep: keep)
+                rowsRead += mc.rowsRead
+                dropped.add(mc.rowsDropped)
+                for s in mc.streams { raw[file.inputIndex, default: []].append((s, file)) }
+                add(mc.rowLabels, &rowNames, &rowTimes, &rowIdx)
+                add(mc.markers, &markerNames, &markerTimes, &markerIdx)
+            case .csv:
+                guard let options = input.csv else {
+                    throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: csv` needs `time` and `channels`")
+                }
+                // Long: the sensors the layout keeps. Wide: the one stream, named by `sensor` or
+                // the file's stem (SPEC §3.4); the layout calls it "{stem}" when unnamed.
+                let keep: Set<String>? = options.sensorColumn == nil
+                    ? nil : Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+                let csv = try CSVReader.read(path: file.path, displayPath: file.path, format: CSVFormat(options),
+                                             units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
+                                             unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
+                                             keep: keep)
+                rowsRead += csv.rowsRead
+                dropped.add(csv.rowsDropped)
+                for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
+                add(csv.rowLabels, &rowNames, &rowTimes, &rowIdx)
+            case .iio:
+                guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { continue }
+                let dump = try loadIIO(file, input: input, sensor: sensor, spec: spec, checkOrder: checkOrder, warnings: &warnings)
+                rowsRead += dump.scans
+                dropped.add(dump.rowsDropped)
+                raw[file.inputIndex, default: []].append((dump.stream, file))
+            }
+        }
+        return RawRecording(raw: raw, rowLabels: LabelEvents(names: rowNames, times: rowTimes, labels: rowIdx),
+                            markers: LabelEvents(names: markerNames, times: markerTimes, labels: markerIdx),
+                            rowsRead: rowsRead, dropped: dropped, warnings: warnings)
     }
 
     /// Decodes one IIO dump with its own layout (the folder template rendered for this file),
@@ -109,7 +128,7 @@ enum RecordingLoader {
     /// Throws for a dump without a whole scan (SPEC §3.5: no data rows), for decreasing
     /// timestamps unless `sort: true`, and for a partial scan under `strict: true`.
     static func loadIIO(_ file: InputFile, input: InputSpec, sensor: ChannelLayout.Sensor, spec: PipelineSpec,
-                        warnings: inout [String]) throws -> IIODump {
+                        checkOrder: Bool, warnings: inout [String]) throws -> IIODump {
         let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path)
         let names = iio.channelNames, units = iio.channelUnits(spec.units)
         if names != sensor.channelNames || units != sensor.channelUnits {
@@ -123,7 +142,7 @@ enum RecordingLoader {
         if dump.scans == 0 {
             throw IngestError(.iioNoScans(fileBytes: dump.fileBytes, scanBytes: dump.scanBytes), at: SourceLocation(file: file.path))
         }
-        if !input.sort { try IIODecoder.checkTimeOrder(dump, displayPath: file.path) }
+        if checkOrder && !input.sort { try IIODecoder.checkTimeOrder(dump, displayPath: file.path) }
         return dump
     }
 }

@@ -57,12 +57,7 @@ public enum MotionprepCommand {
             case "synth": return try SynthCommand.run(rest)
             case "merge": return try MergeCommand.run(rest)
             case "report": return try ReportCommand.run(rest)
-            case "inspect":
-                if rest.contains("--help") || rest.contains("-h") {
-                    Diagnostics.stdout(NotYetCommand.help(first))
-                    return .success
-                }
-                throw UsageError(message: "`motionprep \(first)` is not available in this build yet (see README.md, \"Status\")")
+            case "inspect": return try InspectCommand.run(rest)
             default:
                 var msg = "unknown command `\(first)`"
                 if let s = Text.suggestion(for: first, among: commands.map(\.name)) { msg += "; did you mean `\(s)`?" }
@@ -72,16 +67,5 @@ public enum MotionprepCommand {
         } catch {
             return Diagnostics.report(error)
         }
-    }
-}
-
-enum NotYetCommand {
-    static func help(_ name: String) -> String {
-        let usage: [String: String] = [
-            "inspect": "motionprep inspect PATH [--json] | motionprep inspect PIPELINE.yaml --samples DIR",
-            "merge": "motionprep merge OUT_DIR PART_DIR...",
-            "report": "motionprep report DATASET_DIR [-o report.html]",
-        ]
-        return "usage: \(usage[name] ?? name)\n\nNot available in this build yet: running it exits with status 64."
     }
 }

@@ -1,0 +1,240 @@
+import Foundation
+import MotionConfig
+import MotionCore
+import MotionIngest
+
+/// What `motionprep inspect` reports about one stream, computed from its samples in file order.
+public struct StreamReport: Sendable {
+    public var sensor: String
+    public var channels: [String]
+    public var units: [String]
+    public var samples: Int
+    public var firstTime: Double?
+    public var lastTime: Double?
+    /// (samples − 1) / (last − first) over the sorted times.
+    public var effectiveRateHz: Double?
+    /// Percentiles of the positive intervals between consecutive sorted samples, seconds.
+    public var intervalP50: Double?
+    public var intervalP95: Double?
+    public var intervalP99: Double?
+    /// Samples whose time equals the previous one's (after sorting).
+    public var duplicates: Int
+    /// Samples whose time is below the previous sample's in file order.
+    public var outOfOrder: Int
+    /// Intervals longer than `max_gap_s`, and the seconds they span.
+    public var gaps: Int
+    public var gapSeconds: Double
+    public var maxGapS: Double
+
+    init(_ raw: RawStream, maxGapS: Double) {
+        sensor = raw.name
+        channels = raw.channelNames
+        units = raw.channelUnits
+        samples = raw.times.count
+        self.maxGapS = maxGapS
+        var outOfOrder = 0
+        for i in raw.times.indices.dropFirst() where raw.times[i] < raw.times[i - 1] { outOfOrder += 1 }
+        self.outOfOrder = outOfOrder
+        let sorted = outOfOrder == 0 ? raw.times : raw.times.sorted()
+        firstTime = sorted.first
+        lastTime = sorted.last
+        var intervals: [Double] = []
+        intervals.reserveCapacity(max(0, sorted.count - 1))
+        var duplicates = 0, gaps = 0
+        var gapSeconds = 0.0
+        for i in sorted.indices.dropFirst() {
+            let d = sorted[i] - sorted[i - 1]
+            if d == 0 { duplicates += 1; continue }
+            intervals.append(d)
+            if d > maxGapS { gaps += 1; gapSeconds += d }
+        }
+        self.duplicates = duplicates
+        self.gaps = gaps
+        self.gapSeconds = gapSeconds
+        if let f = firstTime, let l = lastTime, l > f, sorted.count > 1 {
+            effectiveRateHz = Double(sorted.count - 1 - duplicates) / (l - f)
+        }
+        intervals.sort()
+        func percentile(_ p: Double) -> Double? {
+            guard !intervals.isEmpty else { return nil }
+            // numpy's default linear interpolation.
+            let pos = p / 100 * Double(intervals.count - 1)
+            let lo = Int(pos.rounded(.down)), hi = min(lo + 1, intervals.count - 1)
+            return intervals[lo] + (intervals[hi] - intervals[lo]) * (pos - Double(lo))
+        }
+        intervalP50 = percentile(50)
+        intervalP95 = percentile(95)
+        intervalP99 = percentile(99)
+    }
+
+    var json: JSONValue {
+        func num(_ d: Double?) -> JSONValue { d.map { .double($0) } ?? .null }
+        return .object([
+            "sensor": .string(sensor), "channels": .array(channels.map { .string($0) }), "units": .array(units.map { .string($0) }),
+            "samples": .int(samples), "first_time_s": num(firstTime), "last_time_s": num(lastTime),
+            "effective_rate_hz": num(effectiveRateHz),
+            "interval_s": .object(["p50": num(intervalP50), "p95": num(intervalP95), "p99": num(intervalP99)]),
+            "duplicate_times": .int(duplicates), "out_of_order": .int(outOfOrder),
+            "gaps": .object(["max_gap_s": .double(maxGapS), "count": .int(gaps), "seconds": .double(gapSeconds)]),
+        ])
+    }
+}
+
+/// A label segment of a recording: [start, end) with a label (nil = no label).
+public struct LabelSegment: Sendable {
+    public var start: Double
+    public var end: Double
+    public var label: String?
+}
+
+/// What `motionprep inspect` reports about one recording (or one bare file).
+public struct RecordingReport: Sendable {
+    public var name: String
+    public var subject: String?
+    public var files: [String]
+    public var format: String
+    public var rows: Int
+    public var rowsDropped: [String: Int]
+    public var streams: [StreamReport]
+    public var labels: [LabelSegment]
+    public var labelSource: String
+    public var warnings: [String]
+    public var error: String?
+
+    public var json: JSONValue {
+        var totals: [String: Double] = [:]
+        for s in labels { totals[s.label ?? "(none)", default: 0] += s.end - s.start }
+        return .object([
+            "recording": .string(name), "subject": subject.map { .string($0) } ?? .null,
+            "files": .array(files.map { .string($0) }), "format": .string(format), "rows": .int(rows),
+            "rows_dropped": .object(rowsDropped.mapValues { .int($0) }),
+            "streams": .array(streams.map(\.json)),
+            "labels": .object([
+                "source": .string(labelSource),
+                "seconds": .object(totals.mapValues { .double($0) }),
+                "segments": .array(labels.map { .object(["start_s": .double($0.start), "end_s": .double($0.end),
+                                                         "label": $0.label.map { .string($0) } ?? .null]) }),
+            ]),
+            "warnings": .array(warnings.map { .string($0) }),
+            "error": error.map { .string($0) } ?? .null,
+        ])
+    }
+}
+
+/// `motionprep inspect`: describes inputs without resampling them, and writes parsed samples.
+public enum Inspector {
+    /// Every recording of a pipeline, in canonical order. A recording that cannot be read is
+    /// reported with its error instead of stopping the inspection.
+    public static func inspect(pipeline spec: PipelineSpec) throws -> [RecordingReport] {
+        let layout = try ChannelLayout.make(spec)
+        let sources = try InputDiscovery.recordings(spec)
+        return sources.map { source in
+            let formats = Set(source.files.map { spec.inputs[$0.inputIndex].type.rawValue }).sorted().joined(separator: "+")
+            var report = RecordingReport(name: source.name, subject: source.subject, files: source.files.map(\.path),
+                                         format: formats, rows: 0, rowsDropped: [:], streams: [], labels: [],
+                                         labelSource: "none", warnings: [], error: nil)
+            do {
+                let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
+                fill(&report, raw, maxGap: { spec.resample.maxGapS.value(for: $0) }, preferMarkers: spec.labels?.from == .markers)
+            } catch {
+                report.error = "\(error)"
+            }
+            return report
+        }
+    }
+
+    /// A bare MotionCollector file (either header variant), as `inspect FILE` sees it.
+    public static func inspect(motionCollectorFile path: String) throws -> RecordingReport {
+        let mc = try MotionCollectorReader.read(path: path, displayPath: path, units: .si, keep: nil)
+        let file = InputFile(inputIndex: 0, path: path, manifestPath: path)
+        let raw = RawRecording(raw: [0: mc.streams.map { ($0, file) }], rowLabels: mc.rowLabels, markers: mc.markers,
+                               rowsRead: mc.rowsRead, dropped: mc.rowsDropped, warnings: [])
+        var report = RecordingReport(name: PathText.stem(path), subject: nil, files: [path],
+                                     format: "motioncollector (\(mc.variant.rawValue) header)", rows: 0, rowsDropped: [:],
+                                     streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
+        fill(&report, raw, maxGap: { _ in 0.25 }, preferMarkers: mc.variant == .legacy)
+        return report
+    }
+
+    static func fill(_ report: inout RecordingReport, _ raw: RawRecording, maxGap: (String) -> Double, preferMarkers: Bool) {
+        report.rows = raw.rowsRead
+        report.rowsDropped = raw.dropped
+        report.warnings = raw.warnings
+        for key in raw.raw.keys.sorted() {
+            for (stream, _) in raw.raw[key]! { report.streams.append(StreamReport(stream, maxGapS: maxGap(stream.name))) }
+        }
+        let useMarkers = preferMarkers || (raw.rowLabels.times.isEmpty && !raw.markers.times.isEmpty)
+        let events = useMarkers ? raw.markers : raw.rowLabels
+        report.labelSource = events.times.isEmpty ? "none" : (useMarkers ? "markers" : "rows")
+        let track = events.track()
+        let starts = report.streams.compactMap(\.firstTime), ends = report.streams.compactMap(\.lastTime)
+        guard let begin = starts.min(), let end = ends.max(), !track.times.isEmpty else { return }
+        var segments: [LabelSegment] = []
+        if track.times[0] > begin { segments.append(LabelSegment(start: begin, end: track.times[0], label: nil)) }
+        for (i, t) in track.times.enumerated() {
+            let next = i + 1 < track.times.count ? track.times[i + 1] : max(end, t)
+            let l = track.labels[i]
+            segments.append(LabelSegment(start: t, end: next, label: l < 0 ? nil : track.names[Int(l)]))
+        }
+        report.labels = segments
+    }
+
+    /// `inspect PIPELINE.yaml --samples DIR` (SPEC §1): every parsed sample in file order,
+    /// `DIR/{recording}/{sensor}.csv` with `time_s` then one column per channel, numbers in
+    /// shortest round-trip form; `labels.csv` (`time_s,label` at each change) when the pipeline has
+    /// labels. Returns the files written, relative to DIR.
+    public static func writeSamples(pipeline spec: PipelineSpec, to directory: String) throws -> [String] {
+        let layout = try ChannelLayout.make(spec)
+        let sources = try InputDiscovery.recordings(spec)
+        var written: [String] = []
+        let fm = FileManager.default
+        for source in sources {
+            let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
+            let folder = directory + "/" + source.name
+            do {
+                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw MotionError(.cannotCreate, "cannot create \(folder): \(error.localizedDescription)")
+            }
+            for key in raw.raw.keys.sorted() {
+                for (stream, _) in raw.raw[key]! {
+                    var text = "time_s," + stream.channelNames.joined(separator: ",") + "\n"
+                    text.reserveCapacity(stream.times.count * 16 * (1 + stream.channels.count))
+                    for i in stream.times.indices {
+                        text += "\(stream.times[i])"
+                        for c in stream.channels { text += ",\(c[i])" }
+                        text += "\n"
+                    }
+                    let path = folder + "/" + stream.name + ".csv"
+                    guard fm.createFile(atPath: path, contents: Data(text.utf8)) else {
+                        throw MotionError(.cannotCreate, "cannot write \(path)")
+                    }
+                    written.append(source.name + "/" + stream.name + ".csv")
+                }
+            }
+            if let labels = spec.labels {
+                let events: LabelEvents? = labels.from == .rows ? raw.rowLabels : labels.from == .markers ? raw.markers : nil
+                var text = "time_s,label\n"
+                if let events {
+                    let track = events.track()
+                    for (t, l) in zip(track.times, track.labels) { text += "\(t),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n" }
+                } else if let path = labels.path {
+                    let intervals = try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
+                    if let track = intervals.tracks[source.name] {
+                        for (t, l) in zip(track.times, track.labels) { text += "\(t),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n" }
+                    }
+                }
+                let path = folder + "/labels.csv"
+                guard fm.createFile(atPath: path, contents: Data(text.utf8)) else {
+                    throw MotionError(.cannotCreate, "cannot write \(path)")
+                }
+                written.append(source.name + "/labels.csv")
+            }
+        }
+        return written
+    }
+
+    private static func csvField(_ s: String) -> String {
+        s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+    }
+}

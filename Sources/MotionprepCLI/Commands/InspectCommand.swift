@@ -1,0 +1,160 @@
+import Foundation
+import MotionConfig
+import MotionCore
+import MotionIngest
+import MotionPipeline
+import MotionSinks
+
+/// `motionprep inspect PATH [--json]` and `motionprep inspect PIPELINE.yaml --samples DIR`.
+enum InspectCommand {
+    static let help = """
+        usage: motionprep inspect PATH [--json]
+               motionprep inspect PIPELINE.yaml --samples DIR
+
+        Describes, without resampling anything:
+          a MotionCollector file     format, sensors, rows; per sensor the effective rate, interval
+                                     percentiles (p50/p95/p99), duplicate and out-of-order timestamps,
+                                     gaps over 0.25 s; the labels found and their segments
+          a pipeline file            the same for every recording of every input (gaps over the
+                                     pipeline's max_gap_s); a recording that cannot be read is listed
+                                     with its error, never stops the inspection
+          a dataset folder           its manifest's summary (splits, classes, counts)
+          a shard (.tar.zst)         its header and arrays
+
+        --samples DIR writes every sample ingest parsed, in file order (duplicates and out-of-order rows
+        included, rows with missing values left out), as DIR/{recording}/{sensor}.csv (`time_s` then one
+        column per channel, units after conversion) plus DIR/{recording}/labels.csv when the pipeline has
+        labels.
+        """
+
+    static func run(_ args: [String]) throws -> ExitStatus {
+        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        let a = try ArgumentScanner(args, valueOptions: ["--samples"], flagOptions: ["--json"], command: "inspect")
+        guard a.positionals.count == 1 else {
+            throw UsageError(message: "`motionprep inspect` takes one path (a MotionCollector file, a pipeline file, a dataset folder or a shard)")
+        }
+        let path = a.positionals[0]
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw MotionError(.noInput, "cannot inspect \(path): no such file or folder")
+        }
+        if let dir = a.value("--samples") {
+            guard path.hasSuffix(".yaml") || path.hasSuffix(".yml") else {
+                throw UsageError(message: "`--samples` needs a pipeline file (it writes what each input of the pipeline parsed), not \(path)")
+            }
+            let spec = try PipelineLoader.load(path: path)
+            let files = try Inspector.writeSamples(pipeline: spec, to: dir)
+            Diagnostics.stderr("wrote \(files.count) file(s) to \(dir)")
+            return .success
+        }
+        if isDir.boolValue {
+            return try dataset(path, json: a.flag("--json"))
+        }
+        if path.hasSuffix(".yaml") || path.hasSuffix(".yml") {
+            let spec = try PipelineLoader.load(path: path)
+            let reports = try Inspector.inspect(pipeline: spec)
+            output(reports, json: a.flag("--json"))
+            return .success
+        }
+        if path.hasSuffix(".tar.zst") {
+            let shard = try ShardReader.read(path: path)
+            let json: JSONValue = .object([
+                "path": .string(path), "format": .string("motionprep shard"), "header": .object(["split": .string(shard.header.split), "shard_index": .int(shard.header.shardIndex),
+                                "num_windows": .int(shard.header.numWindows),
+                                "class_counts": .array(shard.header.classCounts.map { .int($0) })]),
+                "arrays": .array(shard.arrays.map { .object(["name": .string($0.name), "dtype": .string($0.dtype),
+                                                              "shape": .array($0.shape.map { .int($0) })]) }),
+            ])
+            if a.flag("--json") { Diagnostics.stdout(json.pretty()) } else {
+                Diagnostics.stdout("\(path): motionprep shard \(shard.header.split) #\(shard.header.shardIndex), \(shard.header.numWindows) windows, class counts \(shard.header.classCounts)")
+                for arr in shard.arrays { Diagnostics.stdout("  \(arr.name)  \(arr.dtype)  \(arr.shape)") }
+            }
+            return .success
+        }
+        let head = try readHead(path)
+        guard MotionCollectorReader.sniff(head) != nil else {
+            throw MotionError(.dataError, "\(path): not a format `inspect` recognises (expected a MotionCollector CSV with a `Source, Label, When, …` or `Type, When, …` header, a pipeline .yaml, a dataset folder or a .tar.zst shard); for csv and iio files inspect a pipeline that reads them")
+        }
+        output([try Inspector.inspect(motionCollectorFile: path)], json: a.flag("--json"))
+        return .success
+    }
+
+    static func readHead(_ path: String) throws -> [UInt8] {
+        guard let h = FileHandle(forReadingAtPath: path) else { throw MotionError(.ioError, "cannot read \(path)") }
+        defer { try? h.close() }
+        return [UInt8]((try? h.read(upToCount: 4096)) ?? Data())
+    }
+
+    static func output(_ reports: [RecordingReport], json: Bool) {
+        if json {
+            Diagnostics.stdout(JSONValue.array(reports.map(\.json)).pretty())
+            return
+        }
+        var out: [String] = []
+        for r in reports {
+            let who = r.subject.map { " (subject \($0))" } ?? ""
+            out.append("\(r.name)\(who): \(r.format), \(r.rows) rows" + (r.rowsDropped.isEmpty ? "" : ", dropped " + r.rowsDropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+            for f in r.files where r.files.count > 1 || f != r.name { out.append("  file \(f)") }
+            if let e = r.error { out.append("  error: \(e)"); continue }
+            func pad(_ t: String, _ n: Int, left: Bool = false) -> String {
+                t.count >= n ? t : (left ? String(repeating: " ", count: n - t.count) + t : t + String(repeating: " ", count: n - t.count))
+            }
+            func ms(_ d: Double?) -> String { d.map { String(format: "%.2f", $0 * 1000) } ?? "-" }
+            out.append("  " + pad("sensor", 12) + pad("samples", 9, left: true) + pad("rate Hz", 10, left: true)
+                       + pad("interval ms p50/p95/p99", 26, left: true) + pad("duplicates", 12, left: true)
+                       + pad("out of order", 14, left: true) + "  gaps")
+            for s in r.streams {
+                let rate = s.effectiveRateHz.map { String(format: "%.2f", $0) } ?? "-"
+                let iv = "\(ms(s.intervalP50))/\(ms(s.intervalP95))/\(ms(s.intervalP99))"
+                let gaps = String(format: "%d over %g s (%.2f s)", s.gaps, s.maxGapS, s.gapSeconds)
+                out.append("  " + pad(s.sensor, 12) + pad("\(s.samples)", 9, left: true) + pad(rate, 10, left: true)
+                           + pad(iv, 26, left: true) + pad("\(s.duplicates)", 12, left: true)
+                           + pad("\(s.outOfOrder)", 14, left: true) + "  " + gaps)
+            }
+            if r.labels.isEmpty {
+                out.append("  labels: none found")
+            } else {
+                var totals: [String: Double] = [:]
+                for s in r.labels { totals[s.label ?? "(none)", default: 0] += s.end - s.start }
+                out.append("  labels (\(r.labelSource)): " + totals.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f s", $0.key, $0.value) }.joined(separator: ", ") + ", \(r.labels.count) segments")
+                for s in r.labels { out.append(String(format: "    %10.3f – %10.3f  %@", s.start, s.end, s.label ?? "(none)")) }
+            }
+            for w in r.warnings { out.append("  warning: \(w)") }
+        }
+        Diagnostics.stdout(out.joined(separator: "\n"))
+    }
+
+    static func dataset(_ path: String, json: Bool) throws -> ExitStatus {
+        let manifestPath = path + "/manifest.json"
+        guard let data = FileManager.default.contents(atPath: manifestPath),
+              let m = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw MotionError(.dataError, "\(path) is not a finished motionprep dataset: \(manifestPath) is missing or not JSON")
+        }
+        if json { Diagnostics.stdout(String(decoding: data, as: UTF8.self)); return .success }
+        var out: [String] = []
+        let classes = (m["classes"] as? [String]) ?? []
+        let channels = ((m["channels"] as? [[String: Any]]) ?? []).map { "\($0["name"] ?? "?") [\($0["unit"] ?? "?")]" }
+        out.append("\(path): motionprep dataset (\(m["storage"] ?? "?")), \(m["sample_rate_hz"] ?? "?") Hz, windows of \(m["window_length"] ?? "?") samples every \(m["window_stride"] ?? "?")")
+        out.append("  channels: " + channels.joined(separator: ", "))
+        out.append("  classes: " + (classes.isEmpty ? "none (unlabelled)" : classes.joined(separator: ", ")))
+        out.append("  subjects: \(((m["subjects"] as? [String]) ?? []).count), recordings: \(((m["recordings"] as? [String]) ?? []).count)")
+        for split in ["train", "validation", "test"] {
+            guard let s = (m["splits"] as? [String: Any])?[split] as? [String: Any] else { continue }
+            let counts = (s["class_counts"] as? [NSNumber])?.map(\.intValue) ?? []
+            let per = zip(classes, counts).map { "\($0) \($1)" }.joined(separator: ", ")
+            out.append("  \(split): \(s["num_windows"] ?? 0) windows" + (per.isEmpty ? "" : " (\(per))"))
+        }
+        if let c = m["counts"] as? [String: Any] {
+            func show(_ v: Any) -> String {
+                if let d = v as? [String: Any] {
+                    return d.isEmpty ? "none" : d.keys.sorted().map { "\($0) \(show(d[$0]!))" }.joined(separator: ", ")
+                }
+                if let a = v as? [Any] { return a.isEmpty ? "none" : "\(a.count)" }
+                return "\(v)"
+            }
+            for key in c.keys.sorted() { out.append("  \(key.replacingOccurrences(of: "_", with: " ")): \(show(c[key]!))") }
+        }
+        Diagnostics.stdout(out.joined(separator: "\n"))
+        return .success
+    }
+}

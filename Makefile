@@ -64,6 +64,8 @@ validate-pipelines: build
 validate-sample: build
 	$(RELEASE_BIN) run pipelines/walk.yaml --quiet
 	$(RELEASE_BIN) validate build/walk --expect expectations/walk.yaml
+	$(RELEASE_BIN) run pipelines/stairs.yaml --quiet
+	$(RELEASE_BIN) validate build/stairs
 
 interop-test: build venv
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) -m pytest -q tests/python

@@ -284,7 +284,7 @@ def run_long_format(tmp_path):
     tg = np.array([t for t, _ in rows["G"]])
     vg = np.array([v for _, v in rows["G"]]) * (math.pi / 180)
     assert start.min() == pytest.approx(tg[0], abs=1e-6)
-    # Windows inside the data (see the xfail below for the grid's end on epoch-scale times).
+    # Windows inside the data.
     t1 = min(ta[-1], tg[-1])
     inside = [w for w in range(len(x)) if start[w] + 19 / 20 <= t1]
     assert len(inside) == 10  # 0.004 s … 9.98 s at 20 Hz: 200 grid points
@@ -300,9 +300,9 @@ def test_long_format_iso_times_and_sensor_order(tmp_path):
     run_long_format(tmp_path)
 
 
-@pytest.mark.xfail(reason="SPEC §4 ends the grid at T1 + 1e-9 × max(1, |T1|): with ISO 8601 (epoch) times "
-                          "that is 1.7 s past the last sample, and those points are extrapolated")
 def test_grid_does_not_run_past_the_last_sample_on_epoch_times(tmp_path):
+    # SPEC §4's tolerance 1e-9 × max(1, |T1|) would be 1.7 s on an epoch clock; motionprep uses
+    # max(1e-9 × max(1, |T1 − T0|), 4 ulp(T1)) (ResampleGrid.swift), so no point is extrapolated.
     x, start, t1 = run_long_format(tmp_path)
     assert start.max() + 19 / 20 <= t1 + 1e-6
 

@@ -5,11 +5,13 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CFastFloat
 
 /// The unsafe half of `DecimalParser`: scanning SPEC §3.5 decimals straight out of a byte buffer.
 ///
 /// Everything here works on `[start, end)` pointer ranges that the caller guarantees are valid.
-/// Nothing allocates except the rare `strtod` fallback (a NUL-terminated copy of the number).
+/// Nothing allocates. Rounding beyond Clinger's fast path is fast_float's (`CFastFloat`), which
+/// only ever sees bytes or numbers validated here.
 enum _NumberKernels {
     /// How a scan ended.
     enum Status: UInt8 {
@@ -69,7 +71,9 @@ enum _NumberKernels {
     /// Rounding: up to 19 significant digits are accumulated in a `UInt64`; when the mantissa is
     /// at most 2^53 and the decimal exponent within ±22 (Clinger's fast path), one exact
     /// multiplication or division by an exact power of ten gives the correctly rounded result.
-    /// Otherwise the validated bytes go to `strtod`, which rounds correctly too.
+    /// Otherwise fast_float's Eisel–Lemire (`cfastfloat_compute_double`) rounds the same
+    /// mantissa and exponent correctly; with more than 19 significant digits, or in the rare case
+    /// it cannot decide, fast_float's `from_chars` gets the validated digits.
     ///
     /// - Complexity: O(bytes scanned).
     /// - Parameter readableEnd: bytes up to here may be loaded (eight at a time) but only bytes
@@ -80,12 +84,12 @@ enum _NumberKernels {
         let readable = readableEnd ?? end
         var p = start
         while p < end && isBlank(p.pointee) { p += 1 }
-        let numberStart = p
         var negative = false
         if p < end && (p.pointee == UInt8(ascii: "-") || p.pointee == UInt8(ascii: "+")) {
             negative = p.pointee == UInt8(ascii: "-")
             p += 1
         }
+        let digitsStart = p
         var mantissa: UInt64 = 0
         var significantDigits = 0
         var exponent10 = 0
@@ -186,33 +190,31 @@ enum _NumberKernels {
             }
         }
         if exponent10 + significantDigits > 400 {
-            return Scan(status: .overflow, value: 0, stop: p)  // ≥ 10^400: no need to ask strtod
+            return Scan(status: .overflow, value: 0, stop: p)  // ≥ 10^400: no need to compute
         }
         if exponent10 + significantDigits < -400 {
             return Scan(status: .value, value: negative ? -0.0 : 0.0, stop: p)  // < 10^-400
         }
-        let v = slowPath(numberStart, numberEnd)
+        var v = 0.0
+        if truncated || cfastfloat_compute_double(mantissa, Int64(exponent10), &v) == 0 {
+            v = slowPath(digitsStart, numberEnd)
+        }
         if v.isInfinite { return Scan(status: .overflow, value: 0, stop: p) }
-        return Scan(status: .value, value: v, stop: p)
+        return Scan(status: .value, value: negative ? -v : v, stop: p)
     }
 
-    /// `strtod` on a NUL-terminated copy of bytes already validated as a decimal.
-    ///
-    /// `strtod` honours `LC_NUMERIC`; should a process ever set a locale whose decimal point is not
-    /// `.`, it stops early, and Swift's locale-independent `Double(String)` takes over.
+    /// fast_float's `from_chars` on the unsigned decimal `[start, end)`, already validated: more
+    /// than 19 significant digits, or the rare case Eisel–Lemire leaves undecided. Correctly
+    /// rounded, locale-independent, no allocation.
     @inline(never)
     static func slowPath(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Double {
-        let count = end - start
-        let result: Double? = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
-            let base = buffer.baseAddress!
-            UnsafeMutableRawPointer(base).copyMemory(from: start, byteCount: count)
-            base[count] = 0
-            var stop: UnsafeMutablePointer<CChar>? = nil
-            let v = strtod(base, &stop)
-            return stop == base + count ? v : nil
+        var v = 0.0
+        let consumed = start.withMemoryRebound(to: CChar.self, capacity: end - start) {
+            cfastfloat_parse_double($0, $0 + (end - start), &v)
         }
-        if let result { return result }
-        let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
+        if consumed == end - start { return v }
+        // Unreachable for validated input; Swift's parser is the safe answer should it happen.
+        let text = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
         return Double(text) ?? .nan
     }
 

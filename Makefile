@@ -12,7 +12,7 @@ PYTHON       ?= python3
 VENV         := .venv
 VPY          := $(VENV)/bin/python
 RELEASE_BIN  := .build/release/motionprep
-PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev pkg-config zstd chromium
+PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev libfast-float-dev pkg-config zstd chromium
 PY_PKGS      := numpy scipy h5py zstandard pytest webdataset
 
 .PHONY: all deps build run test swift-test interop-test validate-pipelines validate-sample venv bench clean
@@ -26,6 +26,7 @@ deps:
 	  pkg-config --exists $$pc 2>/dev/null || missing="$$missing $$pc"; \
 	done; \
 	[ -f /usr/include/kissfft/kiss_fftr.h ] || missing="$$missing kissfft"; \
+	[ -f /usr/include/fast_float/fast_float.h ] || missing="$$missing fast_float"; \
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	if [ -n "$$missing" ]; then \

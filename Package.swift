@@ -24,6 +24,9 @@ let cTargets: [Target] = [
                    providers: [.apt(["libkissfft-dev"])]),
     .systemLibrary(name: "CDeflate", path: "Sources/CShims/CDeflate", pkgConfig: "libdeflate",
                    providers: [.apt(["libdeflate-dev"])]),
+    // fast_float (libfast-float-dev, header-only C++) behind a plain C header: a regular C++
+    // target, so no Swift/C++ interop flags leak into the importer. Only MotionIngest uses it.
+    .target(name: "CFastFloat", path: "Sources/CShims/CFastFloat"),
 ]
 
 // MARK: - Swift modules
@@ -41,7 +44,7 @@ let swiftTargets: [Target] = [
     // Shared value types; no C, no I/O.
     .target(name: "MotionCore"),
     // Stages.
-    .target(name: "MotionIngest", dependencies: ["MotionCore"], swiftSettings: optimize),
+    .target(name: "MotionIngest", dependencies: ["MotionCore", "CFastFloat"], swiftSettings: optimize),
     .target(name: "MotionResample", dependencies: ["MotionCore"], swiftSettings: optimize),
     .target(name: "MotionWindowing", dependencies: ["MotionCore"]),
     .target(name: "MotionLabels", dependencies: ["MotionCore"]),

@@ -24,8 +24,7 @@ public enum DecimalParser {
     ///
     /// - Parameter bytes: the field, UTF-8; no NUL terminator needed.
     /// - Returns: `.value`, `.missing` or `.invalid`.
-    /// - Complexity: O(`bytes.count`); no allocation unless the number has more than 19
-    ///   significant digits or needs an exponent beyond ±22 (then one small temporary copy).
+    /// - Complexity: O(`bytes.count`); no allocation.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result {
         guard let base = bytes.baseAddress else { return .missing }
         return _NumberKernels.classifyField(base, base + bytes.count)

@@ -1,86 +1,79 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// A manually managed growable buffer of trivial values (`Double`, `Int32`): the per-row appends
-/// of the parser without an array's uniqueness check per append.
+/// The samples of one stream as columns: `width` `Double` columns plus one `Int32` column.
 ///
-/// Not an owner: whoever holds it calls `deallocate()` exactly once (copies share the memory).
-struct _GrowableBuffer<Element: BitwiseCopyable> {
-    private(set) var base: UnsafeMutablePointer<Element>? = nil
-    private(set) var count = 0
-    private(set) var capacity = 0
+/// Rows are written into a small column-major block that stays in cache (`set`, then `commit`)
+/// and move into the final arrays a block at a time, one bulk append per column. The arrays are
+/// what the parser hands out at the end, so each sample is copied once, from a hot block, and
+/// the output memory is touched once (no row-major buffer to transpose, no final copy).
+///
+/// Not an owner of its block: whoever holds it calls `deallocate()` exactly once.
+struct _ColumnBlock {
+    /// Rows per block: 10 columns × 1024 × 8 bytes = 80 KiB for the widest stream (D).
+    static let rows = 1024
 
-    /// Makes room for at least `minimumCapacity` elements in total.
-    mutating func reserve(_ minimumCapacity: Int) {
-        guard minimumCapacity > capacity else { return }
-        let bytes = minimumCapacity * MemoryLayout<Element>.stride
-        guard let raw = realloc(base.map(UnsafeMutableRawPointer.init), bytes) else {
-            fatalError("_GrowableBuffer: out of memory growing to \(bytes) bytes")
-        }
-        base = raw.bindMemory(to: Element.self, capacity: minimumCapacity)
-        capacity = minimumCapacity
+    /// Number of `Double` columns.
+    let width: Int
+    /// `width` columns of `rows` doubles each, column-major.
+    private let block: UnsafeMutablePointer<Double>
+    private let intBlock: UnsafeMutablePointer<Int32>
+    /// Rows written to the block and not yet moved to the arrays.
+    private(set) var pending = 0
+    private(set) var doubles: [[Double]]
+    private(set) var ints: [Int32] = []
+
+    init(width: Int) {
+        self.width = width
+        block = .allocate(capacity: width * Self.rows)
+        intBlock = .allocate(capacity: Self.rows)
+        doubles = Array(repeating: [], count: width)
     }
 
-    /// Makes room for `extra` more elements, doubling the capacity when it grows.
+    /// Rows committed so far.
+    var count: Int { ints.count + pending }
+
+    /// Writes column `column` of the row being built; nothing counts until `commit`.
     @inline(__always)
-    mutating func ensureSpare(_ extra: Int) {
-        if count + extra > capacity { grow(count + extra) }
+    func set(_ column: Int, _ value: Double) {
+        block[column &* Self.rows &+ pending] = value
     }
 
+    /// Counts the row being built (its `set` values and `int`) as appended.
+    @inline(__always)
+    mutating func commit(_ int: Int32) {
+        intBlock[pending] = int
+        pending &+= 1
+        if pending == Self.rows { flush() }
+    }
+
+    /// Moves the block's rows into the arrays.
     @inline(never)
-    private mutating func grow(_ minimum: Int) {
-        reserve(Swift.max(minimum, capacity * 2, 256))
-    }
-
-    /// Writes `value` at `count + offset` (within the spare room made by `ensureSpare`) without
-    /// changing `count`.
-    @inline(__always)
-    func setSpare(_ offset: Int, _ value: Element) {
-        base.unsafelyUnwrapped[count + offset] = value
-    }
-
-    /// Counts `n` spare elements written with `setSpare` as appended.
-    @inline(__always)
-    mutating func commit(_ n: Int) {
-        count += n
-    }
-
-    @inline(__always)
-    mutating func append(_ value: Element) {
-        ensureSpare(1)
-        base.unsafelyUnwrapped[count] = value
-        count += 1
-    }
-
-    /// The elements as an array (a copy).
-    func toArray() -> [Element] {
-        guard let base, count > 0 else { return [] }
-        return Array(UnsafeBufferPointer(start: base, count: count))
-    }
-
-    /// Every `stride`-th element starting at `offset`, as an array: one column of row-major data.
-    func column(_ offset: Int, stride: Int) -> [Element] {
-        let rows = count / stride
-        guard let base, rows > 0 else { return [] }
-        return [Element](unsafeUninitializedCapacity: rows) { out, initialized in
-            var p = base + offset
-            for i in 0..<rows {
-                out[i] = p.pointee
-                p += stride
-            }
-            initialized = rows
+    mutating func flush() {
+        guard pending > 0 else { return }
+        for c in 0..<width {
+            doubles[c].append(contentsOf: UnsafeBufferPointer(start: block + c * Self.rows, count: pending))
         }
+        ints.append(contentsOf: UnsafeBufferPointer(start: intBlock, count: pending))
+        pending = 0
+    }
+
+    /// Makes room for `total` rows in every array.
+    mutating func reserve(_ total: Int) {
+        guard total > ints.capacity else { return }
+        for c in 0..<width { doubles[c].reserveCapacity(total) }
+        ints.reserveCapacity(total)
+    }
+
+    /// Every row, as arrays (moved out; the block is left empty).
+    mutating func take() -> (doubles: [[Double]], ints: [Int32]) {
+        flush()
+        defer {
+            doubles = Array(repeating: [], count: width)
+            ints = []
+        }
+        return (doubles, ints)
     }
 
     mutating func deallocate() {
-        free(base.map(UnsafeMutableRawPointer.init))
-        base = nil
-        count = 0
-        capacity = 0
+        block.deallocate()
+        intBlock.deallocate()
     }
 }

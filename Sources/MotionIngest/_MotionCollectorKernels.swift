@@ -10,43 +10,48 @@ import MotionCore
 /// The streaming MotionCollector parser: bytes in (any chunking), `MotionCollectorFile` out.
 ///
 /// Complete lines are parsed in place from the caller's chunk; only a line cut by a chunk
-/// boundary is copied (into `carry`, bounded by `maxLineBytes`). Fields are scanned once, numbers
-/// parsed straight from the bytes; the only per-row work besides parsing is appending to
-/// per-sensor row-major buffers, which `finish()` transposes into channel arrays. Strings are made
-/// only when a row's label differs from the previous row's, and on the error path.
+/// boundary is copied (into `carry`, bounded by `maxLineBytes`). Plain rows take the fast path of
+/// `_MotionCollectorRowKernels.swift` (one pass over the bytes, no per-line `memchr`); any row it
+/// does not accept (blanks, missing values, new labels, errors, …) is parsed here, line by line,
+/// with the same result. Values go straight into per-sensor column blocks (`_ColumnBlock`) whose
+/// arrays become the streams. Strings are made only when a row's label differs from the previous
+/// row's, and on the error path.
 struct _MotionCollectorParser {
     typealias Pointer = UnsafePointer<UInt8>
 
     /// Lines longer than this are an error (hostile input must not grow memory without bound).
     static let maxLineBytes = 1 << 20
 
-    /// Row-major samples of one sensor: `[time, channel0, channel1, …]` per kept row.
+    /// The samples of one sensor: columns time, channel0, channel1, …, and the line of each row.
     struct Accumulator {
         var width: Int
-        /// Unit conversion factor per channel (at most 9).
-        var factors: (Double, Double, Double, Double, Double, Double, Double, Double, Double)
+        /// Unit conversion factor per channel (`width - 1` of them), owned like `columns`.
+        let factors: UnsafeMutablePointer<Double>
         var present = false
-        var flat = _GrowableBuffer<Double>()
-        var lines = _GrowableBuffer<Int32>()
+        var columns: _ColumnBlock
 
         init(width: Int, factors: [Double]) {
+            precondition(factors.count == width - 1, "Accumulator: one factor per channel")
             self.width = width
-            var f = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
-            withUnsafeMutableBytes(of: &f) { raw in
-                for (i, x) in factors.enumerated() { raw.storeBytes(of: x, toByteOffset: i * 8, as: Double.self) }
-            }
-            self.factors = f
+            self.columns = _ColumnBlock(width: width)
+            self.factors = .allocate(capacity: factors.count)
+            self.factors.initialize(from: factors, count: factors.count)
         }
 
         @inline(__always)
-        func factor(_ c: Int) -> Double {
-            withUnsafeBytes(of: factors) { $0.load(fromByteOffset: c &* 8, as: Double.self) }
+        func factor(_ c: Int) -> Double { factors[c] }
+
+        mutating func deallocate() {
+            columns.deallocate()
+            factors.deallocate()
         }
     }
 
     let displayPath: String
     let units: UnitSystem
     let keep: [Bool]
+    /// `keep` as bits: bit i set when sensor i is kept.
+    let keepMask: Int
     /// Total size of the input when known, to reserve capacity after the first chunk.
     var expectedTotalBytes: Int?
 
@@ -64,8 +69,8 @@ struct _MotionCollectorParser {
     var labelIDs: [String: Int32] = [:]
     var lastLabel: [UInt8] = []
     var lastLabelID: Int32 = -1
-    var rowLabelTimes = _GrowableBuffer<Double>()
-    var rowLabelIDs = _GrowableBuffer<Int32>()
+    /// Row label events: one column (the time) and the label id.
+    var rowLabels = _ColumnBlock(width: 1)
     var markerNames: [String] = []
     var markerTimes: [Double] = []
     var markerIDs: [Int32] = []
@@ -74,6 +79,7 @@ struct _MotionCollectorParser {
         self.displayPath = displayPath
         self.units = units
         self.keep = MotionCollectorSensor.all.map { keep?.contains($0.code) ?? true }
+        self.keepMask = self.keep.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) }
         self.expectedTotalBytes = expectedTotalBytes
         self.sensors = .allocate(capacity: MotionCollectorSensor.all.count)
         for (i, sensor) in MotionCollectorSensor.all.enumerated() {
@@ -111,6 +117,11 @@ struct _MotionCollectorParser {
             p = newline + 1
         }
         while p < end {
+            if let variant {
+                let current = variant == .current
+                while p < end, let next = plainRow(p, end, current: current) { p = next }
+                if p == end { break }
+            }
             guard let nl = memchr(p, 0x0A, end - p) else { break }
             let newline = Pointer(nl.assumingMemoryBound(to: UInt8.self))
             try processLine(p, newline, readable: end, isLast: false)
@@ -137,13 +148,14 @@ struct _MotionCollectorParser {
         if rowsRead == 0 { throw IngestError(.noDataRows, at: SourceLocation(file: displayPath)) }
         var streams: [RawStream] = []
         for (index, sensor) in MotionCollectorSensor.all.enumerated() where keep[index] && sensors[index].present {
-            streams.append(Self.rawStream(sensors[index], sensor: sensor, units: units))
+            streams.append(Self.rawStream(&sensors[index], sensor: sensor, units: units))
         }
         var dropped: [String: Int] = [:]
         if missingRows > 0 { dropped["missing_value"] = missingRows }
+        let events = rowLabels.take()
         return MotionCollectorFile(
             variant: variant, streams: streams,
-            rowLabels: LabelEvents(names: labelNames, times: rowLabelTimes.toArray(), labels: rowLabelIDs.toArray()),
+            rowLabels: LabelEvents(names: labelNames, times: events.doubles[0], labels: events.ints),
             markers: LabelEvents(names: markerNames, times: markerTimes, labels: markerIDs),
             rowsRead: rowsRead, rowsDropped: dropped)
     }
@@ -156,38 +168,32 @@ struct _MotionCollectorParser {
         reserved = true
         let scale = Double(total) / Double(max(bytesSeen, 1)) * 1.05
         for i in MotionCollectorSensor.all.indices {
-            let rows = sensors[i].lines.count
+            let rows = sensors[i].columns.count
             guard rows > 0 else { continue }
-            let expected = Int(Double(rows) * scale) + 64
-            sensors[i].flat.reserve(expected * sensors[i].width)
-            sensors[i].lines.reserve(expected)
+            sensors[i].columns.reserve(Int(Double(rows) * scale) + 64)
         }
-        if rowLabelTimes.count > 0 {
-            let expected = Int(Double(rowLabelTimes.count) * scale) + 64
-            rowLabelTimes.reserve(expected)
-            rowLabelIDs.reserve(expected)
+        if rowLabels.count > 0 {
+            rowLabels.reserve(Int(Double(rowLabels.count) * scale) + 64)
         }
     }
 
-    /// Transposes an accumulator's row-major samples into a stream.
-    private static func rawStream(_ acc: Accumulator, sensor: MotionCollectorSensor, units: UnitSystem) -> RawStream {
-        RawStream(name: sensor.code, channelNames: sensor.channelNames,
-                  channelUnits: sensor.conversion(units).units,
-                  times: acc.flat.column(0, stride: acc.width),
-                  channels: (1..<acc.width).map { acc.flat.column($0, stride: acc.width) },
-                  lines: acc.lines.toArray())
+    /// Moves an accumulator's columns into a stream.
+    private static func rawStream(_ acc: inout Accumulator, sensor: MotionCollectorSensor, units: UnitSystem) -> RawStream {
+        var columns = acc.columns.take()
+        let times = columns.doubles.removeFirst()
+        return RawStream(name: sensor.code, channelNames: sensor.channelNames,
+                         channelUnits: sensor.conversion(units).units,
+                         times: times, channels: columns.doubles, lines: columns.ints)
     }
 
     /// Frees the sample buffers; call exactly once, when done with the parser (also after an error).
     mutating func deallocate() {
         for i in MotionCollectorSensor.all.indices {
-            sensors[i].flat.deallocate()
-            sensors[i].lines.deallocate()
+            sensors[i].deallocate()
         }
         sensors.deinitialize(count: MotionCollectorSensor.all.count)
         sensors.deallocate()
-        rowLabelTimes.deallocate()
-        rowLabelIDs.deallocate()
+        rowLabels.deallocate()
     }
 
     /// One physical line, without its `\n`.
@@ -257,8 +263,8 @@ struct _MotionCollectorParser {
         let when = try number(p, e, row)
         p = when.stop
         if when.ok && label >= 0 {
-            rowLabelTimes.append(when.value)
-            rowLabelIDs.append(label)
+            rowLabels.set(0, when.value)
+            rowLabels.commit(label)
         }
         try values(sensor: sensor, channelCount: channelCount, time: when, from: p, row)
     }
@@ -325,20 +331,18 @@ struct _MotionCollectorParser {
         }
         // Values are written into spare room and committed only when the whole row is valid.
         let acc = sensors + sensor
-        acc.pointee.flat.ensureSpare(channelCount + 1)
         var ok = time.ok
-        acc.pointee.flat.setSpare(0, time.value)
+        acc.pointee.columns.set(0, time.value)
         for c in 0..<channelCount {
             if p == e { throw fieldCountError(row) }
             let v = try number(p + 1, e, row)
             p = v.stop
             ok = ok && v.ok
-            acc.pointee.flat.setSpare(c + 1, v.value * acc.pointee.factor(c))
+            acc.pointee.columns.set(c + 1, v.value * acc.pointee.factor(c))
         }
         if p != e { try trailingFieldsMustBeEmpty(p, e, row) }
         if ok {
-            acc.pointee.flat.commit(channelCount + 1)
-            acc.pointee.lines.append(Int32(truncatingIfNeeded: lineNumber))
+            acc.pointee.columns.commit(Int32(truncatingIfNeeded: lineNumber))
         } else {
             missingRows += 1
         }

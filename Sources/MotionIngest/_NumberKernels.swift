@@ -5,11 +5,13 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CFastFloat
 
 /// The unsafe half of `DecimalParser`: scanning SPEC §3.5 decimals straight out of a byte buffer.
 ///
 /// Everything here works on `[start, end)` pointer ranges that the caller guarantees are valid.
-/// Nothing allocates except the rare `strtod` fallback (a NUL-terminated copy of the number).
+/// Nothing allocates. Rounding beyond Clinger's fast path is fast_float's (`CFastFloat`), which
+/// only ever sees bytes or numbers validated here.
 enum _NumberKernels {
     /// How a scan ended.
     enum Status: UInt8 {
@@ -37,8 +39,13 @@ enum _NumberKernels {
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
 
-    /// 10^0 … 10^8 as integers.
-    static let powersOfTenInteger: [UInt64] = [1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000]
+    /// 10^0 … 10^19 as integers.
+    static let powersOfTenInteger: [UInt64] = [
+        1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
+        10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000,
+        1_000_000_000_000_000, 10_000_000_000_000_000, 100_000_000_000_000_000,
+        1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
+    ]
 
     /// The run of ASCII digits starting at `p` (at most eight, and none at or past `end`) and
     /// its value, found without a branch per digit (SWAR, as in fast_float). Loads eight bytes:
@@ -60,6 +67,239 @@ enum _NumberKernels {
         return (v & 0xFFFF_FFFF, count)
     }
 
+    /// The common case of `scanDecimal`, as fast as it goes: `-? digits? (. digits?)? ([eE] [+-]? digits)?`
+    /// from `start` (no blanks, no `+`), with at most 19 significant digits. Stops at the first
+    /// byte that does not continue the number; the caller checks that it ends the field.
+    ///
+    /// Returns nil, having changed nothing, when the bytes need `scanDecimal` (and perhaps the
+    /// missing-value words): no digits, a leading blank or `+`, more than 19 significant digits,
+    /// a value beyond the range of a double, or the rare value Eisel–Lemire cannot decide. A
+    /// non-nil result is bit-identical to `scanDecimal`'s (both are correctly rounded).
+    ///
+    /// With 32 bytes before `end`, numbers with up to 7 integer digits and 23 fraction digits
+    /// are read branch-light: one word finds the point, at most three more the fraction's end,
+    /// and the digit words convert independently (SWAR). Others take `scanPlainDecimalByRuns`.
+    /// No byte at or past `end` is read.
+    ///
+    /// - Complexity: O(bytes of the number).
+    @inline(always)
+    static func scanPlainDecimal(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>)
+        -> (value: Double, stop: UnsafePointer<UInt8>)? {
+        var p = start
+        let negative = p < end && p.pointee == UInt8(ascii: "-")
+        if negative { p += 1 }
+        guard end - p >= 32 else { return scanPlainDecimalByRuns(start, end) }
+        let w0 = load(p)
+        let integerDigits = nonDigitMask(w0).trailingZeroBitCount &>> 3
+        guard integerDigits < 8 else { return scanPlainDecimalByRuns(start, end) }
+        var mantissa = parseDigits(w0, integerDigits)
+        var fractionDigits = 0
+        var stop = p + integerDigits
+        if stop.pointee == UInt8(ascii: ".") {
+            let f = stop + 1
+            let w1 = load(f)
+            let n1 = nonDigitMask(w1).trailingZeroBitCount &>> 3
+            let fraction: UInt64
+            if n1 < 8 {
+                fractionDigits = n1
+                fraction = parseDigits(w1, n1)
+            } else {
+                let w2 = load(f + 8)
+                let n2 = nonDigitMask(w2).trailingZeroBitCount &>> 3
+                if n2 < 8 {
+                    fractionDigits = 8 &+ n2
+                    guard integerDigits &+ fractionDigits <= 19 else { return scanPlainDecimalByRuns(start, end) }
+                    fraction = parseDigits(w1, 8) &* powersOfTenInteger[n2] &+ parseDigits(w2, n2)
+                } else {
+                    let w3 = load(f + 16)
+                    let n3 = nonDigitMask(w3).trailingZeroBitCount &>> 3
+                    fractionDigits = 16 &+ n3
+                    guard integerDigits &+ fractionDigits <= 19 else { return scanPlainDecimalByRuns(start, end) }
+                    fraction = (parseDigits(w1, 8) &* 100_000_000 &+ parseDigits(w2, 8)) &* powersOfTenInteger[n3]
+                        &+ parseDigits(w3, n3)
+                }
+            }
+            mantissa = mantissa &* powersOfTenInteger[fractionDigits] &+ fraction
+            stop = f + fractionDigits
+        }
+        if integerDigits &+ fractionDigits == 0 { return nil }
+        var exponent10 = -fractionDigits
+        if (stop.pointee | 0x20) == UInt8(ascii: "e") {
+            guard let e = exponent(&stop, end) else { return nil }
+            exponent10 += e
+        }
+        guard let v = toDouble(mantissa, exponent10) else { return nil }
+        return (negative ? -v : v, stop)
+    }
+
+    /// `mantissa × 10^exponent10` correctly rounded (`mantissa` exact); nil beyond the range of a
+    /// double or when Eisel–Lemire cannot decide.
+    @inline(__always)
+    static func toDouble(_ mantissa: UInt64, _ exponent10: Int) -> Double? {
+        if mantissa <= 1 << 53 && exponent10 >= -22 && exponent10 <= 22 {
+            // Clinger: both operands exact, one correctly rounded operation (0 stays 0).
+            let m = Double(mantissa)
+            return exponent10 >= 0 ? m * powersOfTen[exponent10] : m / powersOfTen[-exponent10]
+        }
+        if mantissa == 0 { return 0 }
+        let v = eiselLemire(mantissa, exponent10)
+        return v.isFinite ? v : nil
+    }
+
+    /// The eight bytes at `p`, first byte lowest.
+    @inline(__always)
+    static func load(_ p: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+    }
+
+    /// 0x80 in each byte of `word` that is not an ASCII digit, 0 elsewhere.
+    @inline(__always)
+    static func nonDigitMask(_ word: UInt64) -> UInt64 {
+        // A byte is a digit iff its high nibble is 3 and adding 6 keeps it 3.
+        let t = (word & 0xF0F0_F0F0_F0F0_F0F0) | (((word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
+        let x = t ^ 0x3333_3333_3333_3333
+        return (x | ((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F)) & 0x8080_8080_8080_8080
+    }
+
+    /// The value of the first `count` (0…8) bytes of `word`, all ASCII digits (SWAR, as in
+    /// fast_float's `parse_eight_digits_unrolled`); the other bytes are ignored.
+    @inline(__always)
+    static func parseDigits(_ word: UInt64, _ count: Int) -> UInt64 {
+        // Shifting the digits to the top leaves leading zero digits; `<<` by 64 (no digit) gives 0.
+        var v = (word &- 0x3030_3030_3030_3030) << UInt64(8 &* (8 &- count))
+        v = (v &* 10) &+ (v >> 8)
+        v = (((v & 0x0000_00FF_0000_00FF) &* 0x000F_4240_0000_0064)
+            &+ (((v >> 16) & 0x0000_00FF_0000_00FF) &* 0x0000_2710_0000_0001)) >> 32
+        return v & 0xFFFF_FFFF
+    }
+
+    /// `scanPlainDecimal` one digit run at a time, for numbers near the end of the buffer, with
+    /// eight or more integer digits, or with more than 19 digit characters (`0.000123…`).
+    @inline(never)
+    static func scanPlainDecimalByRuns(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>)
+        -> (value: Double, stop: UnsafePointer<UInt8>)? {
+        var p = start
+        let negative = p < end && p.pointee == UInt8(ascii: "-")
+        if negative { p += 1 }
+        let digitsStart = p
+        // Every digit goes into the mantissa, leading zeros too (they add nothing). With more than
+        // 19 digit characters the wrapping arithmetic may lose the value; that case is checked below.
+        var mantissa: UInt64 = 0
+        digits(&p, end, &mantissa)
+        var digitCount = p - digitsStart
+        var exponent10 = 0
+        if p < end && p.pointee == UInt8(ascii: ".") {
+            p += 1
+            let fractionStart = p
+            digits(&p, end, &mantissa)
+            let fractionDigits = p - fractionStart
+            digitCount += fractionDigits
+            exponent10 = -fractionDigits
+        }
+        if digitCount == 0 { return nil }
+        if p < end && (p.pointee | 0x20) == UInt8(ascii: "e") {
+            guard let e = exponent(&p, end) else { return nil }
+            exponent10 += e
+        }
+        if digitCount > 19 {
+            // Leading zeros (`0.000123…`) are not significant: the mantissa is exact, below 10^19,
+            // when what remains has at most 19 digits.
+            var q = digitsStart
+            var zeros = 0
+            while q < p && (q.pointee == UInt8(ascii: "0") || q.pointee == UInt8(ascii: ".")) {
+                if q.pointee == UInt8(ascii: "0") { zeros += 1 }
+                q += 1
+            }
+            if digitCount - zeros > 19 { return nil }
+        }
+        guard let v = toDouble(mantissa, exponent10) else { return nil }
+        return (negative ? -v : v, p)
+    }
+
+    /// The exponent at `p` (`[eE] [+-]? digits`), saturated far beyond any double; nil (and `p`
+    /// unspecified) when no digit follows.
+    @inline(never)
+    static func exponent(_ p: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Int? {
+        p += 1
+        var negative = false
+        if p < end && (p.pointee == UInt8(ascii: "-") || p.pointee == UInt8(ascii: "+")) {
+            negative = p.pointee == UInt8(ascii: "-")
+            p += 1
+        }
+        let digitsStart = p
+        var e = 0
+        while p < end {
+            let d = p.pointee &- UInt8(ascii: "0")
+            if d >= 10 { break }
+            if e < 100_000_000 { e = e &* 10 &+ Int(d) }
+            p += 1
+        }
+        if p == digitsStart { return nil }
+        return negative ? -e : e
+    }
+
+    /// Appends the run of digits at `p` to `mantissa` (wrapping), eight at a time while eight
+    /// bytes before `end` remain, and moves `p` past it.
+    @inline(__always)
+    static func digits(_ p: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, _ mantissa: inout UInt64) {
+        while end - p >= 8 {
+            let run = digitRun8(p)
+            mantissa = mantissa &* powersOfTenInteger[run.count] &+ run.value
+            p += run.count
+            if run.count < 8 { return }
+        }
+        while p < end {
+            let d = p.pointee &- UInt8(ascii: "0")
+            if d >= 10 { return }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            p += 1
+        }
+    }
+
+    /// `digitRun` when all eight bytes at `p` belong to the buffer (no bound to apply).
+    @inline(__always)
+    static func digitRun8(_ p: UnsafePointer<UInt8>) -> (value: UInt64, count: Int) {
+        let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+        let t = (word & 0xF0F0_F0F0_F0F0_F0F0) | (((word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
+        let x = t ^ 0x3333_3333_3333_3333
+        let nonZero = (x | ((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F)) & 0x8080_8080_8080_8080
+        let count = nonZero.trailingZeroBitCount &>> 3
+        // `<<` by 64 (no digit) gives 0.
+        var v = (word &- 0x3030_3030_3030_3030) << UInt64(8 &* (8 &- count))
+        v = (v &* 10) &+ (v >> 8)
+        v = (((v & 0x0000_00FF_0000_00FF) &* 0x000F_4240_0000_0064)
+            &+ (((v >> 16) & 0x0000_00FF_0000_00FF) &* 0x0000_2710_0000_0001)) >> 32
+        return (v & 0xFFFF_FFFF, count)
+    }
+
+    /// fast_float's Eisel–Lemire for `mantissa × 10^exponent10` (`mantissa` exact, below 10^19):
+    /// correctly rounded; +inf beyond the range of a double; NaN when it cannot decide.
+    /// Out of line, so that its stack slot and call stay out of the inlined fast path.
+    @inline(never)
+    static func eiselLemire(_ mantissa: UInt64, _ exponent10: Int) -> Double {
+        var v = 0.0
+        return cfastfloat_compute_double(mantissa, Int64(exponent10), &v) == 0 ? .nan : v
+    }
+
+    /// Appends the run of digits at `p` to `mantissa` (wrapping), eight at a time while eight
+    /// bytes before `readable` remain, and moves `p` past it.
+    @inline(__always)
+    static func digits(_ p: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, _ readable: UnsafePointer<UInt8>,
+                       _ mantissa: inout UInt64) {
+        while readable - p >= 8 {
+            let run = digitRun(p, end)
+            mantissa = mantissa &* powersOfTenInteger[run.count] &+ run.value
+            p += run.count
+            if run.count < 8 { return }
+        }
+        while p < end {
+            let d = p.pointee &- UInt8(ascii: "0")
+            if d >= 10 { return }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            p += 1
+        }
+    }
+
     /// Scans `blanks* [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)? blanks*` from
     /// `start`, never reading at or past `end`.
     ///
@@ -69,7 +309,9 @@ enum _NumberKernels {
     /// Rounding: up to 19 significant digits are accumulated in a `UInt64`; when the mantissa is
     /// at most 2^53 and the decimal exponent within ±22 (Clinger's fast path), one exact
     /// multiplication or division by an exact power of ten gives the correctly rounded result.
-    /// Otherwise the validated bytes go to `strtod`, which rounds correctly too.
+    /// Otherwise fast_float's Eisel–Lemire (`cfastfloat_compute_double`) rounds the same
+    /// mantissa and exponent correctly; with more than 19 significant digits, or in the rare case
+    /// it cannot decide, fast_float's `from_chars` gets the validated digits.
     ///
     /// - Complexity: O(bytes scanned).
     /// - Parameter readableEnd: bytes up to here may be loaded (eight at a time) but only bytes
@@ -80,12 +322,12 @@ enum _NumberKernels {
         let readable = readableEnd ?? end
         var p = start
         while p < end && isBlank(p.pointee) { p += 1 }
-        let numberStart = p
         var negative = false
         if p < end && (p.pointee == UInt8(ascii: "-") || p.pointee == UInt8(ascii: "+")) {
             negative = p.pointee == UInt8(ascii: "-")
             p += 1
         }
+        let digitsStart = p
         var mantissa: UInt64 = 0
         var significantDigits = 0
         var exponent10 = 0
@@ -186,33 +428,31 @@ enum _NumberKernels {
             }
         }
         if exponent10 + significantDigits > 400 {
-            return Scan(status: .overflow, value: 0, stop: p)  // ≥ 10^400: no need to ask strtod
+            return Scan(status: .overflow, value: 0, stop: p)  // ≥ 10^400: no need to compute
         }
         if exponent10 + significantDigits < -400 {
             return Scan(status: .value, value: negative ? -0.0 : 0.0, stop: p)  // < 10^-400
         }
-        let v = slowPath(numberStart, numberEnd)
+        var v = 0.0
+        if truncated || cfastfloat_compute_double(mantissa, Int64(exponent10), &v) == 0 {
+            v = slowPath(digitsStart, numberEnd)
+        }
         if v.isInfinite { return Scan(status: .overflow, value: 0, stop: p) }
-        return Scan(status: .value, value: v, stop: p)
+        return Scan(status: .value, value: negative ? -v : v, stop: p)
     }
 
-    /// `strtod` on a NUL-terminated copy of bytes already validated as a decimal.
-    ///
-    /// `strtod` honours `LC_NUMERIC`; should a process ever set a locale whose decimal point is not
-    /// `.`, it stops early, and Swift's locale-independent `Double(String)` takes over.
+    /// fast_float's `from_chars` on the unsigned decimal `[start, end)`, already validated: more
+    /// than 19 significant digits, or the rare case Eisel–Lemire leaves undecided. Correctly
+    /// rounded, locale-independent, no allocation.
     @inline(never)
     static func slowPath(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Double {
-        let count = end - start
-        let result: Double? = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
-            let base = buffer.baseAddress!
-            UnsafeMutableRawPointer(base).copyMemory(from: start, byteCount: count)
-            base[count] = 0
-            var stop: UnsafeMutablePointer<CChar>? = nil
-            let v = strtod(base, &stop)
-            return stop == base + count ? v : nil
+        var v = 0.0
+        let consumed = start.withMemoryRebound(to: CChar.self, capacity: end - start) {
+            cfastfloat_parse_double($0, $0 + (end - start), &v)
         }
-        if let result { return result }
-        let text = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
+        if consumed == end - start { return v }
+        // Unreachable for validated input; Swift's parser is the safe answer should it happen.
+        let text = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
         return Double(text) ?? .nan
     }
 

@@ -44,7 +44,7 @@ let swiftTargets: [Target] = [
     // Shared value types; no C, no I/O.
     .target(name: "MotionCore"),
     // Stages.
-    .target(name: "MotionIngest", dependencies: ["MotionCore", "CFastFloat"], swiftSettings: optimize),
+    .target(name: "MotionIngest", dependencies: ["MotionCore", "CFastFloat"], exclude: ["README.md"], swiftSettings: optimize),
     .target(name: "MotionResample", dependencies: ["MotionCore"], swiftSettings: optimize),
     .target(name: "MotionWindowing", dependencies: ["MotionCore"]),
     .target(name: "MotionLabels", dependencies: ["MotionCore"]),

@@ -92,7 +92,10 @@ enum ValidateCommand {
                     _ = try ChannelLayout.make(spec)
                 } catch let e as UserFacingError {
                     Diagnostics.stderr("motionprep: " + e.message)
-                    worst = .config
+                    // An iio layout folder that cannot be found because the input matches no
+                    // file is a missing path (66), not a pipeline problem (78).
+                    if e.exitStatus == .config || e.exitStatus == .dataError { worst = .config }
+                    else if worst == .success { worst = .noInput }
                     continue
                 }
                 let (_, unmatched) = InputDiscovery.match(spec)

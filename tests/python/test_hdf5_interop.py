@@ -151,3 +151,33 @@ def test_same_bytes_for_any_jobs(walk_data, dataset):
     motionprep("run", walk_data / "interop.yaml", "--jobs", 1, "--quiet", "--out", walk_data / "out-j1")
     for name in ["SHA256SUMS", "manifest.json", "train.h5", "validation.h5", "test.h5"]:
         assert (dataset / name).read_bytes() == (walk_data / "out-j1" / name).read_bytes(), name
+
+
+def test_assign_folds_and_split_by_recording(walk_data):
+    """`assign` pins a subject, `folds: k` writes ⌊u × k⌋ of the subject's hash, and `by: recording`
+    hashes recording names — all checked against the independent hash in reference.py."""
+    text = PIPELINE.replace("split: {seed: 42, fractions: {train: 0.5, validation: 0.25, test: 0.25}}",
+                            "split: {seed: 42, fractions: {train: 0.5, validation: 0.25, test: 0.25}, folds: 4, "
+                            "assign: {test: [subject01]}}").replace("path: out}", "path: out-folds}")
+    (walk_data / "folds.yaml").write_text(text)
+    motionprep("run", walk_data / "folds.yaml", "--quiet")
+    seen = set()
+    for split in ("train", "validation", "test"):
+        with h5py.File(walk_data / "out-folds" / f"{split}.h5", "r") as f:
+            subjects = list(f.attrs["subject_names"])
+            assert f["fold_index"].dtype == np.int32
+            for s, fold in zip(f["subject_index"][...], f["fold_index"][...]):
+                name = subjects[s]
+                expected = "test" if name == "subject01" else ref.split_of(42, name, (0.5, 0.25, 0.25))
+                assert split == expected, name
+                assert fold == int(ref.stable_unit(f"42:{name}") * 4)
+                seen.add(name)
+    assert "subject01" in seen
+    by_rec = PIPELINE.replace("split: {seed: 42,", "split: {by: recording, seed: 42,").replace("path: out}", "path: out-rec}")
+    (walk_data / "byrec.yaml").write_text(by_rec)
+    motionprep("run", walk_data / "byrec.yaml", "--quiet")
+    for split in ("train", "validation", "test"):
+        with h5py.File(walk_data / "out-rec" / f"{split}.h5", "r") as f:
+            recordings = list(f.attrs["recording_names"])
+            for r in set(f["recording_index"][...].tolist()):
+                assert ref.split_of(42, recordings[r], (0.5, 0.25, 0.25)) == split

@@ -61,7 +61,10 @@ let swiftTargets: [Target] = [
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
     ]),
     // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
-    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionHDF5"], exclude: ["README.md"]),
+    // Shards come through MotionSinks' ShardReader; `--recordings` timelines through MotionPipeline
+    // (ingest + resample per recording). MotionPipeline never imports MotionReport.
+    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionPipeline"],
+            exclude: ["README.md"]),
     .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth",
                                                   "MotionValidate", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),

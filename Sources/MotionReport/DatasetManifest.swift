@@ -21,6 +21,8 @@ public struct DatasetManifest: Sendable, Equatable {
         public var classCounts: [Int]
         /// The split's data files, relative to the dataset folder.
         public var files: [String]
+        /// Windows per file (`files[i].num_windows`), `nil` where the manifest does not say.
+        public var fileWindowCounts: [Int?] = []
     }
 
     public var storage: String
@@ -94,10 +96,12 @@ public struct DatasetManifest: Sendable, Equatable {
         var splits: [Split] = []
         for name in splitNames {
             guard let s = splitsObject[name] as? [String: Any] else { continue }
-            let files = ((s["files"] as? [Any]) ?? []).compactMap { ($0 as? [String: Any])?["path"] as? String }
+            let fileObjects = ((s["files"] as? [Any]) ?? []).compactMap { $0 as? [String: Any] }.filter { $0["path"] is String }
+            let files = fileObjects.map { $0["path"] as! String }
+            let fileWindows = fileObjects.map { o in o["num_windows"].flatMap { reader.number($0) }.flatMap { $0 >= 0 && $0 == $0.rounded() && $0 < 1e15 ? Int($0) : nil } }
             splits.append(Split(name: name, numWindows: try reader.int(s, "num_windows", context: "splits.\(name)"),
                                 classCounts: try reader.array(s, "class_counts", context: "splits.\(name)").map { reader.number($0).map { Int($0) } ?? 0 },
-                                files: files))
+                                files: files, fileWindowCounts: fileWindows))
         }
         var mean: [Double]?, std: [Double]?
         if let n = root["normalization"] as? [String: Any], let x = n["x"] as? [String: Any] {

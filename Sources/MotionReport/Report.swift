@@ -10,15 +10,15 @@ public enum Report {
         public var statistics: DatasetStatistics
     }
 
-    /// Opens the storage a manifest names. Only `hdf5` is readable so far; `shards` needs a
-    /// ``DatasetWindowStore`` over the tar.zst shards (SPEC §8.2).
+    /// Opens the storage a manifest names: `hdf5` (SPEC §8.1) or `shards` (SPEC §8.2).
     ///
-    /// - Throws: ``ReportError`` (`.dataError`) for a storage this build cannot read.
+    /// - Throws: ``ReportError`` (`.dataError`) for another storage.
     public static func openStore(directory: String, manifest: DatasetManifest) throws -> DatasetWindowStore {
         switch manifest.storage {
         case "hdf5": return try HDF5WindowStore(directory: directory, manifest: manifest)
+        case "shards": return try ShardWindowStore(directory: directory, manifest: manifest)
         default:
-            throw ReportError(.dataError, "`\(directory)` stores its windows as `\(manifest.storage)`; `motionprep report` reads `hdf5` datasets in this build (shards are not supported yet)")
+            throw ReportError(.dataError, "`\(directory)` stores its windows as `\(manifest.storage)`; `motionprep report` reads `hdf5` and `shards` datasets")
         }
     }
 

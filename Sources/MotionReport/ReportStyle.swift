@@ -35,6 +35,13 @@ enum ReportStyle {
         .ok{color:var(--ok)}.bad{color:var(--warn)}
         ul.issues{margin:4px 0;padding-left:20px;color:var(--warn)}
         footer{margin-top:40px;color:var(--muted);font-size:12px}
+        figure.timeline{width:100%;margin:0 0 14px}figure.timeline .legend{margin:2px 4px 4px;font-size:12px}
+        .band{opacity:.17}.strip{opacity:.9}.fn{fill:#8a8a8e}.wn{background:#8a8a8e}
+        @media (prefers-color-scheme: dark){.band{opacity:.24}}
+        .gapr{fill:var(--bg);opacity:.75}.hatch{fill:none;stroke:var(--axis);stroke-width:1}
+        .gapt{font-size:10px;fill:var(--fg);font-weight:600}
+        .wgap{border:1px solid var(--axis);background:repeating-linear-gradient(45deg,var(--axis) 0 1px,transparent 1px 4px)}
+        .muted{color:var(--muted)}
         """ + "\n" + Palette.css
     }
 }

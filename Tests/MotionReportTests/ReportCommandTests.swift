@@ -20,7 +20,8 @@ import Testing
         (["report", "/nonexistent/motionprep-dataset"], .noInput),
         (["report", "--exampels", "2", "x"], .usage),
         (["report", "x", "--examples", "99"], .usage),
-        (["report", "x", "--recordings", "walk.yaml"], .usage),
+        (["report", "x", "--max-recordings", "3"], .usage),
+        (["report", "x", "--recordings", "p.yaml", "--max-recordings", "0"], .usage),
         (["report", "--help"], .success),
     ])
     func exitStatuses(args: [String], expected: MotionCore.ExitStatus) {
@@ -33,12 +34,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/r.html"))
     }
 
-    @Test func shardsAreRefusedWithAClearMessage() throws {
+    @Test func missingShardsAreMissingInput() throws {
         let dir = Fixture.temporaryDirectory("shards")
         var manifest = try String(contentsOfFile: try Fixture.dataset() + "/manifest.json", encoding: .utf8)
         manifest = manifest.replacingOccurrences(of: "\"storage\": \"hdf5\"", with: "\"storage\": \"shards\"")
         try manifest.write(toFile: dir + "/manifest.json", atomically: true, encoding: .utf8)
         #expect(throws: ReportError.self) { try Report.render(directory: dir) }
+        #expect(MotionprepCommand.run(["report", dir, "-o", dir + "/r.html"]) == .noInput)
+    }
+
+    @Test func anUnknownStorageIsRefusedWithAClearMessage() throws {
+        let dir = Fixture.temporaryDirectory("zarr")
+        var manifest = try String(contentsOfFile: try Fixture.dataset() + "/manifest.json", encoding: .utf8)
+        manifest = manifest.replacingOccurrences(of: "\"storage\": \"hdf5\"", with: "\"storage\": \"zarr\"")
+        try manifest.write(toFile: dir + "/manifest.json", atomically: true, encoding: .utf8)
         #expect(MotionprepCommand.run(["report", dir, "-o", dir + "/r.html"]) == .dataError)
     }
 

@@ -15,6 +15,9 @@ enum Fixture {
 
     static func dataset() throws -> String { try root.get() + "/out" }
 
+    /// The same pipeline written as shards (16 windows per shard, so each split has several).
+    static func shardsDataset() throws -> String { try root.get() + "/out-shards" }
+
     static let pipeline = """
         version: 1
         name: walk
@@ -51,6 +54,11 @@ enum Fixture {
         try pipeline.write(toFile: dir + "/walk.yaml", atomically: true, encoding: .utf8)
         let status = MotionprepCommand.run(["run", dir + "/walk.yaml", "--quiet"])
         guard status == .success else { throw MotionError(.ioError, "fixture: `motionprep run` exited \(status.rawValue)") }
+        let shards = pipeline.replacingOccurrences(of: "  type: hdf5\n  path: out\n",
+                                                   with: "  type: shards\n  path: out-shards\n  windows_per_shard: 16\n")
+        try shards.write(toFile: dir + "/walk-shards.yaml", atomically: true, encoding: .utf8)
+        let shardStatus = MotionprepCommand.run(["run", dir + "/walk-shards.yaml", "--quiet"])
+        guard shardStatus == .success else { throw MotionError(.ioError, "fixture: shards `motionprep run` exited \(shardStatus.rawValue)") }
         return dir
     }
 

@@ -11,7 +11,7 @@ struct HostileRunTests {
         var name: String
         var files: [String: String]
         var pipeline: String
-        var status: ExitStatus
+        var status: MotionCore.ExitStatus
         var testDescription: String { name }
     }
 

@@ -3,6 +3,7 @@
 #   make run     install what is missing, build (release) and run pipelines/walk.yaml
 #   make test    the whole test suite: Swift tests, then the Python interop checks
 #   make bench   benchmarks against the pandas/numpy/h5py way of doing the same job
+#   make fuzz    libFuzzer + ASan targets for the readers and the pipeline loader, FUZZ_SECONDS each
 #
 # System packages come from Debian. When pkg-config cannot find one, `make deps` installs it as
 # root (apt-get) or prints the exact command and stops.
@@ -15,7 +16,7 @@ RELEASE_BIN  := .build/release/motionprep
 PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev libfast-float-dev pkg-config zstd chromium
 PY_PKGS      := numpy scipy h5py zstandard pytest webdataset
 
-.PHONY: all deps build run test swift-test interop-test validate-pipelines validate-sample venv bench clean
+.PHONY: all deps build run test swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
 
 all: build
 
@@ -53,10 +54,16 @@ $(VENV)/.ok:
 
 venv: $(VENV)/.ok
 
-test: deps venv swift-test build validate-pipelines validate-sample interop-test
+test: deps venv swift-test asan-test build validate-pipelines validate-sample interop-test
 
 swift-test:
 	MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test
+
+# The reader, YAML and pipeline-loader tests again under AddressSanitizer (docs/hardening.md), in
+# their own scratch path so that the normal build is not invalidated. Leak checking is off: the only
+# leak LeakSanitizer reports is XCTest's own (its empty "Selected tests" run), not ours.
+asan-test: deps
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build/asan --filter 'MotionIngestTests|MotionYAMLTests|MotionConfigTests'
 
 validate-pipelines: build
 	$(RELEASE_BIN) validate pipelines/*.yaml
@@ -75,6 +82,15 @@ bench: deps venv
 	$(VPY) -m pip install -q pandas tsfel >/dev/null 2>&1 || echo "(pandas/tsfel not installable; those comparisons are skipped)"
 	$(SWIFT) build -c release
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/bench.py
+
+# libFuzzer targets (Fuzz/build.sh compiles them with swiftc -sanitize=fuzzer,address), each run
+# FUZZ_SECONDS from its seed corpus in Fuzz/corpus/; fails when a target crashes.
+FUZZ_SECONDS ?= 60
+fuzz-build: deps
+	Fuzz/build.sh .build/fuzz
+
+fuzz: fuzz-build
+	Fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build build

@@ -29,6 +29,10 @@ struct DatasetStaging {
         } catch {
             throw MotionError(.cannotCreate, "cannot create the output's parent folder \(parent): \(Self.reason(error))")
         }
+        // A two-step commit killed between its renames left the previous dataset aside: put it back.
+        if !fm.fileExists(atPath: outputDirectory), fm.fileExists(atPath: previousDirectory + "/manifest.json") {
+            _ = rename(previousDirectory, outputDirectory)
+        }
         if fm.fileExists(atPath: partialDirectory) {
             try? fm.removeItem(atPath: partialDirectory)
         }
@@ -62,6 +66,11 @@ struct DatasetStaging {
     /// the filesystem allows, else renames the previous one aside first and removes it after.
     func commit() throws {
         let fm = FileManager.default
+        if fm.fileExists(atPath: outputDirectory), Self.exchange(partialDirectory, outputDirectory) {
+            // One atomic step: DIR is the new dataset, DIR.partial the previous one.
+            try? fm.removeItem(atPath: partialDirectory)
+            return
+        }
         if fm.fileExists(atPath: outputDirectory) {
             if rename(outputDirectory, previousDirectory) != 0 && errno != ENOENT {
                 try? fm.removeItem(atPath: previousDirectory)
@@ -76,6 +85,18 @@ struct DatasetStaging {
             throw MotionError(.cannotCreate, "cannot move \(partialDirectory) to \(outputDirectory): \(reason)")
         }
         try? fm.removeItem(atPath: previousDirectory)
+    }
+
+    /// `renameat2(a, b, RENAME_EXCHANGE)` (Linux 3.15+; ext4, xfs, btrfs, tmpfs…): swaps two
+    /// paths atomically, so a kill at any instant leaves either dataset in `DIR`, never none.
+    /// False when the C library or the filesystem lacks it (then `commit` renames in two steps).
+    /// Looked up with `dlsym` because Glibc's Swift overlay hides `_GNU_SOURCE` declarations.
+    private static func exchange(_ a: String, _ b: String) -> Bool {
+        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+        guard let symbol = dlsym(nil, "renameat2") else { return false }
+        let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
+        let renameExchange: UInt32 = 1 << 1  // RENAME_EXCHANGE, <linux/fs.h>
+        return renameat2(AT_FDCWD, a, AT_FDCWD, b, renameExchange) == 0
     }
 
     /// Removes the partial folder after a failure.

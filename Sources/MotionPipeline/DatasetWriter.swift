@@ -13,12 +13,15 @@ final class DatasetWriter {
     private(set) var totals: Totals
     private var inputs: [InputEntry] = []
     private let log: (String) -> Void
+    private let checkpoint: (String) -> Void
 
     /// - Parameter jobs: threads for compressing HDF5 chunks (shared by the three split files).
-    init(plan: RunPlan, staging: DatasetStaging, jobs: Int, log: @escaping (String) -> Void) throws {
+    init(plan: RunPlan, staging: DatasetStaging, jobs: Int, log: @escaping (String) -> Void,
+         checkpoint: @escaping (String) -> Void = { _ in }) throws {
         self.plan = plan
         self.staging = staging
         self.log = log
+        self.checkpoint = checkpoint
         totals = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
         let chunkCompression = HDF5ChunkCompressionPool(threads: Swift.max(1, jobs))
         for split in SplitName.allCases {
@@ -97,6 +100,7 @@ final class DatasetWriter {
             spec: spec, pipelineSHA256: plan.pipelineSHA256, description: plan.description,
             inputs: orderedInputs.map { .object(["path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256)]) },
             totals: totals, recordings: plan.sources.count, files: files, checksums: checksums)
+        checkpoint("before-manifest")
         try staging.write("manifest.json", manifest.pretty() + "\n")
         return RunSummary(
             outputDirectory: staging.outputDirectory, recordings: plan.sources.count, rowsRead: totals.rowsRead,

@@ -31,7 +31,8 @@ public enum PipelineRunner {
         let owned = sources.indices.filter { options.worker == nil || RunPlan.worker(of: sources[$0].name, count: options.worker!.count) == options.worker!.index }
         let isTrain = plan.splitOf.map { $0 == .train }
         let writer: DatasetWriter? = options.worker == nil
-            ? try DatasetWriter(plan: plan, staging: staging, jobs: options.jobs, log: options.log) : nil
+            ? try DatasetWriter(plan: plan, staging: staging, jobs: options.jobs, log: options.log,
+                                 checkpoint: options.checkpoint) : nil
         var failures: [(Int, String)] = []
         var progress = RunProgress(total: owned.count)
         let resumedCount = ResumeCounter()
@@ -92,6 +93,7 @@ public enum PipelineRunner {
         }
         summary.resumed = resumedCount.value
         if summary.resumed > 0 { options.log("resumed \(summary.resumed) finished recording(s) from the interrupted run") }
+        options.checkpoint("before-commit")
         try staging.commit()
         finished = true
         return summary

@@ -30,6 +30,7 @@ enum RecordingLoader {
         let warnings = r.warnings
         let rowsRead = r.rowsRead
         var streams: [SensorStream] = []
+        var extents: [ResourceLimits.Extent] = []
         for sensor in layout.sensors {
             let candidates = (raw[sensor.inputIndex] ?? []).filter { sensor.name == "{stem}" || $0.stream.name == sensor.name }
             guard let first = candidates.first else {
@@ -49,7 +50,11 @@ enum RecordingLoader {
                                                               displayPath: first.file.path)
             if duplicates > 0 { dropped["duplicate_time", default: 0] += duplicates }
             streams.append(stream)
+            if let e = ResourceLimits.Extent(first.stream, path: first.file.path,
+                                             isIIO: spec.inputs[sensor.inputIndex].type == .iio) { extents.append(e) }
         }
+        try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: spec.resample.rateHz,
+                                     channels: layout.channelNames.count)
         var track: LabelTrack?
         if let labels = spec.labels {
             switch labels.from {

@@ -85,6 +85,8 @@ final class RecordingProcessor {
         result.gaps = gapStats.gaps
         result.invalidPoints = gapStats.invalidPoints
         let starts = windowPlan.starts(in: signal.segments)
+        try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
+                                        windows: starts.count, length: T, channels: C)
         var keptStarts: [Int]
         var classIds: [Int64]
         if let aligner {

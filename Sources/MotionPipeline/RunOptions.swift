@@ -15,6 +15,11 @@ public struct RunOptions: Sendable {
     public var resume: Bool
     /// Polled before each recording starts; true stops the run (SIGINT).
     public var isCancelled: @Sendable () -> Bool
+    /// A test hook: called on the writer's thread at named points of the run, `before-manifest`
+    /// (SHA256SUMS written, manifest.json not yet) and `before-commit` (the dataset complete in
+    /// `DIR.partial/`, not yet moved into place). The CLI sets it only for the crash-safety tests
+    /// (`MOTIONPREP_TEST_PAUSE_AT`); it does nothing by default.
+    public var checkpoint: @Sendable (String) -> Void = { _ in }
 
     public init(jobs: Int, outputDirectory: String? = nil, worker: WorkerSlot? = nil, resume: Bool = false,
                 log: @escaping @Sendable (String) -> Void = { _ in },

@@ -50,11 +50,14 @@ enum RunCommand {
         let cancel = CancelFlag()
         let signals = cancel.installSIGINTHandler()
         defer { signals.cancel(); signal(SIGINT, SIG_DFL) }
-        let options = RunOptions(
+        var options = RunOptions(
             jobs: jobs, outputDirectory: a.value("--out"), worker: worker, resume: a.flag("--resume"),
             log: { line in bar.clear(); Diagnostics.stderr(line) },
             progress: { bar.draw($0) },
             isCancelled: { cancel.isSet })
+        if let point = ProcessInfo.processInfo.environment["MOTIONPREP_TEST_PAUSE_AT"] {
+            options.checkpoint = testPause(at: point)
+        }
         let summary: RunSummary
         do {
             summary = try PipelineRunner.run(spec, options: options)
@@ -66,6 +69,16 @@ enum RunCommand {
         if !quiet { Diagnostics.stderr(text(summary, worker: worker)) }
         if a.flag("--json") { Diagnostics.stdout(json(summary).pretty()) }
         return .success
+    }
+
+    /// Test hook for tests/python/test_crash_safety.py (docs/hardening.md): at checkpoint `point`
+    /// the run says so on stderr and stops there until it is killed. Not a user feature.
+    static func testPause(at point: String) -> @Sendable (String) -> Void {
+        { reached in
+            guard reached == point else { return }
+            Diagnostics.stderr("motionprep: test hook: paused at \(point)")
+            while true { sleep(60) }
+        }
     }
 
     static func text(_ s: RunSummary, worker: WorkerSlot?) -> String {

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of motionprep (docs/hardening.md).
+#
+# SwiftPM cannot build an executable with `-sanitize=fuzzer` (libFuzzer brings its own `main`),
+# so this script compiles the library modules a target needs straight from Sources/ with
+# swiftc, each as its own module (as SwiftPM would), instrumented for libFuzzer and
+# AddressSanitizer, then links one executable per target whose only entry point is
+# `LLVMFuzzerTestOneInput` (exported with `@_cdecl`). Checked `-O`, not the release build's
+# `-Ounchecked`, so that an integer overflow or an out-of-range index traps instead of going
+# unnoticed.
+#
+#   Fuzz/build.sh [OUT_DIR]      default OUT_DIR: .build/fuzz
+#
+# Outputs OUT_DIR/fuzz-{csv,motioncollector,iio,pipeline}.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="${1:-$ROOT/.build/fuzz}"
+mkdir -p "$OUT/modules" "$OUT/obj" "$OUT/cfastfloat"
+SWIFTC="${SWIFTC:-swiftc}"
+CLANGXX="${CLANGXX:-clang++}"
+SAN=(-sanitize=fuzzer,address -parse-as-library -O -package-name motionprep -swift-version 6)
+S="$ROOT/Sources"
+
+# CFastFloat: a C++ target behind a C header; compile it with clang++ and give Swift a module map.
+"$CLANGXX" -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -I "$S/CShims/CFastFloat/include" \
+  -c "$S/CShims/CFastFloat/CFastFloat.cpp" -o "$OUT/obj/CFastFloat.o"
+cp "$S/CShims/CFastFloat/include/CFastFloat.h" "$OUT/cfastfloat/"
+printf 'module CFastFloat {\n    header "CFastFloat.h"\n    export *\n}\n' > "$OUT/cfastfloat/module.modulemap"
+
+# One Swift module: name, sources. Emits OUT/modules/NAME.swiftmodule and OUT/obj/NAME.o.
+module() {
+  local name="$1"; shift
+  "$SWIFTC" "${SAN[@]}" -module-name "$name" -emit-module -emit-module-path "$OUT/modules/$name.swiftmodule" \
+    -I "$OUT/modules" -I "$OUT/cfastfloat" -I "$S/CShims/CYAML" \
+    -wmo -c "$@" -o "$OUT/obj/$name.o"
+}
+module MotionCore "$S"/MotionCore/*.swift
+module MotionIngest "$S"/MotionIngest/*.swift
+module MotionYAML "$S"/MotionYAML/*.swift
+module MotionConfig "$S"/MotionConfig/*.swift
+
+# One executable per target: NAME, entry file, objects.
+target() {
+  local name="$1" entry="$2"; shift 2
+  local objs=()
+  for m in "$@"; do objs+=("$OUT/obj/$m.o"); done
+  "$SWIFTC" "${SAN[@]}" -module-name "Fuzz_${name//-/_}" -I "$OUT/modules" -I "$OUT/cfastfloat" -I "$S/CShims/CYAML" \
+    "$ROOT/Fuzz/Targets/FuzzSupport.swift" "$entry" "${objs[@]}" -lyaml -lstdc++ -o "$OUT/fuzz-$name" 2>&1 \
+    | { grep -v "Cannot export local symbol" || true; }
+}
+target csv "$ROOT/Fuzz/Targets/CSVTarget.swift" MotionCore MotionIngest CFastFloat
+target motioncollector "$ROOT/Fuzz/Targets/MotionCollectorTarget.swift" MotionCore MotionIngest CFastFloat
+target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionIngest CFastFloat
+target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionYAML MotionConfig
+echo "built: $(cd "$OUT" && ls fuzz-* | tr '\n' ' ')"

@@ -1,0 +1,217 @@
+"""Hostile input (issue 10): one real `motionprep run` per case on generated files.
+
+For every case: the exit code (SPEC §1), a message that names the file and the position
+(`file:line:col`, `file:line`, or a byte offset for IIO), and — for every failing run — no
+`manifest.json` in the output folder (nor a finished-looking dataset anywhere). Cases that the
+SPEC says are *not* errors (missing values, duplicate times, a truncated dump without
+`strict`) must succeed and count what they dropped.
+"""
+import json
+import re
+import struct
+from dataclasses import dataclass, field
+
+import pytest
+
+from conftest import motionprep
+
+MC_HEADER = b"Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"
+
+
+def mc_rows(n=300, start=0.0, rate=100.0, label=b"W"):
+    """`n` accelerometer rows of a MotionCollector file at `rate` Hz from `start` s."""
+    return b"".join(b"A,%s,%.4f,0.01,-0.98,0.05\n" % (label, start + i / rate) for i in range(n))
+
+
+def mc_file(*middle, n=300):
+    """A good MotionCollector file with `middle` rows spliced in after line 11 (lines 12…)."""
+    return MC_HEADER + mc_rows(10) + b"".join(middle) + mc_rows(n, start=0.1)
+
+
+CSV_HEADER = b"t,x,y,z\n"
+
+
+def csv_rows(n=300, start=0.0, rate=100.0):
+    return b"".join(b"%.4f,%d,%d,%d\n" % (start + i / rate, i % 7, -(i % 5), 1) for i in range(n))
+
+
+def csv_file(*middle):
+    return CSV_HEADER + csv_rows(10) + b"".join(middle) + csv_rows(300, start=0.1)
+
+
+def iso(ts):
+    return b"t,x,y,z\n" + b"".join(b"%s,1,2,3\n" % t for t in ts)
+
+
+IIO_LAYOUT = """{channels: [{name: in_accel_x, index: 0, type: "%s", scale: 0.01},
+                  {name: in_accel_y, index: %d, type: "le:s16/16>>0", scale: 0.01}],
+       timestamp: {index: 2, type: "le:s64/64>>0"}}"""
+
+
+def iio_dump(scans=300, rate=100.0, tail=b""):
+    """Scans of two s16 channels and a timestamp: 2 + 2 + 4 padding + 8 = 16 bytes each."""
+    return b"".join(struct.pack("<hh4xq", i, -i, int(i * 1e9 / rate)) for i in range(scans)) + tail
+
+
+def pipeline(kind="motioncollector", window="{length_s: 1, stride_s: 0.5}", rate="50", extra="",
+             input_extra="", layout=None):
+    if kind == "motioncollector":
+        inp = '  - type: motioncollector\n    paths: ["data/*.csv"]\n    sensors: [A]\n'
+    elif kind == "csv":
+        inp = ('  - type: csv\n    paths: ["data/*.csv"]\n    time: {column: t, unit: %s}\n'
+               '    channels: {acc_x: x, acc_y: y, acc_z: z}\n') % ("iso8601" if "iso" in input_extra else "s")
+        input_extra = input_extra.replace("iso", "")
+    else:
+        inp = '  - type: iio\n    paths: ["data/*.bin"]\n    layout: %s\n' % (layout or IIO_LAYOUT % ("le:s16/16>>0", 1))
+    return ("version: 1\ninputs:\n" + inp + input_extra + "resample: {rate_hz: %s}\nwindow: %s\n" % (rate, window)
+            + extra + "output: {type: hdf5, path: out}\n")
+
+
+@dataclass
+class Case:
+    """One hostile input: files under the run folder, the pipeline text, what must happen."""
+    id: str
+    files: dict
+    pipeline: str
+    exit: int
+    # Regular expressions that must all occur in stderr (for failures: file and position).
+    message: list = field(default_factory=list)
+    # For successful runs: manifest counts that must hold, e.g. {"missing_value": 3}.
+    rows_dropped: dict = field(default_factory=dict)
+    args: tuple = ()
+
+
+REC = "data/rec.csv"
+BIN = "data/rec.bin"
+TEN_MB = 10 * 1024 * 1024
+
+CASES = [
+    # --- files: sizes and shapes
+    Case("empty-file", {REC: b""}, pipeline(), 65, [r"data/rec\.csv", r"empty|no data"]),
+    Case("header-only", {REC: MC_HEADER}, pipeline(), 65, [r"data/rec\.csv", r"no data row"]),
+    Case("csv-header-only", {REC: CSV_HEADER}, pipeline("csv"), 65, [r"data/rec\.csv", r"no data row"]),
+    Case("short-row", {REC: mc_file(b"A,W,0.5,1,2\n")}, pipeline(), 65, [r"data/rec\.csv:12(:\d+)?\b"]),
+    Case("long-row", {REC: mc_file(b"A,W,0.5,1,2,3,4,5\n")}, pipeline(), 65, [r"data/rec\.csv:12(:\d+)?\b"]),
+    Case("csv-short-row", {REC: csv_file(b"0.105,1,2\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12(:\d+)?\b"]),
+    Case("csv-long-row", {REC: csv_file(b"0.105,1,2,3,4\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12\b", r"5 fields"]),
+    Case("10MB-line-no-newline", {REC: MC_HEADER + mc_rows(10) + b"A,W,0.5," + b"1" * TEN_MB}, pipeline(), 65,
+         [r"data/rec\.csv:12\b", r"MiB|long"]),
+    Case("csv-10MB-line-no-newline", {REC: CSV_HEADER + b"0," + b"9" * TEN_MB}, pipeline("csv"), 65,
+         [r"data/rec\.csv:2\b", r"MiB|long"]),
+    # --- numbers (SPEC §3.5): errors name line:column and the value
+    Case("1.2.3", {REC: mc_file(b"A,W,0.105,1.2.3,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"1\.2\.3"]),
+    Case("0x10", {REC: mc_file(b"A,W,0.105,0x10,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"0x10"]),
+    Case("csv-abc", {REC: csv_file(b"0.105,abc,1,1\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12:\d+", r"abc"]),
+    Case("time-1.2.3", {REC: mc_file(b"A,W,1.2.3,1,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"1\.2\.3"]),
+    # Missing values, not errors: the rows are dropped and counted.
+    Case("nan-inf-1e999", {REC: mc_file(b"A,W,0.101,nan,1,1\n", b"A,W,0.102,1,inf,1\n", b"A,W,0.103,1,1,1e999\n",
+                                        b"A,W,0.104,-Infinity,1,1\n")},
+         pipeline(), 0, rows_dropped={"missing_value": 4}),
+    # --- bytes
+    Case("invalid-utf8-label", {REC: mc_file(b"A,\xff\xfe,0.105,1,1,1\n")}, pipeline(), 65,
+         [r"data/rec\.csv:12:\d+", r"UTF-8"]),
+    Case("invalid-utf8-number", {REC: mc_file(b"A,W,0.105,1\xff,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+"]),
+    Case("nul-bytes", {REC: mc_file(b"A,W,0.105,1,\x00\x00,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"NUL"]),
+    Case("csv-nul-in-header", {REC: b"t,x\x00,y,z\n" + csv_rows()}, pipeline("csv"), 65, [r"data/rec\.csv:1(:\d+)?\b"]),
+    Case("binary-garbage", {REC: bytes(range(256)) * 64}, pipeline(), 65, [r"data/rec\.csv:1\b"]),
+    # --- time (SPEC §3.5)
+    Case("time-backwards", {REC: mc_file(b"A,W,0.05,1,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12\b", r"0\.05"]),
+    Case("csv-time-backwards", {REC: csv_file(b"0.05,1,1,1\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12\b"]),
+    Case("time-duplicated", {REC: mc_file(b"A,W,0.1,1,1,1\n", b"A,W,0.1,1,1,1\n")}, pipeline(), 0,
+         rows_dropped={"duplicate_time": 2}),
+    Case("time-negative", {REC: MC_HEADER + mc_rows(300, start=-2.0)}, pipeline(), 0),
+    Case("time-year-9999", {REC: iso([b"2024-01-01T00:00:00Z", b"2024-01-01T00:00:01Z", b"9999-12-31T23:59:59Z"])},
+         pipeline("csv", input_extra="iso"), 65, [r"data/rec\.csv:4\b", r"9999|grid|span"]),
+    Case("time-absurd-seconds", {REC: MC_HEADER + mc_rows(300) + b"A,W,1e12,1,1,1\n"}, pipeline(), 65,
+         [r"data/rec\.csv:302\b", r"grid|span"]),
+    Case("csv-time-month-13", {REC: iso([b"2024-13-01T00:00:00Z"])}, pipeline("csv", input_extra="iso"), 65,
+         [r"data/rec\.csv:2:1\b"]),
+    # --- IIO: layouts and dumps (byte offsets)
+    Case("iio-invalid-type", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s17/16>>0", 1)), 65,
+         [r"\.yaml:\d+:\d+|in_accel_x", r"le:s17/16>>0"]),
+    Case("iio-garbage-type", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("xx:q16", 1)), 65,
+         [r"xx:q16"]),
+    Case("iio-duplicate-index", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s16/16>>0", 0)), 65,
+         [r"index 0", r"in_accel_x", r"in_accel_y"]),
+    Case("iio-truncated", {BIN: iio_dump(tail=b"\x01\x02\x03")}, pipeline("iio"), 0,
+         rows_dropped={"partial_scan": 1}),
+    Case("iio-truncated-strict", {BIN: iio_dump(tail=b"\x01\x02\x03")}, pipeline("iio", input_extra="    strict: true\n"),
+         65, [r"data/rec\.bin", r"byte 4800|offset 4800|4800"]),
+    Case("iio-time-backwards", {BIN: iio_dump(20) + struct.pack("<hh4xq", 1, 1, 5) + iio_dump(300)[16 * 21:]},
+         pipeline("iio"), 65, [r"data/rec\.bin", r"\b320\b"]),
+    Case("iio-empty", {BIN: b""}, pipeline("iio"), 65, [r"data/rec\.bin"]),
+    # --- the pipeline file (78, file:line:col)
+    Case("yaml-tabs", {REC: mc_file()}, pipeline().replace("  - type", "\t- type"), 78, [r"pipeline\.yaml:3:\d+", r"tab"]),
+    Case("yaml-billion-laughs", {REC: mc_file()},
+         pipeline() + 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n'
+         + 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n', 78,
+         [r"pipeline\.yaml:\d+:\d+", r"alias"]),
+    Case("yaml-unknown-key", {REC: mc_file()}, pipeline(window="{lenght_s: 1, stride_s: 0.5}"), 78,
+         [r"pipeline\.yaml:\d+:\d+", r"lenght_s", r"length_s"]),
+    Case("yaml-wrong-type", {REC: mc_file()}, pipeline(rate="[50]"), 78, [r"pipeline\.yaml:\d+:\d+", r"rate_hz"]),
+    Case("yaml-rate-zero", {REC: mc_file()}, pipeline(rate="0"), 78, [r"pipeline\.yaml:\d+:\d+", r"rate_hz"]),
+    Case("yaml-rate-negative", {REC: mc_file()}, pipeline(rate="-50"), 78, [r"pipeline\.yaml:\d+:\d+", r"rate_hz"]),
+    Case("yaml-rate-nan", {REC: mc_file()}, pipeline(rate=".nan"), 78, [r"pipeline\.yaml:\d+:\d+", r"rate_hz"]),
+    Case("yaml-window-negative", {REC: mc_file()}, pipeline(window="{length_s: -1, stride_s: 0.5}"), 78,
+         [r"pipeline\.yaml:\d+:\d+", r"length_s"]),
+    Case("yaml-deep-nesting", {REC: mc_file()}, pipeline() + "x: " + "[" * 10000 + "]" * 10000 + "\n", 78,
+         [r"pipeline\.yaml:\d+:\d+"]),
+    Case("yaml-invalid-utf8", {REC: mc_file()}, pipeline().encode() + b"name: \xff\xfe\n", 78, [r"pipeline\.yaml"]),
+    Case("yaml-not-a-mapping", {REC: mc_file()}, "- 1\n- 2\n", 78, [r"pipeline\.yaml:1:1"]),
+    Case("yaml-empty", {REC: mc_file()}, "", 78, [r"pipeline\.yaml"]),
+    # --- resource limits (issue 10 §3): refused before allocating
+    Case("window-1e9-samples", {REC: mc_file()}, pipeline(window="{length_samples: 1000000000, stride_samples: 1}"), 78,
+         [r"pipeline\.yaml:\d+:\d+", r"resource limit"]),
+    Case("window-longer-than-every-recording", {REC: mc_file()}, pipeline(window="{length_s: 3600, stride_s: 1}"), 65,
+         [r"no window", r"3600"]),
+    Case("iio-1e6-channels", {BIN: iio_dump()},
+         pipeline("iio", layout="{channels: [{name: in_accel_x, index: 0, type: \"le:s16/16X1048576>>0\"}], "
+                                "sampling_frequency_hz: 100}"), 65, [r"4096|more than"]),
+    Case("csv-1e6-channels", {REC: csv_file()},
+         pipeline("csv").replace("{acc_x: x, acc_y: y, acc_z: z}",
+                                 "{" + ", ".join(f"c{i}: x" for i in range(200_000)) + "}"), 78,
+         [r"pipeline\.yaml", r"larger than 1048576 bytes"]),
+    Case("grid-too-large", {REC: MC_HEADER + mc_rows(200) + mc_rows(200, start=5e6)}, pipeline(rate="1000"), 65,
+         [r"data/rec\.csv", r"grid"]),
+    Case("windows-too-many-values", {REC: MC_HEADER + b"A,W,0,1,1,1\nA,W,0.01,1,1,1\nA,W,10004,1,1,1\n"},
+         pipeline(rate="100", window="{length_samples: 1000000, stride_samples: 1}",
+                  extra="").replace("resample: {rate_hz: 100}", "resample: {rate_hz: 100, max_gap_s: 20000}"), 65,
+         [r"data/rec\.csv", r"windows", r"resource limit"]),
+    # --- paths and output (66, 73)
+    Case("paths-match-nothing", {}, pipeline(), 66, [r"data/\*\.csv"]),
+    Case("output-is-a-file", {REC: mc_file(), "out": b"not a folder"}, pipeline(), 73, [r"out\b", r"file"]),
+    # Root ignores permission bits (CI runs as root), so "not writable" is a parent that is a file.
+    Case("output-parent-is-a-file", {REC: mc_file(), "blocker": b"x"}, pipeline().replace("path: out", "path: blocker/out"),
+         73, [r"blocker"]),
+    Case("output-under-proc", {REC: mc_file()}, pipeline().replace("path: out", "path: /proc/motionprep-test/out"), 73,
+         [r"/proc/motionprep-test"]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hostile_input(tmp_path, case):
+    for name, data in case.files.items():
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    (tmp_path / "data").mkdir(exist_ok=True)
+    text = case.pipeline if isinstance(case.pipeline, bytes) else case.pipeline.encode()
+    (tmp_path / "pipeline.yaml").write_bytes(text)
+    p = motionprep("run", "pipeline.yaml", "--quiet", "--jobs", 2, *case.args, cwd=tmp_path, check=False)
+    assert p.returncode == case.exit, f"exit {p.returncode}, wanted {case.exit}:\n{p.stderr[-2000:]}"
+    err = p.stderr
+    assert "internal error" not in err and "Fatal error" not in err, err[-2000:]
+    for pattern in case.message:
+        assert re.search(pattern, err), f"stderr lacks /{pattern}/:\n{err[-2000:]}"
+    out = tmp_path / "out"
+    if case.exit == 0:
+        manifest = json.loads((out / "manifest.json").read_text())
+        for reason, n in case.rows_dropped.items():
+            assert manifest["counts"]["rows_dropped"].get(reason) == n, manifest["counts"]
+    else:
+        # One sentence on stderr, not a dump.
+        assert err.startswith("motionprep: "), err[:500]
+        assert len(err) < 20_000, f"{len(err)} bytes on stderr"
+        assert not (out / "manifest.json").exists()
+        assert not list(tmp_path.rglob("manifest.json")), list(tmp_path.rglob("manifest.json"))
+        assert not (tmp_path / "out.partial").exists()

@@ -152,13 +152,17 @@ enum _NumberKernels {
         UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
     }
 
-    /// 0x80 in each byte of `word` that is not an ASCII digit, 0 elsewhere.
+    /// A mask whose lowest set bit is the high bit of the first byte of `word` (first = lowest)
+    /// that is not an ASCII digit; 0 when all eight are digits. Only the lowest set bit means
+    /// anything: use it through `trailingZeroBitCount`.
+    ///
+    /// Per byte, `b + 0x46` has its high bit set for 0x3A ≤ `b` < 0xBA and `b − 0x30` for `b` < 0x30
+    /// (by the borrow) and `b` ≥ 0xB0: every non-digit is flagged. A digit sets neither and,
+    /// carrying and borrowing nothing, leaves the bytes above it exact. Bytes above the first non-digit may be flagged wrongly.
+    /// Four operations instead of the ten of an exact per-byte mask.
     @inline(__always)
     static func nonDigitMask(_ word: UInt64) -> UInt64 {
-        // A byte is a digit iff its high nibble is 3 and adding 6 keeps it 3.
-        let t = (word & 0xF0F0_F0F0_F0F0_F0F0) | (((word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
-        let x = t ^ 0x3333_3333_3333_3333
-        return (x | ((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F)) & 0x8080_8080_8080_8080
+        ((word &+ 0x4646_4646_4646_4646) | (word &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080
     }
 
     /// The value of the first `count` (0…8) bytes of `word`, all ASCII digits (SWAR, as in

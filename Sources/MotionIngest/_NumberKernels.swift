@@ -92,35 +92,47 @@ enum _NumberKernels {
         let w0 = load(p)
         let integerDigits = nonDigitMask(w0).trailingZeroBitCount &>> 3
         guard integerDigits < 8 else { return scanPlainDecimalByRuns(start, end) }
-        var mantissa = parseDigits(w0, integerDigits)
+        var mantissa: UInt64
         var fractionDigits = 0
         var stop = p + integerDigits
         if stop.pointee == UInt8(ascii: ".") {
             let f = stop + 1
             let w1 = load(f)
             let n1 = nonDigitMask(w1).trailingZeroBitCount &>> 3
-            let fraction: UInt64
-            if n1 < 8 {
+            if n1 < 8 && integerDigits &+ n1 <= 8 {
+                // Integer and fraction digits together fit one word: join them (the integer
+                // digits, then the fraction's; the bytes above are discarded) and convert once.
+                let shift = UInt64(8 &* integerDigits)
+                let joined = (w0 & ((1 &<< shift) &- 1)) | (w1 &<< shift)
                 fractionDigits = n1
-                fraction = parseDigits(w1, n1)
+                mantissa = parseDigits(joined, integerDigits &+ n1)
             } else {
-                let w2 = load(f + 8)
-                let n2 = nonDigitMask(w2).trailingZeroBitCount &>> 3
-                if n2 < 8 {
-                    fractionDigits = 8 &+ n2
-                    guard integerDigits &+ fractionDigits <= 19 else { return scanPlainDecimalByRuns(start, end) }
-                    fraction = parseDigits(w1, 8) &* powersOfTenInteger[n2] &+ parseDigits(w2, n2)
+                mantissa = parseDigits(w0, integerDigits)
+                let fraction: UInt64
+                if n1 < 8 {
+                    fractionDigits = n1
+                    fraction = parseDigits(w1, n1)
                 } else {
-                    let w3 = load(f + 16)
-                    let n3 = nonDigitMask(w3).trailingZeroBitCount &>> 3
-                    fractionDigits = 16 &+ n3
-                    guard integerDigits &+ fractionDigits <= 19 else { return scanPlainDecimalByRuns(start, end) }
-                    fraction = (parseDigits(w1, 8) &* 100_000_000 &+ parseDigits(w2, 8)) &* powersOfTenInteger[n3]
-                        &+ parseDigits(w3, n3)
+                    let w2 = load(f + 8)
+                    let n2 = nonDigitMask(w2).trailingZeroBitCount &>> 3
+                    if n2 < 8 {
+                        fractionDigits = 8 &+ n2
+                        guard integerDigits &+ fractionDigits <= 19 else { return scanPlainDecimalByRuns(start, end) }
+                        fraction = parseDigits(w1, 8) &* powersOfTenInteger[n2] &+ parseDigits(w2, n2)
+                    } else {
+                        let w3 = load(f + 16)
+                        let n3 = nonDigitMask(w3).trailingZeroBitCount &>> 3
+                        fractionDigits = 16 &+ n3
+                        guard integerDigits &+ fractionDigits <= 19 else { return scanPlainDecimalByRuns(start, end) }
+                        fraction = (parseDigits(w1, 8) &* 100_000_000 &+ parseDigits(w2, 8)) &* powersOfTenInteger[n3]
+                            &+ parseDigits(w3, n3)
+                    }
                 }
+                mantissa = mantissa &* powersOfTenInteger[fractionDigits] &+ fraction
             }
-            mantissa = mantissa &* powersOfTenInteger[fractionDigits] &+ fraction
             stop = f + fractionDigits
+        } else {
+            mantissa = parseDigits(w0, integerDigits)
         }
         if integerDigits &+ fractionDigits == 0 { return nil }
         var exponent10 = -fractionDigits

@@ -106,6 +106,12 @@ enum _NumberKernels {
                 let joined = (w0 & ((1 &<< shift) &- 1)) | (w1 &<< shift)
                 fractionDigits = n1
                 mantissa = parseDigits(joined, integerDigits &+ n1)
+                let after = f + n1
+                if (after.pointee | 0x20) != UInt8(ascii: "e") && integerDigits &+ n1 != 0 {
+                    // At most 8 digits and no exponent: Clinger's case of `toDouble`, always.
+                    let v = Double(mantissa) / powersOfTen[n1]
+                    return (negative ? -v : v, after)
+                }
             } else {
                 mantissa = parseDigits(w0, integerDigits)
                 let fraction: UInt64

@@ -12,6 +12,15 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
+/// User + system CPU time of this process so far (getrusage), in seconds: steadier than wall
+/// time on a shared machine.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return s(usage.ru_utime) + s(usage.ru_stime)
+}
+
 func emit(_ fields: [String: JSONValue]) { print(JSONValue.object(fields).compact()) }
 
 let args = Array(CommandLine.arguments.dropFirst())
@@ -26,6 +35,7 @@ case "ingest":
     let files = Array(args.dropFirst())
     for f in files { _ = try MotionCollectorReader.read(path: f, displayPath: f, units: .si, keep: nil) }
     var bytes = 0, rows = 0
+    let cpu0 = cpuSeconds()
     let t = try seconds {
         for f in files {
             let r = try MotionCollectorReader.read(path: f, displayPath: f, units: .si, keep: nil)
@@ -33,8 +43,10 @@ case "ingest":
             bytes += (try FileManager.default.attributesOfItem(atPath: f)[.size] as? Int) ?? 0
         }
     }
-    emit(["stage": .string("ingest"), "seconds": .double(t), "bytes": .int(bytes), "rows": .int(rows),
-          "mb_per_s": .double(Double(bytes) / 1e6 / t), "rows_per_s": .double(Double(rows) / t)])
+    let cpu = cpuSeconds() - cpu0
+    emit(["stage": .string("ingest"), "seconds": .double(t), "cpu_seconds": .double(cpu), "bytes": .int(bytes),
+          "rows": .int(rows), "mb_per_s": .double(Double(bytes) / 1e6 / t), "rows_per_s": .double(Double(rows) / t),
+          "cpu_mb_per_s": .double(Double(bytes) / 1e6 / cpu)])
 
 case "resample":
     // Three-axis 100 Hz stream with jitter, 1 hour, onto 50 Hz linear.

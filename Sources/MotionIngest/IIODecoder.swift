@@ -61,31 +61,12 @@ public enum IIODecoder {
     public static func decode(path: String, displayPath: String, layout: IIOLayout, units: UnitSystem,
                               strict: Bool, sensor: String) throws -> IIODump {
         try layout.checkTimeSource()
-        let fd: Int32
-        switch _Syscalls.openForReading(path) {
-        case .success(let opened): fd = opened
-        case .failure(let e):
-            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-        }
-        defer { _Syscalls.close(fd) }
-        let info = _Syscalls.describe(fd)
-        if info.isDirectory {
-            let e = _Syscalls.Errno.isDirectory
-            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-        }
-        var core = _IIOScanDecoder(layout: layout, units: units, expectedScans: (info.regularFileSize ?? 0) / layout.scanBytes)
-        let size = max(layout.scanBytes, readChunkBytes / layout.scanBytes * layout.scanBytes)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 64)
-        defer { buffer.deallocate() }
-        while true {
-            switch _Syscalls.read(fd, into: buffer) {
-            case .success(0):
-                return try finish(core, layout: layout, displayPath: displayPath, strict: strict, sensor: sensor)
-            case .success(let n):
-                core.consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            case .failure(let e):
-                throw IngestError(.readFailed(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-            }
+        return try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath) { fd, size in
+            var core = _IIOScanDecoder(layout: layout, units: units, expectedScans: (size ?? 0) / layout.scanBytes)
+            // Reads of whole scans (at least one scan, about 1 MiB).
+            let chunk = max(layout.scanBytes, readChunkBytes / layout.scanBytes * layout.scanBytes)
+            try _ChunkedFile.forEachChunk(fd, chunkBytes: chunk, displayPath: displayPath) { core.consume($0) }
+            return try finish(core, layout: layout, displayPath: displayPath, strict: strict, sensor: sensor)
         }
     }
 

@@ -32,32 +32,11 @@ public enum MotionCollectorReader {
     /// - Complexity: O(file size) time; memory O(samples) plus one 1 MiB buffer.
     public static func read(path: String, displayPath: String, units: UnitSystem,
                             keep: Set<String>?) throws -> MotionCollectorFile {
-        let fd: Int32
-        switch _Syscalls.openForReading(path) {
-        case .success(let opened): fd = opened
-        case .failure(let e):
-            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-        }
-        defer { _Syscalls.close(fd) }
-        let info = _Syscalls.describe(fd)
-        if info.isDirectory {
-            let e = _Syscalls.Errno.isDirectory
-            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-        }
-        var parser = _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep,
-                                            expectedTotalBytes: info.regularFileSize)
-        defer { parser.deallocate() }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunkBytes, alignment: 64)
-        defer { buffer.deallocate() }
-        while true {
-            switch _Syscalls.read(fd, into: buffer) {
-            case .success(0):
-                return try parser.finish()
-            case .success(let n):
-                try parser.consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            case .failure(let e):
-                throw IngestError(.readFailed(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-            }
+        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath) { fd, size in
+            var parser = _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep, expectedTotalBytes: size)
+            defer { parser.deallocate() }
+            try _ChunkedFile.forEachChunk(fd, chunkBytes: readChunkBytes, displayPath: displayPath) { try parser.consume($0) }
+            return try parser.finish()
         }
     }
 

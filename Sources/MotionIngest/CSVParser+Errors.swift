@@ -78,34 +78,7 @@ extension _CSVParser {
             }
             p += 1
         }
-        var column = 1
-        p = lineStart
-        while p < field {
-            if p.pointee & 0xC0 != 0x80 { column += 1 }
-            p += 1
-        }
-        return SourceLocation(file: displayPath, line: line, column: column)
+        return SourceLocation(file: displayPath, line: line, column: _FieldText.column(of: field, lineStart: lineStart))
     }
 
-    /// A field as shown in a message: blanks trimmed, invalid UTF-8 replaced, control characters
-    /// escaped (`\u{a}` for a quoted line end), at most 60 characters. (The same rendering as the
-    /// MotionCollector reader's, kept here so the two readers can change independently.)
-    static func display(_ start: Pointer, _ end: Pointer) -> String {
-        var s = start, e = end
-        while s < e && _NumberKernels.isBlank(s.pointee) { s += 1 }
-        while e > s && _NumberKernels.isBlank((e - 1).pointee) { e -= 1 }
-        let text = String(decoding: UnsafeBufferPointer(start: s, count: e - s), as: UTF8.self)
-        var out = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if count == 60 { out += "…"; break }
-            switch scalar.value {
-            case 0: out += "\\0"
-            case 0x01..<0x20, 0x7F: out += "\\u{\(String(scalar.value, radix: 16))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-            count += 1
-        }
-        return out
-    }
 }

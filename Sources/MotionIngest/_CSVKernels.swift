@@ -516,14 +516,14 @@ struct _CSVParser {
     @inline(never)
     private func notANumber(_ i: Int, _ row: Row) -> IngestError {
         do { try checkText(i, row) } catch let error as IngestError { return error } catch {}
-        return IngestError(.notANumber(value: Self.display(fields.starts[i], fields.ends[i])), at: location(i, row))
+        return IngestError(.notANumber(value: _FieldText.display(fields.starts[i], fields.ends[i])), at: location(i, row))
     }
 
     /// The error for the time field, which is neither a time nor a missing value.
     @inline(never)
     private func notATime(_ row: Row) -> IngestError {
         do { try checkText(timeIndex, row) } catch let error as IngestError { return error } catch {}
-        return IngestError(.notATime(value: Self.display(fields.starts[timeIndex], fields.ends[timeIndex]),
+        return IngestError(.notATime(value: _FieldText.display(fields.starts[timeIndex], fields.ends[timeIndex]),
                                      unit: timeUnit.rawValue), at: location(timeIndex, row))
     }
 

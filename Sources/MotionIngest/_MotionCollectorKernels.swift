@@ -248,7 +248,7 @@ struct _MotionCollectorParser {
             self.variant = variant
             return
         }
-        throw IngestError(.notAHeader(text: Self.display(s, end)), at: SourceLocation(file: displayPath, line: 1))
+        throw IngestError(.notAHeader(text: _FieldText.display(s, end)), at: SourceLocation(file: displayPath, line: 1))
     }
 
     // MARK: - Rows
@@ -446,7 +446,7 @@ struct _MotionCollectorParser {
         if _NumberKernels.isMissingWord(p, fieldEnd) { return Number(value: 0, ok: false, stop: fieldEnd) }
         if let problem = row.fieldCountProblem(self) { throw problem }
         try checkText(p, fieldEnd, row)
-        throw IngestError(.notANumber(value: Self.display(p, fieldEnd)), at: location(p, row))
+        throw IngestError(.notANumber(value: _FieldText.display(p, fieldEnd)), at: location(p, row))
     }
 
     /// Returns the label's id (-1 for an empty label), interning new names.
@@ -517,7 +517,7 @@ struct _MotionCollectorParser {
         while fieldEnd < e && fieldEnd.pointee != UInt8(ascii: ",") { fieldEnd += 1 }
         let row = Row(lineStart: lineStart, end: e, readable: e, sensor: 0, variant: variant, expectedFields: 0)
         do { try checkText(lineStart, fieldEnd, row) } catch let error as IngestError { return error } catch {}
-        return IngestError(.unknownSource(value: Self.display(lineStart, fieldEnd), variant: variant),
+        return IngestError(.unknownSource(value: _FieldText.display(lineStart, fieldEnd), variant: variant),
                            at: location(lineStart, row))
     }
 
@@ -527,11 +527,11 @@ struct _MotionCollectorParser {
         if variant == nil {
             let shown: String
             if carry.isEmpty {
-                shown = Self.display(Self.skippingBOM(preview, previewEnd), min(previewEnd, preview + 200))
+                shown = _FieldText.display(Self.skippingBOM(preview, previewEnd), min(previewEnd, preview + 200))
             } else {
                 shown = carry.withUnsafeBufferPointer {
                     let s = $0.baseAddress!
-                    return Self.display(Self.skippingBOM(s, s + $0.count), s + min($0.count, 200))
+                    return _FieldText.display(Self.skippingBOM(s, s + $0.count), s + min($0.count, 200))
                 }
             }
             return IngestError(.notAHeader(text: shown), at: SourceLocation(file: displayPath, line: 1))
@@ -545,35 +545,9 @@ struct _MotionCollectorParser {
 
     /// `file:line:column` of the field starting at `field`; the column counts characters.
     private func location(_ field: Pointer, _ row: Row) -> SourceLocation {
-        var column = 1
-        var p = row.lineStart
-        while p < field {
-            if p.pointee & 0xC0 != 0x80 { column += 1 }
-            p += 1
-        }
-        return SourceLocation(file: displayPath, line: lineNumber, column: column)
+        SourceLocation(file: displayPath, line: lineNumber, column: _FieldText.column(of: field, lineStart: row.lineStart))
     }
 
-    /// A field as shown in a message: blanks trimmed, invalid UTF-8 replaced, control
-    /// characters escaped, at most 60 characters.
-    static func display(_ start: Pointer, _ end: Pointer) -> String {
-        var s = start, e = end
-        while s < e && _NumberKernels.isBlank(s.pointee) { s += 1 }
-        while e > s && _NumberKernels.isBlank((e - 1).pointee) { e -= 1 }
-        let text = String(decoding: UnsafeBufferPointer(start: s, count: e - s), as: UTF8.self)
-        var out = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if count == 60 { out += "…"; break }
-            switch scalar.value {
-            case 0: out += "\\0"
-            case 0x01..<0x20, 0x7F: out += "\\u{\(String(scalar.value, radix: 16))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-            count += 1
-        }
-        return out
-    }
 }
 
 extension _MotionCollectorParser {

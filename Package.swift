@@ -74,23 +74,26 @@ let swiftTargets: [Target] = [
 
 // MARK: - Tests (one target per module)
 
+// Shared by the test targets only: temporary folders, a seeded generator, child processes, the venv.
+let testSupport: Target = .target(name: "MotionTestSupport", path: "Sources/MotionTestSupport")
+
 let testTargets: [Target] = [
     .testTarget(name: "MotionYAMLTests", dependencies: ["MotionYAML"]),
     .testTarget(name: "MotionConfigTests", dependencies: ["MotionConfig"]),
-    .testTarget(name: "MotionIngestTests", dependencies: ["MotionIngest"]),
-    .testTarget(name: "MotionResampleTests", dependencies: ["MotionResample"]),
+    .testTarget(name: "MotionIngestTests", dependencies: ["MotionTestSupport", "MotionIngest"]),
+    .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
     .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
-    .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionHDF5"]),
-    .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),
+    .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionTestSupport", "MotionHDF5"]),
+    .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionTestSupport", "MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
     .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5",
                                                           "MotionCore", "MotionZstd"]),
     .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionprepCLI", "MotionSynth"]),
-    .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionFeatures"], exclude: ["make_reference.py"]),
+    .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionTestSupport", "MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 
 let package = Package(
@@ -99,5 +102,5 @@ let package = Package(
         .executable(name: "motionprep", targets: ["motionprep"]),
         .library(name: "MotionPipeline", targets: ["MotionPipeline"]),
     ],
-    targets: cTargets + swiftTargets + testTargets
+    targets: cTargets + swiftTargets + [testSupport] + testTargets
 )

@@ -7,7 +7,7 @@ import Testing
 
 /// h5py (the project venv) reads every chunk the fast path stores, bit for bit, sees the SPEC
 /// §8.1 filters, and rejects a corrupted chunk by its Fletcher-32.
-@Suite(.enabled(if: Venv.available, "needs the project venv (numpy, h5py); set MOTIONPREP_PYTHON"))
+@Suite(.enabled(if: TestPython.available, "needs the project venv (numpy, h5py); set MOTIONPREP_PYTHON"))
 struct H5pyChunkTests {
     /// argv: file, then per dataset `name:dtype:raw-path`. Prints one JSON report.
     static let script = #"""
@@ -63,7 +63,7 @@ struct H5pyChunkTests {
             try Data(column.bytes).write(to: URL(fileURLWithPath: raw))
             arguments.append("\(column.name):\(column.numpyType):\(raw)")
         }
-        let result = try run(Venv.python, arguments)
+        let result = try run(TestPython.path ?? "python3", arguments)
         try #require(result.status == 0, "h5py check failed:\n\(result.err)")
         return try JSONDecoder().decode([String: Report].self, from: Data(result.out.utf8))
     }
@@ -134,7 +134,7 @@ struct H5pyChunkTests {
         else:
             print("no error")
         """
-        let result = try run(Venv.python, ["-c", script])
+        let result = try run(TestPython.path ?? "python3", ["-c", script])
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.hasPrefix("OSError:") && result.out.contains("filter"), "h5py said: \(result.out)")
     }

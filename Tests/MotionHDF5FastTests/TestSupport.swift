@@ -1,35 +1,10 @@
 import Foundation
 import MotionCore
 import MotionHDF5
+@_exported import MotionTestSupport
 @testable import MotionSinks
 
-/// A fresh temporary directory; call `remove()` when done.
-struct TemporaryDirectory {
-    let url: URL
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("motionprep-h5fast-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
-/// A seeded SplitMix64 generator, so fixtures are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Raw little-endian bytes of an array (x86-64 and arm64 are little-endian).
 func rawBytes<T: BitwiseCopyable>(_ values: [T]) -> [UInt8] {
@@ -149,28 +124,4 @@ func reinterpret<T: BitwiseCopyable>(_ bytes: [UInt8], as: T.Type) -> [T] {
     }
 }
 
-/// Runs an executable; returns its status, stdout and stderr.
-func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-    let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("motionprep-stderr-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: errURL) }
-    let errHandle = try FileHandle(forWritingTo: errURL)
-    defer { try? errHandle.close() }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let outPipe = Pipe()
-    process.standardOutput = outPipe
-    process.standardError = errHandle
-    try process.run()
-    let outData = outPipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let errData = (try? Data(contentsOf: errURL)) ?? Data()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-}
 
-/// The project venv's Python with numpy and h5py (`MOTIONPREP_PYTHON` overrides it).
-enum Venv {
-    static let python = ProcessInfo.processInfo.environment["MOTIONPREP_PYTHON"] ?? "/work/main/.venv/bin/python"
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: python) }
-}

@@ -6,8 +6,8 @@ import Testing
 /// Reads files written by MotionHDF5 with h5py (the project venv), as SPEC §8.1 promises.
 @Suite struct HDF5H5pyTests {
     /// The project's venv Python, with numpy and h5py (see the repository README).
-    static let python = "/work/main/.venv/bin/python"
-    static var pythonAvailable: Bool { FileManager.default.isExecutableFile(atPath: python) }
+    static var python: String { TestPython.path ?? "python3" }
+    static var pythonAvailable: Bool { TestPython.available }
 
     /// Checks one file; prints a JSON report, or raises with a message.
     static let script = #"""

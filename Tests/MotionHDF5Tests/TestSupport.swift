@@ -1,33 +1,8 @@
 import Foundation
 import MotionHDF5
+@_exported import MotionTestSupport
 
-/// A fresh temporary directory, removed when the value is dropped via `remove()`.
-struct TemporaryDirectory {
-    let url: URL
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("motionprep-hdf5-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
-/// A seeded SplitMix64 generator, so fixtures are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The arrays and attributes of the standard fixture file (SPEC §8.1's layout, N windows of
 /// T × C samples), with awkward values: NaN payloads, ±0, ±∞, subnormals, integer extremes.
@@ -113,24 +88,3 @@ struct WindowFixture {
 func bits(_ values: [Float]) -> [UInt32] { values.map(\.bitPattern) }
 func bits(_ values: [Double]) -> [UInt64] { values.map(\.bitPattern) }
 
-/// Runs an executable and returns its status, stdout and stderr (stderr goes through a
-/// temporary file, so neither stream can fill a pipe and block the child).
-func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-    let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("motionprep-stderr-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: errURL) }
-    let errHandle = try FileHandle(forWritingTo: errURL)
-    defer { try? errHandle.close() }
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let outPipe = Pipe()
-    process.standardOutput = outPipe
-    process.standardError = errHandle
-    try process.run()
-    let outData = outPipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let errData = (try? Data(contentsOf: errURL)) ?? Data()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-}

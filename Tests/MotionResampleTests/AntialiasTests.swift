@@ -1,17 +1,13 @@
 import Foundation
+import MotionTestSupport
 import MotionCore
 import Testing
 @testable import MotionResample
 
 /// Runs a Python snippet in the test venv (numpy + scipy) and returns the numbers it prints.
-/// The venv is `$MOTIONPREP_PYTHON` (set by `make test`) or `.venv/bin/python` in the package.
+/// The venv is `TestPython.path` (`$MOTIONPREP_PYTHON`, set by `make test`, or `.venv/bin/python`).
 enum PythonReference {
-    static var python: String? {
-        if let p = ProcessInfo.processInfo.environment["MOTIONPREP_PYTHON"], FileManager.default.isExecutableFile(atPath: p) { return p }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let p = root.appendingPathComponent(".venv/bin/python").path
-        return FileManager.default.isExecutableFile(atPath: p) ? p : nil
-    }
+    static var python: String? { TestPython.path }
 
     static func numbers(_ script: String, input: [Double]) throws -> [Double] {
         guard let python else { throw MotionError(.noInput, "no Python venv: run `make venv` (or set MOTIONPREP_PYTHON)") }

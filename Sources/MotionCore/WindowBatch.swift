@@ -40,6 +40,22 @@ public struct RunningMoments: Sendable, Equatable {
         m2 = [Double](repeating: 0, count: columns)
     }
 
+    /// Moments of row-major `values`, computed per block of `rowsPerBlock` rows (`of`) and
+    /// combined in order: the same bits whether the rows arrive at once or a block at a time.
+    public static func of(_ values: [Float], columns: Int, rowsPerBlock: Int) -> RunningMoments {
+        precondition(rowsPerBlock > 0, "RunningMoments.of: blocks need rows")
+        var total = RunningMoments(columns: columns)
+        guard columns > 0 else { return total }
+        let rows = values.count / columns
+        var start = 0
+        while start < rows {
+            let end = Swift.min(start + rowsPerBlock, rows)
+            total.combine(of(Array(values[(start * columns)..<(end * columns)]), columns: columns))
+            start = end
+        }
+        return total
+    }
+
     /// Moments of `rows` rows of `columns` float32 values (row-major), two-pass per column.
     public static func of(_ values: [Float], columns: Int) -> RunningMoments {
         var m = RunningMoments(columns: columns)

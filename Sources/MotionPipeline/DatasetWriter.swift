@@ -50,8 +50,11 @@ final class DatasetWriter {
             let done = record.processed
             inputs += record.inputs
             totals.add(done)
-            try sinks[plan.splitOf[i]]!.append(done.windows, subjectIndex: plan.subjectIndex[source.subject]!,
-                                               recordingIndex: plan.recordingIndex[source.name]!, foldIndex: plan.foldOf[i])
+            let sink = sinks[plan.splitOf[i]]!
+            try record.forEachBatch { batch in
+                try sink.append(batch, subjectIndex: plan.subjectIndex[source.subject]!,
+                                recordingIndex: plan.recordingIndex[source.name]!, foldIndex: plan.foldOf[i])
+            }
             for w in done.warnings { log("warning: \(w)") }
         }
     }

@@ -123,7 +123,7 @@ extension PipelineRunner {
             consume: { i, outcome in
                 if case .failure(let e) = outcome, !(e is RecordedFailure) { throw e }
                 try writer.append(i, outcome)
-                progress.add(windows: (try? outcome.get().processed.windows.count) ?? 0, bytes: 0)
+                progress.add(windows: (try? outcome.get().windowCount) ?? 0, bytes: 0)
                 options.progress(progress)
             })
         let summary = try writer.finish()

@@ -36,11 +36,15 @@ public enum PipelineRunner {
         var failures: [(Int, String)] = []
         var progress = RunProgress(total: owned.count)
         let resumedCount = ResumeCounter()
+        let streamedCount = ResumeCounter()
         let executor = OrderedExecutor<RecordingProcessor, Result<RecordingRecord, Error>>()
         do {
             try executor.run(
                 count: owned.count, jobs: options.jobs, maxInFlight: options.jobs * 2,
-                makeWorker: { RecordingProcessor(spec: spec, layout: plan.layout) },
+                makeWorker: {
+                    RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: options.streamThresholdBytes,
+                                       streamBlockBytes: options.streamBlockBytes, log: options.log)
+                },
                 work: { processor, k in
                     let i = owned[k]
                     if options.isCancelled() { return .failure(RunInterrupted(message: "")) }
@@ -52,9 +56,10 @@ public enum PipelineRunner {
                             return saved.record
                         }
                         let inputs = try RecordStore.hashInputs(sources[i])
-                        let processed = try processor.process(sources[i], isTrain: isTrain[i], intervals: intervals)
-                        let record = RecordingRecord(processed: processed, inputs: inputs)
-                        try RecordStore.save(record, pipelineSHA256: plan.pipelineSHA256, to: path)
+                        let record = try processor.processToRecord(sources[i], isTrain: isTrain[i], intervals: intervals, inputs: inputs,
+                                                             recordPath: path, pipelineSHA256: plan.pipelineSHA256,
+                                                             isCancelled: options.isCancelled)
+                        if record.stored != nil { streamedCount.increment() }
                         return record
                     }
                 },
@@ -70,7 +75,7 @@ public enum PipelineRunner {
                         failures.append((i, "\(e)"))
                     }
                     if case .success(let r) = outcome {
-                        progress.add(windows: r.processed.windows.count, bytes: r.inputs.reduce(0) { $0 + $1.bytes })
+                        progress.add(windows: r.windowCount, bytes: r.inputs.reduce(0) { $0 + $1.bytes })
                     } else {
                         progress.add(windows: 0, bytes: 0)
                     }
@@ -92,6 +97,7 @@ public enum PipelineRunner {
                                  gaps: 0, gapSeconds: 0, windowsPerSplit: [], warnings: [], bytesWritten: 0)
         }
         summary.resumed = resumedCount.value
+        summary.streamed = streamedCount.value
         if summary.resumed > 0 { options.log("resumed \(summary.resumed) finished recording(s) from the interrupted run") }
         options.checkpoint("before-commit")
         try staging.commit()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import MotionChecksum
 import MotionCore
@@ -12,24 +15,148 @@ struct InputEntry: Sendable, Equatable {
 
 /// What a worker produced for one recording, with the inputs it read: the unit that is saved for
 /// `--resume`, shipped between `--worker` parts and `merge`, and fed to the dataset writer.
+///
+/// The windows are either in memory (`processed.windows`) or, for a streamed recording and for
+/// every record loaded back from disk, in the blocks of a record file (`stored`), which the
+/// writer reads one block at a time so that no recording needs its windows in memory at once.
 struct RecordingRecord: Sendable {
     var processed: ProcessedRecording
     var inputs: [InputEntry]
+    /// The record file holding the windows, when they are not in `processed.windows`.
+    var stored: StoredWindows?
+
+    /// Number of windows, wherever they are.
+    var windowCount: Int { stored?.windows ?? processed.windows.count }
+
+    /// Hands the windows to `body` in order: the in-memory batch, or each stored block.
+    func forEachBatch(_ body: (WindowBatch) throws -> Void) throws {
+        if let stored {
+            try stored.forEachBlock(body)
+        } else {
+            try body(processed.windows)
+        }
+    }
 }
 
-/// Saves and loads `RecordingRecord`s as files: `MPREC1\n\0`, a little-endian u64 header length,
-/// a compact JSON header, then raw little-endian arrays (x, y, features, start times, moments).
-/// Files are written under a temporary name and renamed, so a killed run leaves only complete
-/// records behind.
+/// Where a record file's windows are: `windows` windows of T × C values and F features, in blocks
+/// from byte `dataStart` to the end-of-blocks mark.
+struct StoredWindows: Sendable {
+    var path: String
+    var windows: Int
+    var length: Int
+    var channels: Int
+    var featureCount: Int
+
+    /// Reads the blocks in order, each into one `WindowBatch`.
+    func forEachBlock(_ body: (WindowBatch) throws -> Void) throws {
+        let reader = try _RecordFile(readingAt: path)
+        defer { reader.close() }
+        try reader.seek(to: UInt64(RecordStore.magic.count))
+        var seen = 0
+        while true {
+            let n = Int(try reader.readU64())
+            if n == 0 { break }
+            guard n > 0, seen + n <= windows else { throw reader.damaged("a block of \(n) windows after \(seen) of \(windows)") }
+            var batch = WindowBatch(length: length, channelCount: channels, featureCount: featureCount)
+            batch.x = try reader.readArray(Float.self, count: n * length * channels)
+            batch.y = try reader.readArray(Int64.self, count: n)
+            batch.features = try reader.readArray(Float.self, count: n * featureCount)
+            batch.startTimes = try reader.readArray(Double.self, count: n)
+            seen += n
+            try body(batch)
+        }
+        guard seen == windows else { throw reader.damaged("\(seen) windows in its blocks, \(windows) in its header") }
+    }
+}
+
+/// Writes a record file block by block: the streamed path appends window blocks as they are
+/// produced, then `finish` writes the header and moves the file into place. Until then the file
+/// has a temporary name, so a killed run leaves only complete records behind.
+final class RecordWriter {
+    let path: String
+    private let file: _RecordFile
+    private(set) var windows = 0
+    private var closed = false
+
+    init(path: String) throws {
+        self.path = path
+        file = try _RecordFile(writingAt: path + ".tmp")
+        try file.write(RecordStore.magic)
+    }
+
+    deinit {
+        if !closed {
+            file.close()
+            unlink(path + ".tmp")
+        }
+    }
+
+    /// Appends the windows of `batch` as one block (nothing for an empty batch).
+    func append(_ batch: WindowBatch) throws {
+        guard batch.count > 0 else { return }
+        try file.writeU64(UInt64(batch.count))
+        try file.writeArray(batch.x)
+        try file.writeArray(batch.y)
+        try file.writeArray(batch.features)
+        try file.writeArray(batch.startTimes)
+        windows += batch.count
+    }
+
+    /// Ends the blocks, writes the header (the counts of `processed`, whose own windows are not
+    /// written here) and moves the file into place.
+    ///
+    /// - Returns: where the windows now are.
+    func finish(_ processed: ProcessedRecording, inputs: [InputEntry], pipelineSHA256: String,
+                length: Int, channels: Int, featureCount: Int) throws -> StoredWindows {
+        try file.writeU64(0)
+        let headerStart = try file.position()
+        var header = RecordStore.header(processed, inputs: inputs, pipelineSHA256: pipelineSHA256)
+        header["windows"] = .int(windows)
+        header["length"] = .int(length)
+        header["channels"] = .int(channels)
+        header["feature_count"] = .int(featureCount)
+        let json = Array(JSONValue.object(header).compact().utf8)
+        try file.write(json)
+        for m in [processed.xMoments, processed.featureMoments] {
+            if let m { try file.writeArray([m.count] + m.mean + m.m2) }
+        }
+        try file.writeU64(UInt64(json.count))
+        try file.writeU64(headerStart)
+        try file.write(RecordStore.endMagic)
+        try file.flushAndClose()
+        closed = true
+        guard rename(path + ".tmp", path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(path + ".tmp")
+            throw MotionError(.cannotCreate, "cannot move resume state into place at \(path): \(reason)")
+        }
+        return StoredWindows(path: path, windows: windows, length: length, channels: channels, featureCount: featureCount)
+    }
+}
+
+/// Saves and loads `RecordingRecord`s as files (format 2):
+///
+///     "MPREC2\n\0"
+///     blocks: u64 n > 0, x f32[n·T·C], y i64[n], features f32[n·F], start times f64[n]
+///     u64 0
+///     header: compact JSON (recording, counts, T, C, F, windows, inputs, pipeline hash)
+///     moments: f64 [count, mean…, m2…] for x, then for features, when present
+///     u64 header length, u64 header offset, "MPRECEND"
+///
+/// All numbers little-endian. Loading reads only the header (from the end); the windows are read
+/// back block by block when the writer consumes the record.
 enum RecordStore {
-    static let magic: [UInt8] = Array("MPREC1\n\0".utf8)
+    static let magic: [UInt8] = Array("MPREC2\n\0".utf8)
+    static let endMagic: [UInt8] = Array("MPRECEND".utf8)
+    /// Windows per block when an in-memory record is saved.
+    static let blockWindows = 4096
 
     static func fileName(for recordingIndex: Int) -> String { String(format: "rec-%08d.mprec", recordingIndex) }
 
-    static func save(_ record: RecordingRecord, pipelineSHA256: String, to path: String) throws {
-        let p = record.processed
-        let w = p.windows
-        var header: [String: JSONValue] = [
+    /// The header fields every record carries.
+    static func header(_ p: ProcessedRecording, inputs: [InputEntry], pipelineSHA256: String) -> [String: JSONValue] {
+        [
+            "version": .int(2),
             "pipeline_sha256": .string(pipelineSHA256),
             "recording": .string(p.source.name),
             "subject": .string(p.source.subject),
@@ -40,106 +167,73 @@ enum RecordStore {
             "gaps": .int(p.gaps),
             "invalid_points": .int(p.invalidPoints),
             "warnings": .array(p.warnings.map { .string($0) }),
-            "length": .int(w.length), "channels": .int(w.channelCount), "feature_count": .int(w.featureCount),
-            "windows": .int(w.count),
             "x_moments": .int(p.xMoments == nil ? 0 : 1),
             "feature_moments": .int(p.featureMoments == nil ? 0 : 1),
-            "inputs": .array(record.inputs.map {
+            "inputs": .array(inputs.map {
                 .object(["input_index": .int($0.inputIndex), "path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256)])
             }),
         ]
-        header["version"] = .int(1)
-        let json = Array(JSONValue.object(header).compact().utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64 + json.count + w.x.count * 4 + w.count * 16 + w.features.count * 4)
-        out += magic
-        append(UInt64(json.count), to: &out)
-        out += json
-        appendArray(w.x, to: &out)
-        appendArray(w.y, to: &out)
-        appendArray(w.features, to: &out)
-        appendArray(w.startTimes, to: &out)
-        for m in [p.xMoments, p.featureMoments] {
-            if let m { appendArray([m.count] + m.mean + m.m2, to: &out) }
-        }
-        let tmp = path + ".tmp"
-        guard FileManager.default.createFile(atPath: tmp, contents: Data(out)) else {
-            throw MotionError(.cannotCreate, "cannot write resume state \(tmp)")
-        }
-        guard rename(tmp, path) == 0 else {
-            throw MotionError(.cannotCreate, "cannot move resume state into place at \(path): \(String(cString: strerror(errno)))")
-        }
     }
 
-    /// Loads a record; nil when the file is missing, incomplete or not a record.
+    /// Saves an in-memory record (its windows in blocks of `blockWindows`).
+    static func save(_ record: RecordingRecord, pipelineSHA256: String, to path: String) throws {
+        let w = record.processed.windows
+        let writer = try RecordWriter(path: path)
+        var start = 0
+        while start < w.count {
+            let end = Swift.min(start + blockWindows, w.count)
+            try writer.append(w.slice(start..<end))
+            start = end
+        }
+        _ = try writer.finish(record.processed, inputs: record.inputs, pipelineSHA256: pipelineSHA256,
+                              length: w.length, channels: w.channelCount, featureCount: w.featureCount)
+    }
+
+    /// Loads a record's header; its windows stay in the file (`stored`). Nil when the file is
+    /// missing, incomplete or not a record of `source`.
     static func load(path: String, source: RecordingSource) throws -> (record: RecordingRecord, pipelineSHA256: String)? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        let bytes = [UInt8](data)
-        guard bytes.count >= 16, Array(bytes[0..<8]) == magic else { return nil }
-        var off = 8
-        let hlen = Int(readU64(bytes, &off))
-        guard hlen >= 0, off + hlen <= bytes.count,
-              let h = try? JSONSerialization.jsonObject(with: Data(bytes[off..<(off + hlen)])) as? [String: Any] else { return nil }
-        off += hlen
+        guard let file = try? _RecordFile(readingAt: path) else { return nil }
+        defer { file.close() }
+        guard let size = try? file.size(), size >= UInt64(magic.count + 8 + 24),
+              (try? file.readBytes(at: 0, count: magic.count)) == magic,
+              let tail = try? file.readBytes(at: size - 24, count: 24), Array(tail[16..<24]) == endMagic else { return nil }
+        let hlen = tail[0..<8].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        let hoff = tail[8..<16].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        guard hoff <= size, hlen <= size - hoff,
+              let json = try? file.readBytes(at: hoff, count: Int(hlen)),
+              let h = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
+              (h["version"] as? NSNumber)?.intValue == 2 else { return nil }
         func int(_ k: String) -> Int { (h[k] as? NSNumber)?.intValue ?? 0 }
         func counts(_ k: String) -> [String: Int] { ((h[k] as? [String: Any]) ?? [:]).mapValues { ($0 as? NSNumber)?.intValue ?? 0 } }
         let T = int("length"), C = int("channels"), F = int("feature_count"), N = int("windows")
-        var batch = WindowBatch(length: T, channelCount: C, featureCount: F)
-        guard let x: [Float] = readArray(bytes, &off, N * T * C), let y: [Int64] = readArray(bytes, &off, N),
-              let f: [Float] = readArray(bytes, &off, N * F), let t: [Double] = readArray(bytes, &off, N) else { return nil }
-        batch.x = x
-        batch.y = y
-        batch.features = f
-        batch.startTimes = t
+        guard T >= 0, C >= 0, F >= 0, N >= 0 else { return nil }
+        var momentsAt = hoff + hlen
         func moments(_ flag: String, _ cols: Int) -> RunningMoments?? {
             guard int(flag) == 1 else { return .some(nil) }
-            guard let a: [Double] = readArray(bytes, &off, 1 + 2 * cols) else { return nil }
+            let n = (1 + 2 * cols) * 8
+            guard let raw = try? file.readBytes(at: momentsAt, count: n) else { return nil }
+            momentsAt += UInt64(n)
+            let a: [Double] = raw.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
             var m = RunningMoments(columns: cols)
             m.count = a[0]
             m.mean = Array(a[1...cols])
             m.m2 = Array(a[(cols + 1)...])
             return .some(m)
         }
-        guard let xm = moments("x_moments", C), let fm = moments("feature_moments", F), off == bytes.count else { return nil }
+        guard let xm = moments("x_moments", C), let fm = moments("feature_moments", F), momentsAt == size - 24 else { return nil }
         let inputs = ((h["inputs"] as? [[String: Any]]) ?? []).map {
             InputEntry(inputIndex: ($0["input_index"] as? NSNumber)?.intValue ?? 0, path: $0["path"] as? String ?? "",
                        bytes: ($0["bytes"] as? NSNumber)?.intValue ?? 0, sha256: $0["sha256"] as? String ?? "")
         }
         guard h["recording"] as? String == source.name else { return nil }
         let processed = ProcessedRecording(
-            source: source, windows: batch, rowsRead: int("rows_read"), rowsDropped: counts("rows_dropped"),
-            windowsDropped: counts("windows_dropped"), recordingDropped: h["recording_dropped"] as? String,
+            source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: F), rowsRead: int("rows_read"),
+            rowsDropped: counts("rows_dropped"), windowsDropped: counts("windows_dropped"),
+            recordingDropped: h["recording_dropped"] as? String,
             gaps: int("gaps"), invalidPoints: int("invalid_points"), warnings: (h["warnings"] as? [String]) ?? [],
             xMoments: xm, featureMoments: fm)
-        return (RecordingRecord(processed: processed, inputs: inputs), h["pipeline_sha256"] as? String ?? "")
-    }
-
-    private static func append(_ v: UInt64, to out: inout [UInt8]) {
-        withUnsafeBytes(of: v.littleEndian) { out += $0 }
-    }
-
-    private static func appendArray<T>(_ a: [T], to out: inout [UInt8]) {
-        a.withUnsafeBytes { out += $0 }   // host order: little-endian on every supported platform
-    }
-
-    private static func readU64(_ b: [UInt8], _ off: inout Int) -> UInt64 {
-        var v: UInt64 = 0
-        for i in 0..<8 { v |= UInt64(b[off + i]) << (8 * i) }
-        off += 8
-        return v
-    }
-
-    private static func readArray<T>(_ b: [UInt8], _ off: inout Int, _ count: Int) -> [T]? {
-        let n = count * MemoryLayout<T>.stride
-        guard count >= 0, off + n <= b.count else { return nil }
-        let out = [T](unsafeUninitializedCapacity: count) { buf, initialized in
-            b.withUnsafeBytes { src in
-                UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: src[off..<(off + n)]))
-            }
-            initialized = count
-        }
-        off += n
-        return out
+        let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F)
+        return (RecordingRecord(processed: processed, inputs: inputs, stored: stored), h["pipeline_sha256"] as? String ?? "")
     }
 
     /// Size and SHA-256 of every file of a recording.
@@ -151,6 +245,116 @@ enum RecordStore {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
+extension WindowBatch {
+    /// Windows `range` of this batch.
+    func slice(_ range: Range<Int>) -> WindowBatch {
+        var b = WindowBatch(length: length, channelCount: channelCount, featureCount: featureCount)
+        let tc = length * channelCount
+        b.x = Array(x[(range.lowerBound * tc)..<(range.upperBound * tc)])
+        b.y = Array(y[range])
+        b.features = Array(features[(range.lowerBound * featureCount)..<(range.upperBound * featureCount)])
+        b.startTimes = Array(startTimes[range])
+        return b
+    }
+}
+
+/// A record file opened with stdio: whole arrays in and out, positions as u64.
+final class _RecordFile: @unchecked Sendable {
+    private var handle: UnsafeMutablePointer<FILE>?
+    let path: String
+
+    init(readingAt path: String) throws {
+        self.path = path
+        guard let f = fopen(path, "rb") else {
+            throw MotionError(.dataError, "cannot read the resume record \(path): \(String(cString: strerror(errno)))")
+        }
+        handle = f
+    }
+
+    init(writingAt path: String) throws {
+        self.path = path
+        guard let f = fopen(path, "wb") else {
+            throw MotionError(.cannotCreate, "cannot write resume state \(path): \(String(cString: strerror(errno)))")
+        }
+        handle = f
+        setvbuf(f, nil, _IOFBF, 1 << 20)
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let h = handle { fclose(h) }
+        handle = nil
+    }
+
+    func flushAndClose() throws {
+        guard let h = handle else { return }
+        handle = nil
+        if fclose(h) != 0 { throw writeError() }
+    }
+
+    func damaged(_ what: String) -> Error {
+        MotionError(.dataError, "the resume record \(path) is damaged (\(what)); run without `--resume` to start over")
+    }
+
+    private func writeError() -> Error {
+        MotionError(.cannotCreate, "cannot write resume state \(path): \(String(cString: strerror(errno)))")
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try writeRaw($0) }
+    }
+
+    func writeU64(_ v: UInt64) throws {
+        try withUnsafeBytes(of: v.littleEndian) { try writeRaw($0) }
+    }
+
+    /// Host order: little-endian on every supported platform.
+    func writeArray<T: BitwiseCopyable>(_ a: [T]) throws {
+        try a.withUnsafeBytes { try writeRaw($0) }
+    }
+
+    private func writeRaw(_ raw: UnsafeRawBufferPointer) throws {
+        guard raw.count > 0 else { return }
+        if fwrite(raw.baseAddress, 1, raw.count, handle) != raw.count { throw writeError() }
+    }
+
+    func position() throws -> UInt64 {
+        let p = ftello(handle)
+        if p < 0 { throw writeError() }
+        return UInt64(p)
+    }
+
+    func size() throws -> UInt64 {
+        guard fseeko(handle, 0, SEEK_END) == 0 else { throw damaged("cannot seek") }
+        return UInt64(ftello(handle))
+    }
+
+    func seek(to offset: UInt64) throws {
+        guard fseeko(handle, off_t(offset), SEEK_SET) == 0 else { throw damaged("cannot seek to \(offset)") }
+    }
+
+    func readBytes(at offset: UInt64, count: Int) throws -> [UInt8] {
+        try seek(to: offset)
+        return try readArray(UInt8.self, count: count)
+    }
+
+    func readU64() throws -> UInt64 {
+        var v: UInt64 = 0
+        let n = withUnsafeMutableBytes(of: &v) { fread($0.baseAddress, 1, 8, handle) }
+        guard n == 8 else { throw damaged("it ends early") }
+        return UInt64(littleEndian: v)
+    }
+
+    func readArray<T: BitwiseCopyable>(_: T.Type, count: Int) throws -> [T] {
+        guard count > 0 else { return [] }
+        var ok = true
+        let a = [T](unsafeUninitializedCapacity: count) { buf, initialized in
+            let bytes = count * MemoryLayout<T>.stride
+            ok = fread(buf.baseAddress, 1, bytes, handle) == bytes
+            initialized = ok ? count : 0
+        }
+        guard ok else { throw damaged("it ends early") }
+        return a
+    }
+}

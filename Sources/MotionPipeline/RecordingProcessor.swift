@@ -33,9 +33,20 @@ final class RecordingProcessor {
     let featurePlan: FeaturePlan?
     private var extractor: FeatureExtractor?
 
-    init(spec: PipelineSpec, layout: ChannelLayout) {
+    /// Recordings whose files total at least this many bytes are streamed (`StreamingRecording`).
+    let streamThresholdBytes: Int
+    /// Input bytes per block when streaming.
+    let streamBlockBytes: Int
+    /// Notices for the user (a streamed recording processed whole after all).
+    let log: (String) -> Void
+
+    init(spec: PipelineSpec, layout: ChannelLayout, streamThresholdBytes: Int = RunOptions.defaultStreamThresholdBytes,
+         streamBlockBytes: Int = RunOptions.defaultStreamBlockBytes, log: @escaping (String) -> Void = { _ in }) {
         self.spec = spec
         self.layout = layout
+        self.streamThresholdBytes = streamThresholdBytes
+        self.streamBlockBytes = streamBlockBytes
+        self.log = log
         let rate = spec.resample.rateHz
         windowPlan = WindowPlan(length: spec.window.length.samples(atRateHz: rate),
                                 stride: spec.window.stride.samples(atRateHz: rate))
@@ -53,7 +64,36 @@ final class RecordingProcessor {
         }
     }
 
-    /// Processes `source`. Throws a `UserFacingError` when the recording cannot be read.
+    /// Processes `source` into a record saved at `recordPath`: streamed in blocks when it is large
+    /// and its inputs allow it (bounded memory, windows left in the record file), else whole.
+    /// Both give the same bytes; a streamed recording that whole processing must judge (an
+    /// error, or label events far out of time order) is processed whole after all.
+    func processToRecord(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?, inputs: [InputEntry],
+                         recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool) throws -> RecordingRecord {
+        let bytes = inputs.reduce(0) { $0 + $1.bytes }
+        if bytes >= streamThresholdBytes && StreamingRecording.canStream(source, spec: spec) {
+            if extractor == nil, let featurePlan { extractor = FeatureExtractor(plan: featurePlan) }
+            let streaming = StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
+                                               aligner: aligner, featurePlan: featurePlan, extractor: extractor,
+                                               isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes)
+            do {
+                return try streaming.run(inputs: inputs, recordPath: recordPath, pipelineSHA256: pipelineSHA256,
+                                         isCancelled: isCancelled)
+            } catch let e as RunInterrupted {
+                throw e
+            } catch let e as StreamFallback where e.description.hasPrefix("a label event") {
+                log("notice: recording `\(source.name)`: \(e.description) (label rows far out of time order), so it is processed whole, in memory")
+            } catch {
+                // Whole processing gives this recording's error its canonical message.
+            }
+        }
+        let processed = try process(source, isTrain: isTrain, intervals: intervals)
+        let record = RecordingRecord(processed: processed, inputs: inputs, stored: nil)
+        try RecordStore.save(record, pipelineSHA256: pipelineSHA256, to: recordPath)
+        return record
+    }
+
+    /// Processes `source` whole, in memory. Throws a `UserFacingError` when the recording cannot be read.
     func process(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?) throws -> ProcessedRecording {
         let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals)
         let T = windowPlan.length
@@ -117,8 +157,13 @@ final class RecordingProcessor {
             }
         }
         if isTrain && batch.count > 0 {
-            result.xMoments = RunningMoments.of(batch.x, columns: C)
-            if featurePlan != nil { result.featureMoments = RunningMoments.of(batch.features, columns: batch.featureCount) }
+            // Per block of `RecordStore.blockWindows` windows, combined in order: what a streamed
+            // recording computes, so both give the same bits.
+            let n = RecordStore.blockWindows
+            result.xMoments = RunningMoments.of(batch.x, columns: C, rowsPerBlock: n * T)
+            if featurePlan != nil {
+                result.featureMoments = RunningMoments.of(batch.features, columns: batch.featureCount, rowsPerBlock: n)
+            }
         }
         result.windows = batch
         return result

@@ -20,6 +20,15 @@ public struct RunOptions: Sendable {
     /// `DIR.partial/`, not yet moved into place). The CLI sets it only for the crash-safety tests
     /// (`MOTIONPREP_TEST_PAUSE_AT`); it does nothing by default.
     public var checkpoint: @Sendable (String) -> Void = { _ in }
+    /// Recordings whose input files total at least this many bytes are streamed through the
+    /// stages in blocks, with memory bounded by the block size instead of the recording's length
+    /// (when their inputs allow it, `StreamingRecording.canStream`). The CLI reads
+    /// `MOTIONPREP_STREAM_BYTES` (tests set 0 to stream everything).
+    public var streamThresholdBytes = RunOptions.defaultStreamThresholdBytes
+    /// Input bytes per block when streaming (`MOTIONPREP_STREAM_BLOCK_BYTES`).
+    public var streamBlockBytes = RunOptions.defaultStreamBlockBytes
+    public static let defaultStreamThresholdBytes = 64 << 20
+    public static let defaultStreamBlockBytes = 8 << 20
 
     public init(jobs: Int, outputDirectory: String? = nil, worker: WorkerSlot? = nil, resume: Bool = false,
                 log: @escaping @Sendable (String) -> Void = { _ in },
@@ -68,4 +77,6 @@ public struct RunSummary: Sendable {
     public var bytesWritten: Int
     /// Recordings loaded from `--resume` state instead of being processed again.
     public var resumed: Int = 0
+    /// Recordings streamed through the stages in blocks (`RunOptions.streamThresholdBytes`).
+    public var streamed: Int = 0
 }

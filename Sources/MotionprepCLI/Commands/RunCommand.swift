@@ -55,9 +55,14 @@ enum RunCommand {
             log: { line in bar.clear(); Diagnostics.stderr(line) },
             progress: { bar.draw($0) },
             isCancelled: { cancel.isSet })
-        if let point = ProcessInfo.processInfo.environment["MOTIONPREP_TEST_PAUSE_AT"] {
+        let env = ProcessInfo.processInfo.environment
+        if let point = env["MOTIONPREP_TEST_PAUSE_AT"] {
             options.checkpoint = testPause(at: point)
         }
+        // Streaming knobs (docs/performance.md): when a recording is streamed in blocks, and the
+        // block size. Tests set them small so that every recording takes the streamed path.
+        if let v = env["MOTIONPREP_STREAM_BYTES"], let n = Int(v), n >= 0 { options.streamThresholdBytes = n }
+        if let v = env["MOTIONPREP_STREAM_BLOCK_BYTES"], let n = Int(v), n >= 1 { options.streamBlockBytes = n }
         let summary: RunSummary
         do {
             summary = try PipelineRunner.run(spec, options: options)
@@ -87,7 +92,7 @@ enum RunCommand {
         }
         var lines: [String] = []
         lines.append("wrote \(s.outputDirectory): " + s.windowsPerSplit.map { "\($0.split) \($0.windows)" }.joined(separator: ", ") + " windows (\(s.bytesWritten) bytes)")
-        lines.append("read \(s.recordings) recording(s), \(s.rowsRead) rows")
+        lines.append("read \(s.recordings) recording(s), \(s.rowsRead) rows" + (s.streamed > 0 ? " (\(s.streamed) streamed in blocks)" : ""))
         func reasons(_ d: [String: Int]) -> String { d.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
         if !s.rowsDropped.isEmpty { lines.append("rows dropped: " + reasons(s.rowsDropped)) }
         if !s.windowsDropped.isEmpty { lines.append("windows dropped: " + reasons(s.windowsDropped)) }
@@ -111,6 +116,7 @@ enum RunCommand {
             "windows": .object(Dictionary(uniqueKeysWithValues: s.windowsPerSplit.map { ($0.split, JSONValue.int($0.windows)) })),
             "bytes_written": .int(s.bytesWritten),
             "resumed_recordings": .int(s.resumed),
+            "streamed_recordings": .int(s.streamed),
             "warnings": .array(s.warnings.map { .string($0) }),
         ])
     }

@@ -1,0 +1,469 @@
+import MotionConfig
+import MotionCore
+import MotionFeatures
+import MotionIngest
+import MotionLabels
+import MotionResample
+import MotionWindowing
+
+/// Why a recording that was being streamed is processed whole instead. Not an error the user
+/// sees: whole processing then either succeeds (with the same output) or raises the error the
+/// recording deserves, with the message whole processing gives it.
+struct StreamFallback: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// One recording streamed through ingest → time order → resample → window → label → features
+/// → record file, a block of input at a time, with memory bounded by the block size rather than
+/// the recording's length (issue 8). The output is byte-identical to `RecordingProcessor.process`
+/// on the same recording:
+///
+/// - each kept stream keeps only the samples that can still bracket a grid point; the last
+///   sample received stays open (a later sample with the same time replaces it, SPEC §3.5);
+/// - grid point k is computed once every stream has a settled sample after t_k, with the same
+///   bracketing and the same expression as the whole-recording kernel; the grid's end (T1 and its
+///   tolerance) is decided when every file has ended;
+/// - windows are cut as their last point is computed, and labelled one input block later, from
+///   the label events seen so far kept in time order. An event that arrives at or before a time
+///   already labelled would have changed a finished window: the recording is then processed
+///   whole (`StreamFallback`), which is rare (it needs a sensor's rows a block behind the others);
+/// - kept windows go to the record file in blocks of `RecordStore.blockWindows`, and the
+///   normalisation moments are combined per such block, as `RecordingProcessor` does.
+///
+/// Anything that whole processing would reject (a bad line, decreasing times, a missing stream,
+/// a stream in two files) makes this throw `StreamFallback` or the reader's error; the caller
+/// then processes the recording whole for the canonical error.
+final class StreamingRecording {
+    /// Most grid points a streamed recording may have (about 248 days at 100 Hz): beyond it the
+    /// timestamps are nearly always wrong, and whole processing names them.
+    static let maxGridPoints = Int(Int32.max)
+
+    /// Whether `source` can be streamed: every file a MotionCollector file, no `sort: true`
+    /// (that needs a whole stream) and no anti-aliasing (whose filter needs the whole stream's
+    /// median interval).
+    static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool {
+        guard !spec.resample.antialias else { return false }
+        return source.files.allSatisfy { f in
+            let input = spec.inputs[f.inputIndex]
+            return input.type == .motioncollector && !input.sort
+        }
+    }
+
+    private let source: RecordingSource
+    private let spec: PipelineSpec
+    private let layout: ChannelLayout
+    private let windowPlan: WindowPlan
+    private let aligner: LabelAligner?
+    private let featurePlan: FeaturePlan?
+    private let extractor: FeatureExtractor?
+    private let isTrain: Bool
+    private let rate: Double
+    private let T: Int
+    private let C: Int
+    private let blockBytes: Int
+
+    // Streams, in layout order, and which file each came from.
+    private var streams: [_StreamBuffer]
+    private var streamFile: [Int?]
+    // Grid.
+    private var t0: Double?
+    private var nextPoint = 0
+    private var gridBase = 0
+    private var gridRows: [Float] = []
+    private var row: [Float]
+    // Segments and windows.
+    private var runStart: Int?
+    private var nextStart = 0
+    private var pending: [Int] = []
+    private var previousValid = true
+    private var gaps = 0
+    private var invalidPoints = 0
+    // Labels.
+    private let fixedTrack: LabelTrack?
+    private var eventNames: [String] = []
+    private var eventTimes: [Double] = []
+    private var eventLabels: [Int32] = []
+    private var labelledThrough: Double = -.infinity
+    private var windowsDropped: ReasonCounts = [:]
+    // Output.
+    private var out: WindowBatch
+    private var xMoments: RunningMoments?
+    private var featureMoments: RunningMoments?
+    private var rowsRead = 0
+    private var rowsDropped: ReasonCounts = [:]
+    private var warnings: [String] = []
+
+    init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
+         aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
+         intervals: IntervalLabels?, blockBytes: Int) {
+        self.source = source
+        self.spec = spec
+        self.layout = layout
+        self.windowPlan = windowPlan
+        self.aligner = aligner
+        self.featurePlan = featurePlan
+        self.extractor = extractor
+        self.isTrain = isTrain
+        self.blockBytes = blockBytes
+        rate = spec.resample.rateHz
+        T = windowPlan.length
+        C = layout.channelNames.count
+        streams = layout.sensors.map { sensor in
+            _StreamBuffer(channels: sensor.channelNames.count,
+                          method: ResampleMethod(rawValue: spec.resample.method.value(for: sensor.name).rawValue)!,
+                          maxGapS: spec.resample.maxGapS.value(for: sensor.name))
+        }
+        streamFile = Array(repeating: nil, count: layout.sensors.count)
+        row = [Float](repeating: 0, count: layout.channelNames.count)
+        if let labels = spec.labels, labels.from == .intervals {
+            fixedTrack = intervals?.tracks[source.name] ?? .empty
+        } else {
+            fixedTrack = nil
+        }
+        out = WindowBatch(length: windowPlan.length, channelCount: layout.channelNames.count,
+                          featureCount: featurePlan?.count ?? 0)
+    }
+
+    private func time(_ k: Int) -> Double { t0! + Double(k) / rate }
+
+    /// Streams the recording into a record file at `recordPath`.
+    func run(inputs: [InputEntry], recordPath: String, pipelineSHA256: String,
+             isCancelled: () -> Bool) throws -> RecordingRecord {
+        let writer = try RecordWriter(path: recordPath)
+        var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
+        for file in source.files {
+            let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+            let reader = try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
+                                                        keep: keep, blockBytes: blockBytes)
+            readers.append((reader, file, false, nil))
+        }
+        while true {
+            // The file furthest behind in time (one that gave no sample yet first).
+            var pick: Int?
+            for r in readers.indices where !readers[r].done {
+                guard let p = pick else { pick = r; continue }
+                if readers[r].progress == nil && readers[p].progress != nil { pick = r; continue }
+                if let a = readers[r].progress, let b = readers[p].progress, a < b { pick = r }
+            }
+            guard let r = pick else { break }
+            if isCancelled() { throw RunInterrupted(message: "") }
+            let ready = pending.count
+            if let block = try readers[r].reader.next() {
+                try take(block, from: r, file: readers[r].file, progress: &readers[r].progress)
+            } else {
+                readers[r].done = true
+                rowsDropped.add(readers[r].reader.rowsDropped)
+                warnings += readers[r].reader.warnings
+                for s in streams.indices where streamFile[s] == r { streams[s].finished = true }
+            }
+            try label(count: ready, writer: writer)
+            try emit(final: false, writer: writer)
+        }
+        // Every file has ended.
+        for s in streams.indices where streamFile[s] == nil {
+            throw StreamFallback(description: "recording `\(source.name)` has no `\(layout.sensors[s].name)` stream")
+        }
+        var dropped: String?
+        if streams.contains(where: { $0.total < 2 }) {
+            dropped = "too_few_samples"
+        } else {
+            try emit(final: true, writer: writer)
+            try label(count: pending.count, writer: writer)
+            try flush(writer: writer)
+        }
+        let duplicates = streams.reduce(0) { $0 + $1.duplicates }
+        if duplicates > 0 { rowsDropped["duplicate_time", default: 0] += duplicates }
+        let processed = ProcessedRecording(
+            source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
+            rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
+            recordingDropped: dropped, gaps: dropped == nil ? gaps : 0, invalidPoints: dropped == nil ? invalidPoints : 0,
+            warnings: warnings, xMoments: xMoments, featureMoments: featureMoments)
+        let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
+                                       length: T, channels: C, featureCount: featurePlan?.count ?? 0)
+        return RecordingRecord(processed: processed, inputs: inputs, stored: stored)
+    }
+
+    // MARK: - Input
+
+    private func take(_ block: IngestBlock, from reader: Int, file: InputFile, progress: inout Double?) throws {
+        rowsRead += block.rowsRead
+        for raw in block.streams {
+            guard let s = layout.sensors.firstIndex(where: { $0.inputIndex == file.inputIndex && $0.name == raw.name }) else { continue }
+            if let owner = streamFile[s], owner != reader {
+                throw StreamFallback(description: "stream `\(raw.name)` in two files")
+            }
+            streamFile[s] = reader
+            try streams[s].append(raw)
+            if let last = raw.times.last { progress = Swift.max(progress ?? last, last) }
+        }
+        if fixedTrack == nil, let labels = spec.labels {
+            try addEvents(labels.from == .markers ? block.markers : block.rowLabels)
+        }
+    }
+
+    /// Adds label events in time order (stable: an equal time goes after the ones already there).
+    private func addEvents(_ e: LabelEvents) throws {
+        for (t, l) in zip(e.times, e.labels) {
+            if t <= labelledThrough {
+                throw StreamFallback(description: "a label event at \(t) s arrived after windows up to \(labelledThrough) s were labelled")
+            }
+            let name = e.names[Int(l)]
+            let id: Int32
+            if let k = eventNames.firstIndex(of: name) { id = Int32(k) } else { id = Int32(eventNames.count); eventNames.append(name) }
+            if let last = eventTimes.last, t < last {
+                var i = eventTimes.count
+                while i > 0 && eventTimes[i - 1] > t { i -= 1 }
+                eventTimes.insert(t, at: i)
+                eventLabels.insert(id, at: i)
+            } else {
+                eventTimes.append(t)
+                eventLabels.append(id)
+            }
+        }
+    }
+
+    // MARK: - Grid
+
+    /// Computes every grid point that the samples so far settle (all of them when `final`).
+    private func emit(final: Bool, writer: RecordWriter) throws {
+        if t0 == nil {
+            guard streams.allSatisfy({ $0.total > 0 }) else { return }
+            t0 = streams.map { $0.firstTime! }.max()!
+        }
+        var limit = Double.infinity
+        if final {
+            let t1 = streams.map { $0.lastTime }.min()!
+            limit = t1 + Swift.max(1e-9 * Swift.max(1, Swift.abs(t1 - t0!)), 4 * t1.ulp)
+            let span = (limit - t0!) * rate
+            guard t0! <= limit, span.isFinite, span < Double(Int32.max) * 64 else { return }
+        } else {
+            // Points before every stream's last settled sample.
+            var horizon = Double.infinity
+            for s in streams {
+                guard let t = s.lastSettledTime else { return }
+                horizon = Swift.min(horizon, t)
+            }
+            limit = horizon.nextDown
+        }
+        let magnitudes = layout.magnitudes.map(\.axes)
+        let base = C - magnitudes.count
+        while true {
+            let t = time(nextPoint)
+            guard t <= limit else { break }
+            if nextPoint >= Self.maxGridPoints {
+                throw StreamFallback(description: "more than \(Self.maxGridPoints) grid points")
+            }
+            var valid = true
+            var offset = 0
+            row.withUnsafeMutableBufferPointer { r in
+                for s in streams.indices {
+                    if !streams[s].sample(at: t, into: r, offset: offset) { valid = false }
+                    offset += streams[s].channels
+                }
+                for (m, axes) in magnitudes.enumerated() {
+                    var sum = 0.0
+                    for a in axes {
+                        let v = Double(r[a])
+                        sum += v * v
+                    }
+                    r[base + m] = Float(sum.squareRoot())
+                }
+            }
+            gridRows.append(contentsOf: row)
+            let k = nextPoint
+            nextPoint += 1
+            if valid {
+                if runStart == nil { runStart = k; nextStart = k }
+                while nextStart + T <= k + 1 {
+                    pending.append(nextStart)
+                    nextStart += windowPlan.stride
+                }
+            } else {
+                runStart = nil
+                invalidPoints += 1
+                if previousValid { gaps += 1 }
+            }
+            previousValid = valid
+        }
+        trimGrid()
+        for s in streams.indices { streams[s].trim() }
+    }
+
+    /// Drops grid rows no window can still need.
+    private func trimGrid() {
+        var keep = nextPoint
+        if let p = pending.first { keep = Swift.min(keep, p) }
+        if runStart != nil { keep = Swift.min(keep, nextStart) }
+        let drop = keep - gridBase
+        if drop > 0 && drop * C >= Swift.max(1 << 16, gridRows.count / 2) {
+            gridRows.removeFirst(drop * C)
+            gridBase = keep
+        }
+    }
+
+    // MARK: - Labels and output
+
+    /// Labels the first `count` pending windows and moves the kept ones to the output.
+    private func label(count: Int, writer: RecordWriter) throws {
+        guard count > 0 else { return }
+        let starts = Array(pending[0..<count])
+        pending.removeFirst(count)
+        var keptStarts: [Int]
+        var classIds: [Int64]
+        if let aligner {
+            let a = starts[0]
+            let span = starts[count - 1] + T - a
+            let track = fixedTrack ?? LabelTrack(names: eventNames, times: eventTimes, labels: eventLabels)
+            let t0 = self.t0!, rate = self.rate
+            let labelled = aligner.label(track: track, gridCount: span, gridTime: { t0 + Double(a + $0) / rate },
+                                         starts: starts.map { $0 - a }, length: T)
+            keptStarts = labelled.kept.map { starts[$0] }
+            classIds = labelled.classIds
+            windowsDropped.add(labelled.dropped)
+            labelledThrough = Swift.max(labelledThrough, time(starts[count - 1] + T - 1))
+            if fixedTrack == nil { trimEvents() }
+        } else {
+            keptStarts = starts
+            classIds = [Int64](repeating: -1, count: count)
+        }
+        for (w, s) in keptStarts.enumerated() {
+            let from = (s - gridBase) * C
+            out.x.append(contentsOf: gridRows[from..<(from + T * C)])
+            out.startTimes.append(time(s))
+            out.y.append(classIds[w])
+            if out.count == RecordStore.blockWindows { try flush(writer: writer) }
+        }
+        trimGrid()
+    }
+
+    /// Drops label events before the earliest time a window can still cover, except the last
+    /// of them (the label in force there).
+    private func trimEvents() {
+        var earliest = nextPoint
+        if let p = pending.first { earliest = Swift.min(earliest, p) }
+        if runStart != nil { earliest = Swift.min(earliest, nextStart) }
+        let horizon = time(earliest)
+        var n = 0
+        while n + 1 < eventTimes.count && eventTimes[n + 1] <= horizon { n += 1 }
+        if n >= 1024 {
+            eventTimes.removeFirst(n)
+            eventLabels.removeFirst(n)
+        }
+    }
+
+    /// Features and moments of the output block, then the block into the record file.
+    private func flush(writer: RecordWriter) throws {
+        guard out.count > 0 else { return }
+        if let featurePlan, let extractor {
+            out.features = [Float](repeating: 0, count: out.count * featurePlan.count)
+            let n = out.count
+            out.x.withUnsafeBufferPointer { x in
+                out.features.withUnsafeMutableBufferPointer { f in extractor.extract(windows: x, count: n, into: f) }
+            }
+        }
+        if isTrain {
+            var m = xMoments ?? RunningMoments(columns: C)
+            m.combine(RunningMoments.of(out.x, columns: C))
+            xMoments = m
+            if featurePlan != nil {
+                var f = featureMoments ?? RunningMoments(columns: out.featureCount)
+                f.combine(RunningMoments.of(out.features, columns: out.featureCount))
+                featureMoments = f
+            }
+        }
+        try writer.append(out)
+        out = WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0)
+    }
+}
+
+/// The samples of one kept stream that can still bracket a grid point, with global indices.
+struct _StreamBuffer {
+    let channels: Int
+    let method: ResampleMethod
+    let maxGapS: Double
+    /// Global index of `times[0]`.
+    var base = 0
+    var times: [Double] = []
+    var values: [[Double]]
+    var finished = false
+    var firstTime: Double?
+    var duplicates = 0
+    /// Samples (global count) with time ≤ the last grid time asked for.
+    var atOrBefore = 0
+
+    init(channels: Int, method: ResampleMethod, maxGapS: Double) {
+        self.channels = channels
+        self.method = method
+        self.maxGapS = maxGapS
+        values = Array(repeating: [], count: channels)
+    }
+
+    /// Samples received (after removing duplicates).
+    var total: Int { base + times.count }
+    var lastTime: Double { times.last! }
+
+    /// The time of the latest sample that can no longer change: all of them once the file has
+    /// ended, else all but the last (a later one with the same time would replace it).
+    var lastSettledTime: Double? {
+        let settled = finished ? times.count : times.count - 1
+        return settled >= 1 ? times[settled - 1] : nil
+    }
+
+    /// Appends samples in file order: equal times replace the previous sample (counted);
+    /// decreasing times are whole processing's error.
+    mutating func append(_ raw: RawStream) throws {
+        for j in 0..<raw.count {
+            let t = raw.times[j]
+            if let last = times.last {
+                if t < last { throw StreamFallback(description: "decreasing time") }
+                if t == last {
+                    for c in 0..<channels { values[c][values[c].count - 1] = raw.channels[c][j] }
+                    duplicates += 1
+                    continue
+                }
+            } else if firstTime == nil {
+                firstTime = t
+            }
+            times.append(t)
+            for c in 0..<channels { values[c].append(raw.channels[c][j]) }
+        }
+    }
+
+    /// Writes the stream's channels at grid time `t` to `row[offset...]`, exactly as
+    /// `_ResampleKernels.resample` does; returns whether the bracketing interval is within
+    /// `maxGapS`. Grid times must be asked for in ascending order.
+    @inline(__always)
+    mutating func sample(at t: Double, into row: UnsafeMutableBufferPointer<Float>, offset: Int) -> Bool {
+        let n = total
+        while atOrBefore < n && times[atOrBefore - base] <= t { atOrBefore += 1 }
+        let i = Swift.min(Swift.max(atOrBefore - 1, 0), n - 2)
+        let ti = times[i - base], tj = times[i + 1 - base]
+        let valid = !(tj - ti > maxGapS)
+        switch method {
+        case .linear:
+            let sinceLeft = t - ti
+            let interval = tj - ti
+            for c in 0..<channels {
+                let vi = values[c][i - base]
+                row[offset + c] = Float(vi + (values[c][i + 1 - base] - vi) * sinceLeft / interval)
+            }
+        case .nearest:
+            let k = (t - ti) <= (tj - t) ? i : i + 1
+            for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
+        case .previous:
+            let k = Swift.max(atOrBefore - 1, 0)
+            for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
+        }
+        return valid
+    }
+
+    /// Drops samples before the earliest one a later grid point can use.
+    mutating func trim() {
+        let keep = Swift.max(0, Swift.min(atOrBefore - 1, total - 2))
+        let drop = keep - base
+        guard drop >= 4096 && drop >= times.count / 2 else { return }
+        times.removeFirst(drop)
+        for c in 0..<channels { values[c].removeFirst(drop) }
+        base = keep
+    }
+}

@@ -38,12 +38,10 @@ final class StreamingRecording {
     /// timestamps are nearly always wrong, and whole processing names them.
     static let maxGridPoints = Int(Int32.max)
 
-    /// Whether `source` can be streamed: every file a MotionCollector file, no `sort: true`
-    /// (that needs a whole stream) and no anti-aliasing (whose filter needs the whole stream's
-    /// median interval).
+    /// Whether `source` can be streamed: every file a MotionCollector file, and no `sort: true`
+    /// (which needs a whole stream in memory).
     static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool {
-        guard !spec.resample.antialias else { return false }
-        return source.files.allSatisfy { f in
+        source.files.allSatisfy { f in
             let input = spec.inputs[f.inputIndex]
             return input.type == .motioncollector && !input.sort
         }
@@ -126,16 +124,64 @@ final class StreamingRecording {
 
     private func time(_ k: Int) -> Double { t0! + Double(k) / rate }
 
+    private func openReader(_ file: InputFile) throws -> IngestBlockReader {
+        let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+        return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
+                                              keep: keep, blockBytes: blockBytes)
+    }
+
+    /// The layout stream `raw` of `file` is, if it is kept.
+    private func streamIndex(_ raw: RawStream, _ file: InputFile) -> Int? {
+        layout.sensors.firstIndex { $0.inputIndex == file.inputIndex && $0.name == raw.name }
+    }
+
+    /// With `antialias`, designs each stream's filter from its exact median sampling interval
+    /// (after SPEC §3.5's time rules), found in extra passes over the files that keep only
+    /// counts (`StreamingMedian`), as `Antialias.apply` does from the whole stream.
+    private func designFilters(isCancelled: () -> Bool) throws {
+        guard spec.resample.antialias else { return }
+        var medians = streams.map { _ in StreamingMedian() }
+        while medians.contains(where: { $0.needsPass }) {
+            var last = [Double?](repeating: nil, count: streams.count)
+            var owner = [Int?](repeating: nil, count: streams.count)
+            for (r, file) in source.files.enumerated() {
+                let reader = try openReader(file)
+                while let block = try reader.next() {
+                    if isCancelled() { throw RunInterrupted(message: "") }
+                    for raw in block.streams {
+                        guard let s = streamIndex(raw, file) else { continue }
+                        if let o = owner[s], o != r { throw StreamFallback(description: "stream `\(raw.name)` in two files") }
+                        owner[s] = r
+                        var previous = last[s]
+                        for t in raw.times {
+                            if let p = previous {
+                                if t < p { throw StreamFallback(description: "decreasing time") }
+                                if t == p { continue }
+                                medians[s].add(t - p)
+                            }
+                            previous = t
+                        }
+                        last[s] = previous
+                    }
+                }
+            }
+            for s in medians.indices where medians[s].needsPass { medians[s].endPass() }
+        }
+        for s in streams.indices {
+            if let f = Antialias.lowPass(medianInterval: medians[s].median, rateHz: rate) {
+                streams[s].filter = StreamingRunFilter(filter: f, channels: streams[s].channels, maxGapS: streams[s].maxGapS)
+            }
+        }
+    }
+
     /// Streams the recording into a record file at `recordPath`.
     func run(inputs: [InputEntry], recordPath: String, pipelineSHA256: String,
              isCancelled: () -> Bool) throws -> RecordingRecord {
+        try designFilters(isCancelled: isCancelled)
         let writer = try RecordWriter(path: recordPath)
         var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
         for file in source.files {
-            let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
-            let reader = try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
-                                                        keep: keep, blockBytes: blockBytes)
-            readers.append((reader, file, false, nil))
+            readers.append((try openReader(file), file, false, nil))
         }
         while true {
             // The file furthest behind in time (one that gave no sample yet first).
@@ -154,7 +200,7 @@ final class StreamingRecording {
                 readers[r].done = true
                 rowsDropped.add(readers[r].reader.rowsDropped)
                 warnings += readers[r].reader.warnings
-                for s in streams.indices where streamFile[s] == r { streams[s].finished = true }
+                for s in streams.indices where streamFile[s] == r { streams[s].finish() }
             }
             try label(count: ready, writer: writer)
             try emit(final: false, writer: writer)
@@ -170,6 +216,11 @@ final class StreamingRecording {
             try emit(final: true, writer: writer)
             try label(count: pending.count, writer: writer)
             try flush(writer: writer)
+        }
+        for (s, sensor) in layout.sensors.enumerated() {
+            if let f = streams[s].filter, f.unfilteredRuns > 0 {
+                warnings.append("\(source.name): \(f.unfilteredRuns) run(s) of \(sensor.name) between gaps had \(f.filter.padLength) samples or fewer and were left unfiltered")
+            }
         }
         let duplicates = streams.reduce(0) { $0 + $1.duplicates }
         if duplicates > 0 { rowsDropped["duplicate_time", default: 0] += duplicates }
@@ -188,7 +239,7 @@ final class StreamingRecording {
     private func take(_ block: IngestBlock, from reader: Int, file: InputFile, progress: inout Double?) throws {
         rowsRead += block.rowsRead
         for raw in block.streams {
-            guard let s = layout.sensors.firstIndex(where: { $0.inputIndex == file.inputIndex && $0.name == raw.name }) else { continue }
+            guard let s = streamIndex(raw, file) else { continue }
             if let owner = streamFile[s], owner != reader {
                 throw StreamFallback(description: "stream `\(raw.name)` in two files")
             }
@@ -227,7 +278,7 @@ final class StreamingRecording {
     /// Computes every grid point that the samples so far settle (all of them when `final`).
     private func emit(final: Bool, writer: RecordWriter) throws {
         if t0 == nil {
-            guard streams.allSatisfy({ $0.total > 0 }) else { return }
+            guard streams.allSatisfy({ $0.firstTime != nil }) else { return }
             t0 = streams.map { $0.firstTime! }.max()!
         }
         var limit = Double.infinity
@@ -377,6 +428,10 @@ final class StreamingRecording {
 }
 
 /// The samples of one kept stream that can still bracket a grid point, with global indices.
+///
+/// Samples arrive in file order. The newest stays open (a later one with the same time replaces
+/// it, SPEC §3.5) until a later time settles it; settled samples go through the anti-aliasing
+/// filter when the stream has one, and then into `times` / `values`.
 struct _StreamBuffer {
     let channels: Int
     let method: ResampleMethod
@@ -385,47 +440,66 @@ struct _StreamBuffer {
     var base = 0
     var times: [Double] = []
     var values: [[Double]]
+    /// True once the stream's file has ended and every sample is in `times`.
     var finished = false
     var firstTime: Double?
     var duplicates = 0
     /// Samples (global count) with time ≤ the last grid time asked for.
     var atOrBefore = 0
+    var filter: StreamingRunFilter?
+    private var openTime: Double?
+    private var openValues: [Double]
 
     init(channels: Int, method: ResampleMethod, maxGapS: Double) {
         self.channels = channels
         self.method = method
         self.maxGapS = maxGapS
         values = Array(repeating: [], count: channels)
+        openValues = [Double](repeating: 0, count: channels)
     }
 
-    /// Samples received (after removing duplicates).
+    /// Settled samples so far (all of them once `finished`).
     var total: Int { base + times.count }
     var lastTime: Double { times.last! }
 
-    /// The time of the latest sample that can no longer change: all of them once the file has
-    /// ended, else all but the last (a later one with the same time would replace it).
-    var lastSettledTime: Double? {
-        let settled = finished ? times.count : times.count - 1
-        return settled >= 1 ? times[settled - 1] : nil
-    }
+    /// The time of the latest settled sample.
+    var lastSettledTime: Double? { times.last }
 
     /// Appends samples in file order: equal times replace the previous sample (counted);
     /// decreasing times are whole processing's error.
     mutating func append(_ raw: RawStream) throws {
         for j in 0..<raw.count {
             let t = raw.times[j]
-            if let last = times.last {
-                if t < last { throw StreamFallback(description: "decreasing time") }
-                if t == last {
-                    for c in 0..<channels { values[c][values[c].count - 1] = raw.channels[c][j] }
+            if let open = openTime {
+                if t < open { throw StreamFallback(description: "decreasing time") }
+                if t == open {
+                    for c in 0..<channels { openValues[c] = raw.channels[c][j] }
                     duplicates += 1
                     continue
                 }
+                settle()
             } else if firstTime == nil {
                 firstTime = t
             }
-            times.append(t)
-            for c in 0..<channels { values[c].append(raw.channels[c][j]) }
+            openTime = t
+            for c in 0..<channels { openValues[c] = raw.channels[c][j] }
+        }
+    }
+
+    /// The stream's file has ended: settles the open sample and drains the filter.
+    mutating func finish() {
+        if openTime != nil { settle() }
+        openTime = nil
+        if filter != nil { filter!.finish(outTimes: &times, outValues: &values) }
+        finished = true
+    }
+
+    private mutating func settle() {
+        if filter != nil {
+            filter!.push(time: openTime!, values: openValues, outTimes: &times, outValues: &values)
+        } else {
+            times.append(openTime!)
+            for c in 0..<channels { values[c].append(openValues[c]) }
         }
     }
 

@@ -26,9 +26,7 @@ public enum Antialias {
     ///   they had 15 samples or fewer (scipy's pad length for this filter).
     /// - Complexity: O(samples × channels).
     public static func apply(_ stream: SensorStream, rateHz: Double, maxGapS: Double) throws -> (stream: SensorStream, unfilteredRuns: Int) {
-        let median = medianInterval(stream.times)
-        guard median > 0 && median < 0.9 / rateHz else { return (stream, 0) }
-        let filter = Butterworth.lowPass(order: 4, cutoffHz: 0.4 * rateHz, sampleRateHz: 1 / median)
+        guard let filter = lowPass(medianInterval: medianInterval(stream.times), rateHz: rateHz) else { return (stream, 0) }
         var out = stream
         var unfiltered = 0
         let t = stream.times

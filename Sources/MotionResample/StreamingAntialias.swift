@@ -1,0 +1,300 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Antialias {
+    /// The filter SPEC §4 prescribes for a stream with median sampling interval `median`, or nil
+    /// when the stream is not sampled fast enough to need one (median ≥ 0.9 / rateHz, or no
+    /// interval at all).
+    public static func lowPass(medianInterval median: Double, rateHz: Double) -> Butterworth? {
+        guard median > 0 && median < 0.9 / rateHz else { return nil }
+        return Butterworth.lowPass(order: 4, cutoffHz: 0.4 * rateHz, sampleRateHz: 1 / median)
+    }
+}
+
+/// `Antialias.apply` for a stream that arrives a sample at a time (issue 8, streamed recordings):
+/// the same runs between gaps, the same odd padding and steady-state initial conditions, the
+/// forward pass carried exactly from sample to sample.
+///
+/// The backward pass needs a run's end. When a run ends (a gap, or the end of the stream) its
+/// unsent samples are finished exactly as `Butterworth.filtfilt` would. Inside a run longer than
+/// `overlap + chunk` samples, the samples more than `overlap` behind the newest are sent early:
+/// their backward pass starts at the newest sample from the steady state there instead of at
+/// the run's end. The difference decays like the filter's slowest pole to the power `overlap`,
+/// which is chosen so that it is below 2⁻⁶⁰ of the signal: the values then match whole
+/// processing within float32 rounding (SPEC allows no more; issue 8 allows exactly this).
+public struct StreamingRunFilter: Sendable {
+    public let filter: Butterworth
+    public let channels: Int
+    public let maxGapS: Double
+    /// Samples kept behind the newest before a sample is sent mid-run.
+    public let overlap: Int
+    /// Samples sent at a time mid-run (amortises the backward pass over the overlap).
+    let chunk: Int
+    let pad: Int
+    private let zi: [(Double, Double)]
+
+    /// Runs that had `pad` (15) samples or fewer and were left unfiltered.
+    public private(set) var unfilteredRuns = 0
+
+    // The current run: buffered samples from run index `bufferStart`.
+    private var runCount = 0
+    private var bufferStart = 0
+    private var emitted = 0
+    private var lastTime = 0.0
+    private var times: [Double] = []
+    private var raw: [[Double]]
+    private var forward: [[Double]]
+    private var started = false
+    /// Forward state per channel and section.
+    private var state: [[(Double, Double)]]
+
+    public init(filter: Butterworth, channels: Int, maxGapS: Double) {
+        self.filter = filter
+        self.channels = channels
+        self.maxGapS = maxGapS
+        pad = filter.padLength
+        zi = filter.stepInitialState()
+        var r = 0.0
+        for s in filter.sections { r = Swift.max(r, s.a2.squareRoot()) }
+        overlap = r > 0 && r < 1 ? Int((-60 * log(2.0) / log(r)).rounded(.up)) + 2 * pad : 1 << 16
+        chunk = Swift.max(4096, overlap)
+        raw = Array(repeating: [], count: channels)
+        forward = Array(repeating: [], count: channels)
+        state = Array(repeating: [], count: channels)
+    }
+
+    /// Takes the next sample (times strictly increasing); filtered samples that are ready are
+    /// appended to `outTimes` / `outValues` in order.
+    public mutating func push(time t: Double, values: [Double], outTimes: inout [Double], outValues: inout [[Double]]) {
+        if runCount > 0 && t - lastTime > maxGapS { endRun(outTimes: &outTimes, outValues: &outValues) }
+        times.append(t)
+        for c in 0..<channels { raw[c].append(values[c]) }
+        runCount += 1
+        lastTime = t
+        if !started {
+            if runCount == pad + 1 { start() }
+        } else {
+            for c in 0..<channels { forward[c].append(step(values[c], &state[c])) }
+        }
+        if started && runCount - emitted >= overlap + chunk { sendEarly(outTimes: &outTimes, outValues: &outValues) }
+    }
+
+    /// Ends the stream: finishes the current run exactly.
+    public mutating func finish(outTimes: inout [Double], outValues: inout [[Double]]) {
+        if runCount > 0 { endRun(outTimes: &outTimes, outValues: &outValues) }
+    }
+
+    /// One sample through every section (direct form II transposed), updating `z`. Section by
+    /// section over a whole array (`Butterworth.filter`) does the same operations per section.
+    @inline(__always)
+    private func step(_ x: Double, _ z: inout [(Double, Double)]) -> Double {
+        var v = x
+        for s in 0..<filter.sections.count {
+            let sec = filter.sections[s]
+            let y = sec.b0 * v + z[s].0
+            z[s].0 = sec.b1 * v - sec.a1 * y + z[s].1
+            z[s].1 = sec.b2 * v - sec.a2 * y
+            v = y
+        }
+        return v
+    }
+
+    private func scaledState(_ x0: Double) -> [(Double, Double)] { zi.map { ($0.0 * x0, $0.1 * x0) } }
+
+    /// The run reached `pad + 1` samples: run the forward pass over the odd extension before it
+    /// and the samples so far.
+    private mutating func start() {
+        started = true
+        for c in 0..<channels {
+            let x = raw[c]
+            let x0 = x[0]
+            let e0 = 2 * x0 - x[pad]
+            var z = scaledState(e0)
+            for i in 0..<pad { _ = step(2 * x0 - x[pad - i], &z) }
+            forward[c] = x.map { step($0, &z) }
+            state[c] = z
+        }
+    }
+
+    /// Sends the samples more than `overlap` behind the newest, their backward pass started at
+    /// the newest sample.
+    private mutating func sendEarly(outTimes: inout [Double], outValues: inout [[Double]]) {
+        let last = runCount - 1
+        let end = runCount - overlap
+        for c in 0..<channels {
+            var z = scaledState(forward[c][last - bufferStart])
+            var out = [Double](repeating: 0, count: end - emitted)
+            var i = last
+            while i >= emitted {
+                let y = step(forward[c][i - bufferStart], &z)
+                if i < end { out[i - emitted] = y }
+                i -= 1
+            }
+            outValues[c].append(contentsOf: out)
+        }
+        outTimes.append(contentsOf: times[(emitted - bufferStart)..<(end - bufferStart)])
+        emitted = end
+        // Keep the unsent samples, and the last pad + 1 raw ones for the end's extension.
+        let keep = Swift.min(emitted, runCount - pad - 1)
+        let drop = keep - bufferStart
+        if drop > 0 {
+            times.removeFirst(drop)
+            for c in 0..<channels {
+                raw[c].removeFirst(drop)
+                forward[c].removeFirst(drop)
+            }
+            bufferStart = keep
+        }
+    }
+
+    /// Finishes the current run: exact `filtfilt` for its unsent samples (or the raw samples of
+    /// a run too short to filter).
+    private mutating func endRun(outTimes: inout [Double], outValues: inout [[Double]]) {
+        let n = runCount
+        if !started {
+            unfilteredRuns += 1
+            outTimes.append(contentsOf: times)
+            for c in 0..<channels { outValues[c].append(contentsOf: raw[c]) }
+        } else {
+            for c in 0..<channels {
+                let x = raw[c]
+                let xl = x[n - 1 - bufferStart]
+                var z = state[c]
+                var tail = [Double](repeating: 0, count: pad)
+                for i in 0..<pad { tail[i] = step(2 * xl - x[n - 2 - i - bufferStart], &z) }
+                var back = scaledState(tail[pad - 1])
+                for i in stride(from: pad - 1, through: 0, by: -1) { _ = step(tail[i], &back) }
+                var out = [Double](repeating: 0, count: n - emitted)
+                var i = n - 1
+                while i >= emitted {
+                    out[i - emitted] = step(forward[c][i - bufferStart], &back)
+                    i -= 1
+                }
+                outValues[c].append(contentsOf: out)
+            }
+            outTimes.append(contentsOf: times[(emitted - bufferStart)...])
+        }
+        runCount = 0
+        bufferStart = 0
+        emitted = 0
+        started = false
+        times.removeAll(keepingCapacity: true)
+        for c in 0..<channels {
+            raw[c].removeAll(keepingCapacity: true)
+            forward[c].removeAll(keepingCapacity: true)
+        }
+    }
+}
+
+/// The exact median of a long sequence of positive doubles fed in several identical passes,
+/// in bounded memory (issue 8: a streamed stream's median sampling interval, which designs its
+/// anti-aliasing filter). Each pass narrows the middle rank(s) to the values sharing a 20-bit
+/// longer prefix of their bit pattern (positive doubles order like their bits), or, once few
+/// enough values share it, collects and sorts them. Usually two or three passes.
+public struct StreamingMedian: Sendable {
+    static let digitBits = 20
+    /// Most values collected for one rank.
+    static let collectLimit = 1 << 22
+
+    private struct Target: Sendable {
+        var rank: Int
+        var prefix: UInt64 = 0
+        var bits = 0
+        var collecting = false
+        var histogram: [UInt32] = []
+        var collected: [Double] = []
+        var value: Double?
+    }
+
+    private var passes = 0
+    private var count = 0
+    private var seen = 0
+    private var targets: [Target] = []
+    private var firstHistogram = [UInt32](repeating: 0, count: 1 << 20)
+
+    public init() {}
+
+    /// Whether another pass is needed.
+    public var needsPass: Bool { passes == 0 || targets.contains { $0.value == nil } }
+
+    /// The median once `needsPass` is false (0 when no value was fed, as `Antialias.medianInterval`).
+    public var median: Double {
+        guard count > 0 else { return 0 }
+        let v = targets.map { $0.value! }
+        return v.count == 1 ? v[0] : (v[0] + v[1]) / 2
+    }
+
+    /// Feeds one value of the current pass (every pass must feed the same values).
+    @inline(__always)
+    public mutating func add(_ v: Double) {
+        let u = v.bitPattern
+        if passes == 0 {
+            count += 1
+            firstHistogram[Int(u >> UInt64(64 - Self.digitBits))] &+= 1
+            return
+        }
+        for k in targets.indices where targets[k].value == nil {
+            let bits = targets[k].bits
+            guard u >> UInt64(64 - bits) == targets[k].prefix else { continue }
+            if targets[k].collecting {
+                targets[k].collected.append(v)
+            } else {
+                let digit = Swift.min(Self.digitBits, 64 - bits)
+                let shift = 64 - bits - digit
+                targets[k].histogram[Int((u >> UInt64(shift)) & ((1 << UInt64(digit)) - 1))] &+= 1
+            }
+        }
+    }
+
+    /// Ends a pass.
+    public mutating func endPass() {
+        if passes == 0 {
+            passes = 1
+            guard count > 0 else { return }
+            let ranks = count % 2 == 1 ? [count / 2] : [count / 2 - 1, count / 2]
+            for r in ranks {
+                var t = Target(rank: r)
+                narrow(&t, histogram: firstHistogram, digit: Self.digitBits)
+                targets.append(t)
+            }
+            firstHistogram = []
+            return
+        }
+        passes += 1
+        for k in targets.indices where targets[k].value == nil {
+            if targets[k].collecting {
+                targets[k].collected.sort()
+                targets[k].value = targets[k].collected[targets[k].rank]
+                targets[k].collected = []
+            } else {
+                let h = targets[k].histogram
+                narrow(&targets[k], histogram: h, digit: Swift.min(Self.digitBits, 64 - targets[k].bits))
+            }
+        }
+    }
+
+    /// Picks the bucket of `t.rank` in `histogram` (the values sharing `t.prefix`, by their next
+    /// `digit` bits) and prepares the next pass.
+    private func narrow(_ t: inout Target, histogram: [UInt32], digit: Int) {
+        var below = 0
+        var d = 0
+        while below + Int(histogram[d]) <= t.rank {
+            below += Int(histogram[d])
+            d += 1
+        }
+        let inBucket = Int(histogram[d])
+        t.rank -= below
+        t.prefix = (t.prefix << UInt64(digit)) | UInt64(d)
+        t.bits += digit
+        if t.bits == 64 {
+            t.value = Double(bitPattern: t.prefix)
+        } else if inBucket <= Self.collectLimit {
+            t.collecting = true
+            t.collected.reserveCapacity(inBucket)
+            t.histogram = []
+        } else {
+            t.histogram = [UInt32](repeating: 0, count: 1 << Swift.min(Self.digitBits, 64 - t.bits))
+        }
+    }
+}

@@ -194,8 +194,8 @@ public struct StreamingRunFilter: Sendable {
 /// enough values share it, collects and sorts them. Usually two or three passes.
 public struct StreamingMedian: Sendable {
     static let digitBits = 20
-    /// Most values collected for one rank.
-    static let collectLimit = 1 << 22
+    /// Most values collected for one rank (4 Mi values, 32 MiB) before narrowing further.
+    let collectLimit: Int
 
     private struct Target: Sendable {
         var rank: Int
@@ -213,7 +213,9 @@ public struct StreamingMedian: Sendable {
     private var targets: [Target] = []
     private var firstHistogram = [UInt32](repeating: 0, count: 1 << 20)
 
-    public init() {}
+    public init(collectLimit: Int = 1 << 22) {
+        self.collectLimit = collectLimit
+    }
 
     /// Whether another pass is needed.
     public var needsPass: Bool { passes == 0 || targets.contains { $0.value == nil } }
@@ -289,7 +291,7 @@ public struct StreamingMedian: Sendable {
         t.bits += digit
         if t.bits == 64 {
             t.value = Double(bitPattern: t.prefix)
-        } else if inBucket <= Self.collectLimit {
+        } else if inBucket <= collectLimit {
             t.collecting = true
             t.collected.reserveCapacity(inBucket)
             t.histogram = []

@@ -50,21 +50,6 @@ final class HDF5ChunkAppender {
         }
     }
 
-    /// Appends `count` rows of a 1-D dataset, all equal to `value`.
-    ///
-    /// - Throws: ``HDF5Error`` from storing a chunk.
-    func append<Element: BitwiseCopyable>(repeating value: Element, rows count: Int) throws {
-        precondition(MemoryLayout<Element>.stride == elementSize && elementsPerRow == 1,
-                     "appending repeated \(Element.self) to `\(dataset.name)` (\(elementSize)-byte elements, \(elementsPerRow) per row)")
-        var row = 0
-        while row < count {
-            let take = Swift.min(count - row, chunkRows - rowsInBuffer)
-            _ChunkKernels.fill(value, count: take, into: &buffer, offset: rowsInBuffer * elementSize)
-            try advance(by: take)
-            row += take
-        }
-    }
-
     /// Queues the partial last chunk, if any (zero-padded, with the true row count as extent).
     /// Call once, after the last append; the caller then flushes the queue.
     ///

@@ -23,6 +23,15 @@ public final class HDF5SplitSink: SplitSink {
     private let foldIndex: HDF5ChunkAppender?
     private var counts: [Int]
     private var windows = 0
+    /// Windows gathered until `stageWindows` of them (counted from the file's first window) are
+    /// complete, then written dataset by dataset: the order in which chunks reach the file, and
+    /// so its bytes, then depend only on the windows, not on how appends cut them (a recording
+    /// in one batch, or streamed in blocks, or replayed from a record's blocks).
+    private var stage: WindowBatch
+    private var stageSubject: [Int32] = []
+    private var stageRecording: [Int32] = []
+    private var stageFold: [Int32] = []
+    static let stageWindows = 4096
 
     /// Creates `{directory}/{split}.h5`.
     ///
@@ -35,6 +44,8 @@ public final class HDF5SplitSink: SplitSink {
         relativePath = "\(split).h5"
         self.description = description
         counts = [Int](repeating: 0, count: description.classNames.count)
+        stage = WindowBatch(length: description.windowLength, channelCount: description.channelNames.count,
+                            featureCount: description.featureNames.count)
         let pool = compression ?? HDF5ChunkCompressionPool(threads: 1)
         let queue = HDF5ChunkWriteQueue(pool: pool, maxInFlight: 4 * pool.threads)
         self.queue = queue
@@ -71,18 +82,46 @@ public final class HDF5SplitSink: SplitSink {
     public func append(_ batch: WindowBatch, subjectIndex s: Int32, recordingIndex r: Int32, foldIndex f: Int32?) throws {
         let n = batch.count
         guard n > 0 else { return }
-        try x.append(batch.x, rows: n)
-        try y.append(batch.y, rows: n)
-        if let features { try features.append(batch.features, rows: n) }
-        try subjectIndex.append(repeating: s, rows: n)
-        try recordingIndex.append(repeating: r, rows: n)
-        try startTime.append(batch.startTimes, rows: n)
-        if let foldIndex { try foldIndex.append(repeating: f ?? 0, rows: n) }
+        let tc = batch.length * batch.channelCount, fc = batch.featureCount
+        var start = 0
+        while start < n {
+            let take = Swift.min(n - start, Self.stageWindows - stage.count)
+            let end = start + take
+            stage.x.append(contentsOf: batch.x[(start * tc)..<(end * tc)])
+            stage.y.append(contentsOf: batch.y[start..<end])
+            stage.features.append(contentsOf: batch.features[(start * fc)..<(end * fc)])
+            stage.startTimes.append(contentsOf: batch.startTimes[start..<end])
+            stageSubject.append(contentsOf: repeatElement(s, count: take))
+            stageRecording.append(contentsOf: repeatElement(r, count: take))
+            stageFold.append(contentsOf: repeatElement(f ?? 0, count: take))
+            if stage.count == Self.stageWindows { try writeStage() }
+            start = end
+        }
         for (i, c) in classCounts(batch.y, classes: counts.count).enumerated() { counts[i] += c }
         windows += n
     }
 
+    private func writeStage() throws {
+        let n = stage.count
+        guard n > 0 else { return }
+        try x.append(stage.x, rows: n)
+        try y.append(stage.y, rows: n)
+        if let features { try features.append(stage.features, rows: n) }
+        try subjectIndex.append(stageSubject, rows: n)
+        try recordingIndex.append(stageRecording, rows: n)
+        try startTime.append(stage.startTimes, rows: n)
+        if let foldIndex { try foldIndex.append(stageFold, rows: n) }
+        stage.x.removeAll(keepingCapacity: true)
+        stage.y.removeAll(keepingCapacity: true)
+        stage.features.removeAll(keepingCapacity: true)
+        stage.startTimes.removeAll(keepingCapacity: true)
+        stageSubject.removeAll(keepingCapacity: true)
+        stageRecording.removeAll(keepingCapacity: true)
+        stageFold.removeAll(keepingCapacity: true)
+    }
+
     public func finish() throws -> [WrittenFile] {
+        try writeStage()
         for column in [x, y, features, subjectIndex, recordingIndex, startTime, foldIndex] {
             try column?.finish()
         }

@@ -125,14 +125,4 @@ enum _ChunkKernels {
             }
         }
     }
-
-    /// Fills `count` elements of `buffer` from byte offset `offset` with `value`.
-    static func fill<Element: BitwiseCopyable>(_ value: Element, count: Int, into buffer: inout [UInt8], offset: Int) {
-        let stride = MemoryLayout<Element>.stride
-        precondition(count >= 0 && offset >= 0 && offset + count * stride <= buffer.count,
-                     "filling \(count * stride) bytes at offset \(offset) into a buffer of \(buffer.count)")
-        buffer.withUnsafeMutableBytes { destination in
-            for i in 0..<count { destination.storeBytes(of: value, toByteOffset: offset + i * stride, as: Element.self) }
-        }
-    }
 }

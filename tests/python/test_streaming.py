@@ -1,0 +1,274 @@
+"""Streamed recordings (issue 8): a recording processed a block at a time gives exactly the bytes
+of the same recording processed whole, for every stage option, block size and output type;
+errors are the same; --resume and merge work on streamed records; memory does not grow with a
+recording's length.
+
+`MOTIONPREP_STREAM_BYTES` sets the size from which a recording is streamed (0: every one;
+a huge value: none) and `MOTIONPREP_STREAM_BLOCK_BYTES` the input bytes per block."""
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import BIN, motionprep
+
+WHOLE = {"MOTIONPREP_STREAM_BYTES": str(1 << 60)}
+
+
+def streamed(block):
+    return {"MOTIONPREP_STREAM_BYTES": "0", "MOTIONPREP_STREAM_BLOCK_BYTES": str(block)}
+
+
+def run(pipeline, out, env, *extra, check=True):
+    proc = subprocess.run([BIN, "run", str(pipeline), "--quiet", "--json", "--out", str(out), *extra],
+                          capture_output=True, text=True, env={**os.environ, **env})
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def files(out: Path):
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def roughen(path: Path, seed: int):
+    """Adds what SPEC §3.5 tolerates to a MotionCollector file: duplicate times (last wins),
+    missing values, blank lines, CRLF line ends."""
+    rng = random.Random(seed)
+    lines = path.read_text().split("\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        if not line:
+            continue
+        out.append(line)
+        r = rng.random()
+        f = line.split(",")
+        if r < 0.01 and f[0] in "AG":
+            f2 = list(f)
+            f2[3] = str(float(f2[3]) + 1.0)
+            out.append(",".join(f2))          # same time, new values: replaces the row before
+        elif r < 0.015:
+            out.append("")                    # blank line
+        elif r < 0.02 and f[0] in "AG":
+            f2 = list(f)
+            f2[4] = ""                        # missing value: dropped and counted
+            out.append(",".join(f2))
+    path.write_bytes(("\r\n".join(out) + "\r\n").encode())
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("stream")
+    motionprep("synth", "--out", root / "cur", "--subjects", 4, "--recordings", 1, "--minutes", 3, "--seed", 21)
+    motionprep("synth", "--out", root / "leg", "--subjects", 3, "--recordings", 1, "--minutes", 2, "--seed", 22, "--legacy")
+    for i, p in enumerate(sorted((root / "cur").rglob("*.csv"))):
+        roughen(p, i)
+    # Interval labels for the current-variant recordings.
+    rows = ["recording,start_s,end_s,label"]
+    for p in sorted((root / "cur").rglob("*.csv")):
+        name = p.relative_to(root / "cur").with_suffix("").as_posix()
+        rows += [f"{name},5,40,walk", f"{name},40,70,turn", f"{name},90,150,walk"]
+    (root / "intervals.csv").write_text("\n".join(rows) + "\n")
+    return root
+
+
+PIPELINES = {
+    "antialias-rows-features": """
+inputs: [{type: motioncollector, paths: ["cur/**/*.csv"]}]
+resample: {rate_hz: 50, max_gap_s: 0.2}
+window: {length_s: 2.56, stride_s: 1.28}
+labels: {map: {W: walk, T: turn}, min_fraction: 0.6}
+features: [mean, std, min, max, rms, dominant_freq_hz]
+magnitude: [acc]
+split: {fractions: {train: 0.5, validation: 0.25, test: 0.25}}
+output: {type: hdf5, path: out}
+""",
+    "methods-center-gaps": """
+inputs: [{type: motioncollector, paths: ["cur/**/*.csv"], sensors: [A, G, M]}]
+resample: {rate_hz: 40, method: {default: linear, G: nearest, M: previous}, max_gap_s: {default: 0.03, M: 0.5}, antialias: false}
+window: {length_s: 1.0, stride_s: 0.3}
+labels: {policy: center, map: {W: walk, T: turn}}
+split: {fractions: {train: 0.5, validation: 0.25, test: 0.25}, folds: 2}
+output: {type: hdf5, path: out}
+""",
+    "legacy-markers-pure-shards": """
+inputs: [{type: motioncollector, paths: ["leg/**/*.csv"], sensors: [A, D]}]
+resample: {rate_hz: 25, max_gap_s: 0.3}
+window: {length_s: 2.0, stride_s: 0.5}
+labels: {from: markers, policy: pure, map: {W: walk, T: turn}}
+features: [mean, energy]
+split: {fractions: {train: 0.34, validation: 0.33, test: 0.33}}
+output: {type: shards, path: out, windows_per_shard: 100}
+""",
+    "intervals-unlabelled-classes": """
+inputs: [{type: motioncollector, paths: ["cur/**/*.csv"], sensors: [A]}]
+resample: {rate_hz: 100, antialias: true}
+window: {length_s: 0.64, stride_s: 0.64}
+labels: {from: intervals, path: intervals.csv, classes: [walk]}
+split: {fractions: {train: 0.5, validation: 0.25, test: 0.25}}
+output: {type: hdf5, path: out}
+""",
+    "no-labels": """
+inputs: [{type: motioncollector, paths: ["cur/**/*.csv"], sensors: [G]}]
+resample: {rate_hz: 20}
+window: {length_s: 3.0, stride_s: 1.0}
+split: {fractions: {train: 0.5, validation: 0.25, test: 0.25}}
+output: {type: shards, path: out}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_streamed_equals_whole(data, name):
+    pipeline = data / f"{name}.yaml"
+    pipeline.write_text(f"version: 1\nname: {name}\n" + PIPELINES[name].lstrip())
+    whole = run(pipeline, data / f"{name}-whole", WHOLE)
+    assert json.loads(whole.stdout)["streamed_recordings"] == 0
+    reference = files(data / f"{name}-whole")
+    summary = json.loads(whole.stdout)
+    for block in [97, 4096, 1 << 20]:
+        out = data / f"{name}-stream-{block}"
+        p = run(pipeline, out, streamed(block))
+        s = json.loads(p.stdout)
+        assert s["streamed_recordings"] == s["recordings"] > 0
+        assert {k: v for k, v in s.items() if k not in ("streamed_recordings", "output")} == \
+               {k: v for k, v in summary.items() if k not in ("streamed_recordings", "output")}
+        got = files(out)
+        assert got.keys() == reference.keys()
+        for k in reference:
+            assert got[k] == reference[k], f"{name}, block {block}: {k} differs"
+    assert summary["rows_dropped"].get("duplicate_time", 0) > 0 or "leg" in PIPELINES[name]
+
+
+def test_streamed_with_several_jobs_and_skip(data):
+    """--jobs 1 and --jobs 2 give the same bytes when streaming; a bad recording is skipped with
+    the same error as whole processing gives it."""
+    bad = data / "bad"
+    bad.mkdir(exist_ok=True)
+    lines = (data / "cur/subject01/rec-01.csv").read_bytes().decode().split("\r\n")
+    lines[5000] = "A,,12.5,abc,0,0"
+    (bad / "broken.csv").write_text("\r\n".join(lines))
+    pipeline = data / "skip.yaml"
+    pipeline.write_text("""version: 1
+name: skip
+inputs: [{type: motioncollector, paths: ["cur/**/*.csv", "bad/*.csv"], subject: "{stem}"}]
+resample: {rate_hz: 50}
+window: {length_s: 2.56, stride_s: 1.28}
+labels: {map: {W: walk, T: turn}}
+split: {fractions: {train: 0.5, validation: 0.25, test: 0.25}}
+on_error: skip
+output: {type: hdf5, path: out}
+""")
+    whole = run(pipeline, data / "skip-whole", WHOLE, "--jobs", "1")
+    one = run(pipeline, data / "skip-s1", streamed(5000), "--jobs", "1")
+    two = run(pipeline, data / "skip-s2", streamed(5000), "--jobs", "2")
+    sw, s1, s2 = (json.loads(p.stdout) for p in (whole, one, two))
+    assert sw["skipped"] and sw["skipped"] == s1["skipped"] == s2["skipped"]
+    assert "broken.csv:5001" in sw["skipped"][0]["error"]
+    assert files(data / "skip-whole") == files(data / "skip-s1") == files(data / "skip-s2")
+
+
+def test_errors_are_those_of_whole_processing(data):
+    """A decreasing time (SPEC §3.5) stops the run with the same message and exit code."""
+    bad = data / "order"
+    bad.mkdir(exist_ok=True)
+    lines = (data / "cur/subject02/rec-01.csv").read_bytes().decode().split("\r\n")
+    f = lines[9000].split(",")
+    f[2] = "0.5"
+    lines[9000] = ",".join(f)
+    (bad / "rec.csv").write_text("\r\n".join(lines))
+    pipeline = data / "order.yaml"
+    pipeline.write_text("""version: 1
+name: order
+inputs: [{type: motioncollector, paths: ["order/*.csv"]}]
+resample: {rate_hz: 50}
+window: {length_s: 2.56, stride_s: 1.28}
+output: {type: hdf5, path: out}
+""")
+    a = run(pipeline, data / "order-whole", WHOLE, check=False)
+    b = run(pipeline, data / "order-stream", streamed(4096), check=False)
+    assert a.returncode == b.returncode == 65
+    assert a.stderr == b.stderr and "rec.csv:9001" in a.stderr
+    assert not (data / "order-stream").exists() and not Path(str(data / "order-stream") + ".partial").exists()
+
+
+def test_label_rows_far_out_of_order_fall_back_to_whole(data):
+    """Label rows a block behind the samples around them cannot be streamed exactly: the run says
+    so and processes that recording whole, with the same bytes."""
+    src = (data / "cur/subject03/rec-01.csv").read_bytes().decode().split("\r\n")
+    header, rows = src[0], [r for r in src[1:] if r]
+    # An M row (not kept) labelled T, stamped early, placed near the end of the file.
+    t = float(rows[2000].split(",")[2])
+    rows.insert(len(rows) - 50, f"M,T,{t},1,2,3")
+    d = data / "late"
+    d.mkdir(exist_ok=True)
+    (d / "rec.csv").write_text("\r\n".join([header] + rows) + "\r\n")
+    pipeline = data / "late.yaml"
+    pipeline.write_text("""version: 1
+name: late
+inputs: [{type: motioncollector, paths: ["late/*.csv"], sensors: [A, G]}]
+resample: {rate_hz: 50}
+window: {length_s: 2.56, stride_s: 1.28}
+labels: {map: {W: walk, T: turn}}
+split: {fractions: {train: 1.0, validation: 0.0, test: 0.0}}
+output: {type: hdf5, path: out}
+""")
+    whole = run(pipeline, data / "late-whole", WHOLE)
+    p = subprocess.run([BIN, "run", str(pipeline), "--json", "--out", str(data / "late-stream")],
+                       capture_output=True, text=True, env={**os.environ, **streamed(65536)})
+    assert p.returncode == 0, p.stderr
+    assert "processed whole" in p.stderr and "recording `rec`" in p.stderr
+    assert json.loads(p.stdout)["streamed_recordings"] == 0
+    assert files(data / "late-whole") == files(data / "late-stream")
+
+
+def test_resume_and_merge_with_streamed_records(data):
+    pipeline = data / "antialias-rows-features.yaml"
+    if not pipeline.exists():
+        pipeline.write_text("version: 1\nname: antialias-rows-features\n" + PIPELINES["antialias-rows-features"].lstrip())
+    run(pipeline, data / "rm-ref", WHOLE)
+    reference = files(data / "rm-ref")
+    # Workers stream, merge replays their records a block at a time.
+    parts = []
+    for i in range(2):
+        out = data / f"rm-part{i}"
+        run(pipeline, out, streamed(8192), "--worker", f"{i}/2")
+        parts.append(str(out))
+    motionprep("merge", data / "rm-merged", *parts, "--quiet")
+    assert files(data / "rm-merged") == reference
+    # Kill a streamed run once a record exists, then resume it.
+    out = data / "rm-resume"
+    env = {**os.environ, **streamed(8192)}
+    proc = subprocess.Popen([BIN, "run", str(pipeline), "--jobs", "1", "--quiet", "--out", str(out)],
+                            stderr=subprocess.PIPE, text=True, env=env)
+    records = Path(str(out) + ".partial") / "records"
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        if records.is_dir() and any(p.suffix == ".mprec" for p in records.iterdir()):
+            proc.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.002)
+    proc.communicate()
+    p = run(pipeline, out, streamed(8192), "--resume")
+    if proc.returncode == -signal.SIGKILL:
+        assert json.loads(p.stdout)["resumed_recordings"] >= 1
+    assert files(out) == reference
+
+
+def test_hdf5_values_match_an_independent_reader(data):
+    """The streamed dataset opens in h5py with windows in recording order and the right shapes."""
+    out = data / "antialias-rows-features-stream-4096"
+    if not out.exists():
+        pytest.skip("needs test_streamed_equals_whole")
+    with h5py.File(out / "train.h5") as f:
+        x, t, r = f["x"][...], f["start_time_s"][...], f["recording_index"][...]
+        assert x.shape[1:] == (128, 19) and np.isfinite(x).all()  # A, G, M, D channels + acc_mag
+        for rec in np.unique(r):
+            assert np.all(np.diff(t[r == rec]) > 0)

@@ -490,13 +490,13 @@ struct _StreamBuffer {
     mutating func finish() {
         if openTime != nil { settle() }
         openTime = nil
-        if filter != nil { filter!.finish(outTimes: &times, outValues: &values) }
+        filter?.finish(outTimes: &times, outValues: &values)
         finished = true
     }
 
     private mutating func settle() {
-        if filter != nil {
-            filter!.push(time: openTime!, values: openValues, outTimes: &times, outValues: &values)
+        if let filter {
+            filter.push(time: openTime!, values: openValues, outTimes: &times, outValues: &values)
         } else {
             times.append(openTime!)
             for c in 0..<channels { values[c].append(openValues[c]) }

@@ -23,7 +23,7 @@ extension Antialias {
 /// the run's end. The difference decays like the filter's slowest pole to the power `overlap`,
 /// which is chosen so that it is below 2⁻⁶⁰ of the signal: the values then match whole
 /// processing within float32 rounding (SPEC allows no more; issue 8 allows exactly this).
-public struct StreamingRunFilter: Sendable {
+public final class StreamingRunFilter {
     public let filter: Butterworth
     public let channels: Int
     public let maxGapS: Double
@@ -66,7 +66,7 @@ public struct StreamingRunFilter: Sendable {
 
     /// Takes the next sample (times strictly increasing); filtered samples that are ready are
     /// appended to `outTimes` / `outValues` in order.
-    public mutating func push(time t: Double, values: [Double], outTimes: inout [Double], outValues: inout [[Double]]) {
+    public func push(time t: Double, values: [Double], outTimes: inout [Double], outValues: inout [[Double]]) {
         if runCount > 0 && t - lastTime > maxGapS { endRun(outTimes: &outTimes, outValues: &outValues) }
         times.append(t)
         for c in 0..<channels { raw[c].append(values[c]) }
@@ -81,7 +81,7 @@ public struct StreamingRunFilter: Sendable {
     }
 
     /// Ends the stream: finishes the current run exactly.
-    public mutating func finish(outTimes: inout [Double], outValues: inout [[Double]]) {
+    public func finish(outTimes: inout [Double], outValues: inout [[Double]]) {
         if runCount > 0 { endRun(outTimes: &outTimes, outValues: &outValues) }
     }
 
@@ -104,7 +104,7 @@ public struct StreamingRunFilter: Sendable {
 
     /// The run reached `pad + 1` samples: run the forward pass over the odd extension before it
     /// and the samples so far.
-    private mutating func start() {
+    private func start() {
         started = true
         for c in 0..<channels {
             let x = raw[c]
@@ -119,7 +119,7 @@ public struct StreamingRunFilter: Sendable {
 
     /// Sends the samples more than `overlap` behind the newest, their backward pass started at
     /// the newest sample.
-    private mutating func sendEarly(outTimes: inout [Double], outValues: inout [[Double]]) {
+    private func sendEarly(outTimes: inout [Double], outValues: inout [[Double]]) {
         let last = runCount - 1
         let end = runCount - overlap
         for c in 0..<channels {
@@ -150,7 +150,7 @@ public struct StreamingRunFilter: Sendable {
 
     /// Finishes the current run: exact `filtfilt` for its unsent samples (or the raw samples of
     /// a run too short to filter).
-    private mutating func endRun(outTimes: inout [Double], outValues: inout [[Double]]) {
+    private func endRun(outTimes: inout [Double], outValues: inout [[Double]]) {
         let n = runCount
         if !started {
             unfilteredRuns += 1

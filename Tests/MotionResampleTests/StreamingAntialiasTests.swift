@@ -78,7 +78,7 @@ import Testing
     }
 
     func streamed(_ s: SensorStream, filter: Butterworth, maxGapS: Double) -> (values: [[Double]], times: [Double], unfiltered: Int) {
-        var f = StreamingRunFilter(filter: filter, channels: s.channels.count, maxGapS: maxGapS)
+        let f = StreamingRunFilter(filter: filter, channels: s.channels.count, maxGapS: maxGapS)
         var times: [Double] = []
         var values: [[Double]] = Array(repeating: [], count: s.channels.count)
         for i in 0..<s.count {

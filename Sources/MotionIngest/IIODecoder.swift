@@ -88,8 +88,32 @@ public enum IIODecoder {
                        sensor: String) throws -> IIODump {
         let scans = core.scans
         let leftover = core.carry.count
+        var warnings = try endWarnings(totalBytes: core.totalBytes, scans: scans, leftover: leftover, layout: layout,
+                                       displayPath: displayPath, strict: strict)
+        let times: [Double]
+        if layout.timestamp != nil {
+            times = _IIOScanDecoder.seconds(core.nanos)
+            if let i = firstNonIncreasing(core.nanos) {
+                warnings.append(nonMonotonic(displayPath: displayPath, scan: i, scanBytes: layout.scanBytes,
+                                             nanos: core.nanos[i], previous: core.nanos[i - 1]))
+            }
+        } else {
+            let f = layout.samplingFrequencyHz!
+            times = (0..<scans).map { Double($0) / f }
+        }
+        let lines = (0..<scans).map { Int32(clamping: $0) }
+        let stream = RawStream(name: sensor, channelNames: layout.channelNames, channelUnits: layout.channelUnits(core.units),
+                               times: times, channels: core.columns, lines: lines)
+        return IIODump(stream: stream, timestampNanos: core.nanos, scans: scans, scanBytes: layout.scanBytes,
+                       fileBytes: core.totalBytes, leftoverBytes: leftover, warnings: warnings)
+    }
+
+    /// `W_EMPTY_DUMP` and `W_TRUNCATED_TAIL` of a dump that ended after `scans` whole scans and
+    /// `leftover` more bytes; under `strict` a partial scan is an error instead.
+    static func endWarnings(totalBytes: Int, scans: Int, leftover: Int, layout: IIOLayout, displayPath: String,
+                            strict: Bool) throws -> [IIOWarning] {
         var warnings: [IIOWarning] = []
-        if core.totalBytes == 0 {
+        if totalBytes == 0 {
             warnings.append(IIOWarning(code: "W_EMPTY_DUMP", message: "\(displayPath): the dump is empty (W_EMPTY_DUMP)"))
         }
         if leftover > 0 {
@@ -101,22 +125,13 @@ public enum IIODecoder {
             warnings.append(IIOWarning(code: "W_TRUNCATED_TAIL",
                                        message: "\(displayPath): the dump ends with a partial scan: \(leftover) bytes at byte \(at) (scans are \(layout.scanBytes) bytes) were dropped (W_TRUNCATED_TAIL:\(leftover)B)"))
         }
-        let times: [Double]
-        if layout.timestamp != nil {
-            times = _IIOScanDecoder.seconds(core.nanos)
-            if let i = firstNonIncreasing(core.nanos) {
-                warnings.append(IIOWarning(code: "W_TS_NON_MONOTONIC",
-                                           message: "\(displayPath): the timestamp of scan \(i) at byte offset \(i * layout.scanBytes) is not after the previous scan's (\(core.nanos[i]) ns after \(core.nanos[i - 1]) ns) (W_TS_NON_MONOTONIC)"))
-            }
-        } else {
-            let f = layout.samplingFrequencyHz!
-            times = (0..<scans).map { Double($0) / f }
-        }
-        let lines = (0..<scans).map { Int32(clamping: $0) }
-        let stream = RawStream(name: sensor, channelNames: layout.channelNames, channelUnits: layout.channelUnits(core.units),
-                               times: times, channels: core.columns, lines: lines)
-        return IIODump(stream: stream, timestampNanos: core.nanos, scans: scans, scanBytes: layout.scanBytes,
-                       fileBytes: core.totalBytes, leftoverBytes: leftover, warnings: warnings)
+        return warnings
+    }
+
+    /// `W_TS_NON_MONOTONIC` for scan `scan`, whose timestamp `nanos` is not after `previous`.
+    static func nonMonotonic(displayPath: String, scan: Int, scanBytes: Int, nanos: Int64, previous: Int64) -> IIOWarning {
+        IIOWarning(code: "W_TS_NON_MONOTONIC",
+                   message: "\(displayPath): the timestamp of scan \(scan) at byte offset \(scan * scanBytes) is not after the previous scan's (\(nanos) ns after \(previous) ns) (W_TS_NON_MONOTONIC)")
     }
 
     /// The first index whose value is not above its predecessor's.

@@ -38,12 +38,12 @@ final class StreamingRecording {
     /// timestamps are nearly always wrong, and whole processing names them.
     static let maxGridPoints = Int(Int32.max)
 
-    /// Whether `source` can be streamed: every file a MotionCollector file, and no `sort: true`
-    /// (which needs a whole stream in memory).
+    /// Whether `source` can be streamed: every file a MotionCollector file or an IIO dump, and no
+    /// `sort: true` (which needs a whole stream in memory).
     static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool {
         source.files.allSatisfy { f in
             let input = spec.inputs[f.inputIndex]
-            return input.type == .motioncollector && !input.sort
+            return (input.type == .motioncollector || input.type == .iio) && !input.sort
         }
     }
 
@@ -124,15 +124,29 @@ final class StreamingRecording {
 
     private func time(_ k: Int) -> Double { t0! + Double(k) / rate }
 
-    private func openReader(_ file: InputFile) throws -> IngestBlockReader {
-        let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
-        return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
-                                              keep: keep, blockBytes: blockBytes)
+    /// A block reader for `file`, or nil for an IIO dump of an input with no kept stream (whole
+    /// processing does not read those either).
+    private func openReader(_ file: InputFile) throws -> IngestBlockReader? {
+        let input = spec.inputs[file.inputIndex]
+        switch input.type {
+        case .iio:
+            guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { return nil }
+            let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path)
+            guard iio.channelNames == sensor.channelNames && iio.channelUnits(spec.units) == sensor.channelUnits else {
+                throw StreamFallback(description: "\(file.path): its layout's channels differ from the input's first file's")
+            }
+            return try IIOBlockReader(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
+                                      strict: input.strict, sensor: input.sensor ?? PathText.stem(file.path), blockBytes: blockBytes)
+        default:
+            let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+            return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
+                                                  keep: keep, blockBytes: blockBytes)
+        }
     }
 
-    /// The layout stream `raw` of `file` is, if it is kept.
+    /// The layout stream `raw` of `file` is, if it is kept (an unnamed iio stream is `{stem}`).
     private func streamIndex(_ raw: RawStream, _ file: InputFile) -> Int? {
-        layout.sensors.firstIndex { $0.inputIndex == file.inputIndex && $0.name == raw.name }
+        layout.sensors.firstIndex { $0.inputIndex == file.inputIndex && ($0.name == raw.name || $0.name == "{stem}") }
     }
 
     /// With `antialias`, designs each stream's filter from its exact median sampling interval
@@ -145,7 +159,7 @@ final class StreamingRecording {
             var last = [Double?](repeating: nil, count: streams.count)
             var owner = [Int?](repeating: nil, count: streams.count)
             for (r, file) in source.files.enumerated() {
-                let reader = try openReader(file)
+                guard let reader = try openReader(file) else { continue }
                 while let block = try reader.next() {
                     if isCancelled() { throw RunInterrupted(message: "") }
                     for raw in block.streams {
@@ -181,7 +195,7 @@ final class StreamingRecording {
         let writer = try RecordWriter(path: recordPath)
         var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
         for file in source.files {
-            readers.append((try openReader(file), file, false, nil))
+            if let reader = try openReader(file) { readers.append((reader, file, false, nil)) }
         }
         while true {
             // The file furthest behind in time (one that gave no sample yet first).
@@ -199,13 +213,16 @@ final class StreamingRecording {
             } else {
                 readers[r].done = true
                 rowsDropped.add(readers[r].reader.rowsDropped)
-                warnings += readers[r].reader.warnings
+                if let iio = readers[r].reader as? IIOBlockReader, iio.scans == 0 {
+                    throw StreamFallback(description: "\(readers[r].file.path) has no whole scan")
+                }
                 for s in streams.indices where streamFile[s] == r { streams[s].finish() }
             }
             try label(count: ready, writer: writer)
             try emit(final: false, writer: writer)
         }
-        // Every file has ended.
+        // Every file has ended; their warnings in file order, as whole processing lists them.
+        for r in readers { warnings += r.reader.warnings }
         for s in streams.indices where streamFile[s] == nil {
             throw StreamFallback(description: "recording `\(source.name)` has no `\(layout.sensors[s].name)` stream")
         }

@@ -70,6 +70,9 @@ def data(tmp_path_factory):
     motionprep("synth", "--out", root / "leg", "--subjects", 3, "--recordings", 1, "--minutes", 2, "--seed", 22, "--legacy")
     for i, p in enumerate(sorted((root / "cur").rglob("*.csv"))):
         roughen(p, i)
+    motionprep("synth", "--out", root / "iio", "--format", "iio", "--subjects", 2, "--minutes", 2, "--seed", 23)
+    with open(sorted((root / "iio").rglob("*.bin"))[0], "ab") as f:
+        f.write(b"\x01\x02\x03")   # a partial scan: dropped, counted, warned about
     # Interval labels for the current-variant recordings.
     rows = ["recording,start_s,end_s,label"]
     for p in sorted((root / "cur").rglob("*.csv")):
@@ -115,6 +118,21 @@ labels: {from: intervals, path: intervals.csv, classes: [walk]}
 split: {fractions: {train: 0.5, validation: 0.25, test: 0.25}}
 output: {type: hdf5, path: out}
 """,
+    "iio-antialias": """
+inputs: [{type: iio, paths: ["iio/**/*.bin"], layout: "{dirpath}/sysfs", sensor: imu}]
+resample: {rate_hz: 40, max_gap_s: 0.2}
+window: {length_samples: 64, stride_samples: 32}
+features: [mean, std]
+split: {fractions: {train: 0.5, validation: 0.5, test: 0.0}}
+output: {type: hdf5, path: out}
+""",
+    "iio-stem-shards": """
+inputs: [{type: iio, paths: ["iio/**/*.bin"], layout: "{dirpath}/sysfs"}]
+resample: {rate_hz: 100, antialias: false, method: nearest}
+window: {length_samples: 50}
+split: {fractions: {train: 0.5, validation: 0.5, test: 0.0}}
+output: {type: shards, path: out, windows_per_shard: 64}
+""",
     "no-labels": """
 inputs: [{type: motioncollector, paths: ["cur/**/*.csv"], sensors: [G]}]
 resample: {rate_hz: 20}
@@ -140,11 +158,16 @@ def test_streamed_equals_whole(data, name):
         assert s["streamed_recordings"] == s["recordings"] > 0
         assert {k: v for k, v in s.items() if k not in ("streamed_recordings", "output")} == \
                {k: v for k, v in summary.items() if k not in ("streamed_recordings", "output")}
+        assert p.stderr == whole.stderr
         got = files(out)
         assert got.keys() == reference.keys()
         for k in reference:
             assert got[k] == reference[k], f"{name}, block {block}: {k} differs"
-    assert summary["rows_dropped"].get("duplicate_time", 0) > 0 or "leg" in PIPELINES[name]
+    if "cur/" in PIPELINES[name]:
+        assert summary["rows_dropped"].get("duplicate_time", 0) > 0
+    if "iio/" in PIPELINES[name]:
+        assert summary["rows_dropped"] == {"partial_scan": 1}
+        assert "W_TRUNCATED_TAIL:3B" in whole.stderr
 
 
 def test_streamed_with_several_jobs_and_skip(data):

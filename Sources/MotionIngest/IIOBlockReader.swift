@@ -1,0 +1,116 @@
+import MotionCore
+
+/// Reads an IIO buffer dump a block of whole scans at a time (issue 8), with the decoder of
+/// `IIODecoder.decode(path:)`: concatenated, the blocks are its stream, and `warnings`,
+/// `rowsDropped` and `scans` are its dump's once the last block is read.
+public final class IIOBlockReader: IngestBlockReader {
+    private let displayPath: String
+    private let layout: IIOLayout
+    private let strict: Bool
+    private let sensor: String
+    private let chunkBytes: Int
+    private let blockBytes: Int
+    private var fd: Int32
+    private var core: _IIOScanDecoder
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var done = false
+    private var taken = 0
+    private var lastNanos: Int64?
+    private var nonMonotonic: IIOWarning?
+    public private(set) var warnings: [String] = []
+    public private(set) var rowsDropped: [String: Int] = [:]
+    /// Whole scans decoded so far.
+    public var scans: Int { core.scans }
+
+    /// Opens `path` (`.cannotOpen`, 66, as `IIODecoder.decode`); the layout must give a time
+    /// source (`E_NO_TIME`).
+    public init(path: String, displayPath: String, layout: IIOLayout, units: UnitSystem, strict: Bool, sensor: String,
+                blockBytes: Int) throws {
+        try layout.checkTimeSource()
+        switch _Syscalls.openForReading(path) {
+        case .success(let opened): fd = opened
+        case .failure(let e):
+            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
+        }
+        if _Syscalls.describe(fd).isDirectory {
+            _Syscalls.close(fd)
+            let e = _Syscalls.Errno.isDirectory
+            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
+        }
+        self.displayPath = displayPath
+        self.layout = layout
+        self.strict = strict
+        self.sensor = sensor
+        self.blockBytes = Swift.max(1, blockBytes)
+        core = _IIOScanDecoder(layout: layout, units: units)
+        chunkBytes = Swift.max(layout.scanBytes, Swift.min(IIODecoder.readChunkBytes, self.blockBytes) / layout.scanBytes * layout.scanBytes)
+        buffer = .allocate(byteCount: chunkBytes, alignment: 64)
+    }
+
+    deinit {
+        if fd >= 0 { _Syscalls.close(fd) }
+        buffer.deallocate()
+    }
+
+    public func next() throws -> IngestBlock? {
+        guard !done else { return nil }
+        var consumed = 0
+        while consumed < blockBytes {
+            switch _Syscalls.read(fd, into: buffer) {
+            case .success(0):
+                return try last()
+            case .success(let n):
+                core.consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                consumed += n
+            case .failure(let e):
+                throw IngestError(.readFailed(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
+            }
+        }
+        return take()
+    }
+
+    /// The scans decoded since the last block, as a block.
+    private func take() -> IngestBlock {
+        let first = taken
+        let count = core.scans - taken
+        taken = core.scans
+        var columns: [[Double]] = Array(repeating: [], count: core.columns.count)
+        swap(&columns, &core.columns)
+        let times: [Double]
+        if layout.timestamp != nil {
+            let nanos = core.nanos
+            core.nanos = []
+            for (i, ns) in nanos.enumerated() {
+                if nonMonotonic == nil, let p = lastNanos, ns <= p {
+                    nonMonotonic = IIODecoder.nonMonotonic(displayPath: displayPath, scan: first + i, scanBytes: layout.scanBytes,
+                                                           nanos: ns, previous: p)
+                }
+                lastNanos = ns
+            }
+            times = _IIOScanDecoder.seconds(nanos)
+        } else {
+            let f = layout.samplingFrequencyHz!
+            times = (first..<(first + count)).map { Double($0) / f }
+        }
+        let lines = (first..<(first + count)).map { Int32(clamping: $0) }
+        let stream = RawStream(name: sensor, channelNames: layout.channelNames, channelUnits: layout.channelUnits(core.units),
+                               times: times, channels: columns, lines: lines)
+        return IngestBlock(streams: [stream], rowLabels: LabelEvents(), markers: LabelEvents(), rowsRead: count,
+                           bytesRead: core.totalBytes)
+    }
+
+    /// The last block, and the dump's warnings and counts, as `IIODecoder.finish` gives them.
+    private func last() throws -> IngestBlock {
+        done = true
+        _Syscalls.close(fd)
+        fd = -1
+        let block = take()
+        let leftover = core.carry.count
+        var w = try IIODecoder.endWarnings(totalBytes: core.totalBytes, scans: core.scans, leftover: leftover, layout: layout,
+                                           displayPath: displayPath, strict: strict)
+        if leftover > 0 { rowsDropped = ["partial_scan": 1] }
+        if let nonMonotonic { w.append(nonMonotonic) }
+        warnings = layout.warnings.map(\.message) + w.map(\.message)
+        return block
+    }
+}

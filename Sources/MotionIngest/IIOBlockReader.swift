@@ -8,11 +8,8 @@ public final class IIOBlockReader: IngestBlockReader {
     private let layout: IIOLayout
     private let strict: Bool
     private let sensor: String
-    private let chunkBytes: Int
-    private let blockBytes: Int
-    private var fd: Int32
+    private let file: _BlockFile
     private var core: _IIOScanDecoder
-    private var buffer: UnsafeMutableRawBufferPointer
     private var done = false
     private var taken = 0
     private var lastNanos: Int64?
@@ -27,46 +24,20 @@ public final class IIOBlockReader: IngestBlockReader {
     public init(path: String, displayPath: String, layout: IIOLayout, units: UnitSystem, strict: Bool, sensor: String,
                 blockBytes: Int) throws {
         try layout.checkTimeSource()
-        switch _Syscalls.openForReading(path) {
-        case .success(let opened): fd = opened
-        case .failure(let e):
-            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-        }
-        if _Syscalls.describe(fd).isDirectory {
-            _Syscalls.close(fd)
-            let e = _Syscalls.Errno.isDirectory
-            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-        }
         self.displayPath = displayPath
         self.layout = layout
         self.strict = strict
         self.sensor = sensor
-        self.blockBytes = Swift.max(1, blockBytes)
         core = _IIOScanDecoder(layout: layout, units: units)
-        chunkBytes = Swift.max(layout.scanBytes, Swift.min(IIODecoder.readChunkBytes, self.blockBytes) / layout.scanBytes * layout.scanBytes)
-        buffer = .allocate(byteCount: chunkBytes, alignment: 64)
-    }
-
-    deinit {
-        if fd >= 0 { _Syscalls.close(fd) }
-        buffer.deallocate()
+        // Reads of whole scans (at least one scan, about 1 MiB), as `IIODecoder.decode(path:)`.
+        let chunk = Swift.max(layout.scanBytes, Swift.min(IIODecoder.readChunkBytes, blockBytes) / layout.scanBytes * layout.scanBytes)
+        file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: chunk, blockBytes: Swift.max(blockBytes, chunk))
     }
 
     public func next() throws -> IngestBlock? {
         guard !done else { return nil }
-        var consumed = 0
-        while consumed < blockBytes {
-            switch _Syscalls.read(fd, into: buffer) {
-            case .success(0):
-                return try last()
-            case .success(let n):
-                core.consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                consumed += n
-            case .failure(let e):
-                throw IngestError(.readFailed(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-            }
-        }
-        return take()
+        if try file.readBlock({ core.consume($0) }) { return take() }
+        return try last()
     }
 
     /// The scans decoded since the last block, as a block.
@@ -102,8 +73,6 @@ public final class IIOBlockReader: IngestBlockReader {
     /// The last block, and the dump's warnings and counts, as `IIODecoder.finish` gives them.
     private func last() throws -> IngestBlock {
         done = true
-        _Syscalls.close(fd)
-        fd = -1
         let block = take()
         let leftover = core.carry.count
         var w = try IIODecoder.endWarnings(totalBytes: core.totalBytes, scans: core.scans, leftover: leftover, layout: layout,

@@ -5,72 +5,39 @@ import MotionCore
 /// after every `blockBytes` of input. Errors are those of the whole-file reader, raised when the
 /// block holding the bad line is read.
 public final class MotionCollectorBlockReader: IngestBlockReader {
-    private let displayPath: String
-    private let blockBytes: Int
-    private var fd: Int32
+    private let file: _BlockFile
     private var parser: _MotionCollectorParser
-    private var buffer: UnsafeMutableRawBufferPointer
     private var done = false
     private var rowsBefore = 0
-    private var bytesRead = 0
     public private(set) var rowsDropped: [String: Int] = [:]
     public var warnings: [String] { [] }
 
     /// Opens `path`; `.cannotOpen` (exit 66) as `MotionCollectorReader.read(path:)`.
     public init(path: String, displayPath: String, units: UnitSystem, keep: Set<String>?, blockBytes: Int) throws {
-        switch _Syscalls.openForReading(path) {
-        case .success(let opened): fd = opened
-        case .failure(let e):
-            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-        }
-        if _Syscalls.describe(fd).isDirectory {
-            _Syscalls.close(fd)
-            let e = _Syscalls.Errno.isDirectory
-            throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-        }
-        self.displayPath = displayPath
-        self.blockBytes = Swift.max(1, blockBytes)
+        file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: MotionCollectorReader.readChunkBytes,
+                              blockBytes: blockBytes)
         parser = _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep)
-        buffer = .allocate(byteCount: Swift.min(MotionCollectorReader.readChunkBytes, self.blockBytes), alignment: 64)
     }
 
     deinit {
-        if fd >= 0 { _Syscalls.close(fd) }
         parser.deallocate()
-        buffer.deallocate()
     }
 
     public func next() throws -> IngestBlock? {
         guard !done else { return nil }
-        var consumed = 0
-        while consumed < blockBytes {
-            switch _Syscalls.read(fd, into: buffer) {
-            case .success(0):
-                return try last()
-            case .success(let n):
-                try parser.consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                consumed += n
-                bytesRead += n
-            case .failure(let e):
-                throw IngestError(.readFailed(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
-            }
+        if try file.readBlock({ try parser.consume($0) }) {
+            return parser.takeBlock(rowsRead: takeRows(parser.rowsRead), bytesRead: file.bytesRead)
         }
-        return parser.takeBlock(rowsRead: takeRows(parser.rowsRead), bytesRead: bytesRead)
+        done = true
+        let whole = try parser.finish()
+        rowsDropped = whole.rowsDropped
+        return IngestBlock(streams: whole.streams, rowLabels: whole.rowLabels, markers: whole.markers,
+                           rowsRead: takeRows(whole.rowsRead), bytesRead: file.bytesRead)
     }
 
     private func takeRows(_ total: Int) -> Int {
         defer { rowsBefore = total }
         return total - rowsBefore
-    }
-
-    private func last() throws -> IngestBlock {
-        done = true
-        _Syscalls.close(fd)
-        fd = -1
-        let file = try parser.finish()
-        rowsDropped = file.rowsDropped
-        return IngestBlock(streams: file.streams, rowLabels: file.rowLabels, markers: file.markers,
-                           rowsRead: takeRows(file.rowsRead), bytesRead: bytesRead)
     }
 }
 

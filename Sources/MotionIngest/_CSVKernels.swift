@@ -615,7 +615,7 @@ struct _CSVParser {
         }
     }
 
-    private static func transpose(_ acc: inout Accumulator) -> RawStream {
+    static func transpose(_ acc: inout Accumulator) -> RawStream {
         let w = acc.width
         let n = acc.lines.count
         var columns: [[Double]] = []

@@ -38,13 +38,10 @@ final class StreamingRecording {
     /// timestamps are nearly always wrong, and whole processing names them.
     static let maxGridPoints = Int(Int32.max)
 
-    /// Whether `source` can be streamed: every file a MotionCollector file or an IIO dump, and no
-    /// `sort: true` (which needs a whole stream in memory).
+    /// Whether `source` can be streamed: any input type, but no `sort: true` (which needs a
+    /// whole stream in memory).
     static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool {
-        source.files.allSatisfy { f in
-            let input = spec.inputs[f.inputIndex]
-            return (input.type == .motioncollector || input.type == .iio) && !input.sort
-        }
+        source.files.allSatisfy { !spec.inputs[$0.inputIndex].sort }
     }
 
     private let source: RecordingSource
@@ -106,11 +103,7 @@ final class StreamingRecording {
         rate = spec.resample.rateHz
         T = windowPlan.length
         C = layout.channelNames.count
-        streams = layout.sensors.map { sensor in
-            _StreamBuffer(channels: sensor.channelNames.count,
-                          method: ResampleMethod(rawValue: spec.resample.method.value(for: sensor.name).rawValue)!,
-                          maxGapS: spec.resample.maxGapS.value(for: sensor.name))
-        }
+        streams = layout.sensors.map { sensor in _StreamBuffer(channels: sensor.channelNames.count) }
         streamFile = Array(repeating: nil, count: layout.sensors.count)
         row = [Float](repeating: 0, count: layout.channelNames.count)
         if let labels = spec.labels, labels.from == .intervals {
@@ -137,7 +130,17 @@ final class StreamingRecording {
             }
             return try IIOBlockReader(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
                                       strict: input.strict, sensor: input.sensor ?? PathText.stem(file.path), blockBytes: blockBytes)
-        default:
+        case .csv:
+            guard let options = input.csv else { throw StreamFallback(description: "no csv options") }
+            // As `RecordingLoader.loadRaw`: long files keep the layout's sensors, wide files
+            // have one stream named by `sensor` or the file's stem.
+            let keep: Set<String>? = options.sensorColumn == nil
+                ? nil : Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+            return try CSVBlockReader(path: file.path, displayPath: file.path, format: CSVFormat(options),
+                                      units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
+                                      unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
+                                      keep: keep, blockBytes: blockBytes)
+        case .motioncollector:
             let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
             return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
                                                   keep: keep, blockBytes: blockBytes)
@@ -147,6 +150,13 @@ final class StreamingRecording {
     /// The layout stream `raw` of `file` is, if it is kept (an unnamed iio stream is `{stem}`).
     private func streamIndex(_ raw: RawStream, _ file: InputFile) -> Int? {
         layout.sensors.firstIndex { $0.inputIndex == file.inputIndex && ($0.name == raw.name || $0.name == "{stem}") }
+    }
+
+    /// Sets stream `s`'s resampling options from its name as read (a wide csv or iio stream
+    /// without `sensor:` is named by its file's stem), as whole processing does.
+    private func configure(_ s: Int, name: String) {
+        streams[s].method = ResampleMethod(rawValue: spec.resample.method.value(for: name).rawValue)!
+        streams[s].maxGapS = spec.resample.maxGapS.value(for: name)
     }
 
     /// With `antialias`, designs each stream's filter from its exact median sampling interval
@@ -165,6 +175,7 @@ final class StreamingRecording {
                     for raw in block.streams {
                         guard let s = streamIndex(raw, file) else { continue }
                         if let o = owner[s], o != r { throw StreamFallback(description: "stream `\(raw.name)` in two files") }
+                        if owner[s] == nil { configure(s, name: raw.name) }
                         owner[s] = r
                         var previous = last[s]
                         for t in raw.times {
@@ -260,6 +271,7 @@ final class StreamingRecording {
             if let owner = streamFile[s], owner != reader {
                 throw StreamFallback(description: "stream `\(raw.name)` in two files")
             }
+            if streamFile[s] == nil { configure(s, name: raw.name) }
             streamFile[s] = reader
             try streams[s].append(raw)
             if let last = raw.times.last { progress = Swift.max(progress ?? last, last) }
@@ -451,8 +463,9 @@ final class StreamingRecording {
 /// filter when the stream has one, and then into `times` / `values`.
 struct _StreamBuffer {
     let channels: Int
-    let method: ResampleMethod
-    let maxGapS: Double
+    /// Set once the stream's name is known (`StreamingRecording.configure`).
+    var method = ResampleMethod.linear
+    var maxGapS = Double.infinity
     /// Global index of `times[0]`.
     var base = 0
     var times: [Double] = []
@@ -467,10 +480,8 @@ struct _StreamBuffer {
     private var openTime: Double?
     private var openValues: [Double]
 
-    init(channels: Int, method: ResampleMethod, maxGapS: Double) {
+    init(channels: Int) {
         self.channels = channels
-        self.method = method
-        self.maxGapS = maxGapS
         values = Array(repeating: [], count: channels)
         openValues = [Double](repeating: 0, count: channels)
     }

@@ -73,6 +73,21 @@ def data(tmp_path_factory):
     motionprep("synth", "--out", root / "iio", "--format", "iio", "--subjects", 2, "--minutes", 2, "--seed", 23)
     with open(sorted((root / "iio").rglob("*.bin"))[0], "ab") as f:
         f.write(b"\x01\x02\x03")   # a partial scan: dropped, counted, warned about
+    motionprep("synth", "--out", root / "phone", "--format", "csv", "--subjects", 2, "--minutes", 2, "--seed", 24)
+    # A long-format file: A and G rows interleaved, `;`, ISO 8601 times with a zone, labels.
+    rng = random.Random(5)
+    lines = ["timestamp;sensor;x;y;z;activity"]
+    t = 1_714_566_600.0
+    from datetime import datetime, timedelta, timezone
+    zone = timezone(timedelta(hours=2))
+    for i in range(30000):
+        t += 0.005 + rng.random() * 0.001
+        stamp = datetime.fromtimestamp(t, zone).isoformat(timespec="microseconds")
+        label = "walk" if (i // 4000) % 2 == 0 else "stairs; up"
+        sensor = "AG"[i % 2]
+        lines.append(f"{stamp};{sensor};{rng.gauss(0, 1):.6f};{rng.gauss(0, 1):.6f};{rng.gauss(9.8, 1):.6f};\"{label}\"")
+    (root / "long").mkdir()
+    (root / "long/rec.csv").write_text("\n".join(lines) + "\n")
     # Interval labels for the current-variant recordings.
     rows = ["recording,start_s,end_s,label"]
     for p in sorted((root / "cur").rglob("*.csv")):
@@ -132,6 +147,33 @@ resample: {rate_hz: 100, antialias: false, method: nearest}
 window: {length_samples: 50}
 split: {fractions: {train: 0.5, validation: 0.5, test: 0.0}}
 output: {type: shards, path: out, windows_per_shard: 64}
+""",
+    "csv-phone-two-files": """
+inputs:
+  - {type: csv, paths: ["phone/*/*/Accelerometer.csv"], recording: "{dirpath}", subject: "{dir:2}",
+     time: {column: time, unit: s}, channels: {acc_x: x, acc_y: y, acc_z: z}, units: {acc_x: g, acc_y: g, acc_z: g},
+     label_column: activity}
+  - {type: csv, paths: ["phone/*/*/Barometer.csv"], recording: "{dirpath}", subject: "{dir:2}",
+     time: {column: time, unit: s}, channels: {pressure: pressure, relative_altitude: relative_altitude},
+     units: {pressure: kPa, relative_altitude: m}, label_column: activity}
+resample: {rate_hz: 50, method: {default: linear, Barometer: previous}, max_gap_s: {default: 0.2, Barometer: 1.5}}
+window: {length_s: 2.0, stride_s: 1.0}
+labels: {min_fraction: 0.7, classes: [walk, stairs]}
+features: [mean, std, range]
+split: {fractions: {train: 0.5, validation: 0.5, test: 0.0}}
+output: {type: hdf5, path: out}
+""",
+    "csv-long-iso": """
+inputs:
+  - {type: csv, paths: ["long/*.csv"], delimiter: ";", time: {column: timestamp, unit: iso8601}, sensor_column: sensor,
+     sensor_channels: {A: {acc_x: x, acc_y: y, acc_z: z}, G: {gyro_x: x, gyro_y: y, gyro_z: z}},
+     units: {acc_x: g, acc_y: g, acc_z: g, gyro_x: deg/s, gyro_y: deg/s, gyro_z: deg/s}, label_column: activity,
+     sensors: [G, A]}
+resample: {rate_hz: 20, max_gap_s: 0.2}
+window: {length_samples: 20, stride_samples: 10}
+labels: {classes: [walk, "stairs; up"], policy: pure}
+split: {fractions: {train: 1.0, validation: 0.0, test: 0.0}}
+output: {type: hdf5, path: out}
 """,
     "no-labels": """
 inputs: [{type: motioncollector, paths: ["cur/**/*.csv"], sensors: [G]}]

@@ -1,5 +1,6 @@
 import MotionCore
 import MotionYAML
+import MotionIngest
 
 extension SpecDecoder {
     static let commonInputKeys = ["type", "paths", "subject", "recording", "sensors", "sort", "strict", "sensor", "units"]
@@ -69,8 +70,25 @@ extension SpecDecoder {
             }
             if type == .csv { spec.csv = check(decodeCSV(f)) }
             if type == .iio { spec.iio = check(decodeIIO(f)) }
+            if type == .iio, let iio = spec.iio, iio.layoutFolder == nil, !checkInlineLayout(iio, index: index) {
+                ok = false
+            }
         }
         return ok ? spec : nil
+    }
+
+    /// Builds an input's inline IIO layout to check it now, so that a bad type string, a
+    /// duplicate index, a layout over the limits or one without a time source is a pipeline
+    /// problem at its `line:column` (78). Layouts read from a folder are checked when the folder
+    /// is read (their problems are the folder's: 65 naming the file).
+    func checkInlineLayout(_ options: IIOOptions, index: Int) -> Bool {
+        do {
+            _ = try options.inlineLayout(file: file, key: "inputs[\(index)].layout")
+            return true
+        } catch {
+            report(error.issues)
+            return false
+        }
     }
 
     /// `units: {channel: unit}` with units from SPEC §3.6.
@@ -234,7 +252,7 @@ extension SpecDecoder {
         }
         guard let lf = fields(n, path: path, allowed: ["channels", "timestamp", "sampling_frequency_hz"]) else { return nil }
         var ok = true
-        var options = IIOOptions()
+        var options = IIOOptions(location: location(n.mark))
         if let c = required("channels", in: lf) {
             if let items = c.sequence, !items.isEmpty {
                 for (i, item) in items.enumerated() {
@@ -251,12 +269,14 @@ extension SpecDecoder {
             if let tf = fields(t, path: "\(path).timestamp", allowed: ["index", "type"]) {
                 if let i = required("index", in: tf) {
                     options.timestampIndex = integer(i, "\(path).timestamp.index", "a whole number of at least 0") { $0 >= 0 }
+                    options.timestampIndexLocation = location(i.mark)
                     ok = ok && options.timestampIndex != nil
                 } else {
                     ok = false
                 }
                 if let ty = required("type", in: tf) {
                     options.timestampType = string(ty, "\(path).timestamp.type")
+                    options.timestampTypeLocation = location(ty.mark)
                     ok = ok && options.timestampType != nil
                 } else {
                     ok = false
@@ -275,8 +295,10 @@ extension SpecDecoder {
     func decodeIIOChannel(_ node: YAMLNode, _ path: String) -> IIOOptions.Channel? {
         guard let f = fields(node, path: path, allowed: ["name", "index", "type", "scale", "offset"]) else { return nil }
         let name = required("name", in: f).flatMap { string($0, "\(path).name") }
-        let index = required("index", in: f).flatMap { integer($0, "\(path).index", "a whole number of at least 0") { $0 >= 0 } }
-        let type = required("type", in: f).flatMap { string($0, "\(path).type") }
+        let indexNode = required("index", in: f)
+        let index = indexNode.flatMap { integer($0, "\(path).index", "a whole number of at least 0") { $0 >= 0 } }
+        let typeNode = required("type", in: f)
+        let type = typeNode.flatMap { string($0, "\(path).type") }
         var ok = true
         var scale: Double?
         if let n = f["scale"] {
@@ -289,6 +311,7 @@ extension SpecDecoder {
             ok = ok && offset != nil
         }
         guard ok, let name, let index, let type else { return nil }
-        return IIOOptions.Channel(name: name, index: index, type: type, scale: scale, offset: offset)
+        return IIOOptions.Channel(name: name, index: index, type: type, scale: scale, offset: offset,
+                                  indexLocation: indexNode.map { location($0.mark) }, typeLocation: typeNode.map { location($0.mark) })
     }
 }

@@ -23,14 +23,18 @@ public struct IIOLayout: Sendable, Equatable {
         public var offset: Double?
         /// Where the type string came from (a `_type` file or a pipeline key), for messages.
         public var typeSource: String
+        /// Where the index came from, for messages about it (`E_DUP_INDEX`); nil: the layout's `source`.
+        public var indexSource: String?
 
-        public init(name: String, index: Int, type: String, scale: Double? = nil, offset: Double? = nil, typeSource: String) {
+        public init(name: String, index: Int, type: String, scale: Double? = nil, offset: Double? = nil, typeSource: String,
+                    indexSource: String? = nil) {
             self.name = name
             self.index = index
             self.type = type
             self.scale = scale
             self.offset = offset
             self.typeSource = typeSource
+            self.indexSource = indexSource
         }
     }
 
@@ -92,8 +96,8 @@ public struct IIOLayout: Sendable, Equatable {
         self.clock = clock
         self.source = source
         var warnings: [IIOWarning] = []
-        func layoutError(_ code: String, _ problem: String) -> IngestError {
-            IngestError(.iioLayout(code: code, problem: problem), at: SourceLocation(file: source))
+        func layoutError(_ code: String, _ problem: String, at place: String? = nil) -> IngestError {
+            IngestError(.iioLayout(code: code, problem: problem), at: SourceLocation(file: place ?? source))
         }
         if channels.isEmpty && timestamp == nil {
             throw layoutError("E_NO_CHANNELS", "no scan element is enabled, so a scan holds nothing (enable at least one channel with `_en` = 1)")
@@ -104,7 +108,8 @@ public struct IIOLayout: Sendable, Equatable {
         var byIndex: [Int: String] = [:]
         for c in all {
             if let other = byIndex[c.index] {
-                throw layoutError("E_DUP_INDEX", "`\(other)` and `\(c.name)` are both enabled with scan index \(c.index) (each enabled channel needs its own index)")
+                throw layoutError("E_DUP_INDEX", "`\(other)` and `\(c.name)` are both enabled with scan index \(c.index) (each enabled channel needs its own index)",
+                                  at: c.indexSource)
             }
             byIndex[c.index] = c.name
         }

@@ -8,31 +8,25 @@ enum IIOLayoutResolver {
     /// The layout of `file` (a matched input file) for input `inputIndex`.
     ///
     /// - Parameter file: the matched file whose folder template to render; unused for inline layouts.
-    /// - Throws: `IngestError` for an unusable layout (65), `.cannotOpen` (66) for a missing folder.
+    /// - Throws: `IngestError` for an unusable folder layout (65), `.cannotOpen` (66) for a missing
+    ///   folder; `PipelineFileError` (78) for an unusable inline layout.
     static func layout(inputIndex: Int, spec: PipelineSpec, file: String) throws -> IIOLayout {
         let input = spec.inputs[inputIndex]
         let options = input.iio ?? IIOOptions()
-        if let template = options.layoutFolder {
-            let rendered = InputDiscovery.render(template, file: file, base: spec.baseDirectory)
-            let folder = PathText.normalize(PathText.join(spec.baseDirectory, rendered))
-            return try IIOLayout.load(folder: folder, displayFolder: folder)
+        guard let template = options.layoutFolder else {
+            return try inline(options, inputIndex: inputIndex, spec: spec)
         }
-        return try inline(options, inputIndex: inputIndex, spec: spec)
+        let rendered = InputDiscovery.render(template, file: file, base: spec.baseDirectory)
+        let folder = PathText.normalize(PathText.join(spec.baseDirectory, rendered))
+        return try IIOLayout.load(folder: folder, displayFolder: folder)
     }
 
     /// The inline layout of an input (`layout: {channels: …, timestamp: …, sampling_frequency_hz: …}`).
+    /// `PipelineLoader` has already checked it, so it throws only for specs built in code.
+    ///
+    /// - Throws: `PipelineFileError` (78) naming the offending value.
     static func inline(_ options: IIOOptions, inputIndex: Int, spec: PipelineSpec) throws -> IIOLayout {
-        let key = "\(spec.file) inputs[\(inputIndex)].layout"
-        let channels = options.channels.enumerated().map { i, c in
-            IIOLayout.ChannelDeclaration(name: c.name, index: c.index, type: c.type, scale: c.scale, offset: c.offset,
-                                         typeSource: "\(key).channels[\(i)].type")
-        }
-        let timestamp = options.timestampIndex.map {
-            IIOLayout.ChannelDeclaration(name: "in_timestamp", index: $0, type: options.timestampType ?? "le:s64/64>>0",
-                                         typeSource: "\(key).timestamp.type")
-        }
-        return try IIOLayout(channels: channels, timestamp: timestamp, samplingFrequencyHz: options.samplingFrequencyHz,
-                             clock: nil, warnAboutClock: false, source: key)
+        try options.inlineLayout(file: spec.file, key: "inputs[\(inputIndex)].layout")
     }
 
     /// The `x` sensor of an iio input: named by `sensor` (or `{stem}`, each file's stem), with

@@ -51,3 +51,23 @@ extension IIOOptions {
             ?? location ?? SourceLocation(file: file)
     }
 }
+
+extension InputSpec {
+    /// One issue per key of `units` that names none of `channels` (the input's channels of `x`).
+    ///
+    /// - Parameters:
+    ///   - channels: the channel names the input gives (an iio layout's, after renaming).
+    ///   - file: the pipeline file.
+    ///   - index: the input's position in `inputs`.
+    public func unitIssues(channels: [String], file: String, index: Int) -> [ConfigIssue] {
+        units.enumerated().compactMap { i, entry in
+            guard !channels.contains(entry.key) else { return nil }
+            let place = i < unitLocations.count ? unitLocations[i] : SourceLocation(file: file)
+            let at = place.line == nil ? "in \(file)" : "at \(place)"
+            var message = "unknown channel `\(entry.key)` in `inputs[\(index)].units` \(at); the channels of this \(type.rawValue) input are "
+                + channels.map { "`\($0)`" }.joined(separator: ", ")
+            if let s = Text.suggestion(for: entry.key, among: channels) { message += "; did you mean `\(s)`?" }
+            return ConfigIssue(location: place, message: message)
+        }
+    }
+}

@@ -76,7 +76,12 @@ public struct InputSpec: Sendable, Equatable {
     /// `sensor`: the stream name for wide csv and iio; nil means the file's stem.
     public var sensor: String?
     /// `units`: the unit of each channel as read, `{channel: unit}`, in file order of the mapping.
+    /// csv: the unit of a `channels`/`sensor_channels` name; iio: replaces the IIO ABI's unit of
+    /// a channel of `x` (`acc_x`, named after renaming).
     public var units: [KeyValue<String>]
+    /// Where each key of `units` is in the pipeline file, parallel to `units` (empty for specs
+    /// built in code); for messages about channels known only once a layout folder is read.
+    public var unitLocations: [SourceLocation] = []
     /// csv only.
     public var csv: CSVOptions?
     /// iio only.

@@ -43,7 +43,10 @@ extension SpecDecoder {
         if let n = f["sensors"] { spec.sensors = check(stringList(n, "\(path).sensors", unique: "sensor")) }
         if let n = f["sort"] { spec.sort = check(bool(n, "\(path).sort")) ?? false }
         if let n = f["strict"] { spec.strict = check(bool(n, "\(path).strict")) ?? false }
-        if let n = f["units"] { spec.units = check(decodeUnits(n, "\(path).units")) ?? [] }
+        if let n = f["units"], let units = check(decodeUnits(n, "\(path).units")) {
+            spec.units = units.map(\.entry)
+            spec.unitLocations = units.map(\.location)
+        }
 
         // Keys that belong to one input type; with an unknown type they are only checked for shape.
         if let type {
@@ -70,7 +73,7 @@ extension SpecDecoder {
             }
             if type == .csv { spec.csv = check(decodeCSV(f)) }
             if type == .iio { spec.iio = check(decodeIIO(f)) }
-            if type == .iio, let iio = spec.iio, iio.layoutFolder == nil, !checkInlineLayout(iio, index: index) {
+            if type == .iio, let iio = spec.iio, iio.layoutFolder == nil, !checkInlineLayout(iio, of: spec, index: index) {
                 ok = false
             }
         }
@@ -79,22 +82,25 @@ extension SpecDecoder {
 
     /// Builds an input's inline IIO layout to check it now, so that a bad type string, a
     /// duplicate index, a layout over the limits or one without a time source is a pipeline
-    /// problem at its `line:column` (78). Layouts read from a folder are checked when the folder
-    /// is read (their problems are the folder's: 65 naming the file).
-    func checkInlineLayout(_ options: IIOOptions, index: Int) -> Bool {
+    /// problem at its `line:column` (78), as are `units` keys naming none of its channels.
+    /// Layouts read from a folder are checked when the folder is read (their problems are the
+    /// folder's: 65 naming the file).
+    func checkInlineLayout(_ options: IIOOptions, of input: InputSpec, index: Int) -> Bool {
         do {
-            _ = try options.inlineLayout(file: file, key: "inputs[\(index)].layout")
-            return true
+            let layout = try options.inlineLayout(file: file, key: "inputs[\(index)].layout")
+            let found = input.unitIssues(channels: layout.channelNames, file: file, index: index)
+            report(found)
+            return found.isEmpty
         } catch {
             report(error.issues)
             return false
         }
     }
 
-    /// `units: {channel: unit}` with units from SPEC §3.6.
-    func decodeUnits(_ node: YAMLNode, _ path: String) -> [KeyValue<String>]? {
+    /// `units: {channel: unit}` with units from SPEC §3.6, each with the position of its key.
+    func decodeUnits(_ node: YAMLNode, _ path: String) -> [(entry: KeyValue<String>, location: SourceLocation)]? {
         guard let pairs = node.mapping else { mustBe(path, node, "a mapping of channel names to units"); return nil }
-        var out: [KeyValue<String>] = []
+        var out: [(entry: KeyValue<String>, location: SourceLocation)] = []
         var ok = true
         for pair in pairs {
             guard let channel = mapKey(pair, in: path) else { ok = false; continue }
@@ -104,7 +110,7 @@ extension SpecDecoder {
                 ok = false
                 continue
             }
-            out.append(KeyValue(channel, unit))
+            out.append((KeyValue(channel, unit), location(pair.key.mark)))
         }
         return ok ? out : nil
     }

@@ -74,6 +74,10 @@ public struct IIOLayout: Sendable, Equatable {
     /// `W_TS_NOT_LAST`, `W_TS_TYPE`, `W_TS_AFTER_LARGE_ELEMENT`, `W_NO_SCALE`, `W_CLOCK_UNKNOWN`,
     /// `W_TYPE_NO_SHIFT`, `W_REPEAT_ONE`, in that order of discovery.
     public var warnings: [IIOWarning]
+    /// Units declared for output channels (a pipeline input's `units:`, SPEC §2), by output
+    /// channel name (`acc_x`); they replace the ABI's unit in `nativeUnits`. Names that are not
+    /// output channels are ignored (the pipeline loader reports them).
+    public var declaredUnits: [String: String] = [:]
 
     /// Lays out the enabled channels.
     ///
@@ -182,10 +186,12 @@ public struct IIOLayout: Sendable, Equatable {
         }
     }
 
-    /// The unit of each output channel as read (the IIO ABI's, written as SPEC §3.6 strings),
-    /// parallel to `channelNames`.
+    /// The unit of each output channel as read, parallel to `channelNames`: the one in
+    /// `declaredUnits`, else the IIO ABI's (written as SPEC §3.6 strings).
     public var nativeUnits: [String] {
-        elements.flatMap { e in Array(repeating: Self.nativeUnit(e.name), count: e.type.repeatCount) }
+        let abi = elements.flatMap { e in Array(repeating: Self.nativeUnit(e.name), count: e.type.repeatCount) }
+        guard !declaredUnits.isEmpty else { return abi }
+        return zip(channelNames, abi).map { name, unit in declaredUnits[name] ?? unit }
     }
 
     /// The unit of each output channel under `system` (`PhysicalUnit.conversion`).

@@ -47,6 +47,10 @@ let badInlineLayouts: [BadPipeline] = [
                 "walk.yaml:6:7: `in_timestamp` is not enabled and there is no sampling frequency, so scan times are unknown (enable the timestamp, or give `sampling_frequency` in the layout folder or `sampling_frequency_hz` inline) (E_NO_TIME)"),
     BadPipeline("more than 4096 channels", iioEdited("index: 0, type: \"le:s16/16>>0\"", "index: 0, type: \"le:s16/16X8192>>0\""),
                 "walk.yaml:6:7: the layout has more than 4096 channels or a scan over 1048576 bytes (at `in_accel_x`), more than motionprep accepts (E_LIMIT)"),
+    BadPipeline("units naming no channel", iioEdited("    layout:", "    units: {acc_x: g, acc_q: g}\n    layout:"),
+                "unknown channel `acc_q` in `inputs[0].units` at walk.yaml:5:23; the channels of this iio input are `acc_x`, `acc_y`; did you mean `acc_x`?"),
+    BadPipeline("units by sysfs name", iioEdited("    layout:", "    units: {in_accel_x: g}\n    layout:"),
+                "unknown channel `in_accel_x` in `inputs[0].units` at walk.yaml:5:13; the channels of this iio input are `acc_x`, `acc_y`"),
     // Reported with the file's other problems, in position order.
     BadPipeline("with other problems", iioEdited("index: 0, type: \"le:s16/16>>0\"", "index: 0, type: \"le:s17/16>>0\"")
                     .replacing("rate_hz: 50", with: "rate_hz: 0"),
@@ -78,6 +82,8 @@ func inlineLayoutProblemsAreReportedAtTheirPosition(_ bad: BadPipeline) {
     #expect(iio.channels.map(\.typeLocation) == [at(8, 46), at(9, 46)])
     #expect(iio.timestampIndexLocation == at(10, 26))
     #expect(iio.timestampTypeLocation == at(10, 35))
+    #expect(spec.inputs[0].units == [KeyValue("acc_y", "g")])
+    #expect(spec.inputs[0].unitLocations == [at(5, 13)])
     // Positions are not part of the value.
     #expect(iio == IIOOptions(channels: [.init(name: "in_accel_x", index: 0, type: "le:s16/16>>0", scale: 0.01),
                                          .init(name: "in_accel_y", index: 1, type: "le:s16/16>>0", scale: 0.01)],
@@ -89,5 +95,16 @@ func inlineLayoutProblemsAreReportedAtTheirPosition(_ bad: BadPipeline) {
     let layout = try spec.inputs[0].iio!.inlineLayout(file: spec.file, key: "inputs[0].layout")
     #expect(layout.warnings.map(\.message) == [
         "walk.yaml:8:46: `in_accel_y` has type `le:s16/16` without `>>shift` (the kernel always prints one); using shift 0 (W_TYPE_NO_SHIFT)",
+    ])
+}
+
+@Test func folderLayoutsAndTheirUnitsAreCheckedWhenTheFolderIsRead() throws {
+    // Channel names are unknown until the folder is read, so any `units` key loads.
+    let spec = try load(edited("  - type: motioncollector\n    paths: [\"data/*.csv\"]",
+                               "  - type: iio\n    paths: [\"data/*.bin\"]\n    layout: \"{dirpath}/sysfs\"\n    units: {anything: g}"))
+    #expect(spec.inputs[0].units == [KeyValue("anything", "g")])
+    let issues = spec.inputs[0].unitIssues(channels: ["acc_x", "acc_y", "acc_z"], file: spec.file, index: 0)
+    #expect(issues.map(\.message) == [
+        "unknown channel `anything` in `inputs[0].units` at walk.yaml:6:13; the channels of this iio input are `acc_x`, `acc_y`, `acc_z`",
     ])
 }

@@ -4,7 +4,8 @@ import MotionprepCLI
 import Testing
 
 /// Exit statuses of `run` and `validate` for iio layouts: an inline layout is part of the
-/// pipeline file (78), a layout folder is input data (65). The messages are checked in MotionConfigTests and
+/// pipeline file (78), a layout folder is input data (65); `units:` keys must name channels of
+/// the layout (78 either way). The messages are checked in MotionConfigTests and
 /// tests/python/test_hostile.py.
 struct IIOLayoutRunTests {
     /// 300 scans of two s16 channels and a timestamp at 100 Hz: 2 + 2 + 4 padding + 8 bytes each.
@@ -43,11 +44,15 @@ struct IIOLayoutRunTests {
 
     static let cases: [Case] = [
         Case(name: "inline, good", layout: inlineLayout, run: .success, validate: .success),
+        Case(name: "inline, units in g", layout: inlineLayout, extra: "    units: {acc_x: g}\n", run: .success, validate: .success),
         Case(name: "inline, invalid type", layout: inlineLayout.replacing("index: 0, type: \"le:s16", with: "index: 0, type: \"le:s17"),
              run: .config, validate: .config),
         Case(name: "inline, duplicate index", layout: inlineLayout.replacing("index: 1", with: "index: 0"), run: .config, validate: .config),
         Case(name: "inline, no time", layout: "{channels: [{name: in_accel_x, index: 0, type: \"le:s16/16>>0\"}]}", run: .config, validate: .config),
+        Case(name: "inline, units naming no channel", layout: inlineLayout, extra: "    units: {acc_z: g}\n", run: .config, validate: .config),
         Case(name: "folder, good", layout: "\"{dirpath}/sysfs\"", files: sysfs, run: .success, validate: .success),
+        Case(name: "folder, units naming no channel", layout: "\"{dirpath}/sysfs\"", extra: "    units: {acc_z: g}\n", files: sysfs,
+             run: .config, validate: .config),
         Case(name: "folder, invalid type", layout: "\"{dirpath}/sysfs\"",
              files: sysfs.merging(["data/sysfs/scan_elements/in_accel_y_type": "le:s17/16>>0\n"]) { $1 },
              run: .dataError, validate: .dataError),

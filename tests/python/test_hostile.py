@@ -143,6 +143,8 @@ CASES = [
          [r"pipeline\.yaml:5:60: `in_accel_x`", r"xx:q16"]),
     Case("iio-duplicate-index", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s16/16>>0", 0)), 78,
          [r"pipeline\.yaml:6:\d+: ", r"index 0", r"in_accel_x", r"in_accel_y"]),
+    Case("iio-units-unknown-channel", {BIN: iio_dump()}, pipeline("iio", input_extra="    units: {acc_q: g}\n"), 78,
+         [r"pipeline\.yaml:8:13\b", r"acc_q", r"acc_x"]),
     Case("iio-sysfs-invalid-type", {BIN: iio_dump(), **SYSFS, "data/sysfs/scan_elements/in_accel_x_type": b"le:s17/16>>0\n"},
          pipeline("iio", layout='"{dirpath}/sysfs"'), 65,
          [r"data/sysfs/scan_elements/in_accel_x_type: `in_accel_x`", r"le:s17/16>>0"]),

@@ -56,11 +56,11 @@ venv: $(VENV)/.ok
 
 test: deps venv swift-test asan-test build validate-pipelines validate-sample interop-test
 
-# HDF5 flock()s the files it opens, without O_CLOEXEC: a test that spawns Python while another
-# test holds an HDF5 file open passes the lock to the child, and the next open of that file fails
-# with EAGAIN. Tests never rely on locking, so it is off for them (the tool keeps it on).
+# HDF5 file locking stays on for the tests too: MotionHDF5 marks the descriptors libhdf5 opens
+# close-on-exec, so a child process spawned by one test no longer inherits another test's lock
+# (Tests/MotionHDF5Tests/HDF5ChildProcessTests.swift).
 swift-test:
-	HDF5_USE_FILE_LOCKING=FALSE MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test
+	MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test
 
 # The reader, YAML and pipeline-loader tests again under AddressSanitizer (docs/hardening.md), in
 # their own scratch path so that the normal build is not invalidated. Leak checking is off: the only

@@ -52,7 +52,8 @@ let swiftTargets: [Target] = [
     .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
     // Configuration, orchestration, CLI.
-    .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML"]),
+    // MotionConfig builds inline IIO layouts (MotionIngest) to check them when a pipeline is loaded.
+    .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML", "MotionIngest"]),
     // Checks a written dataset (SPEC §9); reads it, never writes.
     .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionHDF5", "MotionChecksum", "MotionYAML",
                                                    "MotionSinks"]),  // ShardReader: one shard reader, not two

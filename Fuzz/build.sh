@@ -51,5 +51,5 @@ target() {
 target csv "$ROOT/Fuzz/Targets/CSVTarget.swift" MotionCore MotionIngest CFastFloat
 target motioncollector "$ROOT/Fuzz/Targets/MotionCollectorTarget.swift" MotionCore MotionIngest CFastFloat
 target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionIngest CFastFloat
-target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionYAML MotionConfig
+target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionIngest CFastFloat MotionYAML MotionConfig
 echo "built: $(cd "$OUT" && ls fuzz-* | tr '\n' ' ')"

@@ -76,7 +76,12 @@ public struct InputSpec: Sendable, Equatable {
     /// `sensor`: the stream name for wide csv and iio; nil means the file's stem.
     public var sensor: String?
     /// `units`: the unit of each channel as read, `{channel: unit}`, in file order of the mapping.
+    /// csv: the unit of a `channels`/`sensor_channels` name; iio: replaces the IIO ABI's unit of
+    /// a channel of `x` (`acc_x`, named after renaming).
     public var units: [KeyValue<String>]
+    /// Where each key of `units` is in the pipeline file, parallel to `units` (empty for specs
+    /// built in code); for messages about channels known only once a layout folder is read.
+    public var unitLocations: [SourceLocation] = []
     /// csv only.
     public var csv: CSVOptions?
     /// iio only.
@@ -147,6 +152,10 @@ public struct CSVOptions: Sendable, Equatable {
 }
 
 /// iio input options (SPEC §3.3).
+///
+/// The `…Location` properties say where an inline layout's values are in the pipeline file, so
+/// that a layout problem found later is still reported at `file:line:column`. They are nil for
+/// options built in code and are not part of the value: `==` ignores them.
 public struct IIOOptions: Sendable, Equatable {
     public struct Channel: Sendable, Equatable {
         public var name: String
@@ -154,12 +163,24 @@ public struct IIOOptions: Sendable, Equatable {
         public var type: String
         public var scale: Double?
         public var offset: Double?
-        public init(name: String, index: Int, type: String, scale: Double? = nil, offset: Double? = nil) {
+        /// Where `index` and `type` are written.
+        public var indexLocation: SourceLocation?
+        public var typeLocation: SourceLocation?
+
+        public init(name: String, index: Int, type: String, scale: Double? = nil, offset: Double? = nil,
+                    indexLocation: SourceLocation? = nil, typeLocation: SourceLocation? = nil) {
             self.name = name
             self.index = index
             self.type = type
             self.scale = scale
             self.offset = offset
+            self.indexLocation = indexLocation
+            self.typeLocation = typeLocation
+        }
+
+        /// Equal values, wherever they are written.
+        public static func == (a: Channel, b: Channel) -> Bool {
+            a.name == b.name && a.index == b.index && a.type == b.type && a.scale == b.scale && a.offset == b.offset
         }
     }
     /// `layout` given as a folder template (`{dirpath}/sysfs`).
@@ -169,14 +190,28 @@ public struct IIOOptions: Sendable, Equatable {
     public var timestampIndex: Int?
     public var timestampType: String?
     public var samplingFrequencyHz: Double?
+    /// Where the inline `layout` mapping, and the timestamp's `index` and `type`, are written.
+    public var location: SourceLocation?
+    public var timestampIndexLocation: SourceLocation?
+    public var timestampTypeLocation: SourceLocation?
 
     public init(layoutFolder: String? = nil, channels: [Channel] = [], timestampIndex: Int? = nil,
-                timestampType: String? = nil, samplingFrequencyHz: Double? = nil) {
+                timestampType: String? = nil, samplingFrequencyHz: Double? = nil, location: SourceLocation? = nil,
+                timestampIndexLocation: SourceLocation? = nil, timestampTypeLocation: SourceLocation? = nil) {
         self.layoutFolder = layoutFolder
         self.channels = channels
         self.timestampIndex = timestampIndex
         self.timestampType = timestampType
         self.samplingFrequencyHz = samplingFrequencyHz
+        self.location = location
+        self.timestampIndexLocation = timestampIndexLocation
+        self.timestampTypeLocation = timestampTypeLocation
+    }
+
+    /// Equal values, wherever they are written.
+    public static func == (a: IIOOptions, b: IIOOptions) -> Bool {
+        a.layoutFolder == b.layoutFolder && a.channels == b.channels && a.timestampIndex == b.timestampIndex
+            && a.timestampType == b.timestampType && a.samplingFrequencyHz == b.samplingFrequencyHz
     }
 }
 

@@ -1,5 +1,6 @@
 import MotionCore
 import MotionYAML
+import MotionIngest
 
 extension SpecDecoder {
     static let commonInputKeys = ["type", "paths", "subject", "recording", "sensors", "sort", "strict", "sensor", "units"]
@@ -42,7 +43,10 @@ extension SpecDecoder {
         if let n = f["sensors"] { spec.sensors = check(stringList(n, "\(path).sensors", unique: "sensor")) }
         if let n = f["sort"] { spec.sort = check(bool(n, "\(path).sort")) ?? false }
         if let n = f["strict"] { spec.strict = check(bool(n, "\(path).strict")) ?? false }
-        if let n = f["units"] { spec.units = check(decodeUnits(n, "\(path).units")) ?? [] }
+        if let n = f["units"], let units = check(decodeUnits(n, "\(path).units")) {
+            spec.units = units.map(\.entry)
+            spec.unitLocations = units.map(\.location)
+        }
 
         // Keys that belong to one input type; with an unknown type they are only checked for shape.
         if let type {
@@ -69,14 +73,34 @@ extension SpecDecoder {
             }
             if type == .csv { spec.csv = check(decodeCSV(f)) }
             if type == .iio { spec.iio = check(decodeIIO(f)) }
+            if type == .iio, let iio = spec.iio, iio.layoutFolder == nil, !checkInlineLayout(iio, of: spec, index: index) {
+                ok = false
+            }
         }
         return ok ? spec : nil
     }
 
-    /// `units: {channel: unit}` with units from SPEC §3.6.
-    func decodeUnits(_ node: YAMLNode, _ path: String) -> [KeyValue<String>]? {
+    /// Builds an input's inline IIO layout to check it now, so that a bad type string, a
+    /// duplicate index, a layout over the limits or one without a time source is a pipeline
+    /// problem at its `line:column` (78), as are `units` keys naming none of its channels.
+    /// Layouts read from a folder are checked when the folder is read (their problems are the
+    /// folder's: 65 naming the file).
+    func checkInlineLayout(_ options: IIOOptions, of input: InputSpec, index: Int) -> Bool {
+        do {
+            let layout = try options.inlineLayout(file: file, key: "inputs[\(index)].layout")
+            let found = input.unitIssues(channels: layout.channelNames, file: file, index: index)
+            report(found)
+            return found.isEmpty
+        } catch {
+            report(error.issues)
+            return false
+        }
+    }
+
+    /// `units: {channel: unit}` with units from SPEC §3.6, each with the position of its key.
+    func decodeUnits(_ node: YAMLNode, _ path: String) -> [(entry: KeyValue<String>, location: SourceLocation)]? {
         guard let pairs = node.mapping else { mustBe(path, node, "a mapping of channel names to units"); return nil }
-        var out: [KeyValue<String>] = []
+        var out: [(entry: KeyValue<String>, location: SourceLocation)] = []
         var ok = true
         for pair in pairs {
             guard let channel = mapKey(pair, in: path) else { ok = false; continue }
@@ -86,7 +110,7 @@ extension SpecDecoder {
                 ok = false
                 continue
             }
-            out.append(KeyValue(channel, unit))
+            out.append((KeyValue(channel, unit), location(pair.key.mark)))
         }
         return ok ? out : nil
     }
@@ -234,7 +258,7 @@ extension SpecDecoder {
         }
         guard let lf = fields(n, path: path, allowed: ["channels", "timestamp", "sampling_frequency_hz"]) else { return nil }
         var ok = true
-        var options = IIOOptions()
+        var options = IIOOptions(location: location(n.mark))
         if let c = required("channels", in: lf) {
             if let items = c.sequence, !items.isEmpty {
                 for (i, item) in items.enumerated() {
@@ -251,12 +275,14 @@ extension SpecDecoder {
             if let tf = fields(t, path: "\(path).timestamp", allowed: ["index", "type"]) {
                 if let i = required("index", in: tf) {
                     options.timestampIndex = integer(i, "\(path).timestamp.index", "a whole number of at least 0") { $0 >= 0 }
+                    options.timestampIndexLocation = location(i.mark)
                     ok = ok && options.timestampIndex != nil
                 } else {
                     ok = false
                 }
                 if let ty = required("type", in: tf) {
                     options.timestampType = string(ty, "\(path).timestamp.type")
+                    options.timestampTypeLocation = location(ty.mark)
                     ok = ok && options.timestampType != nil
                 } else {
                     ok = false
@@ -275,8 +301,10 @@ extension SpecDecoder {
     func decodeIIOChannel(_ node: YAMLNode, _ path: String) -> IIOOptions.Channel? {
         guard let f = fields(node, path: path, allowed: ["name", "index", "type", "scale", "offset"]) else { return nil }
         let name = required("name", in: f).flatMap { string($0, "\(path).name") }
-        let index = required("index", in: f).flatMap { integer($0, "\(path).index", "a whole number of at least 0") { $0 >= 0 } }
-        let type = required("type", in: f).flatMap { string($0, "\(path).type") }
+        let indexNode = required("index", in: f)
+        let index = indexNode.flatMap { integer($0, "\(path).index", "a whole number of at least 0") { $0 >= 0 } }
+        let typeNode = required("type", in: f)
+        let type = typeNode.flatMap { string($0, "\(path).type") }
         var ok = true
         var scale: Double?
         if let n = f["scale"] {
@@ -289,6 +317,7 @@ extension SpecDecoder {
             ok = ok && offset != nil
         }
         guard ok, let name, let index, let type else { return nil }
-        return IIOOptions.Channel(name: name, index: index, type: type, scale: scale, offset: offset)
+        return IIOOptions.Channel(name: name, index: index, type: type, scale: scale, offset: offset,
+                                  indexLocation: indexNode.map { location($0.mark) }, typeLocation: typeNode.map { location($0.mark) })
     }
 }

@@ -31,6 +31,11 @@ final class SpecDecoder {
         issues.append(ConfigIssue(location: location(mark), message: message))
     }
 
+    /// Reports issues found by checks outside the decoder (an inline IIO layout's).
+    func report(_ found: [ConfigIssue]) {
+        issues += found
+    }
+
     /// Issues sorted by position (stable; file-wide issues first).
     func sortedIssues() -> [ConfigIssue] {
         issues.enumerated().sorted { a, b in

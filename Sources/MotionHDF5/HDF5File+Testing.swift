@@ -26,3 +26,17 @@ extension HDF5File {
         }
     }
 }
+
+extension HDF5File {
+    /// The POSIX descriptor the sec2 file driver holds for this file, for tests of its flags.
+    package func _fileDescriptor() throws -> Int32 {
+        try HDF5Library.withLock {
+            let action = "cannot get the descriptor of"
+            let fileID = try openFileID(action: action, status: .ioError)
+            guard let fd = try _posixDescriptor(fileID, action: action, path: path, status: .ioError) else {
+                throw HDF5Error(.ioError, action, path: path, reason: "the file driver is not sec2")
+            }
+            return fd
+        }
+    }
+}

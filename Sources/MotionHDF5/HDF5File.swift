@@ -48,6 +48,7 @@ public final class HDF5File: @unchecked Sendable {
     /// gives the same bytes), and file close degree SEMI (`H5Pset_fclose_degree`). File locking
     /// is used where the file system supports it and skipped where it does not (NFS, Lustre:
     /// `H5Pset_file_locking(…, true, true)`); `HDF5_USE_FILE_LOCKING=FALSE` still turns it off.
+    /// The descriptor is marked close-on-exec, so child processes do not inherit the file's lock.
     ///
     /// - Parameter path: where to create the file; its directory must exist.
     /// - Returns: the open file.
@@ -69,11 +70,18 @@ public final class HDF5File: @unchecked Sendable {
 
             let fileID = H5Fcreate(path, CHDF5_H5F_ACC_TRUNC(), fcpl, fapl)
             guard fileID >= 0 else { throw HDF5Error.fromLibrary(.cannotCreate, action, path: path) }
+            do {
+                try _setCloseOnExec(fileID, action: action, path: path, status: .cannotCreate)
+            } catch {
+                H5Fclose(fileID)
+                throw error
+            }
             return HDF5File(path: path, fileID: fileID, isWritable: true)
         }
     }
 
-    /// Opens an existing file for reading.
+    /// Opens an existing file for reading, with a shared file lock where the file system
+    /// supports it; the descriptor is marked close-on-exec, as in ``create(path:)``.
     ///
     /// - Parameter path: the file to open.
     /// - Returns: the open file.
@@ -105,6 +113,12 @@ public final class HDF5File: @unchecked Sendable {
                     (status, reason) = (.ioError, isDirectory.boolValue ? "it is a directory" : summary)
                 }
                 throw HDF5Error(status, action, path: path, reason: reason, libraryDetail: summary)
+            }
+            do {
+                try _setCloseOnExec(fileID, action: action, path: path, status: .ioError)
+            } catch {
+                H5Fclose(fileID)
+                throw error
             }
             return HDF5File(path: path, fileID: fileID, isWritable: false)
         }

@@ -46,7 +46,8 @@ public enum IIODecoder {
     ///   - path: where to open the file.
     ///   - displayPath: the path as the user sees it, used in messages.
     ///   - layout: the scan layout (`IIOLayout.load(folder:)` or inline).
-    ///   - units: `.si` converts gauss → µT (× 100) and mdegC → degC (× 0.001); other ABI units
+    ///   - units: `.si` converts gauss → µT (× 100) and mdegC → degC (× 0.001), and a unit in
+    ///     `layout.declaredUnits` as SPEC §3.6 says (g → m/s², deg/s → rad/s, …); other ABI units
     ///     are already SI.
     ///   - strict: the input's `strict: true`: a partial trailing scan is an error instead of a
     ///     `W_TRUNCATED_TAIL` warning.

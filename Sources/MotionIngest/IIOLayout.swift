@@ -23,14 +23,18 @@ public struct IIOLayout: Sendable, Equatable {
         public var offset: Double?
         /// Where the type string came from (a `_type` file or a pipeline key), for messages.
         public var typeSource: String
+        /// Where the index came from, for messages about it (`E_DUP_INDEX`); nil: the layout's `source`.
+        public var indexSource: String?
 
-        public init(name: String, index: Int, type: String, scale: Double? = nil, offset: Double? = nil, typeSource: String) {
+        public init(name: String, index: Int, type: String, scale: Double? = nil, offset: Double? = nil, typeSource: String,
+                    indexSource: String? = nil) {
             self.name = name
             self.index = index
             self.type = type
             self.scale = scale
             self.offset = offset
             self.typeSource = typeSource
+            self.indexSource = indexSource
         }
     }
 
@@ -70,6 +74,10 @@ public struct IIOLayout: Sendable, Equatable {
     /// `W_TS_NOT_LAST`, `W_TS_TYPE`, `W_TS_AFTER_LARGE_ELEMENT`, `W_NO_SCALE`, `W_CLOCK_UNKNOWN`,
     /// `W_TYPE_NO_SHIFT`, `W_REPEAT_ONE`, in that order of discovery.
     public var warnings: [IIOWarning]
+    /// Units declared for output channels (a pipeline input's `units:`, SPEC §2), by output
+    /// channel name (`acc_x`); they replace the ABI's unit in `nativeUnits`. Names that are not
+    /// output channels are ignored (the pipeline loader reports them).
+    public var declaredUnits: [String: String] = [:]
 
     /// Lays out the enabled channels.
     ///
@@ -92,8 +100,8 @@ public struct IIOLayout: Sendable, Equatable {
         self.clock = clock
         self.source = source
         var warnings: [IIOWarning] = []
-        func layoutError(_ code: String, _ problem: String) -> IngestError {
-            IngestError(.iioLayout(code: code, problem: problem), at: SourceLocation(file: source))
+        func layoutError(_ code: String, _ problem: String, at place: String? = nil) -> IngestError {
+            IngestError(.iioLayout(code: code, problem: problem), at: SourceLocation(file: place ?? source))
         }
         if channels.isEmpty && timestamp == nil {
             throw layoutError("E_NO_CHANNELS", "no scan element is enabled, so a scan holds nothing (enable at least one channel with `_en` = 1)")
@@ -104,7 +112,8 @@ public struct IIOLayout: Sendable, Equatable {
         var byIndex: [Int: String] = [:]
         for c in all {
             if let other = byIndex[c.index] {
-                throw layoutError("E_DUP_INDEX", "`\(other)` and `\(c.name)` are both enabled with scan index \(c.index) (each enabled channel needs its own index)")
+                throw layoutError("E_DUP_INDEX", "`\(other)` and `\(c.name)` are both enabled with scan index \(c.index) (each enabled channel needs its own index)",
+                                  at: c.indexSource)
             }
             byIndex[c.index] = c.name
         }
@@ -177,10 +186,12 @@ public struct IIOLayout: Sendable, Equatable {
         }
     }
 
-    /// The unit of each output channel as read (the IIO ABI's, written as SPEC §3.6 strings),
-    /// parallel to `channelNames`.
+    /// The unit of each output channel as read, parallel to `channelNames`: the one in
+    /// `declaredUnits`, else the IIO ABI's (written as SPEC §3.6 strings).
     public var nativeUnits: [String] {
-        elements.flatMap { e in Array(repeating: Self.nativeUnit(e.name), count: e.type.repeatCount) }
+        let abi = elements.flatMap { e in Array(repeating: Self.nativeUnit(e.name), count: e.type.repeatCount) }
+        guard !declaredUnits.isEmpty else { return abi }
+        return zip(channelNames, abi).map { name, unit in declaredUnits[name] ?? unit }
     }
 
     /// The unit of each output channel under `system` (`PhysicalUnit.conversion`).

@@ -89,9 +89,12 @@ struct _IIOScanDecoder {
         scanBytes = layout.scanBytes
         self.units = units
         var plans: [_IIOColumnPlan] = []
+        let unitsRead = layout.nativeUnits  // one per output column, declared units included
         for e in layout.elements {
-            let factor = PhysicalUnit.conversion(from: IIOLayout.nativeUnit(e.name), to: units).factor
-            for k in 0..<e.type.repeatCount { plans.append(_IIOColumnPlan(element: e, word: k, factor: factor)) }
+            for k in 0..<e.type.repeatCount {
+                let factor = PhysicalUnit.conversion(from: unitsRead[plans.count], to: units).factor
+                plans.append(_IIOColumnPlan(element: e, word: k, factor: factor))
+            }
         }
         self.plans = plans
         timePlan = layout.timestamp.map { _IIOColumnPlan(element: $0, word: 0, factor: 1) }

@@ -5,34 +5,39 @@ import MotionIngest
 /// Resolving an `iio` input's scan layout (SPEC §3.3): inline, or a sysfs folder copy found by
 /// rendering the `layout` template for a file.
 enum IIOLayoutResolver {
-    /// The layout of `file` (a matched input file) for input `inputIndex`.
+    /// The layout of `file` (a matched input file) for input `inputIndex`, with the input's
+    /// `units:` as its `declaredUnits`.
     ///
     /// - Parameter file: the matched file whose folder template to render; unused for inline layouts.
-    /// - Throws: `IngestError` for an unusable layout (65), `.cannotOpen` (66) for a missing folder.
+    /// - Throws: `IngestError` for an unusable folder layout (65), `.cannotOpen` (66) for a missing
+    ///   folder; `PipelineFileError` (78) for an unusable inline layout.
     static func layout(inputIndex: Int, spec: PipelineSpec, file: String) throws -> IIOLayout {
         let input = spec.inputs[inputIndex]
         let options = input.iio ?? IIOOptions()
-        if let template = options.layoutFolder {
-            let rendered = InputDiscovery.render(template, file: file, base: spec.baseDirectory)
-            let folder = PathText.normalize(PathText.join(spec.baseDirectory, rendered))
-            return try IIOLayout.load(folder: folder, displayFolder: folder)
+        guard let template = options.layoutFolder else {
+            return try inline(options, inputIndex: inputIndex, spec: spec)
         }
-        return try inline(options, inputIndex: inputIndex, spec: spec)
+        let rendered = InputDiscovery.render(template, file: file, base: spec.baseDirectory)
+        let folder = PathText.normalize(PathText.join(spec.baseDirectory, rendered))
+        var layout = try IIOLayout.load(folder: folder, displayFolder: folder)
+        layout.declaredUnits = declaredUnits(input)
+        return layout
     }
 
-    /// The inline layout of an input (`layout: {channels: …, timestamp: …, sampling_frequency_hz: …}`).
+    /// The inline layout of an input (`layout: {channels: …, timestamp: …, sampling_frequency_hz: …}`),
+    /// with the input's `units:` as its `declaredUnits`. `PipelineLoader` has already checked it,
+    /// so it throws only for specs built in code.
+    ///
+    /// - Throws: `PipelineFileError` (78) naming the offending value.
     static func inline(_ options: IIOOptions, inputIndex: Int, spec: PipelineSpec) throws -> IIOLayout {
-        let key = "\(spec.file) inputs[\(inputIndex)].layout"
-        let channels = options.channels.enumerated().map { i, c in
-            IIOLayout.ChannelDeclaration(name: c.name, index: c.index, type: c.type, scale: c.scale, offset: c.offset,
-                                         typeSource: "\(key).channels[\(i)].type")
-        }
-        let timestamp = options.timestampIndex.map {
-            IIOLayout.ChannelDeclaration(name: "in_timestamp", index: $0, type: options.timestampType ?? "le:s64/64>>0",
-                                         typeSource: "\(key).timestamp.type")
-        }
-        return try IIOLayout(channels: channels, timestamp: timestamp, samplingFrequencyHz: options.samplingFrequencyHz,
-                             clock: nil, warnAboutClock: false, source: key)
+        var layout = try options.inlineLayout(file: spec.file, key: "inputs[\(inputIndex)].layout")
+        layout.declaredUnits = declaredUnits(spec.inputs[inputIndex])
+        return layout
+    }
+
+    /// An input's `units:` by channel name (the first entry wins, as for csv).
+    static func declaredUnits(_ input: InputSpec) -> [String: String] {
+        Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first }
     }
 
     /// The `x` sensor of an iio input: named by `sensor` (or `{stem}`, each file's stem), with
@@ -41,7 +46,8 @@ enum IIOLayoutResolver {
     ///
     /// - Returns: nil when `sensors:` is given and leaves out the input's `sensor`.
     /// - Throws: `MotionError(.noInput)` when a folder layout is used and the input matches no
-    ///   file (there is no folder to read); the layout's errors.
+    ///   file (there is no folder to read); the layout's errors; `PipelineFileError` (78) when a
+    ///   `units:` key names none of the layout's channels.
     static func sensor(inputIndex: Int, spec: PipelineSpec) throws -> ChannelLayout.Sensor? {
         let input = spec.inputs[inputIndex]
         if let keep = input.sensors, let name = input.sensor, !keep.contains(name) { return nil }
@@ -55,6 +61,9 @@ enum IIOLayoutResolver {
             layout = try inline(input.iio ?? IIOOptions(), inputIndex: inputIndex, spec: spec)
         }
         try layout.checkTimeSource()
+        // `units:` keys must name channels of the layout; for a folder this is known only now.
+        let unknown = input.unitIssues(channels: layout.channelNames, file: spec.file, index: inputIndex)
+        if !unknown.isEmpty { throw PipelineFileError(file: spec.file, issues: unknown) }
         return ChannelLayout.Sensor(inputIndex: inputIndex, name: input.sensor ?? "{stem}",
                                     channelNames: layout.channelNames, channelUnits: layout.channelUnits(spec.units))
     }

@@ -48,6 +48,14 @@ IIO_LAYOUT = """{channels: [{name: in_accel_x, index: 0, type: "%s", scale: 0.01
        timestamp: {index: 2, type: "le:s64/64>>0"}}"""
 
 
+# A sysfs folder copy beside the dump with the same layout as IIO_LAYOUT (for `"{dirpath}/sysfs"`).
+SYSFS = {f"data/sysfs/scan_elements/{name}_{attr}": value
+         for name, index, typ in [("in_accel_x", 0, b"le:s16/16>>0"), ("in_accel_y", 1, b"le:s16/16>>0"),
+                                  ("in_timestamp", 2, b"le:s64/64>>0")]
+         for attr, value in [("en", b"1\n"), ("index", b"%d\n" % index), ("type", typ + b"\n")]}
+SYSFS["data/sysfs/in_accel_scale"] = b"0.01\n"
+
+
 def iio_dump(scans=300, rate=100.0, tail=b""):
     """Scans of two s16 channels and a timestamp: 2 + 2 + 4 padding + 8 = 16 bytes each."""
     return b"".join(struct.pack("<hh4xq", i, -i, int(i * 1e9 / rate)) for i in range(scans)) + tail
@@ -127,12 +135,19 @@ CASES = [
     Case("csv-time-month-13", {REC: iso([b"2024-13-01T00:00:00Z"])}, pipeline("csv", input_extra="iso"), 65,
          [r"data/rec\.csv:2:1\b"]),
     # --- IIO: layouts and dumps (byte offsets)
-    Case("iio-invalid-type", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s17/16>>0", 1)), 65,
-         [r"\.yaml:\d+:\d+|in_accel_x", r"le:s17/16>>0"]),
-    Case("iio-garbage-type", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("xx:q16", 1)), 65,
-         [r"xx:q16"]),
-    Case("iio-duplicate-index", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s16/16>>0", 0)), 65,
-         [r"index 0", r"in_accel_x", r"in_accel_y"]),
+    # An inline layout is part of the pipeline file (78 at the value's line:column); a layout
+    # folder is input data (65 naming the sysfs file).
+    Case("iio-invalid-type", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s17/16>>0", 1)), 78,
+         [r"pipeline\.yaml:5:60: `in_accel_x`", r"le:s17/16>>0", r"realbits 17"]),
+    Case("iio-garbage-type", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("xx:q16", 1)), 78,
+         [r"pipeline\.yaml:5:60: `in_accel_x`", r"xx:q16"]),
+    Case("iio-duplicate-index", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s16/16>>0", 0)), 78,
+         [r"pipeline\.yaml:6:\d+: ", r"index 0", r"in_accel_x", r"in_accel_y"]),
+    Case("iio-units-unknown-channel", {BIN: iio_dump()}, pipeline("iio", input_extra="    units: {acc_q: g}\n"), 78,
+         [r"pipeline\.yaml:8:13\b", r"acc_q", r"acc_x"]),
+    Case("iio-sysfs-invalid-type", {BIN: iio_dump(), **SYSFS, "data/sysfs/scan_elements/in_accel_x_type": b"le:s17/16>>0\n"},
+         pipeline("iio", layout='"{dirpath}/sysfs"'), 65,
+         [r"data/sysfs/scan_elements/in_accel_x_type: `in_accel_x`", r"le:s17/16>>0"]),
     Case("iio-truncated", {BIN: iio_dump(tail=b"\x01\x02\x03")}, pipeline("iio"), 0,
          rows_dropped={"partial_scan": 1}),
     Case("iio-truncated-strict", {BIN: iio_dump(tail=b"\x01\x02\x03")}, pipeline("iio", input_extra="    strict: true\n"),
@@ -166,7 +181,7 @@ CASES = [
          [r"no window", r"3600"]),
     Case("iio-1e6-channels", {BIN: iio_dump()},
          pipeline("iio", layout="{channels: [{name: in_accel_x, index: 0, type: \"le:s16/16X1048576>>0\"}], "
-                                "sampling_frequency_hz: 100}"), 65, [r"4096|more than"]),
+                                "sampling_frequency_hz: 100}"), 78, [r"pipeline\.yaml:5:13\b", r"4096|more than"]),
     Case("csv-1e6-channels", {REC: csv_file()},
          pipeline("csv").replace("{acc_x: x, acc_y: y, acc_z: z}",
                                  "{" + ", ".join(f"c{i}: x" for i in range(200_000)) + "}"), 78,

@@ -193,3 +193,29 @@ def test_truncated_tail_warns_and_strict_fails(iio_data, tmp_path):
     proc = motionprep("run", tmp_path / "strict.yaml", check=False)
     assert proc.returncode == 65
     assert f"rec-01.bin at byte {size}: the dump ends with a partial scan of 5 bytes" in proc.stderr
+
+
+def test_declared_units_convert_like_the_spec_says(iio_data, tmp_path):
+    """`units: {acc_x: g}` on an iio input (SPEC §2, §3.6): acc_x is read as g, so `units: si`
+    multiplies it by 9.80665 and `native` keeps it and writes `g`; the other channels keep the
+    ABI's m/s²."""
+    shutil.copytree(iio_data / "data", tmp_path / "data")
+    variants = {
+        "plain": PIPELINE,
+        "si": PIPELINE.replace("    sensor: imu\n", "    sensor: imu\n    units: {acc_x: g}\n"),
+        "native": PIPELINE.replace("    sensor: imu\n", "    sensor: imu\n    units: {acc_x: g}\n")
+                          .replace("resample:", "units: native\nresample:"),
+    }
+    x, units = {}, {}
+    for name, text in variants.items():
+        (tmp_path / f"{name}.yaml").write_text(text.replace("path: out", f"path: out-{name}"))
+        motionprep("run", tmp_path / f"{name}.yaml", "--jobs", 2, "--quiet")
+        units[name] = [c["unit"] for c in json.loads((tmp_path / f"out-{name}/manifest.json").read_text())["channels"]]
+        with h5py.File(tmp_path / f"out-{name}/train.h5", "r") as f:
+            x[name] = f["x"][...].astype(np.float64)
+            assert list(f.attrs["channel_units"]) == units[name]
+    assert units == {"plain": ["m/s^2"] * 3, "si": ["m/s^2"] * 3, "native": ["g", "m/s^2", "m/s^2"]}
+    assert x["plain"].size > 0
+    np.testing.assert_allclose(x["si"][..., 0], 9.80665 * x["plain"][..., 0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(x["si"][..., 1:], x["plain"][..., 1:])
+    np.testing.assert_array_equal(x["native"], x["plain"])

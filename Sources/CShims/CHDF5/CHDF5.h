@@ -31,5 +31,6 @@ static inline hid_t CHDF5_H5T_STD_I64LE(void) { return H5T_STD_I64LE; }
 static inline hid_t CHDF5_H5T_C_S1(void) { return H5T_C_S1; }
 static inline hid_t CHDF5_H5E_DEFAULT(void) { return H5E_DEFAULT; }
 static inline size_t CHDF5_H5T_VARIABLE(void) { return H5T_VARIABLE; }
+static inline hid_t CHDF5_H5FD_SEC2(void) { return H5FD_SEC2; }
 
 #endif

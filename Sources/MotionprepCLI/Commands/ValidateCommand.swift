@@ -22,7 +22,8 @@ enum ValidateCommand {
 
         With pipeline files: checks them without running them: the schema, every stage option, and
         that every input path matches at least one file. Exit 0 when all are fine, 78 when a file
-        has a pipeline problem (all problems are listed), else 66 when a path matches nothing.
+        has a pipeline problem (all problems are listed), else 65 when an iio input's layout folder
+        is unusable, else 66 when a path matches nothing.
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
@@ -92,10 +93,14 @@ enum ValidateCommand {
                     _ = try ChannelLayout.make(spec)
                 } catch let e as UserFacingError {
                     Diagnostics.stderr("motionprep: " + e.message)
-                    // An iio layout folder that cannot be found because the input matches no
-                    // file is a missing path (66), not a pipeline problem (78).
-                    if e.exitStatus == .config || e.exitStatus == .dataError { worst = .config }
-                    else if worst == .success { worst = .noInput }
+                    // An iio layout folder whose files are unusable is bad input data (65), one
+                    // that cannot be found because the input matches no file a missing path (66);
+                    // neither is a pipeline problem (78). Inline layouts are checked by the loader.
+                    switch e.exitStatus {
+                    case .config: worst = worse(worst, .config)
+                    case .dataError: worst = worse(worst, .dataError)
+                    default: worst = worse(worst, .noInput)
+                    }
                     continue
                 }
                 let (_, unmatched) = InputDiscovery.match(spec)
@@ -113,5 +118,19 @@ enum ValidateCommand {
             }
         }
         return worst
+    }
+
+    /// The status to exit with when files had `a` and `b`: 78 before 65 before 66 before 0
+    /// (others, such as 74 reading the pipeline file, count as 66 does).
+    static func worse(_ a: ExitStatus, _ b: ExitStatus) -> ExitStatus {
+        func rank(_ s: ExitStatus) -> Int {
+            switch s {
+            case .success: return 0
+            case .config: return 3
+            case .dataError: return 2
+            default: return 1
+            }
+        }
+        return rank(b) > rank(a) ? b : a
     }
 }

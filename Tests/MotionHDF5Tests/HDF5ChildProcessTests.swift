@@ -64,7 +64,8 @@ import Testing
                 usleep(250_000)
             }
         }
-        #expect(sleeper.isRunning, "the child should still be alive when the file is reopened")
+        let alive = sleeper.isRunning
+        #expect(alive, "the child should still be alive when the file is reopened")
     }
 
     @Test(arguments: ["created", "opened read-only"])

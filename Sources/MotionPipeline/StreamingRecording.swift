@@ -79,6 +79,7 @@ final class StreamingRecording {
     private var eventTimes: [Double] = []
     private var eventLabels: [Int32] = []
     private var labelledThrough: Double = -.infinity
+    private var labelBound: Double = .infinity
     private var windowsDropped: ReasonCounts = [:]
     // Output.
     private var out: WindowBatch
@@ -228,6 +229,7 @@ final class StreamingRecording {
                     throw StreamFallback(description: "\(readers[r].file.path) has no whole scan")
                 }
                 for s in streams.indices where streamFile[s] == r { streams[s].finish() }
+                limitGrid()
             }
             try label(count: ready, writer: writer)
             try emit(final: false, writer: writer)
@@ -281,9 +283,22 @@ final class StreamingRecording {
         }
     }
 
+    /// Once a stream's file has ended, the grid cannot reach past its last sample (T1 is the
+    /// earliest last sample): the other streams need keep only two samples beyond that, and
+    /// label events beyond it are never used. A file that runs on long after another one ended
+    /// is then read to its end (its rows, duplicates and errors count) without being kept.
+    private func limitGrid() {
+        let ended = streams.filter { $0.finished && $0.total > 0 }.map(\.lastTime)
+        guard let earliest = ended.min() else { return }
+        // Past T1 + the grid's tolerance: 1 s, or 1e-6 of the clock for epoch times.
+        let bound = earliest + Swift.max(1, 1e-6 * Swift.abs(earliest))
+        labelBound = Swift.min(labelBound, bound)
+        for s in streams.indices { streams[s].keepUntil = Swift.min(streams[s].keepUntil, bound) }
+    }
+
     /// Adds label events in time order (stable: an equal time goes after the ones already there).
     private func addEvents(_ e: LabelEvents) throws {
-        for (t, l) in zip(e.times, e.labels) {
+        for (t, l) in zip(e.times, e.labels) where t <= labelBound {
             if t <= labelledThrough {
                 throw StreamFallback(description: "a label event at \(t) s arrived after windows up to \(labelledThrough) s were labelled")
             }
@@ -477,6 +492,8 @@ struct _StreamBuffer {
     /// Samples (global count) with time ≤ the last grid time asked for.
     var atOrBefore = 0
     var filter: StreamingRunFilter?
+    /// Settled samples later than the second one past this time are not kept (`limitGrid`).
+    var keepUntil = Double.infinity
     private var openTime: Double?
     private var openValues: [Double]
 
@@ -519,7 +536,20 @@ struct _StreamBuffer {
         if openTime != nil { settle() }
         openTime = nil
         filter?.finish(outTimes: &times, outValues: &values)
+        dropBeyond()
         finished = true
+    }
+
+    /// Drops settled samples after the second one past `keepUntil` (the filter still sees
+    /// every sample, so filtered values and its counts are those of the whole stream).
+    private mutating func dropBeyond() {
+        guard keepUntil < .infinity, let last = times.last, last > keepUntil else { return }
+        var i = times.count
+        while i > 0 && times[i - 1] > keepUntil { i -= 1 }
+        let keep = i + 2
+        guard times.count > keep else { return }
+        times.removeLast(times.count - keep)
+        for c in 0..<channels { values[c].removeLast(values[c].count - keep) }
     }
 
     private mutating func settle() {
@@ -529,6 +559,7 @@ struct _StreamBuffer {
             times.append(openTime!)
             for c in 0..<channels { values[c].append(openValues[c]) }
         }
+        if openTime! > keepUntil { dropBeyond() }
     }
 
     /// Writes the stream's channels at grid time `t` to `row[offset...]`, exactly as

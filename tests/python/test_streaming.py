@@ -74,6 +74,10 @@ def data(tmp_path_factory):
     with open(sorted((root / "iio").rglob("*.bin"))[0], "ab") as f:
         f.write(b"\x01\x02\x03")   # a partial scan: dropped, counted, warned about
     motionprep("synth", "--out", root / "phone", "--format", "csv", "--subjects", 2, "--minutes", 2, "--seed", 24)
+    # One recording's barometer stops halfway: the accelerometer file runs on past the grid.
+    baro = sorted((root / "phone").rglob("Barometer.csv"))[0]
+    lines = baro.read_bytes().split(b"\n")
+    baro.write_bytes(b"\n".join(lines[: len(lines) // 2]) + b"\n")
     # A long-format file: A and G rows interleaved, `;`, ISO 8601 times with a zone, labels.
     rng = random.Random(5)
     lines = ["timestamp;sensor;x;y;z;activity"]

@@ -18,6 +18,8 @@ public final class IIOBlockReader: IngestBlockReader {
     public private(set) var rowsDropped: [String: Int] = [:]
     /// Whole scans decoded so far.
     public var scans: Int { core.scans }
+    /// Bytes per scan.
+    public var scanBytes: Int { layout.scanBytes }
 
     /// Opens `path` (`.cannotOpen`, 66, as `IIODecoder.decode`); the layout must give a time
     /// source (`E_NO_TIME`).

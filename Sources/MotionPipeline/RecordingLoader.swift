@@ -33,16 +33,7 @@ enum RecordingLoader {
         var extents: [ResourceLimits.Extent] = []
         for sensor in layout.sensors {
             let candidates = (raw[sensor.inputIndex] ?? []).filter { sensor.name == "{stem}" || $0.stream.name == sensor.name }
-            guard let first = candidates.first else {
-                let files = source.files.filter { $0.inputIndex == sensor.inputIndex }.map(\.path)
-                if sensor.name == "{stem}" {
-                    // A wide csv input without `sensor:`: the recording has no file of that input.
-                    let patterns = spec.inputs[sensor.inputIndex].paths.map { "`\($0)`" }.joined(separator: ", ")
-                    let read = source.files.map(\.path).joined(separator: ", ")
-                    throw MotionError(.dataError, "recording `\(source.name)` has no file matching \(patterns) of inputs[\(sensor.inputIndex)] (read \(read)); every recording needs every channel (\(sensor.channelNames.joined(separator: ", ")))")
-                }
-                throw MotionError(.dataError, "recording `\(source.name)` has no `\(sensor.name)` stream (read \(files.joined(separator: ", "))); every recording needs every channel (\(sensor.channelNames.joined(separator: ", "))), or list the sensors to keep with `sensors:`")
-            }
+            guard let first = candidates.first else { throw noStream(sensor, source: source, spec: spec) }
             if candidates.count > 1 {
                 throw MotionError(.dataError, "recording `\(source.name)` has stream `\(sensor.name)` in both \(candidates[0].file.path) and \(candidates[1].file.path); a channel may occur only once per recording")
             }
@@ -65,6 +56,18 @@ enum RecordingLoader {
         }
         return Recording(name: source.name, subject: source.subject, streams: streams, labels: track,
                          rowsRead: rowsRead, rowsDropped: dropped, warnings: warnings)
+    }
+
+    /// The error for a recording without `sensor`'s stream.
+    static func noStream(_ sensor: ChannelLayout.Sensor, source: RecordingSource, spec: PipelineSpec) -> MotionError {
+        let files = source.files.filter { $0.inputIndex == sensor.inputIndex }.map(\.path)
+        if sensor.name == "{stem}" {
+            // A wide csv input without `sensor:`: the recording has no file of that input.
+            let patterns = spec.inputs[sensor.inputIndex].paths.map { "`\($0)`" }.joined(separator: ", ")
+            let read = source.files.map(\.path).joined(separator: ", ")
+            return MotionError(.dataError, "recording `\(source.name)` has no file matching \(patterns) of inputs[\(sensor.inputIndex)] (read \(read)); every recording needs every channel (\(sensor.channelNames.joined(separator: ", ")))")
+        }
+        return MotionError(.dataError, "recording `\(source.name)` has no `\(sensor.name)` stream (read \(files.joined(separator: ", "))); every recording needs every channel (\(sensor.channelNames.joined(separator: ", "))), or list the sensors to keep with `sensors:`")
     }
 
     /// Reads every file of `source` in file order. With `checkOrder` false nothing about time

@@ -83,8 +83,12 @@ final class RecordingProcessor {
                 throw e
             } catch let e as StreamFallback where e.description.hasPrefix("a label event") {
                 log("notice: recording `\(source.name)`: \(e.description) (label rows far out of time order), so it is processed whole, in memory")
+            } catch let e where !(e is StreamFallback) && source.files.count == 1 {
+                // One file: its errors come in the order whole processing raises them.
+                throw e
             } catch {
-                // Whole processing gives this recording's error its canonical message.
+                // Several files (read interleaved) or a case left to whole processing: it gives
+                // the recording's error its canonical message.
             }
         }
         let processed = try process(source, isTrain: isTrain, intervals: intervals)

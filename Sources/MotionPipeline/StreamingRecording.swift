@@ -30,9 +30,12 @@ struct StreamFallback: Error, CustomStringConvertible {
 /// - kept windows go to the record file in blocks of `RecordStore.blockWindows`, and the
 ///   normalisation moments are combined per such block, as `RecordingProcessor` does.
 ///
-/// Anything that whole processing would reject (a bad line, decreasing times, a missing stream,
-/// a stream in two files) makes this throw `StreamFallback` or the reader's error; the caller
-/// then processes the recording whole for the canonical error.
+/// Errors: a recording of one file raises what whole processing would, in the same order (a
+/// bad line as the reader meets it; after the last block, a missing stream or the first
+/// decreasing time per stream, found while the rest of the file is read only to be checked).
+/// Anything else (several files, read interleaved; a stream in two files; a dump without a
+/// whole scan) throws `StreamFallback`, and the caller processes the recording whole for the
+/// canonical error.
 final class StreamingRecording {
     /// Most grid points a streamed recording may have (about 248 days at 100 Hz): beyond it the
     /// timestamps are nearly always wrong, and whole processing names them.
@@ -181,7 +184,8 @@ final class StreamingRecording {
                         var previous = last[s]
                         for t in raw.times {
                             if let p = previous {
-                                if t < p { throw StreamFallback(description: "decreasing time") }
+                                // The main pass finds and reports it; no filter is needed then.
+                                if t < p { return }
                                 if t == p { continue }
                                 medians[s].add(t - p)
                             }
@@ -231,13 +235,31 @@ final class StreamingRecording {
                 for s in streams.indices where streamFile[s] == r { streams[s].finish() }
                 limitGrid()
             }
+            if streams.contains(where: { $0.decrease != nil }) {
+                // SPEC §3.5's error is certain: read on only to check the rest (a bad line later
+                // in the file is reported first, as whole processing reads the file first).
+                for s in streams.indices { streams[s].checkOnly = true }
+                continue
+            }
             try label(count: ready, writer: writer)
             try emit(final: false, writer: writer)
         }
         // Every file has ended; their warnings in file order, as whole processing lists them.
         for r in readers { warnings += r.reader.warnings }
-        for s in streams.indices where streamFile[s] == nil {
-            throw StreamFallback(description: "recording `\(source.name)` has no `\(layout.sensors[s].name)` stream")
+        // Whole processing's checks after reading, in its order: per kept stream, present, then
+        // in time order (an iio dump's order is checked right after the dump).
+        for s in streams.indices {
+            if let d = streams[s].decrease, let r = streamFile[s], let iio = readers[r].reader as? IIOBlockReader {
+                throw IngestError(.iioTimeDecreases(stream: d.stream, scan: Int(d.line), time: d.time, previousTime: d.previousTime),
+                                  at: SourceLocation(file: readers[r].file.path, byteOffset: Int(d.line) * iio.scanBytes))
+            }
+        }
+        for (s, sensor) in layout.sensors.enumerated() {
+            guard let r = streamFile[s] else { throw RecordingLoader.noStream(sensor, source: source, spec: spec) }
+            if let d = streams[s].decrease {
+                throw IngestError(.timeDecreases(stream: d.stream, time: d.time, previousTime: d.previousTime, previousLine: Int(d.previousLine)),
+                                  at: SourceLocation(file: readers[r].file.path, line: Int(d.line)))
+            }
         }
         var dropped: String?
         if streams.contains(where: { $0.total < 2 }) {
@@ -510,13 +532,34 @@ struct _StreamBuffer {
     /// The time of the latest settled sample.
     var lastSettledTime: Double? { times.last }
 
-    /// Appends samples in file order: equal times replace the previous sample (counted);
-    /// decreasing times are whole processing's error.
+    /// The first decreasing time (SPEC §3.5: whole processing's error), with its line (or IIO
+    /// scan) and its predecessor's.
+    var decrease: (stream: String, time: Double, previousTime: Double, line: Int32, previousLine: Int32)?
+    /// Set once some stream has a decrease: samples are only checked for their order.
+    var checkOnly = false
+    private var openLine: Int32 = 0
+
+    /// Appends samples in file order: equal times replace the previous sample (counted); the
+    /// first decreasing time is recorded in `decrease`, after which nothing is kept.
     mutating func append(_ raw: RawStream) throws {
         for j in 0..<raw.count {
             let t = raw.times[j]
+            if decrease != nil { return }
+            if checkOnly {
+                if let open = openTime, t < open {
+                    decrease = (raw.name, t, open, raw.lines[j], openLine)
+                    return
+                }
+                openTime = t
+                openLine = raw.lines[j]
+                continue
+            }
             if let open = openTime {
-                if t < open { throw StreamFallback(description: "decreasing time") }
+                if t < open {
+                    decrease = (raw.name, t, open, raw.lines[j], openLine)
+                    return
+                }
+                openLine = raw.lines[j]
                 if t == open {
                     for c in 0..<channels { openValues[c] = raw.channels[c][j] }
                     duplicates += 1
@@ -527,12 +570,17 @@ struct _StreamBuffer {
                 firstTime = t
             }
             openTime = t
+            openLine = raw.lines[j]
             for c in 0..<channels { openValues[c] = raw.channels[c][j] }
         }
     }
 
     /// The stream's file has ended: settles the open sample and drains the filter.
     mutating func finish() {
+        if checkOnly || decrease != nil {
+            finished = true
+            return
+        }
         if openTime != nil { settle() }
         openTime = nil
         filter?.finish(outTimes: &times, outValues: &values)

@@ -268,6 +268,63 @@ output: {type: hdf5, path: out}
     assert not (data / "order-stream").exists() and not Path(str(data / "order-stream") + ".partial").exists()
 
 
+ORDER_PIPELINE = """version: 1
+name: order
+inputs: [{type: motioncollector, paths: ["order/*.csv"], sensors: [A, G]}]
+resample: {rate_hz: 50}
+window: {length_s: 2.56, stride_s: 1.28}
+output: {type: hdf5, path: out}
+"""
+
+
+@pytest.mark.parametrize("case", ["decrease-then-bad-line", "two-decreases", "missing-stream", "iio-decrease"])
+def test_error_precedence_is_that_of_whole_processing(data, case):
+    """Whole processing reads the file, then checks each kept stream in order; a streamed
+    recording reports the same first error: a bad line after a decrease wins, the stream first in
+    the layout wins, a missing stream is named, an iio dump's decreasing scan is located."""
+    d = data / f"prec-{case}"
+    (d / "order").mkdir(parents=True, exist_ok=True)
+    pipeline = d / "p.yaml"
+    if case == "iio-decrease":
+        src = sorted((data / "iio").rglob("*.bin"))[-1]
+        raw = bytearray(src.read_bytes())
+        scan = 16
+        i = 5000 * scan
+        raw[i:i + scan], raw[i + scan:i + 2 * scan] = raw[i + scan:i + 2 * scan], raw[i:i + scan]
+        (d / "order/rec.bin").write_bytes(bytes(raw))
+        import shutil
+        shutil.copytree(src.parent / "sysfs", d / "order/sysfs", dirs_exist_ok=True)
+        pipeline.write_text(ORDER_PIPELINE.replace("type: motioncollector, paths: [\"order/*.csv\"], sensors: [A, G]",
+                                                   "type: iio, paths: [\"order/*.bin\"], layout: \"{dirpath}/sysfs\", sensor: imu"))
+    else:
+        lines = (data / "cur/subject04/rec-01.csv").read_bytes().decode().split("\r\n")
+        def set_time(k, t):
+            f = lines[k].split(",")
+            f[2] = str(t)
+            lines[k] = ",".join(f)
+        g = [k for k in range(1, len(lines)) if lines[k].startswith("G,")]
+        a = [k for k in range(1, len(lines)) if lines[k].startswith("A,")]
+        if case == "decrease-then-bad-line":
+            set_time(g[100], 0.001)
+            lines[len(lines) - 20] = "A,,99999,x1,2,3"
+        elif case == "two-decreases":
+            set_time(g[50], 0.001)     # G decreases first in the file …
+            set_time(a[3000], 0.002)   # … but A is first in the layout
+        (d / "order/rec.csv").write_text("\r\n".join(lines))
+        text = ORDER_PIPELINE
+        if case == "missing-stream":
+            text = text.replace("[A, G]", "[A, G, M]")
+            (d / "order/rec.csv").write_text("\r\n".join(l for l in lines if not l.startswith("M,")))
+        pipeline.write_text(text)
+    a_ = run(pipeline, d / "whole", WHOLE, check=False)
+    b_ = run(pipeline, d / "stream", streamed(4096), check=False)
+    assert a_.returncode == b_.returncode == 65, a_.stderr
+    assert a_.stderr == b_.stderr
+    expected = {"decrease-then-bad-line": "`x1`", "two-decreases": "`A` time 0.002", "missing-stream": "no `M` stream",
+                "iio-decrease": "at byte"}[case]
+    assert expected in a_.stderr, a_.stderr
+
+
 def test_label_rows_far_out_of_order_fall_back_to_whole(data):
     """Label rows a block behind the samples around them cannot be streamed exactly: the run says
     so and processes that recording whole, with the same bytes."""

@@ -63,6 +63,8 @@ final class StreamingRecording {
     // Streams, in layout order, and which file each came from.
     private var streams: [_StreamBuffer]
     private var streamFile: [Int?]
+    /// Each stream's name as read (a `{stem}` layout stream is named by its file).
+    private var streamNames: [String]
     // Grid.
     private var t0: Double?
     private var nextPoint = 0
@@ -109,6 +111,7 @@ final class StreamingRecording {
         C = layout.channelNames.count
         streams = layout.sensors.map { sensor in _StreamBuffer(channels: sensor.channelNames.count) }
         streamFile = Array(repeating: nil, count: layout.sensors.count)
+        streamNames = layout.sensors.map(\.name)
         row = [Float](repeating: 0, count: layout.channelNames.count)
         if let labels = spec.labels, labels.from == .intervals {
             fixedTrack = intervals?.tracks[source.name] ?? .empty
@@ -159,6 +162,7 @@ final class StreamingRecording {
     /// Sets stream `s`'s resampling options from its name as read (a wide csv or iio stream
     /// without `sensor:` is named by its file's stem), as whole processing does.
     private func configure(_ s: Int, name: String) {
+        streamNames[s] = name
         streams[s].method = ResampleMethod(rawValue: spec.resample.method.value(for: name).rawValue)!
         streams[s].maxGapS = spec.resample.maxGapS.value(for: name)
     }
@@ -269,9 +273,9 @@ final class StreamingRecording {
             try label(count: pending.count, writer: writer)
             try flush(writer: writer)
         }
-        for (s, sensor) in layout.sensors.enumerated() {
+        for s in streams.indices {
             if let f = streams[s].filter, f.unfilteredRuns > 0 {
-                warnings.append("\(source.name): \(f.unfilteredRuns) run(s) of \(sensor.name) between gaps had \(f.filter.padLength) samples or fewer and were left unfiltered")
+                warnings.append("\(source.name): \(f.unfilteredRuns) run(s) of \(streamNames[s]) between gaps had \(f.filter.padLength) samples or fewer and were left unfiltered")
             }
         }
         let duplicates = streams.reduce(0) { $0 + $1.duplicates }

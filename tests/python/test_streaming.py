@@ -74,6 +74,10 @@ def data(tmp_path_factory):
     with open(sorted((root / "iio").rglob("*.bin"))[0], "ab") as f:
         f.write(b"\x01\x02\x03")   # a partial scan: dropped, counted, warned about
     motionprep("synth", "--out", root / "phone", "--format", "csv", "--subjects", 2, "--minutes", 2, "--seed", 24)
+    # An isolated run of 10 accelerometer samples between two gaps: too short to filter, warned about.
+    acc = sorted((root / "phone").rglob("Accelerometer.csv"))[-1]
+    lines = acc.read_bytes().split(b"\n")
+    acc.write_bytes(b"\n".join(lines[:3000] + lines[3040:3050] + lines[3090:]))
     # One recording's barometer stops halfway: the accelerometer file runs on past the grid.
     baro = sorted((root / "phone").rglob("Barometer.csv"))[0]
     lines = baro.read_bytes().split(b"\n")
@@ -211,6 +215,8 @@ def test_streamed_equals_whole(data, name):
             assert got[k] == reference[k], f"{name}, block {block}: {k} differs"
     if "cur/" in PIPELINES[name]:
         assert summary["rows_dropped"].get("duplicate_time", 0) > 0
+    if "phone/" in PIPELINES[name]:
+        assert "run(s) of Accelerometer between gaps had 15 samples or fewer" in whole.stderr
     if "iio/" in PIPELINES[name]:
         assert summary["rows_dropped"] == {"partial_scan": 1}
         assert "W_TRUNCATED_TAIL:3B" in whole.stderr

@@ -67,6 +67,12 @@ enum Glob {
 
 /// Lexical path helpers (no symlink resolution, so paths stay as the user wrote them).
 enum PathText {
+    /// The size of the file at `path` in bytes, 0 when it cannot be read.
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
     /// Removes `.` components and folds `name/..`, keeping leading `..`s.
     static func normalize(_ path: String) -> String {
         let absolute = path.hasPrefix("/")

@@ -34,7 +34,9 @@ public enum PipelineRunner {
             ? try DatasetWriter(plan: plan, staging: staging, jobs: options.jobs, log: options.log,
                                  checkpoint: options.checkpoint) : nil
         var failures: [(Int, String)] = []
-        var progress = RunProgress(total: owned.count)
+        let progress = ProgressTracker(total: owned.count,
+                                       totalBytes: owned.reduce(0) { $0 + sources[$1].files.reduce(0) { $0 + PathText.fileSize($1.path) } },
+                                       report: options.progress)
         let resumedCount = ResumeCounter()
         let streamedCount = ResumeCounter()
         let executor = OrderedExecutor<RecordingProcessor, Result<RecordingRecord, Error>>()
@@ -58,7 +60,8 @@ public enum PipelineRunner {
                         let inputs = try RecordStore.hashInputs(sources[i])
                         let record = try processor.processToRecord(sources[i], isTrain: isTrain[i], intervals: intervals, inputs: inputs,
                                                              recordPath: path, pipelineSHA256: plan.pipelineSHA256,
-                                                             isCancelled: options.isCancelled)
+                                                             isCancelled: options.isCancelled,
+                                                             bytesRead: { progress.reading(k, bytes: $0) })
                         if record.stored != nil { streamedCount.increment() }
                         return record
                     }
@@ -75,11 +78,10 @@ public enum PipelineRunner {
                         failures.append((i, "\(e)"))
                     }
                     if case .success(let r) = outcome {
-                        progress.add(windows: r.windowCount, bytes: r.inputs.reduce(0) { $0 + $1.bytes })
+                        progress.finished(k, windows: r.windowCount, bytes: r.inputs.reduce(0) { $0 + $1.bytes })
                     } else {
-                        progress.add(windows: 0, bytes: 0)
+                        progress.finished(k, windows: 0, bytes: sources[i].files.reduce(0) { $0 + PathText.fileSize($1.path) })
                     }
-                    options.progress(progress)
                 })
         } catch let e as RunInterrupted {
             keepPartial = true
@@ -187,16 +189,65 @@ struct RunState {
     }
 }
 
-/// Progress of a run, reported after every recording.
+/// Progress of a run, reported after every recording and every block of a streamed one.
 public struct RunProgress: Sendable {
     public var total: Int
     public var done = 0
     public var windows = 0
+    /// Input bytes read: of finished recordings, plus what streamed ones have read so far.
     public var inputBytes = 0
+    /// Input bytes of every recording of the run (0 when unknown, e.g. for `merge`).
+    public var totalBytes = 0
+
+    public init(total: Int, totalBytes: Int = 0) {
+        self.total = total
+        self.totalBytes = totalBytes
+    }
 
     mutating func add(windows w: Int, bytes: Int) {
         done += 1
         windows += w
         inputBytes += bytes
+    }
+
+    /// The fraction done: by bytes when they are known (a long streamed recording moves it),
+    /// else by recordings.
+    public var fraction: Double {
+        if totalBytes > 0 { return Swift.min(1, Double(inputBytes) / Double(totalBytes)) }
+        return total == 0 ? 1 : Double(done) / Double(total)
+    }
+}
+
+/// Shares a run's progress between the writer's thread (finished recordings) and the workers
+/// streaming long recordings (bytes read so far), and reports every change.
+final class ProgressTracker: @unchecked Sendable {
+    private let lock = NSLock()
+    private var progress: RunProgress
+    private var reading: [Int: Int] = [:]
+    private let report: @Sendable (RunProgress) -> Void
+
+    init(total: Int, totalBytes: Int, report: @escaping @Sendable (RunProgress) -> Void) {
+        progress = RunProgress(total: total, totalBytes: totalBytes)
+        self.report = report
+    }
+
+    /// Item `k` (being streamed) has read `bytes` of its input so far.
+    func reading(_ k: Int, bytes: Int) {
+        lock.lock()
+        progress.inputBytes += bytes - (reading[k] ?? 0)
+        reading[k] = bytes
+        let p = progress
+        lock.unlock()
+        report(p)
+    }
+
+    /// Item `k` is written.
+    func finished(_ k: Int, windows: Int, bytes: Int) {
+        lock.lock()
+        progress.inputBytes -= reading.removeValue(forKey: k) ?? 0
+        progress.add(windows: windows, bytes: bytes)
+        let p = progress
+        lock.unlock()
+        report(p)
     }
 }

@@ -69,7 +69,8 @@ final class RecordingProcessor {
     /// Both give the same bytes; a streamed recording that whole processing must judge (an
     /// error, or label events far out of time order) is processed whole after all.
     func processToRecord(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?, inputs: [InputEntry],
-                         recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool) throws -> RecordingRecord {
+                         recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool,
+                         bytesRead: (Int) -> Void = { _ in }) throws -> RecordingRecord {
         let bytes = inputs.reduce(0) { $0 + $1.bytes }
         if bytes >= streamThresholdBytes && StreamingRecording.canStream(source, spec: spec) {
             if extractor == nil, let featurePlan { extractor = FeatureExtractor(plan: featurePlan) }
@@ -78,7 +79,7 @@ final class RecordingProcessor {
                                                isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes)
             do {
                 return try streaming.run(inputs: inputs, recordPath: recordPath, pipelineSHA256: pipelineSHA256,
-                                         isCancelled: isCancelled)
+                                         isCancelled: isCancelled, bytesRead: bytesRead)
             } catch let e as RunInterrupted {
                 throw e
             } catch let e as StreamFallback where e.description.hasPrefix("a label event") {

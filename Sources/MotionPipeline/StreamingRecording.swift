@@ -209,14 +209,16 @@ final class StreamingRecording {
     }
 
     /// Streams the recording into a record file at `recordPath`.
+    /// `bytesRead` hears how many input bytes the main pass has read, after every block.
     func run(inputs: [InputEntry], recordPath: String, pipelineSHA256: String,
-             isCancelled: () -> Bool) throws -> RecordingRecord {
+             isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in }) throws -> RecordingRecord {
         try designFilters(isCancelled: isCancelled)
         let writer = try RecordWriter(path: recordPath)
         var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
         for file in source.files {
             if let reader = try openReader(file) { readers.append((reader, file, false, nil)) }
         }
+        var readerBytes = [Int](repeating: 0, count: readers.count)
         while true {
             // The file furthest behind in time (one that gave no sample yet first).
             var pick: Int?
@@ -230,6 +232,8 @@ final class StreamingRecording {
             let ready = pending.count
             if let block = try readers[r].reader.next() {
                 try take(block, from: r, file: readers[r].file, progress: &readers[r].progress)
+                readerBytes[r] = block.bytesRead
+                bytesRead(readerBytes.reduce(0, +))
             } else {
                 readers[r].done = true
                 rowsDropped.add(readers[r].reader.rowsDropped)

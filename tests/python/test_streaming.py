@@ -404,3 +404,37 @@ def test_hdf5_values_match_an_independent_reader(data):
         assert x.shape[1:] == (128, 19) and np.isfinite(x).all()  # A, G, M, D channels + acc_mag
         for rec in np.unique(r):
             assert np.all(np.diff(t[r == rec]) > 0)
+
+
+def test_progress_bar_moves_within_a_streamed_recording(tmp_path):
+    """On a terminal the bar counts bytes, so one long recording fills it while it streams."""
+    import pty
+    motionprep("synth", "--out", tmp_path / "data", "--subjects", 1, "--recordings", 1, "--minutes", 60,
+               "--seed", 4, "--sensors", "A,G")
+    (tmp_path / "p.yaml").write_text("""version: 1
+name: bar
+inputs: [{type: motioncollector, paths: ["data/**/*.csv"], sensors: [A, G]}]
+resample: {rate_hz: 50}
+window: {length_s: 2.56, stride_s: 1.28}
+features: [mean, std, dominant_freq_hz]
+split: {fractions: {train: 1.0, validation: 0.0, test: 0.0}}
+output: {type: hdf5, path: out}
+""")
+    master, slave = pty.openpty()
+    env = {**os.environ, **streamed(1 << 18)}
+    proc = subprocess.Popen([BIN, "run", str(tmp_path / "p.yaml"), "--jobs", "1"], stderr=slave,
+                            stdout=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    assert proc.wait() == 0, out.decode(errors="replace")
+    draws = [d for d in out.decode(errors="replace").split("\r") if d.startswith("[")]
+    partial = [d for d in draws if "0/1 recordings" in d and "#" in d.split("]")[0]]
+    assert partial, draws[:5]

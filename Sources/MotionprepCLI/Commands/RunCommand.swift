@@ -162,7 +162,7 @@ final class ProgressBar: @unchecked Sendable {
         guard now - lastDraw > 100_000_000 || p.done == p.total else { return }
         lastDraw = now
         let elapsed = Double(now - start) / 1e9
-        let fraction = p.total == 0 ? 1 : Double(p.done) / Double(p.total)
+        let fraction = p.fraction
         let width = 24
         let filled = Int(fraction * Double(width))
         let rate = elapsed > 0 ? Double(p.inputBytes) / 1e6 / elapsed : 0

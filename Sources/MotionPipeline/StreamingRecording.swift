@@ -41,11 +41,9 @@ final class StreamingRecording {
     /// timestamps are nearly always wrong, and whole processing names them.
     static let maxGridPoints = Int(Int32.max)
 
-    /// Whether `source` can be streamed: any input type, but no `sort: true` (which needs a
-    /// whole stream in memory).
-    static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool {
-        source.files.allSatisfy { !spec.inputs[$0.inputIndex].sort }
-    }
+    /// Whether `source` can be streamed: always (a `sort: true` input's file is read whole and
+    /// sorted first, `_SortedFile`; the rest still streams).
+    static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool { true }
 
     private let source: RecordingSource
     private let spec: PipelineSpec
@@ -63,6 +61,9 @@ final class StreamingRecording {
     // Streams, in layout order, and which file each came from.
     private var streams: [_StreamBuffer]
     private var streamFile: [Int?]
+    /// Files of `sort: true` inputs, read whole and sorted once (they are read again by the
+    /// anti-aliasing passes).
+    private var sortedFiles: [String: _SortedFile] = [:]
     /// Each stream's name as read (a `{stem}` layout stream is named by its file).
     private var streamNames: [String]
     // Grid.
@@ -128,6 +129,12 @@ final class StreamingRecording {
     /// processing does not read those either).
     private func openReader(_ file: InputFile) throws -> IngestBlockReader? {
         let input = spec.inputs[file.inputIndex]
+        if input.sort {
+            if sortedFiles[file.path] == nil {
+                sortedFiles[file.path] = try _SortedFile(file, source: source, spec: spec, layout: layout)
+            }
+            return _SortedFileReader(sortedFiles[file.path]!, samplesPerBlock: Swift.max(1, blockBytes / 32))
+        }
         switch input.type {
         case .iio:
             guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { return nil }
@@ -654,5 +661,72 @@ struct _StreamBuffer {
         times.removeFirst(drop)
         for c in 0..<channels { values[c].removeFirst(drop) }
         base = keep
+    }
+}
+
+/// A file of a `sort: true` input, read whole as whole processing reads it and with each kept
+/// stream stable-sorted by time (SPEC §3.5: equal times keep the last sample, counted). Sorting
+/// needs the whole stream, so these streams are held in memory (about 8 bytes per sample per
+/// channel); the grid, the windows and every other file of the recording still stream.
+final class _SortedFile {
+    let streams: [RawStream]
+    let rowLabels: LabelEvents
+    let markers: LabelEvents
+    let rowsRead: Int
+    let rowsDropped: ReasonCounts
+    let warnings: [String]
+
+    init(_ file: InputFile, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout) throws {
+        let one = RecordingSource(name: source.name, subject: source.subject, files: [file])
+        let raw = try RecordingLoader.loadRaw(one, spec: spec, layout: layout, checkOrder: false)
+        var dropped = raw.dropped
+        var streams: [RawStream] = []
+        for (stream, _) in raw.raw[file.inputIndex] ?? [] {
+            let (sorted, duplicates) = try TimeOrder.finalize(stream, sort: true, displayPath: file.path)
+            if duplicates > 0 { dropped["duplicate_time", default: 0] += duplicates }
+            // Lines only name decreasing times, which a sorted stream has none of.
+            streams.append(RawStream(name: stream.name, channelNames: stream.channelNames, channelUnits: stream.channelUnits,
+                                     times: sorted.times, channels: sorted.channels,
+                                     lines: [Int32](repeating: 0, count: sorted.times.count)))
+        }
+        self.streams = streams
+        rowLabels = raw.rowLabels
+        markers = raw.markers
+        rowsRead = raw.rowsRead
+        rowsDropped = dropped
+        warnings = raw.warnings
+    }
+}
+
+/// Hands out a `_SortedFile`'s streams a slice at a time, its label events and counts first.
+final class _SortedFileReader: IngestBlockReader {
+    private let file: _SortedFile
+    private let samplesPerBlock: Int
+    private var offset = 0
+    private var started = false
+
+    init(_ file: _SortedFile, samplesPerBlock: Int) {
+        self.file = file
+        self.samplesPerBlock = samplesPerBlock
+    }
+
+    var rowsDropped: [String: Int] { file.rowsDropped }
+    var warnings: [String] { file.warnings }
+
+    func next() throws -> IngestBlock? {
+        let longest = file.streams.map(\.count).max() ?? 0
+        guard !started || offset < longest else { return nil }
+        let end = offset + samplesPerBlock
+        let slices = file.streams.map { s -> RawStream in
+            let r = Swift.min(offset, s.count)..<Swift.min(end, s.count)
+            return RawStream(name: s.name, channelNames: s.channelNames, channelUnits: s.channelUnits, times: Array(s.times[r]),
+                             channels: s.channels.map { Array($0[r]) }, lines: Array(s.lines[r]))
+        }
+        let first = !started
+        started = true
+        offset = end
+        return IngestBlock(streams: slices, rowLabels: first ? file.rowLabels : LabelEvents(names: file.rowLabels.names),
+                           markers: first ? file.markers : LabelEvents(names: file.markers.names),
+                           rowsRead: first ? file.rowsRead : 0, bytesRead: 0)
     }
 }

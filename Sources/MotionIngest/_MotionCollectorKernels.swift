@@ -25,8 +25,9 @@ struct _MotionCollectorParser {
     /// The samples of one sensor: columns time, channel0, channel1, …, and the line of each row.
     struct Accumulator {
         var width: Int
-        /// Unit conversion factor per channel (`width - 1` of them), owned like `columns`.
-        let factors: UnsafeMutablePointer<Double>
+        /// Multiplier per column (`width` of them): 1 for the time, then each channel's unit
+        /// conversion factor; owned like `columns`.
+        let scales: UnsafeMutablePointer<Double>
         var present = false
         var columns: _ColumnBlock
 
@@ -34,16 +35,17 @@ struct _MotionCollectorParser {
             precondition(factors.count == width - 1, "Accumulator: one factor per channel")
             self.width = width
             self.columns = _ColumnBlock(width: width)
-            self.factors = .allocate(capacity: factors.count)
-            self.factors.initialize(from: factors, count: factors.count)
+            self.scales = .allocate(capacity: width)
+            self.scales.initialize(from: [1] + factors, count: width)
         }
 
+        /// The unit conversion factor of channel `c`.
         @inline(__always)
-        func factor(_ c: Int) -> Double { factors[c] }
+        func factor(_ c: Int) -> Double { scales[c &+ 1] }
 
         mutating func deallocate() {
             columns.deallocate()
-            factors.deallocate()
+            scales.deallocate()
         }
     }
 
@@ -118,8 +120,15 @@ struct _MotionCollectorParser {
         }
         while p < end {
             if let variant {
-                let current = variant == .current
-                while p < end, let next = plainRow(p, end, current: current) { p = next }
+                if variant == .current {
+                    while true {
+                        p = maskedRows(p, end)
+                        guard let next = plainRow(p, end, current: true) else { break }
+                        p = next
+                    }
+                } else {
+                    while p < end, let next = plainRow(p, end, current: false) { p = next }
+                }
                 if p == end { break }
             }
             guard let nl = memchr(p, 0x0A, end - p) else { break }

@@ -111,6 +111,8 @@ extension _MotionCollectorParser {
         var first = labelEnd &+ 1  // the first numeric field of this window
         var start = first
         var stops = (window.commas | window.other) & (UInt64.max &<< UInt64(first))
+        // Each field's first point is taken from here; one left over is a field's second point.
+        var points = window.points & (UInt64.max &<< UInt64(first))
         let acc = sensors + sensor
         let last = sensor == 3 ? 9 : 3
         // Values go straight to the block (hoisted: the stores could alias the accumulator).
@@ -123,17 +125,25 @@ extension _MotionCollectorParser {
             if stops == 0 {
                 // The field runs past this window: every stop in it was a comma ending a plain
                 // field; classify 64 bytes from the field's start.
-                guard window.problems(first, 63) == 0 else { return nil }
+                guard window.problems(first, 63) == 0 && points & ((1 &<< UInt64(start)) &- 1) == 0 else { return nil }
                 base += start
                 start = 0
                 first = 0
                 guard end - base >= Self.windowReadable else { return nil }
                 window = _RowWindow(base)
                 stops = window.commas | window.other
+                points = window.points
             }
             stop = stops.trailingZeroBitCount
             stops &= stops &- 1
-            guard let v = _NumberKernels.maskedDecimal(base, start, stop, points: window.points, minus: window.minus)
+            let pointAt = points.trailingZeroBitCount  // 64 when none is left
+            let hasPoint = pointAt < stop
+            if hasPoint { points &= points &- 1 }
+            let negative = (window.minus &>> UInt64(start)) & 1
+            let integerEnd = hasPoint ? pointAt : stop
+            guard let v = _NumberKernels.maskedDecimal(
+                base + start + Int(negative), integerDigits: integerEnd &- start &- Int(negative),
+                fractionDigits: hasPoint ? stop &- pointAt &- 1 : 0, negative: negative != 0)
             else { return nil }
             out[column &* _ColumnBlock.rows] = v * scales[column]
             start = stop &+ 1
@@ -141,7 +151,8 @@ extension _MotionCollectorParser {
             column &+= 1
         }
         // Only the last field ended at something other than a comma: the line end.
-        guard window.problems(first, stop) == (1 as UInt64) &<< UInt64(stop) else { return nil }
+        guard window.problems(first, stop) == (1 as UInt64) &<< UInt64(stop)
+            && points & ((2 &<< UInt64(stop)) &- 1) == 0 else { return nil }
         switch base[stop] {
         case 0x0A: break
         case 0x0D:

@@ -150,38 +150,28 @@ enum _NumberKernels {
         return (negative ? -v : v, stop)
     }
 
-    /// The number in bytes `[start, stop)` of `base`, whose bytes are known (from `_RowWindow`) to
-    /// be digits, points and at most a leading `-` (`minus` and `points`: the window's masks).
-    /// Nil when it is not `-? digits? (. digits?)?` with 1…19 digits (no digit, two points), or in
-    /// the rare case Eisel–Lemire cannot decide. Bit-identical to `scanDecimal`.
+    /// The decimal whose `integerDigits` digits start at `digits`, followed (when
+    /// `fractionDigits` > 0) by a point and `fractionDigits` digits, negated when `negative`;
+    /// the caller knows (from `_RowWindow` masks) where the point and the field's end are, and
+    /// checks the bytes are digits. Nil when there is no digit or more than 19, or in the rare case
+    /// Eisel–Lemire cannot decide. Bit-identical to `scanDecimal` on the same bytes.
     ///
     /// The digits are gathered eight at a time around the point (two overlapping loads and a
     /// byte mask), so 9–16 digit numbers (`123.456789`) take two words and one multiply-add.
-    /// Loads up to 26 bytes from `start`.
+    /// Loads up to 26 bytes from `digits`; bytes past the number are loaded, never used.
     @inline(always)
-    static func maskedDecimal(_ base: UnsafePointer<UInt8>, _ start: Int, _ stop: Int,
-                              points: UInt64, minus: UInt64) -> Double? {
-        let length = stop &- start
-        let field = ((1 as UInt64) &<< UInt64(length)) &- 1
-        let negative = Int((minus &>> UInt64(start)) & 1)
-        let point = (points &>> UInt64(start)) & field
-        guard point & (point &- 1) == 0 else { return nil }
-        let hasPoint = point != 0 ? 1 : 0
-        let pointAt = min(point.trailingZeroBitCount, length)
-        let integerDigits = pointAt &- negative
-        let fractionDigits = length &- pointAt &- hasPoint
+    static func maskedDecimal(_ digits: UnsafePointer<UInt8>, integerDigits: Int, fractionDigits: Int,
+                              negative: Bool) -> Double? {
         let total = integerDigits &+ fractionDigits
-        guard UInt(bitPattern: total &- 1) < 19 else { return nil }
-        let digits = base + start + negative
-        let v: Double
-        if total <= 8 {
+        var v: Double
+        if UInt(bitPattern: total &- 1) < 8 {
             // 0 ≤ integerDigits ≤ 8: the point (if any) is among the eight bytes.
             let k = UInt64(integerDigits) &* 4
             let before = (((1 as UInt64) &<< k) &<< k) &- 1  // two shifts, so that 8 digits give all ones
             let word = (load(digits) & before) | (load(digits + 1) & ~before)
-            let mantissa = parseDigits(word, total)
-            v = Double(mantissa) / powersOfTen[fractionDigits]
+            v = Double(parseDigits(word, total)) / powersOfTen[fractionDigits]
         } else {
+            guard UInt(bitPattern: total &- 9) < 11 else { return nil }  // 9…19 digits
             var mantissa = parseDigits(digitWord(digits, integerDigits), 8)
             if total <= 16 {
                 mantissa = mantissa &* powersOfTenInteger[total &- 8]
@@ -194,7 +184,8 @@ enum _NumberKernels {
             guard let d = toDouble(mantissa, -fractionDigits) else { return nil }
             v = d
         }
-        return negative != 0 ? -v : v
+        // The sign without a branch (half the values are negative: a branch would mispredict).
+        return Double(bitPattern: v.bitPattern | (negative ? 1 << 63 : 0))
     }
 
     /// Eight digits of a number from `p` on, skipping the point that follows the first

@@ -83,21 +83,31 @@ extension _MotionCollectorParser {
     /// Parses masked rows from `p` on while there are any; returns where the first other line starts.
     mutating func maskedRows(_ p: Pointer, _ end: Pointer) -> Pointer {
         var p = p
-        while let next = maskedRow(p, end) { p = next }
+        var line = lineNumber
+        while let next = maskedRow(p, end, line: line &+ 1) {
+            p = next
+            line &+= 1
+        }
+        rowsRead &+= line &- lineNumber
+        lineNumber = line
         return p
     }
 
+    /// Sensor index + 1 by `code - "A"`, four bits each, for the current variant's codes A, G, M,
+    /// D (0 for any other letter).
+    private static let sensorByLetter: UInt64 = 1 << (4 * 0) | 2 << (4 * 6) | 3 << (4 * 12) | 4 << (4 * 3)
+
+    /// The row at `lineStart`, line `line`, when it is a masked row: its values committed, its
+    /// label event added; the start of the next line. Nil, with nothing committed, otherwise.
+    /// The caller counts the row (`lineNumber`, `rowsRead`).
     @inline(always)
-    mutating func maskedRow(_ lineStart: Pointer, _ end: Pointer) -> Pointer? {
+    mutating func maskedRow(_ lineStart: Pointer, _ end: Pointer, line: Int) -> Pointer? {
         guard end - lineStart >= Self.windowReadable && lineStart[1] == UInt8(ascii: ",") else { return nil }
-        let sensor: Int
-        switch lineStart.pointee {
-        case UInt8(ascii: "A"): sensor = 0
-        case UInt8(ascii: "G"): sensor = 1
-        case UInt8(ascii: "M"): sensor = 2
-        case UInt8(ascii: "D"): sensor = 3
-        default: return nil
-        }
+        // The sensor code by table, not by a switch (its jump table cost a mispredicted indirect jump).
+        let letter = lineStart.pointee &- UInt8(ascii: "A")
+        guard letter < 16 else { return nil }
+        let sensor = Int((Self.sensorByLetter &>> (UInt64(letter) &* 4)) & 15) &- 1
+        guard sensor >= 0 else { return nil }
         var window = _RowWindow(lineStart)
         // The label runs from byte 2 to the next comma. A non-empty one must be the last label,
         // which holds no newline: so the label does not run into the next line.
@@ -161,16 +171,14 @@ extension _MotionCollectorParser {
         default: return nil
         }
         let when = out[0]
-        // The row is good: count it.
-        lineNumber &+= 1
-        rowsRead &+= 1
+        // The row is good: commit it.
         if label >= 0 {
             rowLabels.set(0, when)
             rowLabels.commit(label)
         }
         acc.pointee.present = true
         if keepMask & (1 << sensor) != 0 {
-            acc.pointee.columns.commit(Int32(truncatingIfNeeded: lineNumber))
+            acc.pointee.columns.commit(Int32(truncatingIfNeeded: line))
         }
         return base + start
     }

@@ -147,7 +147,9 @@ extension _MotionCollectorParser {
             stop = stops.trailingZeroBitCount
             stops &= stops &- 1
             let pointAt = points.trailingZeroBitCount  // 64 when none is left
-            let hasPoint = pointAt < stop
+            // A point before `start` is a second point of an earlier field: not this field's, and
+            // left in `points` for the checks to find.
+            let hasPoint = UInt(bitPattern: pointAt &- start) < UInt(bitPattern: stop &- start)
             if hasPoint { points &= points &- 1 }
             let negative = (window.minus &>> UInt64(start)) & 1
             let integerEnd = hasPoint ? pointAt : stop

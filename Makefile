@@ -87,6 +87,8 @@ validate-sample: build
 interop-test: build venv
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) -m pytest -q tests/python
 
+# bench.py also builds bench/fastfloat_ref.cpp (g++ -O2, fast_float headers from `deps`) and prints
+# that bare C++ loop's MB/s next to the reader's, on the same files: the ratio holds across machines.
 bench: deps venv
 	$(VPY) -m pip install -q pandas tsfel >/dev/null 2>&1 || echo "(pandas/tsfel not installable; those comparisons are skipped)"
 	$(SWIFT) build -c release

@@ -36,6 +36,10 @@ struct _ColumnBlock {
         block[column &* Self.rows &+ pending] = value
     }
 
+    /// Where `set` writes column 0 of the row being built; column c is `rows × c` further.
+    @inline(__always)
+    func rowStart() -> UnsafeMutablePointer<Double> { block + pending }
+
     /// Counts the row being built (its `set` values and `int`) as appended.
     @inline(__always)
     mutating func commit(_ int: Int32) {

@@ -25,8 +25,9 @@ struct _MotionCollectorParser {
     /// The samples of one sensor: columns time, channel0, channel1, …, and the line of each row.
     struct Accumulator {
         var width: Int
-        /// Unit conversion factor per channel (`width - 1` of them), owned like `columns`.
-        let factors: UnsafeMutablePointer<Double>
+        /// Multiplier per column (`width` of them): 1 for the time, then each channel's unit
+        /// conversion factor; owned like `columns`.
+        let scales: UnsafeMutablePointer<Double>
         var present = false
         var columns: _ColumnBlock
 
@@ -34,16 +35,17 @@ struct _MotionCollectorParser {
             precondition(factors.count == width - 1, "Accumulator: one factor per channel")
             self.width = width
             self.columns = _ColumnBlock(width: width)
-            self.factors = .allocate(capacity: factors.count)
-            self.factors.initialize(from: factors, count: factors.count)
+            self.scales = .allocate(capacity: width)
+            self.scales.initialize(from: [1] + factors, count: width)
         }
 
+        /// The unit conversion factor of channel `c`.
         @inline(__always)
-        func factor(_ c: Int) -> Double { factors[c] }
+        func factor(_ c: Int) -> Double { scales[c &+ 1] }
 
         mutating func deallocate() {
             columns.deallocate()
-            factors.deallocate()
+            scales.deallocate()
         }
     }
 
@@ -59,6 +61,8 @@ struct _MotionCollectorParser {
     var lineNumber = 0
     var bytesSeen = 0
     var reserved = false
+    /// Label events to make room for when the first one comes after the reservation.
+    var labelRowsLeft: Int?
     var carry: [UInt8] = []
     /// The four accumulators (A, G, M, D), in memory this parser allocates; `deallocate()` frees it.
     let sensors: UnsafeMutablePointer<Accumulator>
@@ -116,10 +120,43 @@ struct _MotionCollectorParser {
             carry = line
             p = newline + 1
         }
+        if !reserved && expectedTotalBytes != nil && end - p > Self.sampleBytes * 2 {
+            // Reserve from the first 64 KiB of rows, not from the whole first chunk: the rows
+            // before the reservation are appended into small arrays that grow, reallocate and
+            // fault their pages in one by one.
+            if let nl = memchr(p + Self.sampleBytes, 0x0A, end - p - Self.sampleBytes) {
+                let sampleEnd = Pointer(nl.assumingMemoryBound(to: UInt8.self)) + 1
+                p = try lines(p, sampleEnd)
+                reserveFromSample(parsed: bytesSeen - (end - p))
+            }
+        }
+        p = try lines(p, end)
+        if p < end {
+            if end - p > Self.maxLineBytes { throw overlongLine(lineNumber + 1, preview: p, end) }
+            carry.append(contentsOf: UnsafeBufferPointer(start: p, count: end - p))
+        }
+        if !reserved { reserveFromSample(parsed: bytesSeen) }
+        if labelRowsLeft != nil { reserveLabelEvents() }
+    }
+
+    /// Bytes of rows read before reserving the arrays from the file size.
+    static let sampleBytes = 1 << 16
+
+    /// Parses the complete lines in `[p, end)` (`end` is also the end of the readable buffer);
+    /// returns the start of the partial line left at the end (`end` when there is none).
+    private mutating func lines(_ start: Pointer, _ end: Pointer) throws -> Pointer {
+        var p = start
         while p < end {
             if let variant {
-                let current = variant == .current
-                while p < end, let next = plainRow(p, end, current: current) { p = next }
+                if variant == .current {
+                    while true {
+                        p = maskedRows(p, end)
+                        guard let next = plainRow(p, end, current: true) else { break }
+                        p = next
+                    }
+                } else {
+                    while p < end, let next = plainRow(p, end, current: false) { p = next }
+                }
                 if p == end { break }
             }
             guard let nl = memchr(p, 0x0A, end - p) else { break }
@@ -127,11 +164,7 @@ struct _MotionCollectorParser {
             try processLine(p, newline, readable: end, isLast: false)
             p = newline + 1
         }
-        if p < end {
-            if end - p > Self.maxLineBytes { throw overlongLine(lineNumber + 1, preview: p, end) }
-            carry.append(contentsOf: UnsafeBufferPointer(start: p, count: end - p))
-        }
-        if !reserved { reserveFromSample() }
+        return p
     }
 
     /// Parses the last line (when the input does not end with a newline) and builds the result.
@@ -161,12 +194,13 @@ struct _MotionCollectorParser {
     }
 
     /// Reserves per-sensor capacity for the whole input, extrapolating from what was read so far.
-    private mutating func reserveFromSample() {
+    /// `parsed`: the bytes of the input whose lines have been parsed.
+    private mutating func reserveFromSample(parsed: Int) {
         guard let total = expectedTotalBytes else { reserved = true; return }
         guard variant != nil else { return }
-        guard bytesSeen >= 1 << 16 || bytesSeen >= total else { return }
+        guard parsed >= Self.sampleBytes || bytesSeen >= total else { return }
         reserved = true
-        let scale = Double(total) / Double(max(bytesSeen, 1)) * 1.05
+        let scale = Double(total) / Double(max(parsed, 1)) * 1.05
         for i in MotionCollectorSensor.all.indices {
             let rows = sensors[i].columns.count
             guard rows > 0 else { continue }
@@ -176,7 +210,19 @@ struct _MotionCollectorParser {
         }
         if rowLabels.count > 0 {
             rowLabels.reserve(Int(Double(rowLabels.count) * scale) + 64)
+            for column in rowLabels.doubles { Self.adviseLargeArray(column) }
+            Self.adviseLargeArray(rowLabels.ints)
+        } else {
+            labelRowsLeft = Int(Double(rowsRead) * (scale - 1)) + 64
         }
+    }
+
+    /// When label events start after the sample (none in it), room for one per remaining row
+    /// at most, as estimated at the reservation (not prefaulted: it may be far too much).
+    private mutating func reserveLabelEvents() {
+        guard let rows = labelRowsLeft, rowLabels.count > 0 else { return }
+        labelRowsLeft = nil
+        rowLabels.reserve(rowLabels.count + rows)
     }
 
     /// Prefaults the whole pages of a large array's reserved storage (its capacity, not only its

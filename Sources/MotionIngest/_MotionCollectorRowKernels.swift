@@ -1,3 +1,191 @@
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+import _Builtin_intrinsics.intel
+#endif
+
+/// The byte classes of 64 bytes as bit masks, bit i for byte i: commas, points, minus signs,
+/// and the bytes that are none of these nor a digit (`other`: a newline, a CR, a blank, a letter…).
+///
+/// Four 16-byte SIMD compares per class (SSE2 on x86-64: `pcmpeqb`, then `pmovmskb` through the
+/// compiler's intrinsics module; elsewhere a multiply gathers the byte masks).
+struct _RowWindow {
+    var commas: UInt64 = 0
+    var points: UInt64 = 0
+    var minus: UInt64 = 0
+    /// Bytes that are not a digit, `,`, `.` or `-`.
+    var other: UInt64 = 0
+
+    /// Classifies the 64 bytes at `p` (all readable).
+    @inline(__always)
+    init(_ p: UnsafePointer<UInt8>) {
+        let raw = UnsafeRawPointer(p)
+        // The vector types are spelled out: with `SIMD16(repeating:)` inferred, `.==` resolves
+        // to the generic lane-by-lane `Equatable` version instead of one vector compare.
+        typealias Bytes = SIMD16<UInt8>
+        @inline(__always)
+        func classify(_ offset: Int) -> (commas: UInt64, points: UInt64, minus: UInt64, known: UInt64) {
+            let v = raw.loadUnaligned(fromByteOffset: offset, as: Bytes.self)
+            let comma = v .== Bytes(repeating: UInt8(ascii: ","))
+            let point = v .== Bytes(repeating: UInt8(ascii: "."))
+            let minusSign = v .== Bytes(repeating: UInt8(ascii: "-"))
+            let digit = (v &- Bytes(repeating: UInt8(ascii: "0"))) .< Bytes(repeating: 10)
+            return (Self.bits(comma), Self.bits(point), Self.bits(minusSign), Self.bits(comma .| point .| minusSign .| digit))
+        }
+        let a = classify(0), b = classify(16), c = classify(32), d = classify(48)
+        commas = a.commas | b.commas &<< 16 | c.commas &<< 32 | d.commas &<< 48
+        points = a.points | b.points &<< 16 | c.points &<< 32 | d.points &<< 48
+        minus = a.minus | b.minus &<< 16 | c.minus &<< 32 | d.minus &<< 48
+        other = ~(a.known | b.known &<< 16 | c.known &<< 32 | d.known &<< 48)
+    }
+
+    /// Bit i set when lane i of `mask` is true.
+    @inline(__always)
+    static func bits(_ mask: SIMDMask<SIMD16<Int8>>) -> UInt64 {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        return UInt64(UInt32(bitPattern: _mm_movemask_epi8(unsafeBitCast(mask, to: __m128i.self))))
+        #else
+        let (low, high) = unsafeBitCast(mask, to: (UInt64, UInt64).self)
+        // Lane i's byte is 0 or 0xFF: keep bit i of byte i, then sum the bytes into the top one.
+        let l = ((low & 0x8040_2010_0804_0201) &* 0x0101_0101_0101_0101) &>> 56
+        let h = ((high & 0x8040_2010_0804_0201) &* 0x0101_0101_0101_0101) &>> 56
+        return l | h &<< 8
+        #endif
+    }
+
+    /// Bytes in `[first, last]` that cannot be in a row's numeric fields: `other` bytes, and `-`
+    /// anywhere but at a field's start (after a comma or at byte 0).
+    @inline(__always)
+    func problems(_ first: Int, _ last: Int) -> UInt64 {
+        let region = ((2 as UInt64) &<< UInt64(last) &- 1) & (UInt64.max &<< UInt64(first))
+        return (other | (minus & ~((commas &<< 1) | 1))) & region
+    }
+}
+
+/// The masked fast path: plain current-variant rows whose fields are found from `_RowWindow`
+/// bit masks instead of byte by byte.
+///
+/// A row is classified 64 bytes at a time (a D row takes a second window, started at the first
+/// field the first one does not end). A field ends at the next comma or `other` byte; so each
+/// number is converted from its known digits, with no search for its end and no check per byte:
+/// once the row's last field is read, one mask test checks that its numeric fields hold only
+/// digits, points and leading minus signs, and that no field but the last ended at anything but
+/// a comma; the last must end at `\n` or `\r\n`. Values go into the column block before that
+/// test and are committed only after it.
+///
+/// Accepts a subset of what `plainRow` accepts (no blanks, no exponent, 1…19 digits, no field or
+/// label over 62 bytes, 96 bytes readable from each window's start) and gives the same result;
+/// `plainRow` takes what it declines.
+extension _MotionCollectorParser {
+    /// Bytes that must be readable from a window's start: the 64 it classifies, and the digit
+    /// loads of a field ending inside it (at most 19 digits, a sign and a point: 9 more bytes
+    /// loaded past byte 62 + 17 at most).
+    static let windowReadable = 96
+
+    /// Parses masked rows from `p` on while there are any; returns where the first other line starts.
+    mutating func maskedRows(_ p: Pointer, _ end: Pointer) -> Pointer {
+        var p = p
+        var line = lineNumber
+        while let next = maskedRow(p, end, line: line &+ 1) {
+            p = next
+            line &+= 1
+        }
+        rowsRead &+= line &- lineNumber
+        lineNumber = line
+        return p
+    }
+
+    /// Sensor index + 1 by `code - "A"`, four bits each, for the current variant's codes A, G, M,
+    /// D (0 for any other letter).
+    private static let sensorByLetter: UInt64 = 1 << (4 * 0) | 2 << (4 * 6) | 3 << (4 * 12) | 4 << (4 * 3)
+
+    /// The row at `lineStart`, line `line`, when it is a masked row: its values committed, its
+    /// label event added; the start of the next line. Nil, with nothing committed, otherwise.
+    /// The caller counts the row (`lineNumber`, `rowsRead`).
+    @inline(always)
+    mutating func maskedRow(_ lineStart: Pointer, _ end: Pointer, line: Int) -> Pointer? {
+        guard end - lineStart >= Self.windowReadable && lineStart[1] == UInt8(ascii: ",") else { return nil }
+        // The sensor code by table, not by a switch (its jump table cost a mispredicted indirect jump).
+        let letter = lineStart.pointee &- UInt8(ascii: "A")
+        guard letter < 16 else { return nil }
+        let sensor = Int((Self.sensorByLetter &>> (UInt64(letter) &* 4)) & 15) &- 1
+        guard sensor >= 0 else { return nil }
+        var window = _RowWindow(lineStart)
+        // The label runs from byte 2 to the next comma. A non-empty one must be the last label,
+        // which holds no newline: so the label does not run into the next line.
+        let labelEnd = (window.commas & ~3).trailingZeroBitCount
+        guard labelEnd < 63 else { return nil }
+        var label: Int32 = -1
+        if labelEnd > 2 {
+            guard sameAsLastLabel(lineStart + 2, lineStart + labelEnd) else { return nil }
+            label = lastLabelID
+        }
+        var first = labelEnd &+ 1  // the first numeric field of this window
+        var start = first
+        var stops = (window.commas | window.other) & (UInt64.max &<< UInt64(first))
+        // Each field's first point is taken from here; one left over is a field's second point.
+        var points = window.points & (UInt64.max &<< UInt64(first))
+        let acc = sensors + sensor
+        let last = sensor == 3 ? 9 : 3
+        // Values go straight to the block (hoisted: the stores could alias the accumulator).
+        let out = acc.pointee.columns.rowStart()
+        let scales = acc.pointee.scales
+        var base = lineStart
+        var column = 0
+        var stop = 0
+        while true {
+            if stops == 0 {
+                // The field runs past this window: every stop in it was a comma ending a plain
+                // field; classify 64 bytes from the field's start.
+                guard window.problems(first, 63) == 0 && points & ((1 &<< UInt64(start)) &- 1) == 0 else { return nil }
+                base += start
+                start = 0
+                first = 0
+                guard end - base >= Self.windowReadable else { return nil }
+                window = _RowWindow(base)
+                stops = window.commas | window.other
+                points = window.points
+            }
+            stop = stops.trailingZeroBitCount
+            stops &= stops &- 1
+            let pointAt = points.trailingZeroBitCount  // 64 when none is left
+            // A point before `start` is a second point of an earlier field: not this field's, and
+            // left in `points` for the checks to find.
+            let hasPoint = UInt(bitPattern: pointAt &- start) < UInt(bitPattern: stop &- start)
+            if hasPoint { points &= points &- 1 }
+            let negative = (window.minus &>> UInt64(start)) & 1
+            let integerEnd = hasPoint ? pointAt : stop
+            guard let v = _NumberKernels.maskedDecimal(
+                base + start + Int(negative), integerDigits: integerEnd &- start &- Int(negative),
+                fractionDigits: hasPoint ? stop &- pointAt &- 1 : 0, negative: negative != 0)
+            else { return nil }
+            out[column &* _ColumnBlock.rows] = v * scales[column]
+            start = stop &+ 1
+            if column == last { break }
+            column &+= 1
+        }
+        // Only the last field ended at something other than a comma: the line end.
+        guard window.problems(first, stop) == (1 as UInt64) &<< UInt64(stop)
+            && points & ((2 &<< UInt64(stop)) &- 1) == 0 else { return nil }
+        switch base[stop] {
+        case 0x0A: break
+        case 0x0D:
+            guard base[stop &+ 1] == 0x0A else { return nil }
+            start &+= 1
+        default: return nil
+        }
+        let when = out[0]
+        // The row is good: commit it.
+        if label >= 0 {
+            rowLabels.set(0, when)
+            rowLabels.commit(label)
+        }
+        acc.pointee.present = true
+        if keepMask & (1 << sensor) != 0 {
+            acc.pointee.columns.commit(Int32(truncatingIfNeeded: line))
+        }
+        return base + start
+    }
+}
+
 /// The fast path of the MotionCollector parser: plain rows, parsed in one pass over the bytes.
 ///
 /// A plain row is `S,label,when,v1,…,vn` ending in `\n` or `\r\n`, with S a sensor code of the

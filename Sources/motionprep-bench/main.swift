@@ -25,28 +25,39 @@ func emit(_ fields: [String: JSONValue]) { print(JSONValue.object(fields).compac
 
 let args = Array(CommandLine.arguments.dropFirst())
 guard let mode = args.first else {
-    FileHandle.standardError.write(Data("usage: motionprep-bench ingest FILE… | resample | features\n".utf8))
+    FileHandle.standardError.write(Data("usage: motionprep-bench ingest [--reps N] FILE… | resample | features\n".utf8))
     exit(64)
 }
 
 switch mode {
 case "ingest":
-    // Parse every file once to warm the page cache, then time a second pass.
-    let files = Array(args.dropFirst())
-    for f in files { _ = try MotionCollectorReader.read(path: f, displayPath: f, units: .si, keep: nil) }
-    var bytes = 0, rows = 0
-    let cpu0 = cpuSeconds()
-    let t = try seconds {
-        for f in files {
-            let r = try MotionCollectorReader.read(path: f, displayPath: f, units: .si, keep: nil)
-            rows += r.rowsRead
-            bytes += (try FileManager.default.attributesOfItem(atPath: f)[.size] as? Int) ?? 0
-        }
+    // Parse every file once to warm the page cache, then time `--reps` more passes (default 1)
+    // and report the one with the least CPU time (the steadiest figure on a shared machine).
+    var files = Array(args.dropFirst())
+    var reps = 1
+    if files.count >= 2 && files[0] == "--reps" {
+        reps = max(1, Int(files[1]) ?? 1)
+        files.removeFirst(2)
     }
-    let cpu = cpuSeconds() - cpu0
+    for f in files { _ = try MotionCollectorReader.read(path: f, displayPath: f, units: .si, keep: nil) }
+    var best: (cpu: Double, wall: Double, bytes: Int, rows: Int)?
+    for _ in 0..<reps {
+        var bytes = 0, rows = 0
+        let cpu0 = cpuSeconds()
+        let t = try seconds {
+            for f in files {
+                let r = try MotionCollectorReader.read(path: f, displayPath: f, units: .si, keep: nil)
+                rows += r.rowsRead
+                bytes += (try FileManager.default.attributesOfItem(atPath: f)[.size] as? Int) ?? 0
+            }
+        }
+        let cpu = cpuSeconds() - cpu0
+        if best == nil || cpu < best!.cpu { best = (cpu, t, bytes, rows) }
+    }
+    let (cpu, t, bytes, rows) = best!
     emit(["stage": .string("ingest"), "seconds": .double(t), "cpu_seconds": .double(cpu), "bytes": .int(bytes),
-          "rows": .int(rows), "mb_per_s": .double(Double(bytes) / 1e6 / t), "rows_per_s": .double(Double(rows) / t),
-          "cpu_mb_per_s": .double(Double(bytes) / 1e6 / cpu)])
+          "rows": .int(rows), "reps": .int(reps), "mb_per_s": .double(Double(bytes) / 1e6 / t),
+          "rows_per_s": .double(Double(rows) / t), "cpu_mb_per_s": .double(Double(bytes) / 1e6 / cpu)])
 
 case "resample":
     // Three-axis 100 Hz stream with jitter, 1 hour, onto 50 Hz linear.

@@ -93,6 +93,7 @@ bench: deps venv
 	$(VPY) -m pip install -q pandas tsfel >/dev/null 2>&1 || echo "(pandas/tsfel not installable; those comparisons are skipped)"
 	$(SWIFT) build -c release
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/bench.py
+	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/long_recording.py
 
 # libFuzzer targets (Fuzz/build.sh compiles them with swiftc -sanitize=fuzzer,address), each run
 # FUZZ_SECONDS from its seed corpus in Fuzz/corpus/; fails when a target crashes.

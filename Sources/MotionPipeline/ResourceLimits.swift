@@ -22,6 +22,13 @@ public enum ResourceLimits {
         var last: Double
         var lastAt: String
 
+        init(first: Double, firstAt: String, last: Double, lastAt: String) {
+            self.first = first
+            self.firstAt = firstAt
+            self.last = last
+            self.lastAt = lastAt
+        }
+
         /// The extent of `raw` as read from `path` (rows: `path:line`; IIO: `path` scan k).
         init?(_ raw: RawStream, path: String, isIIO: Bool) {
             guard !raw.times.isEmpty else { return nil }

@@ -37,10 +37,6 @@ struct StreamFallback: Error, CustomStringConvertible {
 /// whole scan) throws `StreamFallback`, and the caller processes the recording whole for the
 /// canonical error.
 final class StreamingRecording {
-    /// Most grid points a streamed recording may have (about 248 days at 100 Hz): beyond it the
-    /// timestamps are nearly always wrong, and whole processing names them.
-    static let maxGridPoints = Int(Int32.max)
-
     /// Whether `source` can be streamed: always (a `sort: true` input's file is read whole and
     /// sorted first, `_SortedFile`; the rest still streams).
     static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool { true }
@@ -86,6 +82,11 @@ final class StreamingRecording {
     private var eventLabels: [Int32] = []
     private var labelledThrough: Double = -.infinity
     private var labelBound: Double = .infinity
+    /// The grid would exceed whole processing's limit: nothing more is computed.
+    private var gridOverflow = false
+    /// Window starts so far, and whether they passed whole processing's limit (then none is kept).
+    private var windowStarts = 0
+    private var windowOverflow = false
     private var windowsDropped: ReasonCounts = [:]
     // Output.
     private var out: WindowBatch
@@ -250,7 +251,7 @@ final class StreamingRecording {
                 for s in streams.indices where streamFile[s] == r { streams[s].finish() }
                 limitGrid()
             }
-            if streams.contains(where: { $0.decrease != nil }) {
+            if gridOverflow || streams.contains(where: { $0.decrease != nil }) {
                 // SPEC §3.5's error is certain: read on only to check the rest (a bad line later
                 // in the file is reported first, as whole processing reads the file first).
                 for s in streams.indices { streams[s].checkOnly = true }
@@ -276,11 +277,18 @@ final class StreamingRecording {
                                   at: SourceLocation(file: readers[r].file.path, line: Int(d.line)))
             }
         }
+        try checkGrid(readers.map(\.file))
         var dropped: String?
         if streams.contains(where: { $0.total < 2 }) {
             dropped = "too_few_samples"
         } else {
             try emit(final: true, writer: writer)
+            if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
+            if windowOverflow {
+                try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
+                                                windows: windowStarts, length: T, channels: C)
+                throw StreamFallback(description: "windows past the resource limit")
+            }
             try label(count: pending.count, writer: writer)
             try flush(writer: writer)
         }
@@ -299,6 +307,21 @@ final class StreamingRecording {
         let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
                                        length: T, channels: C, featureCount: featurePlan?.count ?? 0)
         return RecordingRecord(processed: processed, inputs: inputs, stored: stored)
+    }
+
+    /// Whole processing's grid limit (`ResourceLimits.checkGrid`), from each stream's earliest
+    /// and latest samples as `ResourceLimits.Extent` finds them in the whole stream.
+    private func checkGrid(_ files: [InputFile]) throws {
+        var extents: [ResourceLimits.Extent] = []
+        for s in streams.indices {
+            guard let r = streamFile[s], let e = streams[s].extent else { continue }
+            let file = files[r]
+            let isIIO = spec.inputs[file.inputIndex].type == .iio
+            func at(_ line: Int32) -> String { isIIO ? "\(file.path) scan \(line)" : "\(file.path):\(line)" }
+            extents.append(ResourceLimits.Extent(first: e.first, firstAt: at(e.firstLine), last: e.last, lastAt: at(e.lastLine)))
+        }
+        try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C)
+        if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
     }
 
     // MARK: - Input
@@ -377,14 +400,19 @@ final class StreamingRecording {
             }
             limit = horizon.nextDown
         }
+        // Whole processing's resource limit (ResourceLimits.checkGrid): a grid this long is
+        // nearly always a bad timestamp. The grid so far is within the one whole processing
+        // computes from the streams' extents, so past the limit here it is past it there: stop
+        // computing, read on only to check, and report it as whole processing does.
+        guard !((limit - t0!) * rate * Double(C) > Double(ResourceLimits.maxGridValues)) else {
+            gridOverflow = true
+            return
+        }
         let magnitudes = layout.magnitudes.map(\.axes)
         let base = C - magnitudes.count
         while true {
             let t = time(nextPoint)
             guard t <= limit else { break }
-            if nextPoint >= Self.maxGridPoints {
-                throw StreamFallback(description: "more than \(Self.maxGridPoints) grid points")
-            }
             var valid = true
             var offset = 0
             row.withUnsafeMutableBufferPointer { r in
@@ -407,7 +435,13 @@ final class StreamingRecording {
             if valid {
                 if runStart == nil { runStart = k; nextStart = k }
                 while nextStart + T <= k + 1 {
-                    pending.append(nextStart)
+                    windowStarts += 1
+                    if Double(windowStarts) * Double(T) * Double(C) > Double(ResourceLimits.maxWindowValues) {
+                        // Whole processing refuses the recording (checkWindows): count on, keep none.
+                        windowOverflow = true
+                        pending.removeAll()
+                    }
+                    if !windowOverflow { pending.append(nextStart) }
                     nextStart += windowPlan.stride
                 }
             } else {
@@ -552,6 +586,7 @@ struct _StreamBuffer {
     var decrease: (stream: String, time: Double, previousTime: Double, line: Int32, previousLine: Int32)?
     /// Set once some stream has a decrease: samples are only checked for their order.
     var checkOnly = false
+    var extent: (first: Double, firstLine: Int32, last: Double, lastLine: Int32)?
     private var openLine: Int32 = 0
 
     /// Appends samples in file order: equal times replace the previous sample (counted); the
@@ -560,6 +595,16 @@ struct _StreamBuffer {
         for j in 0..<raw.count {
             let t = raw.times[j]
             if decrease != nil { return }
+            // The earliest (first of equals) and latest (last of equals) samples, for messages.
+            if extent == nil {
+                extent = (t, raw.lines[j], t, raw.lines[j])
+            } else if t < extent!.first {
+                extent!.first = t
+                extent!.firstLine = raw.lines[j]
+            } else if t >= extent!.last {
+                extent!.last = t
+                extent!.lastLine = raw.lines[j]
+            }
             if checkOnly {
                 if let open = openTime, t < open {
                     decrease = (raw.name, t, open, raw.lines[j], openLine)

@@ -230,3 +230,31 @@ def test_hostile_input(tmp_path, case):
         assert not (out / "manifest.json").exists()
         assert not list(tmp_path.rglob("manifest.json")), list(tmp_path.rglob("manifest.json"))
         assert not (tmp_path / "out.partial").exists()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hostile_input_streamed_like_whole(tmp_path, case):
+    """The same hostile inputs with every recording streamed in small blocks (docs/streaming.md):
+    the same exit code, the same stderr, the same output bytes."""
+    import os
+    import subprocess
+    from conftest import BIN
+    results = []
+    for mode, env in (("whole", {"MOTIONPREP_STREAM_BYTES": str(1 << 60)}),
+                      ("streamed", {"MOTIONPREP_STREAM_BYTES": "0", "MOTIONPREP_STREAM_BLOCK_BYTES": "1000"})):
+        root = tmp_path / mode
+        for name, data in case.files.items():
+            p = root / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        (root / "data").mkdir(parents=True, exist_ok=True)
+        text = case.pipeline if isinstance(case.pipeline, bytes) else case.pipeline.encode()
+        (root / "pipeline.yaml").write_bytes(text)
+        p = subprocess.run([BIN, "run", "pipeline.yaml", "--quiet", "--jobs", "2", *map(str, case.args)], cwd=root,
+                           capture_output=True, text=True, env={**os.environ, **env})
+        files = {f.relative_to(root).as_posix(): f.read_bytes() for f in sorted((root / "out").rglob("*")) if f.is_file()} \
+            if (root / "out").is_dir() else {}
+        results.append((p.returncode, p.stderr, files))
+    assert results[0][0] == results[1][0] == case.exit, results[1][1][-2000:]
+    assert results[0][1] == results[1][1]
+    assert results[0][2] == results[1][2]

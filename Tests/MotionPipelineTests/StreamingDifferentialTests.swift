@@ -1,0 +1,143 @@
+import Foundation
+import MotionConfig
+import MotionCore
+import MotionTestSupport
+import Testing
+@testable import MotionPipeline
+
+/// Differential test of streamed recordings (issue 8, docs/streaming.md): random MotionCollector
+/// files (interleaved sensors with jitter, gaps, duplicate times, missing values, blank lines,
+/// label segments, sometimes a decreasing time or a bad number) under random pipelines (rates,
+/// methods, gaps, antialias, window sizes, label policies, features, magnitudes), each processed
+/// whole and streamed with a random block size. Both must give the same record (counts,
+/// warnings, moments, every window) or the same error.
+@Suite struct StreamingDifferentialTests {
+    struct Outcome: Equatable {
+        var error: String?
+        var summary: String = ""
+        var x: [UInt32] = []
+        var y: [Int64] = []
+        var features: [UInt32] = []
+        var starts: [UInt64] = []
+    }
+
+    static func outcome(_ body: () throws -> RecordingRecord) -> Outcome {
+        do {
+            let r = try body()
+            let p = r.processed
+            var o = Outcome()
+            func moments(_ m: RunningMoments?) -> String {
+                guard let m else { return "-" }
+                return ([m.count] + m.mean + m.m2).map { String($0.bitPattern, radix: 16) }.joined(separator: ",")
+            }
+            o.summary = "rows \(p.rowsRead) dropped \(p.rowsDropped.sorted { $0.key < $1.key }) windowsDropped \(p.windowsDropped.sorted { $0.key < $1.key }) recording \(p.recordingDropped ?? "-") gaps \(p.gaps) invalid \(p.invalidPoints) warnings \(p.warnings) x \(moments(p.xMoments)) f \(moments(p.featureMoments)) n \(r.windowCount)"
+            try r.forEachBatch { b in
+                o.x += b.x.map(\.bitPattern)
+                o.y += b.y
+                o.features += b.features.map(\.bitPattern)
+                o.starts += b.startTimes.map(\.bitPattern)
+            }
+            return o
+        } catch {
+            return Outcome(error: "\(error)")
+        }
+    }
+
+    /// A MotionCollector file of `rows` rows with the oddities SPEC §3.5 tolerates, and with
+    /// probability `broken` one it does not.
+    static func file(_ g: inout SeededGenerator, rows: Int) -> String {
+        var out = "Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"
+        let codes = ["A", "G", "M", "D"]
+        let rates = [100.0, 100.0, 50.0, 60.0].map { $0 * Double.random(in: 0.8...1.2, using: &g) }
+        var next = rates.map { _ in Double.random(in: 0...0.02, using: &g) }
+        var label = ""
+        var labelUntil = 0.0
+        let gapAt = Double.random(in: 5...(rows > 20_000 ? 300 : 40), using: &g)
+        let breakKind = Int.random(in: 0..<12, using: &g)
+        let breakAt = Int.random(in: 1..<rows, using: &g)
+        for i in 0..<rows {
+            let s = next.indices.min { next[$0] < next[$1] }!
+            var t = next[s]
+            next[s] += (1 / rates[s]) * Double.random(in: 0.7...1.3, using: &g)
+            if t > gapAt && t < gapAt + 0.6 { next[s] = gapAt + 0.6 + Double.random(in: 0...0.05, using: &g); continue }
+            if t >= labelUntil {
+                label = ["", "W", "T", "W"][Int.random(in: 0..<4, using: &g)]
+                labelUntil = t + Double.random(in: 1...8, using: &g)
+            }
+            let r = Double.random(in: 0..<1, using: &g)
+            if r < 0.01 { out += "\n" }                                  // blank line
+            if i == breakAt && breakKind == 0 { t -= 0.5 }                // a decreasing time
+            var values = (0..<(s == 3 ? 9 : 3)).map { _ in String(format: "%.6f", Double.random(in: -9...9, using: &g)) }
+            if r > 0.995 { values[1] = "" }                              // a missing value
+            if i == breakAt && breakKind == 1 { values[0] = "1.2.3" }     // not a number
+            let rowLabel = (r > 0.3 || i % 3 == 0) ? label : ""
+            out += "\(codes[s]),\(rowLabel),\(String(format: "%.6f", t)),\(values.joined(separator: ","))\n"
+            if r > 0.99 {                                                // a duplicate time: the last one wins
+                out += "\(codes[s]),\(rowLabel),\(String(format: "%.6f", t)),\(values.map { _ in "0.5" }.joined(separator: ","))\n"
+            }
+        }
+        return out
+    }
+
+    static func pipeline(_ g: inout SeededGenerator) -> String {
+        let sensors = [["A"], ["A", "G"], ["A", "G", "M"], ["G", "D"], ["A", "G", "M", "D"]].randomElement(using: &g)!
+        let rate = [10, 25, 40, 50, 100].randomElement(using: &g)!
+        let method = ["linear", "nearest", "previous", "{default: linear, G: nearest}"].randomElement(using: &g)!
+        let gap = ["0.1", "0.25", "1.0", "{default: 0.2, M: 0.5}"].randomElement(using: &g)!
+        let antialias = Bool.random(using: &g)
+        let length = Int.random(in: 1...40, using: &g)
+        let stride = Int.random(in: 1...length, using: &g)
+        let policy = ["majority", "center", "pure"].randomElement(using: &g)!
+        let labels = Int.random(in: 0..<4, using: &g) == 0 ? ""
+            : "labels: {policy: \(policy), \(policy == "majority" ? "min_fraction: \(["0.0", "0.5", "0.9"].randomElement(using: &g)!), " : "")map: {W: walk, T: turn}\(Bool.random(using: &g) ? ", classes: [walk, turn]" : "")}\n"
+        let features = Bool.random(using: &g) ? "features: [mean, std, dominant_freq_hz]\n" : ""
+        let magnitude = sensors.contains("A") && Bool.random(using: &g) ? "magnitude: [acc]\n" : ""
+        return """
+        version: 1
+        name: diff
+        inputs: [{type: motioncollector, paths: ["rec.csv"], sensors: [\(sensors.joined(separator: ", "))]}]
+        resample: {rate_hz: \(rate), method: \(method), max_gap_s: \(gap), antialias: \(antialias)}
+        window: {length_samples: \(length), stride_samples: \(stride)}
+        \(labels)\(features)\(magnitude)output: {type: hdf5, path: out}
+
+        """
+    }
+
+    @Test(arguments: 0..<60)
+    func streamedEqualsWhole(seed: Int) throws {
+        var g = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        let dir = try TemporaryDirectory(label: "stream-diff")
+        defer { dir.remove() }
+        // Every tenth case is long enough (~15,000 samples per stream) for the anti-aliasing
+        // filter to send samples before a run ends (StreamingRunFilter's overlap + 4096).
+        let rows = seed % 10 == 9 ? Int.random(in: 50_000...60_000, using: &g) : Int.random(in: 50...6000, using: &g)
+        try Self.file(&g, rows: rows).write(toFile: dir.path("rec.csv"), atomically: true, encoding: .utf8)
+        let text = Self.pipeline(&g)
+        try text.write(toFile: dir.path("p.yaml"), atomically: true, encoding: .utf8)
+        let spec = try PipelineLoader.load(path: dir.path("p.yaml"))
+        let sources = try InputDiscovery.recordings(spec)
+        let plan = try RunPlan(spec: spec, sources: sources)
+        let source = sources[0]
+        let inputs = try RecordStore.hashInputs(source)
+        let block = Int.random(in: 1...3000, using: &g)
+        let isTrain = Bool.random(using: &g)
+        let whole = Self.outcome {
+            try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: .max)
+                .processToRecord(source, isTrain: isTrain, intervals: nil, inputs: inputs, recordPath: dir.path("whole.mprec"),
+                                 pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
+        }
+        var streamedRecords = 0
+        let streamed = Self.outcome {
+            let r = try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: 0, streamBlockBytes: block)
+                .processToRecord(source, isTrain: isTrain, intervals: nil, inputs: inputs, recordPath: dir.path("streamed.mprec"),
+                                 pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
+            if r.stored != nil { streamedRecords += 1 }
+            return r
+        }
+        #expect(whole.error == streamed.error, "\(text)")
+        #expect(whole.summary == streamed.summary, "\(text)")
+        #expect(whole.x == streamed.x && whole.y == streamed.y && whole.features == streamed.features
+                && whole.starts == streamed.starts, "windows differ; block \(block)\n\(text)")
+        if whole.error == nil { #expect(streamedRecords == 1, "the recording was not streamed") }
+    }
+}

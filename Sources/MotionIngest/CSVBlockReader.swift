@@ -4,41 +4,24 @@ import MotionCore
 /// `CSVReader.read(path:…)`: concatenated, the blocks are its streams and label events, and
 /// `rowsDropped` is its file's once the last block is read.
 public final class CSVBlockReader: IngestBlockReader {
-    private let file: _BlockFile
-    private var parser: _CSVParser
-    private var done = false
-    private var rowsBefore = 0
-    public private(set) var rowsDropped: [String: Int] = [:]
+    private let reader: _TextBlockReader<_CSVParser>
+    public var rowsDropped: [String: Int] { reader.rowsDropped }
     public var warnings: [String] { [] }
 
     /// Opens `path` (`.cannotOpen`, 66, as `CSVReader.read(path:…)`); the other parameters are
     /// those of `CSVReader.read`.
     public init(path: String, displayPath: String, format: CSVFormat, units: [String: String], unitSystem: UnitSystem,
                 wideSensorName: String, keep: Set<String>?, blockBytes: Int) throws {
-        file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: CSVReader.readChunkBytes, blockBytes: blockBytes)
-        parser = _CSVParser(displayPath: displayPath, format: format, units: units, unitSystem: unitSystem,
-                            wideSensorName: wideSensorName, keep: keep)
+        reader = try _TextBlockReader(path: path, displayPath: displayPath, chunkBytes: CSVReader.readChunkBytes,
+                                      blockBytes: blockBytes,
+                                      parser: _CSVParser(displayPath: displayPath, format: format, units: units, unitSystem: unitSystem,
+                                                         wideSensorName: wideSensorName, keep: keep))
     }
 
-    public func next() throws -> IngestBlock? {
-        guard !done else { return nil }
-        if try file.readBlock({ try parser.consume($0) }) {
-            return parser.takeBlock(rowsRead: takeRows(parser.rowsRead), bytesRead: file.bytesRead)
-        }
-        done = true
-        let whole = try parser.finish()
-        rowsDropped = whole.rowsDropped
-        return IngestBlock(streams: whole.streams, rowLabels: whole.rowLabels, markers: LabelEvents(),
-                           rowsRead: takeRows(whole.rowsRead), bytesRead: file.bytesRead)
-    }
-
-    private func takeRows(_ total: Int) -> Int {
-        defer { rowsBefore = total }
-        return total - rowsBefore
-    }
+    public func next() throws -> IngestBlock? { try reader.next() }
 }
 
-extension _CSVParser {
+extension _CSVParser: _BlockParser {
     /// Moves out the rows parsed so far (complete records only), leaving the parser ready to go
     /// on; `finish()` later returns only what came after.
     mutating func takeBlock(rowsRead: Int, bytesRead: Int) -> IngestBlock {
@@ -52,4 +35,12 @@ extension _CSVParser {
         rowLabelIDs = []
         return IngestBlock(streams: out, rowLabels: events, markers: LabelEvents(), rowsRead: rowsRead, bytesRead: bytesRead)
     }
+
+    mutating func finishBlock(bytesRead: Int) throws -> (block: IngestBlock, rowsRead: Int, rowsDropped: [String: Int]) {
+        let whole = try finish()
+        return (IngestBlock(streams: whole.streams, rowLabels: whole.rowLabels, markers: LabelEvents(), rowsRead: 0,
+                            bytesRead: bytesRead), whole.rowsRead, whole.rowsDropped)
+    }
+
+    mutating func release() {}
 }

@@ -5,43 +5,21 @@ import MotionCore
 /// after every `blockBytes` of input. Errors are those of the whole-file reader, raised when the
 /// block holding the bad line is read.
 public final class MotionCollectorBlockReader: IngestBlockReader {
-    private let file: _BlockFile
-    private var parser: _MotionCollectorParser
-    private var done = false
-    private var rowsBefore = 0
-    public private(set) var rowsDropped: [String: Int] = [:]
+    private let reader: _TextBlockReader<_MotionCollectorParser>
+    public var rowsDropped: [String: Int] { reader.rowsDropped }
     public var warnings: [String] { [] }
 
     /// Opens `path`; `.cannotOpen` (exit 66) as `MotionCollectorReader.read(path:)`.
     public init(path: String, displayPath: String, units: UnitSystem, keep: Set<String>?, blockBytes: Int) throws {
-        file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: MotionCollectorReader.readChunkBytes,
-                              blockBytes: blockBytes)
-        parser = _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep)
+        reader = try _TextBlockReader(path: path, displayPath: displayPath, chunkBytes: MotionCollectorReader.readChunkBytes,
+                                      blockBytes: blockBytes,
+                                      parser: _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep))
     }
 
-    deinit {
-        parser.deallocate()
-    }
-
-    public func next() throws -> IngestBlock? {
-        guard !done else { return nil }
-        if try file.readBlock({ try parser.consume($0) }) {
-            return parser.takeBlock(rowsRead: takeRows(parser.rowsRead), bytesRead: file.bytesRead)
-        }
-        done = true
-        let whole = try parser.finish()
-        rowsDropped = whole.rowsDropped
-        return IngestBlock(streams: whole.streams, rowLabels: whole.rowLabels, markers: whole.markers,
-                           rowsRead: takeRows(whole.rowsRead), bytesRead: file.bytesRead)
-    }
-
-    private func takeRows(_ total: Int) -> Int {
-        defer { rowsBefore = total }
-        return total - rowsBefore
-    }
+    public func next() throws -> IngestBlock? { try reader.next() }
 }
 
-extension _MotionCollectorParser {
+extension _MotionCollectorParser: _BlockParser {
     /// Moves out the samples and events parsed so far (complete lines only), leaving the parser
     /// ready to go on; `finish()` later returns only what came after.
     mutating func takeBlock(rowsRead: Int, bytesRead: Int) -> IngestBlock {
@@ -60,4 +38,12 @@ extension _MotionCollectorParser {
         return IngestBlock(streams: streams, rowLabels: LabelEvents(names: labelNames, times: events.doubles[0], labels: events.ints),
                            markers: markers, rowsRead: rowsRead, bytesRead: bytesRead)
     }
+
+    mutating func finishBlock(bytesRead: Int) throws -> (block: IngestBlock, rowsRead: Int, rowsDropped: [String: Int]) {
+        let whole = try finish()
+        return (IngestBlock(streams: whole.streams, rowLabels: whole.rowLabels, markers: whole.markers, rowsRead: 0,
+                            bytesRead: bytesRead), whole.rowsRead, whole.rowsDropped)
+    }
+
+    mutating func release() { deallocate() }
 }

@@ -75,6 +75,23 @@ struct _RowWindow {
 /// label over 62 bytes, 96 bytes readable from each window's start) and gives the same result;
 /// `plainRow` takes what it declines.
 extension _MotionCollectorParser {
+    /// Counts a fast-path row whose values are set in its sensor's column block: its label event
+    /// (when it has a label), the sensor's presence, and the row itself when the sensor is kept.
+    @inline(__always)
+    mutating func commitRow(sensor: Int, label: Int32, when: Double, line: Int) {
+        if label >= 0 {
+            rowLabels.set(0, when)
+            rowLabels.commit(label)
+        }
+        let acc = sensors + sensor
+        acc.pointee.present = true
+        if keepMask & (1 << sensor) != 0 {
+            acc.pointee.columns.commit(Int32(truncatingIfNeeded: line))
+        }
+    }
+}
+
+extension _MotionCollectorParser {
     /// Bytes that must be readable from a window's start: the 64 it classifies, and the digit
     /// loads of a field ending inside it (at most 19 digits, a sign and a point: 9 more bytes
     /// loaded past byte 62 + 17 at most).
@@ -172,16 +189,8 @@ extension _MotionCollectorParser {
             start &+= 1
         default: return nil
         }
-        let when = out[0]
         // The row is good: commit it.
-        if label >= 0 {
-            rowLabels.set(0, when)
-            rowLabels.commit(label)
-        }
-        acc.pointee.present = true
-        if keepMask & (1 << sensor) != 0 {
-            acc.pointee.columns.commit(Int32(truncatingIfNeeded: line))
-        }
+        commitRow(sensor: sensor, label: label, when: out[0], line: line)
         return base + start
     }
 }
@@ -278,14 +287,7 @@ extension _MotionCollectorParser {
         // The row is good: count it.
         lineNumber &+= 1
         rowsRead &+= 1
-        if label >= 0 {
-            rowLabels.set(0, when)
-            rowLabels.commit(label)
-        }
-        acc.pointee.present = true
-        if keepMask & (1 << sensor) != 0 {
-            acc.pointee.columns.commit(Int32(truncatingIfNeeded: lineNumber))
-        }
+        commitRow(sensor: sensor, label: label, when: when, line: lineNumber)
         return p
     }
 

@@ -6,8 +6,8 @@ import Testing
 
 /// The streamed anti-aliasing pieces against the whole-stream ones they replace (issue 8).
 @Suite struct StreamingMedianTests {
-    func streamed(_ values: [Double], collectLimit: Int) -> (median: Double, passes: Int) {
-        var m = StreamingMedian(collectLimit: collectLimit)
+    func streamed(_ values: [Double], collectLimit: Int, guessAfter: Int = 1 << 16) -> (median: Double, passes: Int) {
+        var m = StreamingMedian(collectLimit: collectLimit, guessAfter: guessAfter)
         var passes = 0
         while m.needsPass {
             for v in values { m.add(v) }
@@ -27,17 +27,30 @@ import Testing
         for _ in 0..<count { times.append(times.last! + 0.01 + Double.random(in: -0.002...0.002, using: &g)) }
         let whole = Antialias.medianInterval(times)
         for limit in [0, 1, 5, 1 << 22] {
-            let (median, passes) = streamed(intervals(times), collectLimit: limit)
-            #expect(median.bitPattern == whole.bitPattern, "count \(count), collect limit \(limit)")
-            #expect(passes <= 5)
+            for guessAfter in [1, 7, 1 << 16] {
+                let (median, passes) = streamed(intervals(times), collectLimit: limit, guessAfter: guessAfter)
+                #expect(median.bitPattern == whole.bitPattern, "count \(count), collect limit \(limit), guess after \(guessAfter)")
+                #expect(passes <= 5)
+                if guessAfter > count { #expect(passes == 1, "the first pass holds every value") }
+            }
         }
     }
 
     @Test func equalValuesResolveWithoutCollecting() {
         let values = [Double](repeating: 0.01, count: 5000) + [0.02, 0.005]
-        let (median, passes) = streamed(values, collectLimit: 10)
+        let (median, passes) = streamed(values, collectLimit: 10, guessAfter: 16)
         #expect(median == 0.01)
-        #expect(passes == 4, "20 + 20 + 20 + 4 bits narrow to the one value")
+        #expect(passes == 4, "the guess is abandoned (too many values); 20 + 20 + 20 + 4 bits narrow to the one value")
+    }
+
+    @Test func aWrongGuessCostsAPass() {
+        // The first values sit near 0.01, the bulk near 0.03: the guessed bucket is not the median's.
+        var g = SeededGenerator(seed: 5)
+        let values = (0..<100).map { _ in 0.01 + Double.random(in: 0..<1e-5, using: &g) }
+            + (0..<1001).map { _ in 0.03 + Double.random(in: 0..<1e-5, using: &g) }
+        let (median, passes) = streamed(values, collectLimit: 1 << 22, guessAfter: 50)
+        #expect(median == values.sorted()[values.count / 2])
+        #expect(passes == 2)
     }
 
     @Test func twoMiddleValuesInDifferentBuckets() {

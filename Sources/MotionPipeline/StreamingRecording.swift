@@ -84,6 +84,10 @@ final class StreamingRecording {
     private var labelBound: Double = .infinity
     /// The grid would exceed whole processing's limit: nothing more is computed.
     private var gridOverflow = false
+    /// Each kept stream's first sample time, once a late stream made the engine look it up.
+    private var firstTimes: [Double]?
+    /// A kept stream has no sample at all (whole processing's error): nothing more is computed.
+    private var missingStream = false
     /// Window starts so far, and whether they passed whole processing's limit (then none is kept).
     private var windowStarts = 0
     private var windowOverflow = false
@@ -251,7 +255,8 @@ final class StreamingRecording {
                 for s in streams.indices where streamFile[s] == r { streams[s].finish() }
                 limitGrid()
             }
-            if gridOverflow || streams.contains(where: { $0.decrease != nil }) {
+            if t0 == nil { try waitForLateStream() }
+            if gridOverflow || missingStream || streams.contains(where: { $0.decrease != nil }) {
                 // SPEC §3.5's error is certain: read on only to check the rest (a bad line later
                 // in the file is reported first, as whole processing reads the file first).
                 for s in streams.indices { streams[s].checkOnly = true }
@@ -322,6 +327,34 @@ final class StreamingRecording {
         }
         try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C)
         if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
+    }
+
+    /// While some kept stream has not started, T0 (the latest first sample) is unknown and the
+    /// other streams wait. When they have buffered more than four blocks, one extra read of the
+    /// files (up to every stream's first sample) finds T0, after which samples and label events
+    /// before it are dropped, except the last at or before it (the only one a grid point can
+    /// still use). A stream that never starts makes the recording's error certain: read on only
+    /// to check the rest, and report it as whole processing does.
+    private func waitForLateStream() throws {
+        if firstTimes == nil {
+            let buffered = streams.reduce(0) { $0 + $1.times.count * ($1.channels + 1) * 8 }
+            guard buffered > 4 * blockBytes else { return }
+            var first = [Double?](repeating: nil, count: streams.count)
+            files: for file in source.files {
+                guard let reader = try openReader(file) else { continue }
+                while let block = try reader.next() {
+                    for raw in block.streams {
+                        if let s = streamIndex(raw, file), first[s] == nil, let t = raw.times.first { first[s] = t }
+                    }
+                    if !first.contains(where: { $0 == nil }) { break files }
+                }
+            }
+            firstTimes = first.map { $0 ?? .nan }
+            if first.contains(where: { $0 == nil }) { missingStream = true }
+        }
+        guard !missingStream, let known = firstTimes?.max() else { return }
+        for s in streams.indices { streams[s].drop(before: known) }
+        trimEvents(before: known)
     }
 
     // MARK: - Input
@@ -508,7 +541,10 @@ final class StreamingRecording {
         var earliest = nextPoint
         if let p = pending.first { earliest = Swift.min(earliest, p) }
         if runStart != nil { earliest = Swift.min(earliest, nextStart) }
-        let horizon = time(earliest)
+        trimEvents(before: time(earliest))
+    }
+
+    private func trimEvents(before horizon: Double) {
         var n = 0
         while n + 1 < eventTimes.count && eventTimes[n + 1] <= horizon { n += 1 }
         if n >= 1024 {
@@ -696,6 +732,23 @@ struct _StreamBuffer {
             for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
         }
         return valid
+    }
+
+    /// Drops samples before the last one at or before `t0` (the grid starts at `t0`, so no grid
+    /// point can use them), before any grid point is computed.
+    mutating func drop(before t0: Double) {
+        var k = 0
+        var hi = times.count
+        while k < hi {   // samples with time ≤ t0
+            let mid = (k + hi) / 2
+            if times[mid] <= t0 { k = mid + 1 } else { hi = mid }
+        }
+        let drop = k - 1
+        guard drop >= 4096 && drop >= times.count / 2 else { return }
+        times.removeFirst(drop)
+        for c in 0..<channels { values[c].removeFirst(drop) }
+        base += drop
+        atOrBefore = Swift.max(atOrBefore, base)
     }
 
     /// Drops samples before the earliest one a later grid point can use.

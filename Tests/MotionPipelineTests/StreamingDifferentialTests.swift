@@ -55,11 +55,15 @@ import Testing
         let gapAt = Double.random(in: 5...(rows > 20_000 ? 300 : 40), using: &g)
         let breakKind = Int.random(in: 0..<12, using: &g)
         let breakAt = Int.random(in: 1..<rows, using: &g)
+        // Sometimes one sensor starts late (the others wait for T0), or never (an error).
+        let late = Int.random(in: 0..<8, using: &g)
+        let lateFrom = Double.random(in: 2...30, using: &g) * (Int.random(in: 0..<10, using: &g) == 0 ? 1e9 : 1)
         for i in 0..<rows {
             let s = next.indices.min { next[$0] < next[$1] }!
             var t = next[s]
             next[s] += (1 / rates[s]) * Double.random(in: 0.7...1.3, using: &g)
             if t > gapAt && t < gapAt + 0.6 { next[s] = gapAt + 0.6 + Double.random(in: 0...0.05, using: &g); continue }
+            if s == late && t < lateFrom { continue }
             if t >= labelUntil {
                 label = ["", "W", "T", "W"][Int.random(in: 0..<4, using: &g)]
                 labelUntil = t + Double.random(in: 1...8, using: &g)

@@ -96,6 +96,13 @@ def data(tmp_path_factory):
         lines.append(f"{stamp};{sensor};{rng.gauss(0, 1):.6f};{rng.gauss(0, 1):.6f};{rng.gauss(9.8, 1):.6f};\"{label}\"")
     (root / "long").mkdir()
     (root / "long/rec.csv").write_text("\n".join(lines) + "\n")
+    # The gyroscope starts 60 % into the recording: the accelerometer waits for T0.
+    (root / "latestart").mkdir()
+    rows = (root / "cur/subject02/rec-01.csv").read_bytes().decode().split("\r\n")
+    body = [r for r in rows[1:] if r]
+    cut = int(len(body) * 0.6)
+    body = [r for i, r in enumerate(body) if i >= cut or not r.startswith("G,")]
+    (root / "latestart/rec.csv").write_text("\n".join([rows[0]] + body) + "\n")
     # Rows out of time order (every 50th row swapped with the one after it), for `sort: true`.
     (root / "unsorted").mkdir()
     rows = (root / "cur/subject01/rec-01.csv").read_bytes().decode().split("\r\n")
@@ -187,6 +194,14 @@ inputs:
 resample: {rate_hz: 20, max_gap_s: 0.2}
 window: {length_samples: 20, stride_samples: 10}
 labels: {classes: [walk, "stairs; up"], policy: pure}
+split: {fractions: {train: 1.0, validation: 0.0, test: 0.0}}
+output: {type: hdf5, path: out}
+""",
+    "late-start": """
+inputs: [{type: motioncollector, paths: ["latestart/*.csv"], sensors: [A, G]}]
+resample: {rate_hz: 50}
+window: {length_s: 2.56, stride_s: 1.28}
+labels: {map: {W: walk, T: turn}}
 split: {fractions: {train: 1.0, validation: 0.0, test: 0.0}}
 output: {type: hdf5, path: out}
 """,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One array as stored in a data file: its dtype (numpy's name, e.g. "float32"; `nil` when it
 /// is none of float32, float64, int32, int64 little-endian) and its full shape, rows first.
 public struct StoredArray: Sendable, Equatable {
@@ -80,7 +82,9 @@ let dataFileSuffixes = [".h5", ".tar.zst"]
 /// The storages this build reads.
 public enum DatasetStorages {
     /// HDF5 (SPEC §8.1) and shards (§8.2).
-    public static func standard() -> [any DatasetStorage] {
-        [HDF5Storage(), ShardStorage()]
+    ///
+    /// - Parameter threads: HDF5 chunks decoded at once (see ``HDF5Storage``); all cores by default.
+    public static func standard(threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [any DatasetStorage] {
+        [HDF5Storage(threads: threads), ShardStorage()]
     }
 }

@@ -1,30 +1,65 @@
+import Foundation
 import MotionHDF5
+import MotionSinks
 
 /// `storage: "hdf5"` (SPEC §8.1): one `{split}.h5` per split, arrays at the root, dataset
 /// description in root attributes.
 public struct HDF5Storage: DatasetStorage {
     public var name: String { "hdf5" }
+    /// Chunks decoded at once by the raw-chunk reader.
+    public var threads: Int
+    /// Whether datasets laid out as motionprep writes them are decoded from raw chunks on
+    /// `threads` threads (``HDF5ParallelChunkReader``); false reads everything with `H5Dread`.
+    public var rawChunks: Bool
 
-    public init() {}
+    /// - Parameters:
+    ///   - threads: at least 1; all cores by default.
+    ///   - rawChunks: false to read every array through libhdf5's `H5Dread` (the fallback path).
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, rawChunks: Bool = true) {
+        precondition(threads >= 1, "threads must be at least 1, got \(threads)")
+        self.threads = threads
+        self.rawChunks = rawChunks
+    }
 
     public func open(path: String, displayPath: String) throws -> any DatasetFileReader {
-        try HDF5FileReader(file: HDF5File.openReadOnly(path: path))
+        try HDF5FileReader(file: HDF5File.openReadOnly(path: path), threads: rawChunks ? threads : 0)
     }
 }
 
-/// Reads one split file through MotionHDF5 (`H5Dread` of row hyperslabs, so HDF5 verifies each
-/// chunk's Fletcher-32 checksum as it decodes it).
+/// Reads one split file through MotionHDF5.
+///
+/// An array stored as motionprep writes it (chunks of whole rows, shuffle → deflate →
+/// fletcher32) is read through ``HDF5ParallelChunkReader``: raw chunks (`H5Dread_chunk`)
+/// checksummed, inflated and unshuffled on `threads` threads, with the same values `H5Dread`
+/// gives and a corrupted chunk reported by file, dataset, rows and chunk. Any other array, and a
+/// read that touches a chunk never written, goes through `H5Dread` of row hyperslabs (libhdf5
+/// decodes and verifies each chunk itself), so any HDF5 file reads as before.
 final class HDF5FileReader: DatasetFileReader {
     private let file: HDF5File
+    private let threads: Int
     private var datasets: [String: HDF5Dataset] = [:]
+    /// Raw-chunk readers by array; `nil` for arrays read with `H5Dread`.
+    private var chunkReaders: [String: HDF5ParallelChunkReader?] = [:]
 
-    init(file: HDF5File) { self.file = file }
+    /// - Parameter threads: raw-chunk decoding threads; 0 reads every array with `H5Dread`.
+    init(file: HDF5File, threads: Int) {
+        self.file = file
+        self.threads = threads
+    }
 
     private func dataset(_ name: String) throws -> HDF5Dataset {
         if let d = datasets[name] { return d }
         let d = try file.openDataset(name)
         datasets[name] = d
         return d
+    }
+
+    /// The raw-chunk reader of `name`, or nil when it must be read with `H5Dread`.
+    private func chunkReader(_ name: String) throws -> HDF5ParallelChunkReader? {
+        if let r = chunkReaders[name] { return r }
+        let r = threads > 0 ? HDF5ParallelChunkReader(try dataset(name), threads: threads) : nil
+        chunkReaders[name] = .some(r)
+        return r
     }
 
     func arrays() throws -> [String: StoredArray] {
@@ -44,15 +79,18 @@ final class HDF5FileReader: DatasetFileReader {
     }
 
     func readFloats(_ array: String, rows: Range<Int>) throws -> [Float] {
-        try dataset(array).readFloats(start: rows.lowerBound, count: rows.count)
+        if let v = try chunkReader(array)?.readFloats(rows) { return v }
+        return try dataset(array).readFloats(start: rows.lowerBound, count: rows.count)
     }
 
     func readDoubles(_ array: String, rows: Range<Int>) throws -> [Double] {
-        try dataset(array).readDoubles(start: rows.lowerBound, count: rows.count)
+        if let v = try chunkReader(array)?.readDoubles(rows) { return v }
+        return try dataset(array).readDoubles(start: rows.lowerBound, count: rows.count)
     }
 
     func readInt64s(_ array: String, rows: Range<Int>) throws -> [Int64] {
-        try dataset(array).readInt64s(start: rows.lowerBound, count: rows.count)
+        if let v = try chunkReader(array)?.readInt64s(rows) { return v }
+        return try dataset(array).readInt64s(start: rows.lowerBound, count: rows.count)
     }
 
     func metadataProblems(expected e: ExpectedFileMetadata) throws -> [String] {
@@ -93,6 +131,7 @@ final class HDF5FileReader: DatasetFileReader {
     func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])? { nil }
 
     func close() {
+        chunkReaders = [:]
         for d in datasets.values { try? d.close() }
         datasets = [:]
         try? file.close()

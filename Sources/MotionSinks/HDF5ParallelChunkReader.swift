@@ -111,10 +111,55 @@ public final class HDF5ParallelChunkReader: @unchecked Sendable {
         elementType == .int32 ? try readSame(rows) : nil
     }
 
-    /// Reads into an array of the stored element type.
+    /// Starts decoding `rows` in the background, so that the next read, if it asks for exactly
+    /// these rows, finds them decoded (or their error) instead of waiting for all of them: a
+    /// caller reading a dataset block after block overlaps its work on one block with the
+    /// decoding of the next. One read ahead at most (memory: one more block); any other read
+    /// first waits for it and drops it. Rows outside the dataset are not prefetched.
+    public func prefetch(_ rows: Range<Int>) {
+        waitForPrefetch()
+        guard !rows.isEmpty, rows.lowerBound >= 0, rows.upperBound <= rowCount else { return }
+        let block = _PrefetchedBlock(rows: rows)
+        pending = block
+        DispatchQueue.global().async { [self] in
+            block.result = Result {
+                switch elementType {
+                case .float32: try decode(rows) as [Float]?
+                case .float64: try decode(rows) as [Double]?
+                case .int32: try decode(rows) as [Int32]?
+                case .int64: try decode(rows) as [Int64]?
+                }
+            }
+            block.done.signal()
+        }
+    }
+
+    /// Waits until a prefetch started by ``prefetch(_:)`` has finished and drops its result;
+    /// call it before closing the dataset.
+    public func waitForPrefetch() {
+        guard let block = pending else { return }
+        pending = nil
+        block.done.wait()
+    }
+
+    /// The read ahead, if any (touched only by the thread using the reader).
+    private var pending: _PrefetchedBlock?
+
+    /// Reads into an array of the stored element type: from the prefetched block when it holds
+    /// exactly `rows`, else decoded now.
     private func readSame<Element: BitwiseCopyable>(_ rows: Range<Int>) throws -> [Element]? {
         precondition(MemoryLayout<Element>.stride == elementType.byteCount)
         guard rows.lowerBound >= 0, rows.upperBound <= rowCount else { return nil }
+        if let block = pending {
+            pending = nil
+            block.done.wait()
+            if block.rows == rows { return try block.result!.get() as? [Element] }
+        }
+        return try decode(rows)
+    }
+
+    /// Decodes `rows` (inside the dataset) into a new array of the stored element type.
+    private func decode<Element: BitwiseCopyable>(_ rows: Range<Int>) throws -> [Element]? {
         let elements = rows.count * rowBytes / elementType.byteCount
         var complete = true
         let values = try [Element](unsafeUninitializedCapacity: elements) { buffer, initialized in
@@ -178,6 +223,17 @@ public final class HDF5ParallelChunkReader: @unchecked Sendable {
         if let failure = outcome.0 { throw failure.error }
         return !outcome.1
     }
+}
+
+/// A block decoded ahead by ``HDF5ParallelChunkReader/prefetch(_:)``: `result` is set, then
+/// `done` signalled, on the decoding thread.
+private final class _PrefetchedBlock: @unchecked Sendable {
+    let rows: Range<Int>
+    let done = DispatchSemaphore(value: 0)
+    /// The decoded array (`[Float]`, `[Double]`, `[Int32]` or `[Int64]`; nil when a chunk was
+    /// never written) or the read's error.
+    var result: Result<Any?, any Error>?
+    init(rows: Range<Int>) { self.rows = rows }
 }
 
 /// A worker's buffers and decoder, reused across reads.

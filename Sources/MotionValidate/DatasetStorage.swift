@@ -72,8 +72,28 @@ public protocol DatasetFileReader: AnyObject {
     /// `class_counts`), checked against the data; nil when the format declares none (HDF5).
     func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])?
 
+    /// Announces every block the caller is about to read, in order, so a reader can decode the
+    /// next one while the caller works on the current one. Optional: reads must work the same
+    /// without it, and reads that leave the plan are served as usual.
+    func willRead(_ plan: [BlockRead])
+
     /// Releases the file.
     func close()
+}
+
+/// One read of ``DatasetFileReader``: rows of an array.
+public struct BlockRead: Sendable, Equatable {
+    public var array: String
+    public var rows: Range<Int>
+
+    public init(array: String, rows: Range<Int>) {
+        self.array = array
+        self.rows = rows
+    }
+}
+
+extension DatasetFileReader {
+    public func willRead(_ plan: [BlockRead]) {}
 }
 
 /// Suffixes of data files, whatever the storage: `files.unlisted` looks for these (SPEC §9).

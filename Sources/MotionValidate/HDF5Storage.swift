@@ -79,18 +79,55 @@ final class HDF5FileReader: DatasetFileReader {
     }
 
     func readFloats(_ array: String, rows: Range<Int>) throws -> [Float] {
-        if let v = try chunkReader(array)?.readFloats(rows) { return v }
-        return try dataset(array).readFloats(start: rows.lowerBound, count: rows.count)
+        try read(array, rows, fast: { try $0.readFloats(rows) }, slow: { try $0.readFloats(start: rows.lowerBound, count: rows.count) })
     }
 
     func readDoubles(_ array: String, rows: Range<Int>) throws -> [Double] {
-        if let v = try chunkReader(array)?.readDoubles(rows) { return v }
-        return try dataset(array).readDoubles(start: rows.lowerBound, count: rows.count)
+        try read(array, rows, fast: { try $0.readDoubles(rows) }, slow: { try $0.readDoubles(start: rows.lowerBound, count: rows.count) })
     }
 
     func readInt64s(_ array: String, rows: Range<Int>) throws -> [Int64] {
-        if let v = try chunkReader(array)?.readInt64s(rows) { return v }
-        return try dataset(array).readInt64s(start: rows.lowerBound, count: rows.count)
+        try read(array, rows, fast: { try $0.readInt64s(rows) }, slow: { try $0.readInt64s(start: rows.lowerBound, count: rows.count) })
+    }
+
+    /// The caller's announced reads and how far it got (see ``willRead(_:)``).
+    private var plan: [BlockRead] = []
+    private var planPosition = 0
+
+    func willRead(_ plan: [BlockRead]) {
+        self.plan = plan
+        planPosition = 0
+    }
+
+    /// Rows through the raw-chunk reader when it can, else H5Dread; then the next planned block
+    /// is decoded in the background while the caller works on these rows (one block ahead).
+    private func read<Value>(_ array: String, _ rows: Range<Int>, fast: (HDF5ParallelChunkReader) throws -> Value?,
+                             slow: (HDF5Dataset) throws -> Value) throws -> Value {
+        let reader = try chunkReader(array)
+        // A read ahead on another array is dropped (the caller left the plan).
+        for (name, other) in chunkReaders where name != array { other?.waitForPrefetch() }
+        let next = nextPlanned(after: BlockRead(array: array, rows: rows))
+        if let reader, let values = try fast(reader) {
+            prefetch(next)
+            return values
+        }
+        let values = try slow(try dataset(array))
+        prefetch(next)
+        return values
+    }
+
+    /// The planned read after `read`, moving the plan's position past it; nil when `read` is
+    /// not in the rest of the plan or is its last.
+    private func nextPlanned(after read: BlockRead) -> BlockRead? {
+        guard let i = plan[planPosition...].firstIndex(of: read) else { return nil }
+        planPosition = i + 1
+        return planPosition < plan.count ? plan[planPosition] : nil
+    }
+
+    /// Starts decoding `block` in the background when its array has a raw-chunk reader.
+    private func prefetch(_ block: BlockRead?) {
+        guard let block, let reader = try? chunkReader(block.array) else { return }
+        reader.prefetch(block.rows)
     }
 
     func metadataProblems(expected e: ExpectedFileMetadata) throws -> [String] {
@@ -131,6 +168,7 @@ final class HDF5FileReader: DatasetFileReader {
     func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])? { nil }
 
     func close() {
+        for reader in chunkReaders.values { reader?.waitForPrefetch() }
         chunkReaders = [:]
         for d in datasets.values { try? d.close() }
         datasets = [:]

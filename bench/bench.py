@@ -163,6 +163,39 @@ output: {{type: hdf5, path: out-motionprep}}
     print(f"  {'':44s} speed-up ×{py_wall / mp_wall:.2f}, {size / 1e6 / mp_wall:.0f} MB/s vs {size / 1e6 / py_wall:.0f} MB/s")
     row("peak RSS, MiB (largest process)", mp_rss, "MiB", py_rss, "MiB", lower_is_better=True)
 
+    # validate: the dataset just written, against h5py + numpy + hashlib doing the same reading
+    # (SHA-256 of every file, every array decoded, NaN/Inf counted, class counts, train moments).
+    out = os.path.join(WORK, "out-motionprep")
+    out_bytes = sum(os.path.getsize(f) for f in glob.glob(os.path.join(out, "*.h5")))
+    mp_val = min(run_timed([BIN, "validate", out, "--jobs", str(a.jobs)])[0] for _ in range(3))
+    py_val = min(run_timed([sys.executable, "-c", VALIDATE_PY, out])[0] for _ in range(3))
+    print()
+    row("validate (HDF5), MB/s of dataset files", out_bytes / 1e6 / mp_val, "MB/s", out_bytes / 1e6 / py_val, "MB/s")
+    print(f"  {'':44s} {out_bytes / 1e6:.0f} MB in {mp_val:.2f} s vs {py_val:.2f} s (h5py + numpy, one core)")
+
+
+# What `motionprep validate` reads and recomputes, the h5py way (bench only, not a validator).
+VALIDATE_PY = """
+import glob, hashlib, os, sys
+import h5py, numpy as np
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.h5"))):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    with h5py.File(path, "r") as f:
+        for name, d in f.items():
+            for start in range(0, d.shape[0], 4096):
+                v = d[start:start + 4096]
+                if v.dtype.kind == "f":
+                    bad = np.count_nonzero(~np.isfinite(v))
+                    if name == "x" and v.size:
+                        flat = v.reshape(-1, v.shape[-1]).astype(np.float64)
+                        flat.mean(axis=0); flat.std(axis=0); flat.min(axis=0); flat.max(axis=0)
+                elif name == "y":
+                    np.bincount(v[v >= 0])
+"""
+
 
 if __name__ == "__main__":
     main()

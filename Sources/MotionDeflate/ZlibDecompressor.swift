@@ -52,4 +52,33 @@ public final class ZlibDecompressor {
             throw DeflateError(action, reason: "libdeflate returned \(result.rawValue)")
         }
     }
+
+    /// Decompresses one zlib stream into `output`, which it must fill exactly: the allocation-free
+    /// form of ``decompress(_:decompressedBytes:)`` for callers that reuse their buffers (the
+    /// HDF5 chunk decoder, one chunk after another).
+    ///
+    /// - Parameters:
+    ///   - stream: one complete zlib stream; trailing bytes after it are ignored.
+    ///   - output: exactly the decompressed size.
+    /// - Throws: ``DeflateError`` as ``decompress(_:decompressedBytes:)`` (same messages); `output`
+    ///   then holds unspecified bytes.
+    /// - Complexity: O(stream.count + output.count).
+    public func decompress(_ stream: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(DeflateError) {
+        var actual = 0
+        let result = libdeflate_zlib_decompress(decompressor, stream.baseAddress, stream.count,
+                                                output.baseAddress, output.count, &actual)
+        let action = "cannot decompress a zlib stream of \(stream.count) bytes into \(output.count) bytes"
+        switch result {
+        case LIBDEFLATE_SUCCESS:
+            guard actual == output.count else {
+                throw DeflateError(action, reason: "it inflates to only \(actual) bytes")
+            }
+        case LIBDEFLATE_BAD_DATA:
+            throw DeflateError(action, reason: "the data is not a valid zlib stream or its Adler-32 does not match (LIBDEFLATE_BAD_DATA)")
+        case LIBDEFLATE_INSUFFICIENT_SPACE:
+            throw DeflateError(action, reason: "it inflates to more bytes (LIBDEFLATE_INSUFFICIENT_SPACE)")
+        default:
+            throw DeflateError(action, reason: "libdeflate returned \(result.rawValue)")
+        }
+    }
 }

@@ -44,13 +44,17 @@ extension HDF5Dataset {
         }
     }
 
-    /// One stage of the filter pipeline: its name (see ``filters``) and client parameters.
-    struct _Filter {
-        var name: String
-        var parameters: [UInt32]
+    /// The filter pipeline in order (first applied when writing first), with each stage's
+    /// client parameters: what a reader of raw chunks (``readStoredChunk(offsetRow:into:)``)
+    /// must undo, last stage first. Empty for an unfiltered dataset.
+    ///
+    /// - Throws: ``HDF5Error`` (`.ioError`) when the dataset is closed or HDF5 fails. The
+    ///   corresponding C functions are `H5Pget_nfilters` and `H5Pget_filter2`.
+    public var filterStages: [HDF5Filter] {
+        get throws { try filterPipeline }
     }
 
-    var filterPipeline: [_Filter] {
+    var filterPipeline: [HDF5Filter] {
         get throws {
             try withCreationPropertyList(action: "cannot read the filters of dataset `\(name)` in") { dcpl, action in
                 let count = H5Pget_nfilters(dcpl)
@@ -73,7 +77,8 @@ extension HDF5Dataset {
                     case H5Z_FILTER_SCALEOFFSET: "scaleoffset"
                     default: "filter-\(id)"
                     }
-                    return _Filter(name: name, parameters: Array(parameters.prefix(min(parameterCount, 16))))
+                    return HDF5Filter(id: Int(id), name: name, parameters: Array(parameters.prefix(min(parameterCount, 16))),
+                                      optional: flags & UInt32(H5Z_FLAG_OPTIONAL) != 0)
                 }
             }
         }
@@ -172,6 +177,55 @@ extension HDF5Dataset {
         }
     }
 
+    /// Reads one chunk as stored in the file, still filtered, into a caller's buffer
+    /// (`H5Dget_chunk_info_by_coord`, `H5Dread_chunk`): the form of ``readRawChunk(offsetRow:)``
+    /// for readers that decode chunks themselves, reusing one buffer per thread. Only the HDF5
+    /// calls run under the HDF5 lock; callers decode on their own threads.
+    ///
+    /// - Parameters:
+    ///   - offsetRow: the chunk's first row; a multiple of ``chunkRows`` inside the extent.
+    ///   - buffer: resized to the chunk's stored size and filled with its bytes.
+    /// - Returns: the filters skipped for this chunk (see
+    ///   ``writeRawChunk(offsetRow:filterMask:bytes:)``), or `nil` when the chunk was never
+    ///   written (reading it gives fill values; `buffer` is then left empty).
+    /// - Throws: ``HDF5Error``: `.dataError` when `offsetRow` lies outside the extent, `.ioError`
+    ///   when the dataset is closed or reading fails.
+    public func readStoredChunk(offsetRow: Int, into buffer: inout [UInt8]) throws -> UInt32? {
+        precondition(offsetRow >= 0, "offsetRow must not be negative, got \(offsetRow)")
+        return try HDF5Library.withLock {
+            let action = "cannot read the chunk at row \(offsetRow) of dataset `\(name)` in"
+            let id = try openID(action: action)
+            let rows = try _datasetDims(id, action: action, path: file.path, objectName: name)[0]
+            guard offsetRow < Int(rows) else {
+                throw HDF5Error(.dataError, action, path: file.path, objectName: name,
+                                reason: "the dataset has only \(rows) rows")
+            }
+            let offset = [hsize_t(offsetRow)] + rowShape.map { _ in hsize_t(0) }
+            // H5Dget_chunk_storage_size fails on a chunk never written (libhdf5 1.10); this one
+            // gives it the undefined address instead.
+            var size: hsize_t = 0
+            var address: haddr_t = 0
+            var storedMask: UInt32 = 0
+            guard H5Dget_chunk_info_by_coord(id, offset, &storedMask, &address, &size) >= 0 else {
+                throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
+            }
+            guard address != CHDF5_HADDR_UNDEF(), size > 0 else {
+                buffer.removeAll(keepingCapacity: true)
+                return nil
+            }
+            if buffer.count != Int(size) {
+                buffer.removeAll(keepingCapacity: true)
+                buffer.append(contentsOf: repeatElement(0, count: Int(size)))
+            }
+            var mask: UInt32 = 0
+            let status = buffer.withUnsafeMutableBytes { H5Dread_chunk(id, CHDF5_H5P_DEFAULT(), offset, &mask, $0.baseAddress) }
+            guard status >= 0 else {
+                throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
+            }
+            return mask
+        }
+    }
+
     /// Runs `body` with the dataset creation property list (`H5Dget_create_plist`), closed after.
     private func withCreationPropertyList<Result>(
         action: String, _ body: (hid_t, String) throws -> Result
@@ -184,4 +238,19 @@ extension HDF5Dataset {
             return try body(dcpl, action)
         }
     }
+}
+
+/// One stage of a dataset's filter pipeline (``HDF5Dataset/filterStages``).
+public struct HDF5Filter: Sendable, Equatable {
+    /// HDF5's filter id (`H5Z_filter_t`): 1 deflate, 2 shuffle, 3 fletcher32, 4 szip, 5 nbit,
+    /// 6 scaleoffset; registered third-party filters above 255 (32015 zstd, 32000 lzf).
+    public var id: Int
+    /// "shuffle", "deflate", "fletcher32", "szip", "nbit", "scaleoffset", or "filter-N".
+    public var name: String
+    /// The client data values (`cd_values`) as stored in the file: deflate's level, shuffle's
+    /// element size (set by HDF5 when the dataset was created), none for fletcher32.
+    public var parameters: [UInt32]
+    /// Whether the filter may be skipped for a chunk (`H5Z_FLAG_OPTIONAL`; deflate and shuffle
+    /// are optional: a chunk deflate cannot shrink is stored without it, its mask bit set).
+    public var optional: Bool
 }

@@ -49,6 +49,47 @@ enum _ChunkKernels {
         }
     }
 
+    /// HDF5's shuffle filter in the read direction (`H5Z_filter_shuffle` with
+    /// `H5Z_FLAG_REVERSE`): `destination[i * elementSize + b] = source[b * count + i]`, the
+    /// inverse of ``shuffle(_:into:elementSize:)``. `source` and `destination` hold exactly
+    /// `count × elementSize` bytes.
+    ///
+    /// - Complexity: O(count × elementSize).
+    static func unshuffle(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer,
+                          elementSize: Int) {
+        precondition(elementSize >= 1, "element size must be positive, got \(elementSize)")
+        precondition(source.count % elementSize == 0 && destination.count == source.count,
+                     "unshuffle needs whole elements and equal buffers: \(source.count) → \(destination.count) bytes, element size \(elementSize)")
+        let count = source.count / elementSize
+        guard count > 0 else { return }
+        let input = source.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let output = destination.baseAddress!
+        switch elementSize {
+        case 4:
+            let (i0, i1, i2, i3) = (input, input + count, input + 2 * count, input + 3 * count)
+            for i in 0..<count {
+                let word = UInt32(i0[i]) | UInt32(i1[i]) << 8 | UInt32(i2[i]) << 16 | UInt32(i3[i]) << 24
+                output.storeBytes(of: word.littleEndian, toByteOffset: 4 * i, as: UInt32.self)
+            }
+        case 8:
+            for i in 0..<count {
+                var word: UInt64 = 0
+                var lane = input + i
+                for b in 0..<8 {
+                    word |= UInt64(lane.pointee) << (8 * UInt64(b))
+                    lane += count
+                }
+                output.storeBytes(of: word.littleEndian, toByteOffset: 8 * i, as: UInt64.self)
+            }
+        default:
+            let bytes = output.assumingMemoryBound(to: UInt8.self)
+            for b in 0..<elementSize {
+                let lane = input + b * count
+                for i in 0..<count { bytes[i * elementSize + b] = lane[i] }
+            }
+        }
+    }
+
     /// HDF5's Fletcher-32 (`H5_checksum_fletcher32` in `H5checksum.c`), as its fletcher32 filter
     /// computes it over a filtered chunk: 16-bit words taken big-endian (`data[0] << 8 |
     /// data[1]`), both sums starting at 0, folded to 16 bits every 360 words, an odd last byte

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One array as stored in a data file: its dtype (numpy's name, e.g. "float32"; `nil` when it
 /// is none of float32, float64, int32, int64 little-endian) and its full shape, rows first.
 public struct StoredArray: Sendable, Equatable {
@@ -70,8 +72,28 @@ public protocol DatasetFileReader: AnyObject {
     /// `class_counts`), checked against the data; nil when the format declares none (HDF5).
     func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])?
 
+    /// Announces every block the caller is about to read, in order, so a reader can decode the
+    /// next one while the caller works on the current one. Optional: reads must work the same
+    /// without it, and reads that leave the plan are served as usual.
+    func willRead(_ plan: [BlockRead])
+
     /// Releases the file.
     func close()
+}
+
+/// One read of ``DatasetFileReader``: rows of an array.
+public struct BlockRead: Sendable, Equatable {
+    public var array: String
+    public var rows: Range<Int>
+
+    public init(array: String, rows: Range<Int>) {
+        self.array = array
+        self.rows = rows
+    }
+}
+
+extension DatasetFileReader {
+    public func willRead(_ plan: [BlockRead]) {}
 }
 
 /// Suffixes of data files, whatever the storage: `files.unlisted` looks for these (SPEC §9).
@@ -80,7 +102,9 @@ let dataFileSuffixes = [".h5", ".tar.zst"]
 /// The storages this build reads.
 public enum DatasetStorages {
     /// HDF5 (SPEC §8.1) and shards (§8.2).
-    public static func standard() -> [any DatasetStorage] {
-        [HDF5Storage(), ShardStorage()]
+    ///
+    /// - Parameter threads: HDF5 chunks decoded at once (see ``HDF5Storage``); all cores by default.
+    public static func standard(threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [any DatasetStorage] {
+        [HDF5Storage(threads: threads), ShardStorage()]
     }
 }

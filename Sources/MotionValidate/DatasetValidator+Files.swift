@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import MotionChecksum
 
@@ -73,21 +74,26 @@ extension _ValidationRun {
         }
     }
 
-    /// `files.exist`, `files.size`, `files.sha256` for one file; false when it does not exist
-    /// or cannot be read (its data is then not checked).
-    func checkFileBytes(_ file: ManifestFile) -> Bool {
+    /// `files.exist` for one file (and marks `files.size` and `files.sha256` as run); false when
+    /// it does not exist or is a folder (nothing else is then checked).
+    func checkFileExists(_ file: ManifestFile) -> Bool {
         builder.ran(.filesExist)
         builder.ran(.filesSize)
         builder.ran(.filesSHA256)
-        let full = path(file.path)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path(file.path), isDirectory: &isDirectory), !isDirectory.boolValue else {
             builder.fail(.filesExist, file.path,
                          "is listed in the manifest (split `\(file.split.rawValue)`) but \(isDirectory.boolValue ? "is a folder" : "does not exist")")
             return false
         }
-        do {
-            let (hex, bytes) = try SHA256.hexOfFile(path: full)
+        return true
+    }
+
+    /// `files.size` and `files.sha256` for one file from its digest; false when the file could
+    /// not be read (reported under `files.readable`).
+    func checkFileDigest(_ file: ManifestFile, _ digest: Result<(hex: String, bytes: Int), any Error>) -> Bool {
+        switch digest {
+        case .success(let (hex, bytes)):
             dataBytes += bytes
             if bytes != file.bytes {
                 let how = bytes < file.bytes ? "truncated?" : "appended to?"
@@ -97,9 +103,29 @@ extension _ValidationRun {
                 builder.fail(.filesSHA256, file.path, "has SHA-256 \(hex), but the manifest lists \(file.sha256): the file has changed since it was written")
             }
             return true
-        } catch {
+        case .failure(let error):
             builder.fail(.filesReadable, file.path, "cannot be read: \(error)")
             return false
         }
+    }
+}
+
+/// The SHA-256 of one file, computed on a background thread while the file's data is checked
+/// (both read it; the hash is the serial part of a file's check otherwise).
+final class _DigestJob: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<(hex: String, bytes: Int), any Error>?
+
+    init(path: String) {
+        DispatchQueue.global().async { [self] in
+            result = Result { try SHA256.hexOfFile(path: path) }
+            done.signal()
+        }
+    }
+
+    /// Waits for the digest (or the error reading the file).
+    func wait() -> Result<(hex: String, bytes: Int), any Error> {
+        done.wait()
+        return result!
     }
 }

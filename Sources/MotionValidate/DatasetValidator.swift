@@ -102,11 +102,22 @@ final class _ValidationRun {
         checkSHA256SUMS()
         checkUnlisted()
         for file in decoded.files {
-            guard checkFileBytes(file) else {
+            guard checkFileExists(file) else {
                 incomplete.insert(file.path)
                 continue
             }
-            if let storage { checkData(file, storage: storage) } else { incomplete.insert(file.path) }
+            // The file is hashed while its data is checked. A file that cannot be read gets no
+            // data checks: their outcome is then dropped, as if they had never run.
+            let digest = _DigestJob(path: path(file.path))
+            let before = (builder, scans, incomplete, windows)
+            if let storage { checkData(file, storage: storage) }
+            let result = digest.wait()
+            if case .failure = result { (builder, scans, incomplete, windows) = before }
+            guard checkFileDigest(file, result) else {
+                incomplete.insert(file.path)
+                continue
+            }
+            if storage == nil { incomplete.insert(file.path) }
         }
         if storage == nil {
             for c in [CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,

@@ -29,8 +29,33 @@ struct FileScanner {
         return start..<min(array.rows, start + rows)
     }
 
+    /// Whether `x` and `features` have the row shapes the scan needs.
+    private var xScanned: Bool {
+        readable["x"]?.rowShape == [manifest.windowLength, manifest.channelNames.count]
+    }
+    private var featuresScanned: Bool {
+        readable["features"]?.rowShape == [manifest.featureNames.count]
+    }
+
+    /// Every block ``scan()`` reads, in its order (given to the reader to read ahead).
+    func plan() -> [BlockRead] {
+        var arrays: [(String, Int)] = [("y", 8), ("subject_index", 4), ("recording_index", 4), ("fold_index", 4),
+                                       ("start_time_s", 8)]
+        if xScanned { arrays.append(("x", manifest.windowLength * manifest.channelNames.count * 4)) }
+        if featuresScanned { arrays.append(("features", manifest.featureNames.count * 4)) }
+        var out: [BlockRead] = []
+        for (name, bytesPerRow) in arrays {
+            guard let a = readable[name] else { continue }
+            for start in blocks(a, bytesPerRow: bytesPerRow) {
+                out.append(BlockRead(array: name, rows: blockRange(start, a, bytesPerRow: bytesPerRow)))
+            }
+        }
+        return out
+    }
+
     /// Scans the file; read failures are returned as sentences (for `files.readable`).
     func scan() -> (FileScan, readErrors: [String]) {
+        reader.willRead(plan())
         var scan = FileScan()
         var errors: [String] = []
         func attempt(_ name: String, _ body: () throws -> Void) {
@@ -62,10 +87,10 @@ struct FileScanner {
                 scan.nonFinite["start_time_s"] = bad
             }
         }
-        if let x = readable["x"], x.rowShape == [manifest.windowLength, manifest.channelNames.count] {
+        if let x = readable["x"], xScanned {
             attempt("x") { try scanX(x, into: &scan) }
         }
-        if let f = readable["features"], f.rowShape == [manifest.featureNames.count] {
+        if let f = readable["features"], featuresScanned {
             attempt("features") { try scanFeatures(f, into: &scan) }
         }
         return (scan, errors)
@@ -211,18 +236,37 @@ struct _BlockStatistics {
             i += 1
         }
         let rows = values.count / columns
-        values.withSpan(columns: columns, rows: rows) { row in
-            for c in 0..<columns {
-                let v = row[c]
-                if v.isFinite {
-                    if v < lo[c] { lo[c] = v }
-                    if v > hi[c] { hi[c] = v }
-                    let d = Double(v) - shift[c]
-                    sum[c] += d
-                    squares[c] += d * d
-                    counts[c] += 1
-                } else {
-                    nonFinite += 1
+        // The same operations in the same order per column as a row-by-row loop over arrays,
+        // through pointers: no bounds or uniqueness checks in the hot loop (validate's busiest
+        // loop after inflating).
+        values.withUnsafeBufferPointer { v in
+            lo.withUnsafeMutableBufferPointer { lo in
+                hi.withUnsafeMutableBufferPointer { hi in
+                    sum.withUnsafeMutableBufferPointer { sum in
+                        squares.withUnsafeMutableBufferPointer { squares in
+                            counts.withUnsafeMutableBufferPointer { counts in
+                                shift.withUnsafeBufferPointer { shift in
+                                    var row = v.baseAddress!
+                                    for _ in 0..<rows {
+                                        for c in 0..<columns {
+                                            let x = row[c]
+                                            if x.isFinite {
+                                                if x < lo[c] { lo[c] = x }
+                                                if x > hi[c] { hi[c] = x }
+                                                let d = Double(x) - shift[c]
+                                                sum[c] += d
+                                                squares[c] += d * d
+                                                counts[c] += 1
+                                            } else {
+                                                nonFinite += 1
+                                            }
+                                        }
+                                        row += columns
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -233,16 +277,5 @@ struct _BlockStatistics {
         moments.sumSquares = squares
         moments.count = counts
         return nonFinite
-    }
-}
-
-extension Array where Element == Float {
-    /// Calls `body` with each row of a row-major matrix as a span.
-    @inline(__always)
-    func withSpan(columns: Int, rows: Int, _ body: (Span<Float>) -> Void) {
-        let all = span
-        for r in 0..<rows {
-            body(all.extracting(r * columns..<(r + 1) * columns))
-        }
     }
 }

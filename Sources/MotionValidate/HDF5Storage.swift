@@ -1,30 +1,65 @@
+import Foundation
 import MotionHDF5
+import MotionSinks
 
 /// `storage: "hdf5"` (SPEC §8.1): one `{split}.h5` per split, arrays at the root, dataset
 /// description in root attributes.
 public struct HDF5Storage: DatasetStorage {
     public var name: String { "hdf5" }
+    /// Chunks decoded at once by the raw-chunk reader.
+    public var threads: Int
+    /// Whether datasets laid out as motionprep writes them are decoded from raw chunks on
+    /// `threads` threads (``HDF5ParallelChunkReader``); false reads everything with `H5Dread`.
+    public var rawChunks: Bool
 
-    public init() {}
+    /// - Parameters:
+    ///   - threads: at least 1; all cores by default.
+    ///   - rawChunks: false to read every array through libhdf5's `H5Dread` (the fallback path).
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, rawChunks: Bool = true) {
+        precondition(threads >= 1, "threads must be at least 1, got \(threads)")
+        self.threads = threads
+        self.rawChunks = rawChunks
+    }
 
     public func open(path: String, displayPath: String) throws -> any DatasetFileReader {
-        try HDF5FileReader(file: HDF5File.openReadOnly(path: path))
+        try HDF5FileReader(file: HDF5File.openReadOnly(path: path), threads: rawChunks ? threads : 0)
     }
 }
 
-/// Reads one split file through MotionHDF5 (`H5Dread` of row hyperslabs, so HDF5 verifies each
-/// chunk's Fletcher-32 checksum as it decodes it).
+/// Reads one split file through MotionHDF5.
+///
+/// An array stored as motionprep writes it (chunks of whole rows, shuffle → deflate →
+/// fletcher32) is read through ``HDF5ParallelChunkReader``: raw chunks (`H5Dread_chunk`)
+/// checksummed, inflated and unshuffled on `threads` threads, with the same values `H5Dread`
+/// gives and a corrupted chunk reported by file, dataset, rows and chunk. Any other array, and a
+/// read that touches a chunk never written, goes through `H5Dread` of row hyperslabs (libhdf5
+/// decodes and verifies each chunk itself), so any HDF5 file reads as before.
 final class HDF5FileReader: DatasetFileReader {
     private let file: HDF5File
+    private let threads: Int
     private var datasets: [String: HDF5Dataset] = [:]
+    /// Raw-chunk readers by array; `nil` for arrays read with `H5Dread`.
+    private var chunkReaders: [String: HDF5ParallelChunkReader?] = [:]
 
-    init(file: HDF5File) { self.file = file }
+    /// - Parameter threads: raw-chunk decoding threads; 0 reads every array with `H5Dread`.
+    init(file: HDF5File, threads: Int) {
+        self.file = file
+        self.threads = threads
+    }
 
     private func dataset(_ name: String) throws -> HDF5Dataset {
         if let d = datasets[name] { return d }
         let d = try file.openDataset(name)
         datasets[name] = d
         return d
+    }
+
+    /// The raw-chunk reader of `name`, or nil when it must be read with `H5Dread`.
+    private func chunkReader(_ name: String) throws -> HDF5ParallelChunkReader? {
+        if let r = chunkReaders[name] { return r }
+        let r = threads > 0 ? HDF5ParallelChunkReader(try dataset(name), threads: threads) : nil
+        chunkReaders[name] = .some(r)
+        return r
     }
 
     func arrays() throws -> [String: StoredArray] {
@@ -44,15 +79,55 @@ final class HDF5FileReader: DatasetFileReader {
     }
 
     func readFloats(_ array: String, rows: Range<Int>) throws -> [Float] {
-        try dataset(array).readFloats(start: rows.lowerBound, count: rows.count)
+        try read(array, rows, fast: { try $0.readFloats(rows) }, slow: { try $0.readFloats(start: rows.lowerBound, count: rows.count) })
     }
 
     func readDoubles(_ array: String, rows: Range<Int>) throws -> [Double] {
-        try dataset(array).readDoubles(start: rows.lowerBound, count: rows.count)
+        try read(array, rows, fast: { try $0.readDoubles(rows) }, slow: { try $0.readDoubles(start: rows.lowerBound, count: rows.count) })
     }
 
     func readInt64s(_ array: String, rows: Range<Int>) throws -> [Int64] {
-        try dataset(array).readInt64s(start: rows.lowerBound, count: rows.count)
+        try read(array, rows, fast: { try $0.readInt64s(rows) }, slow: { try $0.readInt64s(start: rows.lowerBound, count: rows.count) })
+    }
+
+    /// The caller's announced reads and how far it got (see ``willRead(_:)``).
+    private var plan: [BlockRead] = []
+    private var planPosition = 0
+
+    func willRead(_ plan: [BlockRead]) {
+        self.plan = plan
+        planPosition = 0
+    }
+
+    /// Rows through the raw-chunk reader when it can, else H5Dread; then the next planned block
+    /// is decoded in the background while the caller works on these rows (one block ahead).
+    private func read<Value>(_ array: String, _ rows: Range<Int>, fast: (HDF5ParallelChunkReader) throws -> Value?,
+                             slow: (HDF5Dataset) throws -> Value) throws -> Value {
+        let reader = try chunkReader(array)
+        // A read ahead on another array is dropped (the caller left the plan).
+        for (name, other) in chunkReaders where name != array { other?.waitForPrefetch() }
+        let next = nextPlanned(after: BlockRead(array: array, rows: rows))
+        if let reader, let values = try fast(reader) {
+            prefetch(next)
+            return values
+        }
+        let values = try slow(try dataset(array))
+        prefetch(next)
+        return values
+    }
+
+    /// The planned read after `read`, moving the plan's position past it; nil when `read` is
+    /// not in the rest of the plan or is its last.
+    private func nextPlanned(after read: BlockRead) -> BlockRead? {
+        guard let i = plan[planPosition...].firstIndex(of: read) else { return nil }
+        planPosition = i + 1
+        return planPosition < plan.count ? plan[planPosition] : nil
+    }
+
+    /// Starts decoding `block` in the background when its array has a raw-chunk reader.
+    private func prefetch(_ block: BlockRead?) {
+        guard let block, let reader = try? chunkReader(block.array) else { return }
+        reader.prefetch(block.rows)
     }
 
     func metadataProblems(expected e: ExpectedFileMetadata) throws -> [String] {
@@ -93,6 +168,8 @@ final class HDF5FileReader: DatasetFileReader {
     func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])? { nil }
 
     func close() {
+        for reader in chunkReaders.values { reader?.waitForPrefetch() }
+        chunkReaders = [:]
         for d in datasets.values { try? d.close() }
         datasets = [:]
         try? file.close()

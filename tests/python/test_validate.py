@@ -103,3 +103,61 @@ def test_junit_report_is_read_by_elementtree(copy):
     assert int(suite.get("failures")) == sum(1 for c in cases.values() if c.find("failure") is not None)
     assert "test.h5" in cases["files.exist"].find("failure").get("message")
     assert cases["files.sha256"].find("failure") is None
+
+
+def report_lines(proc):
+    """The report without its timing (the summary's seconds and MB/s)."""
+    return [line.split("; read ")[0] for line in proc.stdout.splitlines()]
+
+
+def test_arrays_rewritten_by_h5py_with_other_filters_still_validate(dataset, copy):
+    """validate decodes chunks itself only for motionprep's layout (whole-row chunks, shuffle →
+    deflate → fletcher32); anything else h5py can write and libhdf5 can read goes through H5Dread,
+    with the same report."""
+    layouts = {
+        "x": dict(chunks=True, compression="gzip", fletcher32=True),            # no shuffle
+        "y": dict(chunks=(3,)),                                                # chunked, no filters
+        "subject_index": dict(),                                               # contiguous
+        "recording_index": dict(chunks=(5,), shuffle=True, compression="gzip"),  # no checksum
+        "start_time_s": dict(chunks=(4,), compression="gzip", shuffle=True, fletcher32=True,
+                             compression_opts=9),                              # motionprep's, by zlib
+        "features": dict(chunks=(7, 2), shuffle=True, compression="gzip", fletcher32=True),  # rows cut
+    }
+    for name in ("train.h5", "test.h5"):
+        with h5py.File(copy / name, "r+") as f:
+            for array, options in layouts.items():
+                data, attrs = f[array][...], dict(f[array].attrs)
+                del f[array]
+                f.create_dataset(array, data=data, **options)
+                for key, value in attrs.items():
+                    f[array].attrs[key] = value
+        fix_checksums(copy, name)
+    with h5py.File(copy / "test.h5", "r") as f:
+        assert f["x"].shuffle is False and f["subject_index"].chunks is None
+    for jobs in ("1", "2"):
+        proc = motionprep("validate", copy, "--jobs", jobs)
+        assert report_lines(proc) == [line.replace(str(dataset), str(copy))
+                                       for line in report_lines(motionprep("validate", dataset))]
+
+
+def test_corrupted_chunk_is_named_by_file_dataset_and_rows(copy):
+    with h5py.File(copy / "test.h5", "r") as f:
+        d = f["x"]
+        rows, k = d.shape[0], d.chunks[0]
+        info = d.id.get_chunk_info_by_coord((k, 0, 0))
+    assert rows > k
+    with open(copy / "test.h5", "r+b") as fh:
+        fh.seek(info.byte_offset + info.size // 2)
+        b = fh.read(1)
+        fh.seek(info.byte_offset + info.size // 2)
+        fh.write(bytes([b[0] ^ 0x10]))
+    fix_checksums(copy, "test.h5")
+    proc = motionprep("validate", copy, check=False)
+    assert proc.returncode == 1
+    failures = [line for line in proc.stdout.splitlines() if ": files.readable: " in line]
+    assert len(failures) == 1, proc.stdout
+    assert failures[0].startswith(
+        f"{copy}/test.h5: files.readable: cannot read `x`: cannot read rows 0..<{rows} of dataset `x` in "
+        f"`{copy}/test.h5`: data error detected by Fletcher32 checksum in the chunk at rows {k}..<{2 * k} (stored 0x"), failures
+    checks = json.loads(motionprep("validate", copy, "--format", "json", check=False).stdout)["checks"]
+    assert [c["id"] for c in checks if c["status"] == "failed"] == ["files.readable"]

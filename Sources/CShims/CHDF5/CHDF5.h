@@ -32,5 +32,7 @@ static inline hid_t CHDF5_H5T_C_S1(void) { return H5T_C_S1; }
 static inline hid_t CHDF5_H5E_DEFAULT(void) { return H5E_DEFAULT; }
 static inline size_t CHDF5_H5T_VARIABLE(void) { return H5T_VARIABLE; }
 static inline hid_t CHDF5_H5FD_SEC2(void) { return H5FD_SEC2; }
+/* The address H5Dget_chunk_info_by_coord gives a chunk that was never written. */
+static inline haddr_t CHDF5_HADDR_UNDEF(void) { return HADDR_UNDEF; }
 
 #endif

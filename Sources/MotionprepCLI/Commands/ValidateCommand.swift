@@ -8,7 +8,7 @@ import MotionValidate
 /// [--format text|json|junit]`.
 enum ValidateCommand {
     static let help = """
-        usage: motionprep validate DATASET_DIR [--expect FILE] [--format text|json|junit]
+        usage: motionprep validate DATASET_DIR [--expect FILE] [--format text|json|junit] [--jobs N]
                motionprep validate PIPELINE.yaml...
 
         With a dataset folder: checks the written dataset and reports every failure (SPEC §9): the
@@ -17,7 +17,8 @@ enum ValidateCommand {
         indices, NaN/Inf, normalization statistics, and that no subject or recording is in two splits.
         `--expect FILE` adds dataset-specific rules (see expectations/walk.yaml and docs/validate.md).
         Output: `text` (one line per failure, then a summary with MB/s), `json`, or `junit` (one
-        testcase per check). Exit 0 when every check passes, 1 when any fails, 64 usage, 66 no such
+        testcase per check). `--jobs N`: HDF5 chunks decoded at once (default: all cores); the report
+        is the same for any N. Exit 0 when every check passes, 1 when any fails, 64 usage, 66 no such
         folder or expectations file, 78 a bad expectations file.
 
         With pipeline files: checks them without running them: the schema, every stage option, and
@@ -28,7 +29,7 @@ enum ValidateCommand {
 
     static func run(_ args: [String]) throws -> ExitStatus {
         if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
-        let a = try ArgumentScanner(args, valueOptions: ["--expect", "--format"], flagOptions: [], command: "validate")
+        let a = try ArgumentScanner(args, valueOptions: ["--expect", "--format", "--jobs"], flagOptions: [], command: "validate")
         guard !a.positionals.isEmpty else {
             throw UsageError(message: "`motionprep validate` needs a pipeline file or a dataset folder")
         }
@@ -36,11 +37,12 @@ enum ValidateCommand {
             guard a.positionals.count == 1 else {
                 throw UsageError(message: "`motionprep validate` checks one dataset folder at a time (\(dataset)); got \(a.positionals.count) arguments")
             }
-            let (status, output) = try validateDataset(dataset, expect: a.value("--expect"), format: a.value("--format"))
+            let jobs = try a.int("--jobs", in: 1...4096, command: "validate")
+            let (status, output) = try validateDataset(dataset, expect: a.value("--expect"), format: a.value("--format"), jobs: jobs)
             Diagnostics.stdout(output)
             return status
         }
-        for option in ["--expect", "--format"] where a.value(option) != nil {
+        for option in ["--expect", "--format", "--jobs"] where a.value(option) != nil {
             throw UsageError(message: "option `\(option)` of `motionprep validate` applies to a dataset folder, not to pipeline files")
         }
         return validatePipelines(a.positionals)
@@ -57,7 +59,8 @@ enum ValidateCommand {
     ///
     /// - Throws: `UsageError` (64) for a bad `--format`; `MotionError` (66) when the folder or the
     ///   expectations file does not exist; `ExpectationsFileError` (78).
-    static func validateDataset(_ directory: String, expect: String?, format: String?) throws -> (ExitStatus, String) {
+    /// - Parameter jobs: HDF5 chunks decoded at once; all cores when nil.
+    static func validateDataset(_ directory: String, expect: String?, format: String?, jobs: Int? = nil) throws -> (ExitStatus, String) {
         let reportFormat: ReportFormat
         if let format {
             guard let f = ReportFormat(rawValue: format) else {
@@ -77,7 +80,8 @@ enum ValidateCommand {
         let expectations = try expect.map { try ExpectationsLoader.load(path: $0) }
         let clock = ContinuousClock()
         let start = clock.now
-        let report = DatasetValidator.validate(directory: directory, options: ValidationOptions(expectations: expectations))
+        let storages = DatasetStorages.standard(threads: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        let report = DatasetValidator.validate(directory: directory, options: ValidationOptions(expectations: expectations, storages: storages))
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let output = report.rendered(reportFormat, timing: ValidationTiming(seconds: seconds))

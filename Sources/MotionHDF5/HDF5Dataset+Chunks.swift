@@ -148,33 +148,12 @@ extension HDF5Dataset {
     /// - Throws: ``HDF5Error``: `.dataError` when the chunk lies outside the extent or was never
     ///   written, `.ioError` when the dataset is closed or reading fails.
     public func readRawChunk(offsetRow: Int) throws -> (filterMask: UInt32, bytes: [UInt8]) {
-        precondition(offsetRow >= 0, "offsetRow must not be negative, got \(offsetRow)")
-        return try HDF5Library.withLock {
-            let action = "cannot read the chunk at row \(offsetRow) of dataset `\(name)` in"
-            let id = try openID(action: action)
-            let rows = try _datasetDims(id, action: action, path: file.path, objectName: name)[0]
-            guard offsetRow < Int(rows) else {
-                throw HDF5Error(.dataError, action, path: file.path, objectName: name,
-                                reason: "the dataset has only \(rows) rows")
-            }
-            let offset = [hsize_t(offsetRow)] + rowShape.map { _ in hsize_t(0) }
-            var size: hsize_t = 0
-            guard H5Dget_chunk_storage_size(id, offset, &size) >= 0 else {
-                throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
-            }
-            guard size > 0 else {
-                throw HDF5Error(.dataError, action, path: file.path, objectName: name,
-                                reason: "the chunk has not been written")
-            }
-            var mask: UInt32 = 0
-            let bytes = try [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, count in
-                guard H5Dread_chunk(id, CHDF5_H5P_DEFAULT(), offset, &mask, buffer.baseAddress) >= 0 else {
-                    throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name)
-                }
-                count = Int(size)
-            }
-            return (mask, bytes)
+        var bytes: [UInt8] = []
+        guard let mask = try readStoredChunk(offsetRow: offsetRow, into: &bytes) else {
+            throw HDF5Error(.dataError, "cannot read the chunk at row \(offsetRow) of dataset `\(name)` in", path: file.path,
+                            objectName: name, reason: "the chunk has not been written")
         }
+        return (mask, bytes)
     }
 
     /// Reads one chunk as stored in the file, still filtered, into a caller's buffer

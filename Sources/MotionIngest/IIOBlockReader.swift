@@ -49,25 +49,17 @@ public final class IIOBlockReader: IngestBlockReader {
         taken = core.scans
         var columns: [[Double]] = Array(repeating: [], count: core.columns.count)
         swap(&columns, &core.columns)
-        let times: [Double]
-        if layout.timestamp != nil {
-            let nanos = core.nanos
-            core.nanos = []
-            for (i, ns) in nanos.enumerated() {
-                if nonMonotonic == nil, let p = lastNanos, ns <= p {
-                    nonMonotonic = IIODecoder.nonMonotonic(displayPath: displayPath, scan: first + i, scanBytes: layout.scanBytes,
-                                                           nanos: ns, previous: p)
-                }
-                lastNanos = ns
+        let nanos = core.nanos
+        core.nanos = []
+        for (i, ns) in nanos.enumerated() {
+            if nonMonotonic == nil, let p = lastNanos, ns <= p {
+                nonMonotonic = IIODecoder.nonMonotonic(displayPath: displayPath, scan: first + i, scanBytes: layout.scanBytes,
+                                                       nanos: ns, previous: p)
             }
-            times = _IIOScanDecoder.seconds(nanos)
-        } else {
-            let f = layout.samplingFrequencyHz!
-            times = (first..<(first + count)).map { Double($0) / f }
+            lastNanos = ns
         }
-        let lines = (first..<(first + count)).map { Int32(clamping: $0) }
-        let stream = RawStream(name: sensor, channelNames: layout.channelNames, channelUnits: layout.channelUnits(core.units),
-                               times: times, channels: columns, lines: lines)
+        let stream = IIODecoder.stream(scans: first..<(first + count), columns: columns, nanos: nanos, layout: layout,
+                                       units: core.units, sensor: sensor)
         return IngestBlock(streams: [stream], rowLabels: LabelEvents(), markers: LabelEvents(), rowsRead: count,
                            bytesRead: core.totalBytes)
     }

@@ -91,22 +91,30 @@ public enum IIODecoder {
         let leftover = core.carry.count
         var warnings = try endWarnings(totalBytes: core.totalBytes, scans: scans, leftover: leftover, layout: layout,
                                        displayPath: displayPath, strict: strict)
-        let times: [Double]
-        if layout.timestamp != nil {
-            times = _IIOScanDecoder.seconds(core.nanos)
-            if let i = firstNonIncreasing(core.nanos) {
-                warnings.append(nonMonotonic(displayPath: displayPath, scan: i, scanBytes: layout.scanBytes,
-                                             nanos: core.nanos[i], previous: core.nanos[i - 1]))
-            }
-        } else {
-            let f = layout.samplingFrequencyHz!
-            times = (0..<scans).map { Double($0) / f }
+        if layout.timestamp != nil, let i = firstNonIncreasing(core.nanos) {
+            warnings.append(nonMonotonic(displayPath: displayPath, scan: i, scanBytes: layout.scanBytes,
+                                         nanos: core.nanos[i], previous: core.nanos[i - 1]))
         }
-        let lines = (0..<scans).map { Int32(clamping: $0) }
-        let stream = RawStream(name: sensor, channelNames: layout.channelNames, channelUnits: layout.channelUnits(core.units),
-                               times: times, channels: core.columns, lines: lines)
+        let stream = Self.stream(scans: 0..<scans, columns: core.columns, nanos: core.nanos, layout: layout,
+                                 units: core.units, sensor: sensor)
         return IIODump(stream: stream, timestampNanos: core.nanos, scans: scans, scanBytes: layout.scanBytes,
                        fileBytes: core.totalBytes, leftoverBytes: leftover, warnings: warnings)
+    }
+
+    /// The stream of `scans` (indices in the dump): their decoded columns, times from their
+    /// timestamps (`nanos`) or, without a timestamp channel, scan k at k / `sampling_frequency`,
+    /// and each scan's index as its "line".
+    static func stream(scans: Range<Int>, columns: [[Double]], nanos: [Int64], layout: IIOLayout, units: UnitSystem,
+                       sensor: String) -> RawStream {
+        let times: [Double]
+        if layout.timestamp != nil {
+            times = _IIOScanDecoder.seconds(nanos)
+        } else {
+            let f = layout.samplingFrequencyHz!
+            times = scans.map { Double($0) / f }
+        }
+        return RawStream(name: sensor, channelNames: layout.channelNames, channelUnits: layout.channelUnits(units),
+                         times: times, channels: columns, lines: scans.map { Int32(clamping: $0) })
     }
 
     /// `W_EMPTY_DUMP` and `W_TRUNCATED_TAIL` of a dump that ended after `scans` whole scans and

@@ -108,20 +108,8 @@ final class RecordingProcessor {
                                         rowsRead: recording.rowsRead, rowsDropped: recording.rowsDropped, windowsDropped: [:],
                                         recordingDropped: nil, gaps: 0, invalidPoints: 0, warnings: recording.warnings)
         let rate = spec.resample.rateHz
-        var inputs: [ResampleInput] = []
-        for stream in recording.streams {
-            let method = ResampleMethod(rawValue: spec.resample.method.value(for: stream.name).rawValue)!
-            inputs.append(ResampleInput(stream: stream, method: method, maxGapS: spec.resample.maxGapS.value(for: stream.name)))
-        }
-        if spec.resample.antialias {
-            for i in inputs.indices {
-                let filtered = try Antialias.apply(inputs[i].stream, rateHz: rate, maxGapS: inputs[i].maxGapS)
-                inputs[i].stream = filtered.stream
-                if filtered.unfilteredRuns > 0 {
-                    result.warnings.append("\(source.name): \(filtered.unfilteredRuns) run(s) of \(inputs[i].stream.name) between gaps had 15 samples or fewer and were left unfiltered")
-                }
-            }
-        }
+        var inputs = spec.resampleInputs(recording.streams)
+        result.warnings += try spec.antialias(&inputs, recording: source.name)
         guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
             result.recordingDropped = "too_few_samples"
             return result

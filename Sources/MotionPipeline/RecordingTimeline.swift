@@ -108,16 +108,8 @@ public enum RecordingTimeline {
         let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals)
         t.warnings = recording.warnings
         let rate = spec.resample.rateHz
-        var inputs: [ResampleInput] = []
-        for stream in recording.streams {
-            let method = ResampleMethod(rawValue: spec.resample.method.value(for: stream.name).rawValue)!
-            inputs.append(ResampleInput(stream: stream, method: method, maxGapS: spec.resample.maxGapS.value(for: stream.name)))
-        }
-        if spec.resample.antialias {
-            for i in inputs.indices {
-                inputs[i].stream = try Antialias.apply(inputs[i].stream, rateHz: rate, maxGapS: inputs[i].maxGapS).stream
-            }
-        }
+        var inputs = spec.resampleInputs(recording.streams)
+        _ = try spec.antialias(&inputs, recording: source.name)
         guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)),
               signal.grid.count > 0 else {
             t.problem = "a stream has fewer than 2 samples or the streams do not overlap in time: no grid (too_few_samples)"

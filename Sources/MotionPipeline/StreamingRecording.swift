@@ -175,8 +175,24 @@ final class StreamingRecording {
     /// without `sensor:` is named by its file's stem), as whole processing does.
     private func configure(_ s: Int, name: String) {
         streamNames[s] = name
-        streams[s].method = ResampleMethod(rawValue: spec.resample.method.value(for: name).rawValue)!
-        streams[s].maxGapS = spec.resample.maxGapS.value(for: name)
+        streams[s].method = spec.resampleMethod(for: name)
+        streams[s].maxGapS = spec.maxGapS(for: name)
+    }
+
+    /// One extra read of the recording's files (for the anti-aliasing median, or for T0): hands
+    /// every block's kept streams to `body` with their layout index and file index, until
+    /// `body` returns false.
+    private func rereadFiles(isCancelled: () -> Bool, _ body: (_ stream: Int, _ file: Int, _ raw: RawStream) throws -> Bool) throws {
+        for (r, file) in source.files.enumerated() {
+            guard let reader = try openReader(file) else { continue }
+            while let block = try reader.next() {
+                if isCancelled() { throw RunInterrupted(message: "") }
+                for raw in block.streams {
+                    guard let s = streamIndex(raw, file) else { continue }
+                    if try !body(s, r, raw) { return }
+                }
+            }
+        }
     }
 
     /// With `antialias`, designs each stream's filter from its exact median sampling interval
@@ -188,29 +204,28 @@ final class StreamingRecording {
         while medians.contains(where: { $0.needsPass }) {
             var last = [Double?](repeating: nil, count: streams.count)
             var owner = [Int?](repeating: nil, count: streams.count)
-            for (r, file) in source.files.enumerated() {
-                guard let reader = try openReader(file) else { continue }
-                while let block = try reader.next() {
-                    if isCancelled() { throw RunInterrupted(message: "") }
-                    for raw in block.streams {
-                        guard let s = streamIndex(raw, file) else { continue }
-                        if let o = owner[s], o != r { throw StreamFallback(description: "stream `\(raw.name)` in two files") }
-                        if owner[s] == nil { configure(s, name: raw.name) }
-                        owner[s] = r
-                        var previous = last[s]
-                        for t in raw.times {
-                            if let p = previous {
-                                // The main pass finds and reports it; no filter is needed then.
-                                if t < p { return }
-                                if t == p { continue }
-                                medians[s].add(t - p)
-                            }
-                            previous = t
+            var decreasing = false
+            try rereadFiles(isCancelled: isCancelled) { s, r, raw in
+                if let o = owner[s], o != r { throw StreamFallback(description: "stream `\(raw.name)` in two files") }
+                if owner[s] == nil { configure(s, name: raw.name) }
+                owner[s] = r
+                var previous = last[s]
+                for t in raw.times {
+                    if let p = previous {
+                        if t < p {
+                            decreasing = true
+                            return false
                         }
-                        last[s] = previous
+                        if t == p { continue }
+                        medians[s].add(t - p)
                     }
+                    previous = t
                 }
+                last[s] = previous
+                return true
             }
+            // The main pass finds and reports a decreasing time; no filter is needed then.
+            if decreasing { return }
             for s in medians.indices where medians[s].needsPass { medians[s].endPass() }
         }
         for s in streams.indices {
@@ -255,7 +270,7 @@ final class StreamingRecording {
                 for s in streams.indices where streamFile[s] == r { streams[s].finish() }
                 limitGrid()
             }
-            if t0 == nil { try waitForLateStream() }
+            if t0 == nil { try waitForLateStream(isCancelled: isCancelled) }
             if gridOverflow || missingStream || streams.contains(where: { $0.decrease != nil }) {
                 // SPEC §3.5's error is certain: read on only to check the rest (a bad line later
                 // in the file is reported first, as whole processing reads the file first).
@@ -299,7 +314,7 @@ final class StreamingRecording {
         }
         for s in streams.indices {
             if let f = streams[s].filter, f.unfilteredRuns > 0 {
-                warnings.append("\(source.name): \(f.unfilteredRuns) run(s) of \(streamNames[s]) between gaps had \(f.filter.padLength) samples or fewer and were left unfiltered")
+                warnings.append(PipelineSpec.unfilteredWarning(recording: source.name, runs: f.unfilteredRuns, stream: streamNames[s]))
             }
         }
         let duplicates = streams.reduce(0) { $0 + $1.duplicates }
@@ -335,19 +350,14 @@ final class StreamingRecording {
     /// before it are dropped, except the last at or before it (the only one a grid point can
     /// still use). A stream that never starts makes the recording's error certain: read on only
     /// to check the rest, and report it as whole processing does.
-    private func waitForLateStream() throws {
+    private func waitForLateStream(isCancelled: () -> Bool) throws {
         if firstTimes == nil {
             let buffered = streams.reduce(0) { $0 + $1.times.count * ($1.channels + 1) * 8 }
             guard buffered > 4 * blockBytes else { return }
             var first = [Double?](repeating: nil, count: streams.count)
-            files: for file in source.files {
-                guard let reader = try openReader(file) else { continue }
-                while let block = try reader.next() {
-                    for raw in block.streams {
-                        if let s = streamIndex(raw, file), first[s] == nil, let t = raw.times.first { first[s] = t }
-                    }
-                    if !first.contains(where: { $0 == nil }) { break files }
-                }
+            try rereadFiles(isCancelled: isCancelled) { s, _, raw in
+                if first[s] == nil, let t = raw.times.first { first[s] = t }
+                return first.contains { $0 == nil }
             }
             firstTimes = first.map { $0 ?? .nan }
             if first.contains(where: { $0 == nil }) { missingStream = true }
@@ -421,7 +431,7 @@ final class StreamingRecording {
         var limit = Double.infinity
         if final {
             let t1 = streams.map { $0.lastTime }.min()!
-            limit = t1 + Swift.max(1e-9 * Swift.max(1, Swift.abs(t1 - t0!)), 4 * t1.ulp)
+            limit = ResamplePoint.gridLimit(t0: t0!, t1: t1)
             let span = (limit - t0!) * rate
             guard t0! <= limit, span.isFinite, span < Double(Int32.max) * 64 else { return }
         } else {
@@ -454,12 +464,7 @@ final class StreamingRecording {
                     offset += streams[s].channels
                 }
                 for (m, axes) in magnitudes.enumerated() {
-                    var sum = 0.0
-                    for a in axes {
-                        let v = Double(r[a])
-                        sum += v * v
-                    }
-                    r[base + m] = Float(sum.squareRoot())
+                    r[base + m] = ResamplePoint.magnitude(axes) { r[$0] }
                 }
             }
             gridRows.append(contentsOf: row)
@@ -706,14 +711,14 @@ struct _StreamBuffer {
         if openTime! > keepUntil { dropBeyond() }
     }
 
-    /// Writes the stream's channels at grid time `t` to `row[offset...]`, exactly as
-    /// `_ResampleKernels.resample` does; returns whether the bracketing interval is within
+    /// Writes the stream's channels at grid time `t` to `row[offset...]` with the rules
+    /// `_ResampleKernels.resample` uses (`ResamplePoint`); returns whether the bracketing interval is within
     /// `maxGapS`. Grid times must be asked for in ascending order.
     @inline(__always)
     mutating func sample(at t: Double, into row: UnsafeMutableBufferPointer<Float>, offset: Int) -> Bool {
         let n = total
         while atOrBefore < n && times[atOrBefore - base] <= t { atOrBefore += 1 }
-        let i = Swift.min(Swift.max(atOrBefore - 1, 0), n - 2)
+        let i = ResamplePoint.bracket(atOrBefore: atOrBefore, count: n)
         let ti = times[i - base], tj = times[i + 1 - base]
         let valid = !(tj - ti > maxGapS)
         switch method {
@@ -721,14 +726,13 @@ struct _StreamBuffer {
             let sinceLeft = t - ti
             let interval = tj - ti
             for c in 0..<channels {
-                let vi = values[c][i - base]
-                row[offset + c] = Float(vi + (values[c][i + 1 - base] - vi) * sinceLeft / interval)
+                row[offset + c] = ResamplePoint.linear(values[c][i - base], values[c][i + 1 - base], sinceLeft: sinceLeft, interval: interval)
             }
         case .nearest:
-            let k = (t - ti) <= (tj - t) ? i : i + 1
+            let k = ResamplePoint.nearest(i, t: t, ti: ti, tj: tj)
             for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
         case .previous:
-            let k = Swift.max(atOrBefore - 1, 0)
+            let k = ResamplePoint.previous(atOrBefore: atOrBefore)
             for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
         }
         return valid

@@ -37,7 +37,7 @@ public struct ResampleGrid: Sendable, Equatable {
         precondition(rateHz > 0, "ResampleGrid: rate must be positive")
         let t0 = firstTimes.max()!
         let t1 = lastTimes.min()!
-        let limit = t1 + Swift.max(1e-9 * Swift.max(1, Swift.abs(t1 - t0)), 4 * t1.ulp)
+        let limit = ResamplePoint.gridLimit(t0: t0, t1: t1)
         var grid = ResampleGrid(t0: t0, rateHz: rateHz, count: 0)
         guard t0 <= limit else { return grid }
         let span = (limit - t0) * rateHz

@@ -93,12 +93,7 @@ public enum Resampler {
         for (m, axes) in magnitudes.enumerated() {
             let dst = baseChannels + m
             for k in 0..<grid.count {
-                var s = 0.0
-                for a in axes {
-                    let v = Double(values[k * channelCount + a])
-                    s += v * v
-                }
-                values[k * channelCount + dst] = Float(s.squareRoot())
+                values[k * channelCount + dst] = ResamplePoint.magnitude(axes) { values[k * channelCount + $0] }
             }
         }
         return ResampledSignal(grid: grid, channelCount: channelCount, values: values, valid: valid)

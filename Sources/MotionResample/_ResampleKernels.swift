@@ -20,7 +20,7 @@ enum _ResampleKernels {
         for k in 0..<gridCount {
             let t = grid.time(k)
             while atOrBefore < n && times[atOrBefore] <= t { atOrBefore += 1 }
-            let i = Swift.min(Swift.max(atOrBefore - 1, 0), n - 2)
+            let i = ResamplePoint.bracket(atOrBefore: atOrBefore, count: n)
             let ti = times[i], tj = times[i + 1]
             if tj - ti > maxGapS { valid[k] = false }
             switch method {
@@ -29,9 +29,9 @@ enum _ResampleKernels {
                 sinceLeft[k] = t - ti
                 interval[k] = tj - ti
             case .nearest:
-                bracket[k] = Int32((t - ti) <= (tj - t) ? i : i + 1)
+                bracket[k] = Int32(ResamplePoint.nearest(i, t: t, ti: ti, tj: tj))
             case .previous:
-                bracket[k] = Int32(Swift.max(atOrBefore - 1, 0))
+                bracket[k] = Int32(ResamplePoint.previous(atOrBefore: atOrBefore))
             }
         }
         values.withUnsafeMutableBufferPointer { out in
@@ -42,9 +42,7 @@ enum _ResampleKernels {
                     case .linear:
                         for k in 0..<gridCount {
                             let i = Int(bracket[k])
-                            let vi = v[i]
-                            // Exactly SPEC §4's expression, in this order of operations.
-                            out[dst] = Float(vi + (v[i + 1] - vi) * sinceLeft[k] / interval[k])
+                            out[dst] = ResamplePoint.linear(v[i], v[i + 1], sinceLeft: sinceLeft[k], interval: interval[k])
                             dst += channelCount
                         }
                     case .nearest, .previous:

@@ -196,9 +196,9 @@ enum RecordStore {
         defer { file.close() }
         guard let size = try? file.size(), size >= UInt64(magic.count + 8 + 24),
               (try? file.readBytes(at: 0, count: magic.count)) == magic,
-              let tail = try? file.readBytes(at: size - 24, count: 24), Array(tail[16..<24]) == endMagic else { return nil }
-        let hlen = tail[0..<8].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-        let hoff = tail[8..<16].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+              (try? file.readBytes(at: size - 8, count: 8)) == endMagic,
+              (try? file.seek(to: size - 24)) != nil,
+              let hlen = try? file.readU64(), let hoff = try? file.readU64() else { return nil }
         guard hoff <= size, hlen <= size - hoff,
               let json = try? file.readBytes(at: hoff, count: Int(hlen)),
               let h = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],

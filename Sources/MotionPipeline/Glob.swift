@@ -7,12 +7,38 @@ import Foundation
 /// Results are sorted by their UTF-8 bytes, so the order files are found in never matters.
 enum Glob {
     /// Files (not folders) matching `pattern`. A pattern without wildcards matches itself if it is a file.
+    ///
+    /// `**` descends into real folders only, never into a symbolic link to a folder (as git,
+    /// rsync without `-L` and Python's `pathlib` do), so a link cannot make a cycle or bring a
+    /// tree in twice; a link named in the pattern itself, or matched by `*`, is followed. The
+    /// results may include FIFOs, devices and sockets: `InputDiscovery` refuses them by name.
     static func files(matching pattern: String) -> [String] {
         let absolute = pattern.hasPrefix("/")
         let parts = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         var results = Set<String>()
-        expand(prefix: absolute ? "/" : "", parts: parts[...], into: &results)
+        var visited = Set<FolderID>()
+        expand(prefix: absolute ? "/" : "", parts: parts[...], into: &results, visited: &visited)
         return results.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// A folder's identity, so that `**` never walks one folder twice (bind mounts).
+    private struct FolderID: Hashable {
+        var device: UInt64
+        var inode: UInt64
+        /// The pattern parts left after this `**` (two `**` of one pattern are two walks).
+        var partsLeft: Int
+    }
+
+    /// True for a real folder (not a link to one).
+    private static func isRealDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path.isEmpty ? "." : path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    private static func folderID(_ path: String, partsLeft: Int) -> FolderID? {
+        var st = stat()
+        guard stat(path.isEmpty ? "." : path, &st) == 0 else { return nil }
+        return FolderID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), partsLeft: partsLeft)
     }
 
     private static func join(_ prefix: String, _ name: String) -> String {
@@ -37,7 +63,8 @@ enum Glob {
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } ?? []
     }
 
-    private static func expand(prefix: String, parts: ArraySlice<String>, into results: inout Set<String>) {
+    private static func expand(prefix: String, parts: ArraySlice<String>, into results: inout Set<String>,
+                               visited: inout Set<FolderID>) {
         guard let first = parts.first else {
             let k = kind(prefix)
             if k.exists && !k.isDirectory { results.insert(prefix) }
@@ -45,21 +72,23 @@ enum Glob {
         }
         let rest = parts.dropFirst()
         if first == "**" {
+            // Each folder once, whatever the number of `**` or bind mounts that reach it.
+            if let id = folderID(prefix, partsLeft: parts.count), !visited.insert(id).inserted { return }
             // Zero folders…
-            expand(prefix: prefix, parts: rest, into: &results)
-            // …or one more, recursively.
+            expand(prefix: prefix, parts: rest, into: &results, visited: &visited)
+            // …or one more real folder, recursively.
             for name in list(prefix) {
                 let p = join(prefix, name)
-                if kind(p).isDirectory { expand(prefix: p, parts: parts, into: &results) }
+                if isRealDirectory(p) { expand(prefix: p, parts: parts, into: &results, visited: &visited) }
             }
         } else if isWild(first) {
             for name in list(prefix) where fnmatch(first, name, 0) == 0 {
-                expand(prefix: join(prefix, name), parts: rest, into: &results)
+                expand(prefix: join(prefix, name), parts: rest, into: &results, visited: &visited)
             }
         } else {
             let p = first == "." ? prefix : join(prefix, first)
             if rest.isEmpty || kind(p).isDirectory || first == ".." {
-                expand(prefix: p.isEmpty ? "." : p, parts: rest, into: &results)
+                expand(prefix: p.isEmpty ? "." : p, parts: rest, into: &results, visited: &visited)
             }
         }
     }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MotionConfig
 import MotionCore
 
@@ -28,36 +31,112 @@ public enum InputDiscovery {
         public var pattern: String
     }
 
-    /// Every file each input's patterns match, in sorted order, plus the patterns matching nothing.
-    public static func match(_ spec: PipelineSpec) -> (files: [[InputFile]], unmatched: [Unmatched]) {
+    /// A matched path that is not a regular file (a FIFO, device or socket, or a link to one).
+    public struct Irregular: Sendable, Equatable {
+        public var inputIndex: Int
+        public var pattern: String
+        public var path: String
+        /// "a FIFO", "a character device", …
+        public var kind: String
+    }
+
+    /// A matched path that is the same file as an earlier match of the same input (a hard or
+    /// symbolic link): it is left out, and read once under `keptPath`.
+    public struct Alias: Sendable, Equatable {
+        public var inputIndex: Int
+        public var path: String
+        public var keptPath: String
+    }
+
+    /// Every regular file each input's patterns match, in sorted order, each file once per input
+    /// (by device and inode); the patterns matching nothing; the matches that are not regular
+    /// files; the matches left out as another name of a file already matched.
+    public static func match(_ spec: PipelineSpec) -> (files: [[InputFile]], unmatched: [Unmatched], irregular: [Irregular], aliases: [Alias]) {
         var all: [[InputFile]] = []
         var unmatched: [Unmatched] = []
+        var irregular: [Irregular] = []
+        var aliases: [Alias] = []
         for (i, input) in spec.inputs.enumerated() {
             var seen = Set<String>()
-            var files: [InputFile] = []
+            var candidates: [(path: String, pattern: String)] = []
             for pattern in input.paths {
                 let resolved = PathText.join(spec.baseDirectory, pattern)
                 let found = Glob.files(matching: resolved)
                 if found.isEmpty { unmatched.append(Unmatched(inputIndex: i, pattern: pattern)) }
-                for f in found where seen.insert(f).inserted {
-                    files.append(InputFile(inputIndex: i, path: f,
-                                           manifestPath: PathText.relative(f, to: spec.baseDirectory)))
+                for f in found where seen.insert(f).inserted { candidates.append((f, pattern)) }
+            }
+            candidates.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+            var byIdentity: [FileIdentity: Int] = [:]
+            var files: [InputFile] = []
+            for (f, pattern) in candidates {
+                var st = stat()
+                guard stat(f, &st) == 0 else { continue }  // vanished since the glob listed it
+                guard (st.st_mode & S_IFMT) == S_IFREG else {
+                    irregular.append(Irregular(inputIndex: i, pattern: pattern, path: f, kind: OutputFolder.describe(st.st_mode)))
+                    continue
                 }
+                let id = FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+                let file = InputFile(inputIndex: i, path: f, manifestPath: PathText.relative(f, to: spec.baseDirectory))
+                if let k = byIdentity[id] {
+                    // The file's own name wins over a symbolic link to it; else the first in order.
+                    if isLink(files[k].path) && !isLink(f) {
+                        aliases.append(Alias(inputIndex: i, path: files[k].path, keptPath: f))
+                        files[k] = file
+                    } else {
+                        aliases.append(Alias(inputIndex: i, path: f, keptPath: files[k].path))
+                    }
+                    continue
+                }
+                byIdentity[id] = files.count
+                files.append(file)
             }
             files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             all.append(files)
         }
-        return (all, unmatched)
+        return (all, unmatched, irregular, aliases)
+    }
+
+    private static func isLink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// A file's identity on this machine.
+    struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+
+        init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
+
+        init?(path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        }
     }
 
     /// Groups matched files into recordings, sorted by (subject, name) by UTF-8 bytes.
     ///
     /// Throws `MotionError(.noInput)` when a pattern matches nothing, and `.config` when two files
     /// of one recording disagree on its subject.
-    public static func recordings(_ spec: PipelineSpec) throws -> [RecordingSource] {
-        let (matched, unmatched) = match(spec)
+    /// - Parameter log: receives a notice for each path left out as another name of a file
+    ///   already matched (read once, under its first name in sorted order).
+    /// - Throws: also `MotionError(.noInput)` for a match that is not a regular file (never
+    ///   opened, so a FIFO cannot make the run wait), and `.config` when one file is matched
+    ///   into two different recordings (by two inputs, under two names).
+    public static func recordings(_ spec: PipelineSpec, log: (String) -> Void = { _ in }) throws -> [RecordingSource] {
+        let (matched, unmatched, irregular, aliases) = match(spec)
         if let u = unmatched.first {
             throw MotionError(.noInput, "`\(u.pattern)` in inputs[\(u.inputIndex)] of \(spec.file) matches no file (paths are relative to the pipeline file's folder `\(spec.baseDirectory)`)")
+        }
+        if let bad = irregular.first {
+            throw MotionError(.noInput, "\(bad.path) (matched by `\(bad.pattern)` in inputs[\(bad.inputIndex)] of \(spec.file)) is \(bad.kind), not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket: move it out of the folder or narrow the pattern")
+        }
+        for a in aliases {
+            log("notice: \(a.path) is the same file as \(a.keptPath) (a link); inputs[\(a.inputIndex)] reads it once, as \(a.keptPath)")
         }
         var byName: [String: RecordingSource] = [:]
         var order: [String] = []
@@ -91,6 +170,18 @@ public enum InputDiscovery {
                     byName[name] = RecordingSource(name: name, subject: subject, files: [file])
                     order.append(name)
                 }
+            }
+        }
+        // One file in two recordings (two inputs, two names) would be two recordings of the
+        // same samples, which can land in two splits.
+        var recordingOf: [FileIdentity: (name: String, file: InputFile)] = [:]
+        for name in order {
+            for file in byName[name]!.files {
+                guard let id = FileIdentity(path: file.path) else { continue }
+                if let other = recordingOf[id], other.name != name {
+                    throw MotionError(.config, "\(file.path) (inputs[\(file.inputIndex)]) is the same file as \(other.file.path) (inputs[\(other.file.inputIndex)]) but would be read into recording `\(name)` as well as `\(other.name)`; a file belongs to one recording, so narrow the patterns of \(spec.file)")
+                }
+                recordingOf[id] = (name, file)
             }
         }
         return order.map { byName[$0]! }.sorted {

@@ -102,6 +102,10 @@ extension PipelineRunner {
             throw MotionError(.dataError, "no part holds recording `\(plan.sources[lost].name)`; the parts are incomplete")
         }
         let staging = DatasetStaging(outputDirectory: PathText.normalize(outputDirectory))
+        var reads = parts.map { (path: $0.directory, role: "part folder") }
+        for p in parts { reads.append((p.directory + "/" + PartManifest.fileName, "part manifest")) }
+        let lock = try PipelineRunner.takeOutput(staging, reads: reads, log: options.log)
+        defer { lock.release() }
         try staging.begin()
         var finished = false
         defer { if !finished { staging.abandon() } }
@@ -127,7 +131,7 @@ extension PipelineRunner {
                 options.progress(progress)
             })
         let summary = try writer.finish()
-        try staging.commit()
+        try staging.commit(log: options.log)
         finished = true
         return summary
     }

@@ -13,7 +13,7 @@ public struct RunInterrupted: UserFacingError {
 /// finished dataset into place. With `--worker I/N` it writes a part for `merge` instead.
 public enum PipelineRunner {
     public static func run(_ spec: PipelineSpec, options: RunOptions) throws -> RunSummary {
-        let sources = try InputDiscovery.recordings(spec)
+        let sources = try InputDiscovery.recordings(spec, log: options.log)
         let intervals: IntervalLabels? = try spec.labels.flatMap { labels in
             guard labels.from == .intervals, let path = labels.path else { return nil }
             return try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
@@ -23,6 +23,8 @@ public enum PipelineRunner {
         if let w = options.worker, options.outputDirectory == nil { outDir += "-part-\(w.index)-of-\(w.count)" }
         let staging = DatasetStaging(outputDirectory: outDir)
         let recordsDir = staging.partialDirectory + "/records"
+        let lock = try takeOutput(staging, reads: readPaths(spec, sources: sources), log: options.log)
+        defer { lock.release() }
         try prepare(staging, plan: plan, options: options)
         var keepPartial = false
         var finished = false
@@ -102,9 +104,53 @@ public enum PipelineRunner {
         summary.streamed = streamedCount.value
         if summary.resumed > 0 { options.log("resumed \(summary.resumed) finished recording(s) from the interrupted run") }
         options.checkpoint("before-commit")
-        try staging.commit()
+        try staging.commit(log: options.log)
         finished = true
         return summary
+    }
+
+    /// Takes the output's lock, then refuses an output (or staging) folder that is not
+    /// motionprep's to replace or that holds something the run reads (docs/hardening.md, "Data
+    /// safety: output folders"). Nothing is written before these checks pass.
+    static func takeOutput(_ staging: DatasetStaging, reads: [(path: String, role: String)], log: (String) -> Void) throws -> OutputLock {
+        let parent = PathText.parent(staging.outputDirectory)
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        } catch {
+            throw MotionError(.cannotCreate, "cannot create the output's parent folder \(parent): \((error as NSError).localizedDescription)")
+        }
+        let lock = try OutputLock(outputDirectory: staging.outputDirectory)
+        if let pid = lock.staleOwner {
+            log("notice: \(lock.path) was left by process \(pid), which no longer holds it (killed?); taking it over")
+        }
+        do {
+            try OutputFolder.checkOutside(output: staging.outputDirectory, reads: reads)
+            try OutputFolder.checkOutside(output: staging.partialDirectory, reads: reads)
+            try staging.checkOutput()
+            try staging.checkPartial()
+        } catch {
+            lock.release()
+            throw error
+        }
+        return lock
+    }
+
+    /// Every file and folder a run of `spec` reads, with what it is, for `takeOutput`.
+    static func readPaths(_ spec: PipelineSpec, sources: [RecordingSource]) -> [(path: String, role: String)] {
+        var reads: [(path: String, role: String)] = [(spec.file, "pipeline file")]
+        for source in sources {
+            for file in source.files {
+                reads.append((file.path, "input file"))
+                if let template = spec.inputs[file.inputIndex].iio?.layoutFolder {
+                    let rendered = InputDiscovery.render(template, file: file.path, base: spec.baseDirectory)
+                    reads.append((PathText.normalize(PathText.join(spec.baseDirectory, rendered)), "IIO layout folder"))
+                }
+            }
+        }
+        if let labels = spec.labels, labels.from == .intervals, let path = labels.path {
+            reads.append((PathText.join(spec.baseDirectory, path), "label file"))
+        }
+        return reads
     }
 
     /// Sets up `DIR.partial/`: afresh, or (with `--resume`) reusing the records of an
@@ -113,6 +159,7 @@ public enum PipelineRunner {
         let fm = FileManager.default
         let statePath = staging.partialDirectory + "/" + RunState.fileName
         if options.resume, fm.fileExists(atPath: statePath) {
+            try staging.reopen()
             let state = try RunState.load(path: statePath)
             if state.pipelineSHA256 != plan.pipelineSHA256 {
                 throw MotionError(.dataError, "cannot resume \(staging.partialDirectory): the pipeline changed since the interrupted run (its canonical hash was \(state.pipelineSHA256.prefix(12))…, now \(plan.pipelineSHA256.prefix(12))…); run without `--resume` to start over")
@@ -121,7 +168,7 @@ public enum PipelineRunner {
                 throw MotionError(.usage, "cannot resume \(staging.partialDirectory): it was started with `--worker \(state.worker ?? "none")`, this run has `--worker \(options.worker?.description ?? "none")`")
             }
             // Data files of the interrupted run are rewritten from the records.
-            for name in (try? fm.contentsOfDirectory(atPath: staging.partialDirectory)) ?? [] where name != "records" && name != RunState.fileName {
+            for name in (try? fm.contentsOfDirectory(atPath: staging.partialDirectory)) ?? [] where name != "records" && name != RunState.fileName && name != OutputFolder.stagingMark {
                 try? fm.removeItem(atPath: staging.partialDirectory + "/" + name)
             }
         } else {

@@ -192,6 +192,11 @@ enum RecordStore {
     /// Loads a record's header; its windows stay in the file (`stored`). Nil when the file is
     /// missing, incomplete or not a record of `source`.
     static func load(path: String, source: RecordingSource) throws -> (record: RecordingRecord, pipelineSHA256: String)? {
+        // Never opened unless it is a regular file: a FIFO would block the open.
+        var st = stat()
+        if lstat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
+            throw MotionError(.dataError, "cannot use \(path): it is \(OutputFolder.describe(st.st_mode)), not a record file motionprep wrote; remove it (or run without `--resume` to start over)")
+        }
         guard let file = try? _RecordFile(readingAt: path) else { return nil }
         defer { file.close() }
         guard let size = try? file.size(), size >= UInt64(magic.count + 8 + 24),

@@ -57,7 +57,7 @@ enum RunCommand {
             isCancelled: { cancel.isSet })
         let env = ProcessInfo.processInfo.environment
         if let point = env["MOTIONPREP_TEST_PAUSE_AT"] {
-            options.checkpoint = testPause(at: point)
+            options.checkpoint = testPause(at: point, continueWhen: env["MOTIONPREP_TEST_CONTINUE_WHEN"])
         }
         // Streaming knobs (docs/performance.md): when a recording is streamed in blocks, and the
         // block size. Tests set them small so that every recording takes the streamed path.
@@ -78,11 +78,16 @@ enum RunCommand {
 
     /// Test hook for tests/python/test_crash_safety.py (docs/hardening.md): at checkpoint `point`
     /// the run says so on stderr and stops there until it is killed. Not a user feature.
-    static func testPause(at point: String) -> @Sendable (String) -> Void {
+    /// The crash-safety tests' hook (docs/hardening.md): stops at `point` until killed, or, with
+    /// `MOTIONPREP_TEST_CONTINUE_WHEN=PATH`, until `PATH` exists.
+    static func testPause(at point: String, continueWhen path: String?) -> @Sendable (String) -> Void {
         { reached in
             guard reached == point else { return }
             Diagnostics.stderr("motionprep: test hook: paused at \(point)")
-            while true { sleep(60) }
+            while true {
+                if let path, FileManager.default.fileExists(atPath: path) { return }
+                usleep(10_000)
+            }
         }
     }
 

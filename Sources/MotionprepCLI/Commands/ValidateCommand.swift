@@ -107,12 +107,15 @@ enum ValidateCommand {
                     }
                     continue
                 }
-                let (_, unmatched) = InputDiscovery.match(spec)
-                if unmatched.isEmpty {
+                let matched = InputDiscovery.match(spec)
+                if matched.unmatched.isEmpty && matched.irregular.isEmpty {
                     Diagnostics.stdout("\(path): ok")
                 } else {
-                    for u in unmatched {
+                    for u in matched.unmatched {
                         Diagnostics.stderr("motionprep: `\(u.pattern)` in inputs[\(u.inputIndex)] of \(path) matches no file (paths are relative to `\(spec.baseDirectory)`)")
+                    }
+                    for bad in matched.irregular {
+                        Diagnostics.stderr("motionprep: \(bad.path) (matched by `\(bad.pattern)` in inputs[\(bad.inputIndex)] of \(path)) is \(bad.kind), not a regular file; motionprep reads only regular files")
                     }
                     if worst == .success { worst = .noInput }
                 }

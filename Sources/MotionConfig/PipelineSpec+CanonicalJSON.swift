@@ -56,6 +56,8 @@ extension PipelineSpec {
                 ]),
                 "assign": Self.object(split.assign) { .array($0.sorted(by: Text.utf8Less).map(JSONValue.string)) },
                 "folds": split.folds.map { .int($0) } ?? .null,
+                "allocation": .string(split.allocation.rawValue),
+                "leave_one_out": .bool(split.leaveOneOut),
             ]),
             "on_error": .string(onError.rawValue),
             "output": .object([

@@ -320,6 +320,17 @@ public struct SplitSpec: Sendable, Equatable {
     public var assign: [KeyValue<[String]>]
     /// `folds`: nil or ≥ 2.
     public var folds: Int?
+    /// How subjects are shared out (docs/pipeline.md, "Splits and folds").
+    public enum Allocation: String, Sendable, CaseIterable {
+        /// Each subject by its own hash against the cumulative fractions.
+        case hash
+        /// Each split gets its share of the subjects by largest remainder.
+        case exact
+    }
+    /// `allocation`; default `hash`.
+    public var allocation: Allocation = .hash
+    /// `leave_one_out`: one fold per train subject (instead of `folds`).
+    public var leaveOneOut = false
 
     public init(by: By = .subject, seed: UInt64 = 42, train: Double = 0.7, validation: Double = 0.15,
                 test: Double = 0.15, assign: [KeyValue<[String]>] = [], folds: Int? = nil) {

@@ -220,7 +220,7 @@ extension SpecDecoder {
     static let splitNames = ["train", "validation", "test"]
 
     func decodeSplit(_ node: YAMLNode) -> SplitSpec? {
-        guard let f = fields(node, path: "split", allowed: ["by", "seed", "fractions", "assign", "folds"]) else { return nil }
+        guard let f = fields(node, path: "split", allowed: ["by", "seed", "fractions", "assign", "folds", "allocation", "leave_one_out"]) else { return nil }
         var ok = true
         var spec = SplitSpec()
         if let n = f["by"] {
@@ -246,6 +246,20 @@ extension SpecDecoder {
         if let n = f["folds"] {
             if let k = integer(n, "split.folds", "a whole number from 2 to 1000", { (2...1000).contains($0) }) {
                 spec.folds = k
+            } else {
+                ok = false
+            }
+        }
+        if let n = f["allocation"] {
+            if let a: SplitSpec.Allocation = choice(n, "split.allocation") { spec.allocation = a } else { ok = false }
+        }
+        if let n = f["leave_one_out"] {
+            if let b = bool(n, "split.leave_one_out") {
+                spec.leaveOneOut = b
+                if b, let folds = f["folds"] {
+                    report(n.mark, "`split.leave_one_out` at \(at(n.mark)) gives every train subject its own fold, so it cannot go with `split.folds` at \(at(folds.mark)); keep one of the two")
+                    ok = false
+                }
             } else {
                 ok = false
             }

@@ -77,14 +77,23 @@ final class DatasetWriter {
             let share = Double(n) / Double(total)
             let wanted = [SplitName.train: spec.split.train, .validation: spec.split.validation, .test: spec.split.test][split]!
             if n == 0 && wanted > 0 {
-                warnings.append("split `\(split.rawValue)` is empty (it was meant to hold \(Int((wanted * 100).rounded())) % of the windows)")
+                warnings.append("split `\(split.rawValue)` is empty (it was meant to hold \(Int((wanted * 100).rounded())) % of the windows)" + (spec.split.allocation == .hash ? "; with few subjects, `split.allocation: exact` gives every split its share" : ""))
             } else if abs(share - wanted) > 0.10 {
                 warnings.append(String(format: "split `%@` holds %.1f %% of the windows, more than 10 points off its fraction %.1f %%",
-                                       split.rawValue, share * 100, wanted * 100))
+                                       split.rawValue, share * 100, wanted * 100)
+                                + (spec.split.allocation == .hash ? "; with few subjects, `split.allocation: exact` shares them by count" : ""))
             }
         }
         if count(.train) == 0 {
             warnings.append("the train split is empty, so the manifest's normalization statistics are null")
+        }
+        let classNames = plan.description.classNames
+        if !classNames.isEmpty {
+            var perClass = [Int](repeating: 0, count: classNames.count)
+            for f in files.values.joined() { for (c, n) in f.classCounts.enumerated() where c < perClass.count { perClass[c] += n } }
+            for (c, n) in perClass.enumerated() where n == 0 {
+                warnings.append("class `\(classNames[c])` got no window in any split; check `labels.map` and `labels.classes` against the labels in the data (`motionprep inspect`)")
+            }
         }
         for w in warnings { log("warning: \(w)") }
 
@@ -102,7 +111,8 @@ final class DatasetWriter {
         let manifest = ManifestBuilder.manifest(
             spec: spec, pipelineSHA256: plan.pipelineSHA256, description: plan.description,
             inputs: orderedInputs.map { .object(["path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256)]) },
-            totals: totals, recordings: plan.sources.count, files: files, checksums: checksums)
+            totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
+            foldCount: plan.foldCount)
         checkpoint("before-manifest")
         try staging.write("manifest.json", manifest.pretty() + "\n")
         return RunSummary(

@@ -9,7 +9,8 @@ enum ManifestBuilder {
 
     static func manifest(spec: PipelineSpec, pipelineSHA256: String, description d: DatasetDescription, inputs: [JSONValue], totals: Totals,
                          recordings: Int, files: [SplitName: [WrittenFile]],
-                         checksums: [(path: String, sha256: String, bytes: Int)]) -> JSONValue {
+                         checksums: [(path: String, sha256: String, bytes: Int)],
+                         foldCount: Int? = nil) -> JSONValue {
         let T = d.windowLength, C = d.channelNames.count, F = d.featureNames.count
         var arrays: [String: JSONValue] = [
             "x": array("float32", [.null, .int(T), .int(C)]),
@@ -49,7 +50,9 @@ enum ManifestBuilder {
         _ = fractions.removeValue(forKey: "")
         var policy: [String: JSONValue] = ["by": .string(spec.split.by.rawValue), "seed": .int(Int64(bitPattern: spec.split.seed)),
                                            "fractions": .object(fractions)]
-        if let k = spec.split.folds { policy["folds"] = .int(k) }
+        if let k = foldCount ?? spec.split.folds { policy["folds"] = .int(k) }
+        if spec.split.allocation != .hash { policy["allocation"] = .string(spec.split.allocation.rawValue) }
+        if spec.split.leaveOneOut { policy["leave_one_out"] = .bool(true) }
         if !spec.split.assign.isEmpty {
             var a: [String: JSONValue] = [:]
             for e in spec.split.assign { a[e.key] = .array(e.value.map { .string($0) }) }

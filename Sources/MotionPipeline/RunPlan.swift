@@ -15,7 +15,10 @@ struct RunPlan: Sendable {
     let subjectIndex: [String: Int32]
     let recordingIndex: [String: Int32]
     let splitOf: [SplitName]
+    /// Each recording's fold (−1 outside train) when folds are on.
     let foldOf: [Int32?]
+    /// The number of folds (`folds`, or the train subjects with `leave_one_out`).
+    let foldCount: Int?
     let description: DatasetDescription
     let windowLength: Int
     let pipelineSHA256: String
@@ -32,23 +35,36 @@ struct RunPlan: Sendable {
         subjectIndex = Dictionary(uniqueKeysWithValues: subjects.enumerated().map { ($1, Int32($0)) })
         recordingIndex = Dictionary(uniqueKeysWithValues: recordingNames.enumerated().map { ($1, Int32($0)) })
         let splitter = SplitAssigner(spec.split)
-        splitOf = sources.map { splitter.split(of: splitter.key(subject: $0.subject, recording: $0.name)) }
-        foldOf = sources.map { splitter.fold(of: splitter.key(subject: $0.subject, recording: $0.name)) }
+        let keys = sources.map { splitter.key(subject: $0.subject, recording: $0.name) }
+        let assignment = splitter.assign(keys)
+        splitOf = keys.map { assignment.split[$0]! }
+        foldOf = keys.map { key in assignment.foldCount == nil ? nil : (assignment.fold[key] ?? -1) }
+        foldCount = assignment.foldCount
         let featureNames = spec.features.isEmpty ? [] :
             FeaturePlan(features: spec.features, channelNames: layout.channelNames, rateHz: rate, windowLength: windowLength).featureNames
         description = DatasetDescription(
             sampleRateHz: rate, windowLength: windowLength, windowStride: stride, channelNames: layout.channelNames,
             channelUnits: layout.channelUnits, classNames: spec.labels?.classes ?? [], featureNames: featureNames,
-            subjectNames: subjects, recordingNames: recordingNames, hasFolds: spec.split.folds != nil)
+            subjectNames: subjects, recordingNames: recordingNames, hasFolds: assignment.foldCount != nil)
         pipelineSHA256 = SHA256Text.hex(spec.canonicalJSON())
     }
 
     /// Warnings known before reading anything.
     var planWarnings: [String] {
+        var warnings: [String] = []
         if spec.split.by == .subject && sources.count > 1 && subjects.count == sources.count {
-            return ["every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits"]
+            warnings.append("every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits")
         }
-        return []
+        if let k = foldCount {
+            let splitter = SplitAssigner(spec.split)
+            let train = Set(zip(sources, splitOf).filter { $0.1 == .train }.map { splitter.key(subject: $0.0.subject, recording: $0.0.name) }).count
+            if spec.split.leaveOneOut && train < 2 {
+                warnings.append("`split.leave_one_out` needs at least 2 train \(spec.split.by.rawValue)s to cross-validate, and the train split has \(train)")
+            } else if !spec.split.leaveOneOut && train < k {
+                warnings.append("`split.folds: \(k)` but the train split has only \(train) \(spec.split.by.rawValue)(s), so \(k - train) fold(s) are empty; lower `folds` or use `leave_one_out: true`")
+            }
+        }
+        return warnings
     }
 
     /// The worker (of `count`) that owns recording `name` (SPEC §10).

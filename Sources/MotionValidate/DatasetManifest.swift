@@ -174,7 +174,7 @@ struct ManifestDecoder {
         // split_policy
         var splitBy: String?, folds: Int?, foldsOK = true
         if let p = object(top["split_policy"], "split_policy") {
-            checkKeys(p, path: "split_policy", allowed: ["by", "seed", "fractions", "folds", "assign"],
+            checkKeys(p, path: "split_policy", allowed: ["by", "seed", "fractions", "folds", "assign", "allocation", "leave_one_out"],
                       required: ["by", "seed", "fractions"])
             if let by = string(p["by"], "split_policy.by") {
                 if by == "subject" || by == "recording" { splitBy = by } else {
@@ -195,7 +195,8 @@ struct ManifestDecoder {
                 if abs(sum - 1) > 1e-9 { problems.append("`split_policy.fractions` must sum to 1, not \(sum)") }
             }
             if p["folds"] != nil {
-                folds = int(p["folds"], "split_policy.folds", min: 2)
+                // `leave_one_out` gives one fold per train subject: 0 or 1 when there are that few.
+                folds = int(p["folds"], "split_policy.folds", min: p["leave_one_out"] == .bool(true) ? 0 : 2)
                 if folds == nil { foldsOK = false }
             }
             if let a = p["assign"], let assign = object(a, "split_policy.assign") {

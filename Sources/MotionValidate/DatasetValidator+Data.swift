@@ -41,7 +41,8 @@ extension _ValidationRun {
 
         let ranges = resolvedRanges()
         let scanner = FileScanner(reader: reader, manifest: manifest, readable: readable, ranges: ranges,
-                                  blockWindows: options.blockWindows, maxBlockBytes: options.maxBlockBytes)
+                                  blockWindows: options.blockWindows, maxBlockBytes: options.maxBlockBytes,
+                                  isTrain: file.split == .train)
         let (scan, errors) = scanner.scan()
         for e in errors { builder.fail(.filesReadable, file.path, e) }
         if !errors.isEmpty { incomplete.insert(file.path) }
@@ -138,8 +139,11 @@ extension _ValidationRun {
         for (name, list) in [("subject_index", "subjects"), ("recording_index", "recordings"), ("fold_index", "folds")] {
             guard let bad = scan.badIndices[name], bad.count > 0, let first = bad.first else { continue }
             let size = name == "fold_index" ? (manifest.folds ?? 0) : (name == "subject_index" ? manifest.subjects.count : manifest.recordings.count)
+            let allowed = name == "fold_index" && file.split != .train
+                ? "other than -1 (windows outside the train split have no fold)"
+                : "outside 0..<\(size) (the manifest's \(list))"
             builder.fail(.indicesRange, file.path,
-                         "`\(name)` holds \(bad.count) value(s) outside 0..<\(size) (the manifest's \(list)); first: \(first.value) at \(describe(first.location, array: name))")
+                         "`\(name)` holds \(bad.count) value(s) \(allowed); first: \(first.value) at \(describe(first.location, array: name))")
         }
         // values.finite
         for name in ["x", "features", "start_time_s"] {

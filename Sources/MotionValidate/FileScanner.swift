@@ -17,6 +17,9 @@ struct FileScanner {
     let ranges: [ResolvedRange]
     let blockWindows: Int
     let maxBlockBytes: Int
+    /// Whether the file belongs to the train split: its `fold_index` values are folds
+    /// 0..<folds; other splits' are −1 (docs/pipeline.md, "Splits and folds").
+    var isTrain = true
 
     /// Row blocks of `array` sized for `bytesPerRow`.
     private func blocks(_ array: StoredArray, bytesPerRow: Int) -> StrideTo<Int> {
@@ -119,11 +122,14 @@ struct FileScanner {
     private func scanIndex(_ name: String, _ a: StoredArray, limit: Int, into scan: inout FileScan) throws {
         var present = [Bool](repeating: false, count: limit)
         var bad = BadValues()
+        let foldOutsideTrain = name == "fold_index" && !isTrain
         for start in blocks(a, bytesPerRow: 4) {
             let rows = blockRange(start, a, bytesPerRow: 4)
             let values = try reader.readInt64s(name, rows: rows)
             for (i, v) in values.enumerated() {
-                if v >= 0, v < Int64(limit) { present[Int(v)] = true } else {
+                if foldOutsideTrain {
+                    if v != -1 { bad.add(ValueLocation(window: rows.lowerBound + i), "\(v)") }
+                } else if v >= 0, v < Int64(limit) { present[Int(v)] = true } else {
                     bad.add(ValueLocation(window: rows.lowerBound + i), "\(v)")
                 }
             }

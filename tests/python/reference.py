@@ -145,3 +145,47 @@ def split_of(seed, subject, fractions=(0.7, 0.15, 0.15)):
         if u < cum:
             return name
     return "test"
+
+
+def stable_hash(key):
+    """FNV-1a-64 + splitmix64 of the UTF-8 key (the 64-bit value before the unit mapping)."""
+    h = 0xCBF29CE484222325
+    for b in key.encode("utf-8"):
+        h ^= b
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    z = h
+    z ^= z >> 30
+    z = (z * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z ^= z >> 27
+    z = (z * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    z ^= z >> 31
+    return z
+
+
+def exact_splits(seed, subjects, fractions=(0.7, 0.15, 0.15), assign=None):
+    """`allocation: exact`: unpinned subjects ordered by u get floor(f × n) each, the rest by
+    largest remainder (ties train, validation, test)."""
+    assign = assign or {}
+    names = ("train", "validation", "test")
+    free = sorted((s for s in set(subjects) if s not in assign), key=lambda s: (stable_unit(f"{seed}:{s}"), s.encode()))
+    n = len(free)
+    exact = [round(f * n * 1e9) / 1e9 for f in fractions]
+    q = [int(e // 1) for e in exact]
+    order = sorted(range(3), key=lambda i: (-(exact[i] - q[i]), i))
+    for i in order[: n - sum(q)]:
+        q[i] += 1
+    out, k = {}, 0
+    for name, quota in zip(names, q):
+        for s in free[k:k + quota]:
+            out[s] = name
+        k += quota
+    out.update(assign)
+    return out
+
+
+def folds_of(seed, train_subjects, k=None):
+    """Train subjects ordered by the hash of "{seed}:fold:{subject}", dealt to folds 0..k-1;
+    k = None is leave-one-out."""
+    order = sorted(set(train_subjects), key=lambda s: (stable_hash(f"{seed}:fold:{s}"), s.encode()))
+    k = len(order) if k is None else k
+    return {s: i % max(k, 1) for i, s in enumerate(order)}

@@ -154,7 +154,7 @@ def test_same_bytes_for_any_jobs(walk_data, dataset):
 
 
 def test_assign_folds_and_split_by_recording(walk_data):
-    """`assign` pins a subject, `folds: k` writes ⌊u × k⌋ of the subject's hash, and `by: recording`
+    """`assign` pins a subject, `folds: k` deals the train subjects to folds by a second hash, and `by: recording`
     hashes recording names — all checked against the independent hash in reference.py."""
     text = PIPELINE.replace("split: {seed: 42, fractions: {train: 0.5, validation: 0.25, test: 0.25}}",
                             "split: {seed: 42, fractions: {train: 0.5, validation: 0.25, test: 0.25}, folds: 4, "
@@ -162,6 +162,10 @@ def test_assign_folds_and_split_by_recording(walk_data):
     (walk_data / "folds.yaml").write_text(text)
     motionprep("run", walk_data / "folds.yaml", "--quiet")
     seen = set()
+    with h5py.File(walk_data / "out-folds" / "train.h5", "r") as f:
+        subjects = list(f.attrs["subject_names"])
+    train = [s for s in subjects if s != "subject01" and ref.split_of(42, s, (0.5, 0.25, 0.25)) == "train"]
+    folds = ref.folds_of(42, train, 4)
     for split in ("train", "validation", "test"):
         with h5py.File(walk_data / "out-folds" / f"{split}.h5", "r") as f:
             subjects = list(f.attrs["subject_names"])
@@ -170,7 +174,7 @@ def test_assign_folds_and_split_by_recording(walk_data):
                 name = subjects[s]
                 expected = "test" if name == "subject01" else ref.split_of(42, name, (0.5, 0.25, 0.25))
                 assert split == expected, name
-                assert fold == int(ref.stable_unit(f"42:{name}") * 4)
+                assert fold == (folds[name] if split == "train" else -1)
                 seen.add(name)
     assert "subject01" in seen
     by_rec = PIPELINE.replace("split: {seed: 42,", "split: {by: recording, seed: 42,").replace("path: out}", "path: out-rec}")

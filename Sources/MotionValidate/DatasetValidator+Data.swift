@@ -5,17 +5,34 @@ import MotionCore
 extension _ValidationRun {
     /// Opens one file through its storage, checks its metadata and arrays, and scans it.
     func checkData(_ file: ManifestFile, storage: any DatasetStorage) {
-        for c in [CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
+        for c in [CheckID.filesContainer, CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
                   .indicesRange, .valuesFinite] { builder.ran(c) }
         let reader: any DatasetFileReader
+        let expectedContents = ExpectedFileContents(
+            windows: file.numWindows, arrayRowElements: manifest.arrays.values.map { $0.rowShape.reduce(1, *) },
+            classes: manifest.classes.count)
         do {
-            reader = try storage.open(path: path(file.path), displayPath: file.path)
+            reader = try storage.open(path: path(file.path), displayPath: file.path, expected: expectedContents)
+        } catch let e as ContainerError {
+            builder.fail(.filesContainer, file.path, e.message)
+            incomplete.insert(file.path)
+            return
         } catch {
             builder.fail(.filesReadable, file.path, "cannot be opened as \(storage.name): \(error)")
             incomplete.insert(file.path)
             return
         }
         defer { reader.close() }
+
+        var container = ContainerProblems()
+        do {
+            container = try reader.containerProblems()
+            for p in container.messages { builder.fail(.filesContainer, file.path, p) }
+        } catch {
+            builder.fail(.filesReadable, file.path, "its structure cannot be listed: \(error)")
+            incomplete.insert(file.path)
+            return
+        }
 
         let expected = ExpectedFileMetadata(
             split: file.split.rawValue, sampleRateHz: manifest.sampleRateHz, windowLength: manifest.windowLength,
@@ -36,7 +53,8 @@ extension _ValidationRun {
             incomplete.insert(file.path)
             return
         }
-        let readable = checkArrays(file, stored)
+        var readable = checkArrays(file, stored, refused: container.refusedArrays)
+        for name in container.refusedArrays { readable[name] = nil }
         if readable.count < manifest.arrays.count { incomplete.insert(file.path) }
 
         let ranges = resolvedRanges()
@@ -52,10 +70,15 @@ extension _ValidationRun {
 
     /// `arrays.shape` and `arrays.dtype`; returns the arrays that can be read as the manifest
     /// describes them.
-    private func checkArrays(_ file: ManifestFile, _ stored: [String: StoredArray]) -> [String: StoredArray] {
+    /// `refused`: names already failed under `files.container` (a link where the array should
+    /// be is not reported again as a missing array).
+    private func checkArrays(_ file: ManifestFile, _ stored: [String: StoredArray],
+                             refused: Set<String>) -> [String: StoredArray] {
         var readable: [String: StoredArray] = [:]
         for name in DatasetManifest.arrayOrder(Set(stored.keys).union(manifest.arrays.keys)) {
             switch (manifest.arrays[name], stored[name]) {
+            case (_?, nil) where refused.contains(name):
+                break
             case (let schema?, nil):
                 builder.fail(.arraysShape, file.path, "lacks the array `\(name)` (\(schema.dtype) \(ManifestDecoder.shape(schema.rowShape)))")
             case (nil, let a?):
@@ -171,6 +194,10 @@ extension _ValidationRun {
             if !manifest.classes.isEmpty, s.classCounts.reduce(0, +) != s.numWindows {
                 builder.fail(.countsSplit, Self.manifestName,
                              "split `\(name)` lists \(s.numWindows) windows but its class counts \(Self.list(s.classCounts)) add up to \(s.classCounts.reduce(0, +))")
+            }
+            for f in s.files where !manifest.classes.isEmpty && f.classCounts.reduce(0, +) != f.numWindows {
+                builder.fail(.countsFile, f.path,
+                             "the manifest lists \(f.numWindows) windows for it, but its class counts \(Self.list(f.classCounts)) add up to \(f.classCounts.reduce(0, +))")
             }
             if manifest.storage == "shards" { checkShardSequence(split, s.files) }
             guard let (n, counts) = recomputed(split) else { continue }

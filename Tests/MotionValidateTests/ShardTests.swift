@@ -26,7 +26,7 @@ import Testing
         try FileManager.default.copyItem(atPath: dir + "/train/train-00001.tar.zst", toPath: dir + "/train/train-00002.tar.zst")
         let (status, output) = try validate(dir)
         #expect(status == .checkFailed)
-        #expect(output.contains("\(dir)/train/train-00002.tar.zst: files.unlisted: is a data file the manifest does not list"))
+        #expect(output.contains("\(dir)/train/train-00002.tar.zst: files.unlisted: is a file the manifest does not list"))
     }
 
     @Test func flippedByteFailsChecksumsAndDecoding() throws {

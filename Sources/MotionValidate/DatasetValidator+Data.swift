@@ -55,6 +55,14 @@ extension _ValidationRun {
         }
         var readable = checkArrays(file, stored, refused: container.refusedArrays)
         for name in container.refusedArrays { readable[name] = nil }
+        // An extent far beyond the entry (a tiny HDF5 file can declare billions of rows of fill
+        // values) is not read: it would cost hours, and the counts are wrong anyway.
+        let maxRows = Self.maximumRows(listedWindows: file.numWindows)
+        for name in DatasetManifest.arrayOrder(readable.keys) where readable[name]!.rows > maxRows {
+            builder.fail(.filesContainer, file.path,
+                         "`\(name)` has \(readable[name]!.rows) rows, far more than the \(file.numWindows) windows its manifest entry lists (at most \(maxRows) are read); it is not read")
+            readable[name] = nil
+        }
         if readable.count < manifest.arrays.count { incomplete.insert(file.path) }
 
         let ranges = resolvedRanges()
@@ -109,6 +117,13 @@ extension _ValidationRun {
             }
         }
         return readable
+    }
+
+    /// The most rows an array of a file listed with `listedWindows` windows is read for: the
+    /// listed windows plus one block of slack, so a modest disagreement is still counted and
+    /// reported by `counts.file`.
+    static func maximumRows(listedWindows: Int) -> Int {
+        listedWindows > Int.max - 4096 ? Int.max : listedWindows + 4096
     }
 
     static func shape(_ s: [Int]) -> String { "[" + s.map(String.init).joined(separator: ", ") + "]" }

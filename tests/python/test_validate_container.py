@@ -219,6 +219,23 @@ def test_groups_and_extra_datasets_fail(h5copy):
         f"{h5copy}/test.h5: arrays.shape: holds an array `notes` (shape [{rows}]) that the manifest does not list"], lines
 
 
+def test_extent_far_beyond_the_manifest_is_not_read(h5copy):
+    """A few bytes of HDF5 metadata can declare 10^8 windows of fill values (358 GB of `x`):
+    refused from the extent, not read for hours."""
+    with h5py.File(h5copy / "test.h5", "r+") as f:
+        f["x"].resize(10**8, axis=0)
+    fix_checksums(h5copy, "test.h5")
+    assert (h5copy / "test.h5").stat().st_size < 10 << 20
+    rc, lines, _, seconds = validate(h5copy)
+    assert rc == 1
+    manifest = json.loads((h5copy / "manifest.json").read_text())
+    listed = manifest["splits"]["test"]["files"][0]["num_windows"]
+    assert failures(lines, "files.container") == [
+        f"{h5copy}/test.h5: files.container: `x` has {10**8} rows, far more than the {listed} windows its manifest "
+        f"entry lists (at most {listed + 4096} are read); it is not read"], lines
+    assert seconds < 10
+
+
 # --- The folder: unlisted files, symlinks, FIFOs, sockets --------------------------------------
 
 def test_every_unlisted_file_is_flagged_whatever_its_name(h5copy):

@@ -406,3 +406,39 @@ def test_shard_file_longer_than_its_entry_allows_is_not_read(shardcopy):
     found = failures(lines, "files.container")
     assert len(found) == 1 and f"is {256 << 20} bytes long, more than the " in found[0], lines
     assert rss < 150, f"peak RSS {rss:.0f} MiB"
+
+
+# --- Counts: the manifest against itself ----------------------------------------------------------
+
+def edit_manifest(root, edit):
+    manifest = json.loads((root / "manifest.json").read_text())
+    edit(manifest)
+    (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+
+
+def test_file_class_counts_must_add_up_to_its_windows_even_when_unreadable(h5copy):
+    def edit(m):
+        entry = m["splits"]["test"]["files"][0]
+        entry["class_counts"][0] += 1
+        m["splits"]["test"]["class_counts"][0] += 1
+    edit_manifest(h5copy, edit)
+    (h5copy / "test.h5").unlink()
+    rc, lines, _, _ = validate(h5copy)
+    assert rc == 1
+    manifest = json.loads((h5copy / "manifest.json").read_text())
+    entry = manifest["splits"]["test"]["files"][0]
+    assert failures(lines, "counts.file") == [
+        f"{h5copy}/test.h5: counts.file: the manifest lists {entry['num_windows']} windows for it, but its class "
+        f"counts [{entry['class_counts'][0]}, {entry['class_counts'][1]}] add up to {sum(entry['class_counts'])}"], lines
+
+
+def test_counted_recordings_must_match_the_recordings_list(h5copy):
+    edit_manifest(h5copy, lambda m: m["counts"].__setitem__("recordings", m["counts"]["recordings"] + 1))
+    rc, lines, _, _ = validate(h5copy)
+    assert rc == 1
+    manifest = json.loads((h5copy / "manifest.json").read_text())
+    n = len(manifest["recordings"])
+    assert failures(lines, "manifest.schema") == [
+        f"{h5copy}/manifest.json: manifest.schema: `counts.recordings` is {n + 1}, but `recordings` lists {n} "
+        "recording(s)"], lines
+

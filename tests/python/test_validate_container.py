@@ -33,7 +33,7 @@ split: {seed: 42, fractions: {train: 0.5, validation: 0.25, test: 0.25}}
 output: OUTPUT
 """
 
-TIMEOUT = 30  # seconds; validate of these datasets takes well under one
+TIMEOUT = 10  # seconds; validate of these datasets takes well under one
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,12 @@ public struct ShardHeader: Sendable, Equatable, Decodable {
     }
 }
 
+/// A shard larger than its manifest entry allows (``ShardReader/read(path:maxArchiveBytes:)``).
+public struct ShardSizeError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public var description: String { message }
+}
+
 /// One npy member of a shard.
 public struct ShardArray: Sendable, Equatable {
     /// The array's name: the member name without the stem and `.npy` (`x`, `y`, `features`,
@@ -88,12 +94,56 @@ public enum ShardReader {
     /// - Throws: `MotionError` naming the file: `.noInput` when missing, `.ioError` when
     ///   unreadable, `.dataError` for anything malformed.
     public static func read(path: String) throws -> ShardContents {
-        let bytes = try _ShardFile.readAll(path)
+        try read(path: path, maxArchiveBytes: nil)
+    }
+
+    /// Reads and checks one shard file whose archive may hold at most `maxArchiveBytes` bytes
+    /// (``maximumArchiveBytes(windows:arrayRowElements:classes:)`` of its manifest entry), so a
+    /// zstd "bomb" costs a refusal, not the memory it declares: a file longer than the most
+    /// such an archive can compress to is not read, a frame whose header declares more content
+    /// is not decompressed, and decompression writes into a buffer of the declared size, which
+    /// libzstd never overruns (a frame that expands past its declared size fails).
+    /// - Throws: ``ShardSizeError`` when a bound is exceeded; otherwise as ``read(path:)``.
+    public static func read(path: String, maxArchiveBytes: Int?) throws -> ShardContents {
+        // Above ZSTD_compressBound: the most a frame of that much content takes (incompressible
+        // blocks), plus its header.
+        let maxFileBytes = maxArchiveBytes.map { $0 > Int.max / 2 ? Int.max : $0 + $0 >> 7 + (128 << 10) }
+        let bytes = try _ShardFile.readAll(path, maxBytes: maxFileBytes)
+        if let maxArchiveBytes, let declared = try? ZstdFrameHeader(parsing: bytes).contentSize,
+           declared > UInt64(maxArchiveBytes) {
+            throw ShardSizeError(message: "shard \(path) declares \(declared) bytes of content in its zstd frame header, more than the \(maxArchiveBytes) its manifest entry allows; it is not decompressed")
+        }
         do {
             return try read(compressed: bytes)
         } catch let e as MotionError {
             throw MotionError(e.exitStatus, "shard \(path) is malformed: \(e.message)")
         }
+    }
+
+    /// The most bytes the tar archive of a shard can legitimately hold: every array at 8 bytes
+    /// an element (the widest dtype a shard may store), each member with its tar header, its
+    /// largest npy header (version 1.0: 10 + 65 535 bytes) and its tar padding, the JSON header
+    /// member (at most 64 KiB plus 32 bytes a class), the end blocks and a tar record, and
+    /// 1 MiB of slack. Saturates at `Int.max` rather than overflow.
+    ///
+    /// The one place that knows how large a shard may be: change it with the shard format.
+    /// - Parameters:
+    ///   - windows: the windows the manifest lists for the shard.
+    ///   - arrayRowElements: elements in one row (window) of each array.
+    ///   - classes: the dataset's classes (the header's `class_counts`).
+    public static func maximumArchiveBytes(windows: Int, arrayRowElements: [Int], classes: Int) -> Int {
+        let block = TarWriter.blockSize
+        let npyHeader = 10 + 65_535
+        var total = (64 << 10) + 32 * classes + 2 * block   // JSON member with its header and padding
+        total += 20 * block + (1 << 20)                       // end blocks, a tar record, slack
+        for elements in arrayRowElements {
+            let (bytes, o1) = max(0, elements).multipliedReportingOverflow(by: 8)
+            let (data, o2) = bytes.multipliedReportingOverflow(by: max(0, windows))
+            let (sum, o3) = total.addingReportingOverflow(data)
+            guard !o1, !o2, !o3, sum <= Int.max - 2 * block - npyHeader else { return Int.max }
+            total = sum + 2 * block + npyHeader
+        }
+        return total
     }
 
     /// Reads a shard from its compressed bytes.

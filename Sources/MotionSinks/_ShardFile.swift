@@ -68,7 +68,9 @@ final class _ShardFile {
     }
 
     /// Reads a whole file.
-    static func readAll(_ path: String) throws -> [UInt8] {
+    /// The whole file; with `maxBytes`, a file longer than that throws ``ShardSizeError`` before
+    /// anything is read.
+    static func readAll(_ path: String, maxBytes: Int? = nil) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw MotionError(errno == ENOENT ? .noInput : .ioError, "cannot open \(path): \(reason())")
@@ -76,6 +78,9 @@ final class _ShardFile {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw MotionError(.ioError, "cannot read \(path): \(reason())") }
+        if let maxBytes, Int(st.st_size) > maxBytes {
+            throw ShardSizeError(message: "shard \(path) is \(st.st_size) bytes long, more than the \(maxBytes) a compressed shard of its manifest entry can take; it is not read")
+        }
         var out = [UInt8](repeating: 0, count: Int(st.st_size))
         var offset = 0
         while offset < out.count {

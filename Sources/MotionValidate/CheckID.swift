@@ -33,8 +33,16 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public static let filesSize = CheckID("files.size")
     /// Every listed file has the listed SHA-256.
     public static let filesSHA256 = CheckID("files.sha256")
-    /// No data file (`.h5`, `.tar.zst`) in the folder is missing from the manifest.
+    /// No file in the folder is missing from the manifest (besides `manifest.json`, `SHA256SUMS`,
+    /// a top-level `README*` and `report.html`).
     public static let filesUnlisted = CheckID("files.unlisted")
+    /// Every path in the folder is a regular file or a folder: no symbolic links, FIFOs, sockets or
+    /// devices (found with `lstat`, never opened).
+    public static let filesRegular = CheckID("files.regular")
+    /// Every listed file holds its data itself, in the container features motionprep writes: no
+    /// HDF5 links, groups, external or virtual storage, or layouts other than chunked; a shard
+    /// decompresses to no more than its manifest entry allows.
+    public static let filesContainer = CheckID("files.container")
     /// Every listed file opens and decodes in its storage format (HDF5 checksums included).
     public static let filesReadable = CheckID("files.readable")
     /// What each file says about itself (HDF5 attributes, shard headers) agrees with the manifest.
@@ -89,7 +97,9 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
         (.filesExist, "every listed data file exists"),
         (.filesSize, "every listed file has the listed size"),
         (.filesSHA256, "every listed file has the listed SHA-256"),
-        (.filesUnlisted, "no unlisted data files (.h5, .tar.zst)"),
+        (.filesUnlisted, "no files the manifest does not list"),
+        (.filesRegular, "only regular files and folders (no symlinks, FIFOs, sockets, devices)"),
+        (.filesContainer, "data files hold their data themselves (no HDF5 links, external or virtual storage; bounded shards)"),
         (.filesReadable, "every listed file decodes"),
         (.filesMetadata, "each file's own metadata agrees with the manifest"),
         (.arraysShape, "arrays and shapes match the manifest"),

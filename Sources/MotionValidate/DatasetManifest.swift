@@ -209,12 +209,13 @@ struct ManifestDecoder {
 
         // counts
         var windowsDropped: [String: Int]?
+        var countedRecordings: Int?
         if let c = object(top["counts"], "counts") {
             checkKeys(c, path: "counts",
                       allowed: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds",
                                 "recordings_dropped", "skipped_recordings"],
                       required: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds"])
-            _ = int(c["recordings"], "counts.recordings", min: 0)
+            countedRecordings = int(c["recordings"], "counts.recordings", min: 0)
             _ = int(c["rows_read"], "counts.rows_read", min: 0)
             _ = int(c["gaps"], "counts.gaps", min: 0)
             if let g = number(c["gap_seconds"], "counts.gap_seconds"), g < 0 {
@@ -232,6 +233,11 @@ struct ManifestDecoder {
                     _ = string(e["error"], path + ".error")
                 }
             }
+        }
+
+        // A run counts every recording it planned, and lists each by name.
+        if let countedRecordings, let recordings, countedRecordings != recordings.count {
+            problems.append("`counts.recordings` is \(countedRecordings), but `recordings` lists \(recordings.count) recording(s)")
         }
 
         // arrays

@@ -48,6 +48,42 @@ public protocol DatasetStorage: Sendable {
     ///   - displayPath: the manifest's relative path, for messages.
     /// - Throws: an error whose description says why the file is not readable in this format.
     func open(path: String, displayPath: String) throws -> any DatasetFileReader
+
+    /// Opens one data file, refusing early what cannot fit its manifest entry (a shard whose
+    /// archive would be larger than `expected` allows). The default calls
+    /// ``open(path:displayPath:)``.
+    /// - Throws: ``ContainerError`` when the file exceeds what its entry allows; otherwise as
+    ///   ``open(path:displayPath:)``.
+    func open(path: String, displayPath: String, expected: ExpectedFileContents) throws -> any DatasetFileReader
+}
+
+extension DatasetStorage {
+    public func open(path: String, displayPath: String, expected: ExpectedFileContents) throws -> any DatasetFileReader {
+        try open(path: path, displayPath: displayPath)
+    }
+}
+
+/// What a file's manifest entry says it holds, to bound reading it before it starts.
+public struct ExpectedFileContents: Sendable, Equatable {
+    /// Windows (rows of every array).
+    public var windows: Int
+    /// Elements in one row of each array the manifest lists.
+    public var arrayRowElements: [Int]
+    /// Classes of the dataset.
+    public var classes: Int
+
+    public init(windows: Int, arrayRowElements: [Int], classes: Int) {
+        self.windows = windows
+        self.arrayRowElements = arrayRowElements
+        self.classes = classes
+    }
+}
+
+/// A file refused for its container before its data is read (`files.container`), e.g. a shard
+/// that declares more content than its manifest entry allows.
+public struct ContainerError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public var description: String { message }
 }
 
 /// Reads the arrays of one data file by row blocks, so memory stays flat whatever the file's size.
@@ -77,8 +113,28 @@ public protocol DatasetFileReader: AnyObject {
     /// without it, and reads that leave the plan are served as usual.
     func willRead(_ plan: [BlockRead])
 
+    /// What the file holds or points to beyond the arrays motionprep writes, one sentence each,
+    /// and the arrays that must therefore not be read (HDF5: links, groups, external or virtual
+    /// storage). Reading this never opens another file. Empty for a format without such features.
+    func containerProblems() throws -> ContainerProblems
+
     /// Releases the file.
     func close()
+}
+
+/// Container features of one data file that motionprep never writes (`files.container`).
+public struct ContainerProblems: Sendable, Equatable {
+    /// One sentence each, without the file's name.
+    public var messages: [String] = []
+    /// Arrays (root names) that are not read: their data is not the file's own.
+    public var refusedArrays: Set<String> = []
+
+    public init() {}
+
+    mutating func refuse(_ array: String, _ message: String) {
+        messages.append(message)
+        refusedArrays.insert(array)
+    }
 }
 
 /// One read of ``DatasetFileReader``: rows of an array.
@@ -94,10 +150,8 @@ public struct BlockRead: Sendable, Equatable {
 
 extension DatasetFileReader {
     public func willRead(_ plan: [BlockRead]) {}
+    public func containerProblems() throws -> ContainerProblems { ContainerProblems() }
 }
-
-/// Suffixes of data files, whatever the storage: `files.unlisted` looks for these (SPEC §9).
-let dataFileSuffixes = [".h5", ".tar.zst"]
 
 /// The storages this build reads.
 public enum DatasetStorages {

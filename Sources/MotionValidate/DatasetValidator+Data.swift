@@ -5,17 +5,34 @@ import MotionCore
 extension _ValidationRun {
     /// Opens one file through its storage, checks its metadata and arrays, and scans it.
     func checkData(_ file: ManifestFile, storage: any DatasetStorage) {
-        for c in [CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
+        for c in [CheckID.filesContainer, CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
                   .indicesRange, .valuesFinite] { builder.ran(c) }
         let reader: any DatasetFileReader
+        let expectedContents = ExpectedFileContents(
+            windows: file.numWindows, arrayRowElements: manifest.arrays.values.map { $0.rowShape.reduce(1, *) },
+            classes: manifest.classes.count)
         do {
-            reader = try storage.open(path: path(file.path), displayPath: file.path)
+            reader = try storage.open(path: path(file.path), displayPath: file.path, expected: expectedContents)
+        } catch let e as ContainerError {
+            builder.fail(.filesContainer, file.path, e.message)
+            incomplete.insert(file.path)
+            return
         } catch {
             builder.fail(.filesReadable, file.path, "cannot be opened as \(storage.name): \(error)")
             incomplete.insert(file.path)
             return
         }
         defer { reader.close() }
+
+        var container = ContainerProblems()
+        do {
+            container = try reader.containerProblems()
+            for p in container.messages { builder.fail(.filesContainer, file.path, p) }
+        } catch {
+            builder.fail(.filesReadable, file.path, "its structure cannot be listed: \(error)")
+            incomplete.insert(file.path)
+            return
+        }
 
         let expected = ExpectedFileMetadata(
             split: file.split.rawValue, sampleRateHz: manifest.sampleRateHz, windowLength: manifest.windowLength,
@@ -36,7 +53,16 @@ extension _ValidationRun {
             incomplete.insert(file.path)
             return
         }
-        let readable = checkArrays(file, stored)
+        var readable = checkArrays(file, stored, refused: container.refusedArrays)
+        for name in container.refusedArrays { readable[name] = nil }
+        // An extent far beyond the entry (a tiny HDF5 file can declare billions of rows of fill
+        // values) is not read: it would cost hours, and the counts are wrong anyway.
+        let maxRows = Self.maximumRows(listedWindows: file.numWindows)
+        for name in DatasetManifest.arrayOrder(readable.keys) where readable[name]!.rows > maxRows {
+            builder.fail(.filesContainer, file.path,
+                         "`\(name)` has \(readable[name]!.rows) rows, far more than the \(file.numWindows) windows its manifest entry lists (at most \(maxRows) are read); it is not read")
+            readable[name] = nil
+        }
         if readable.count < manifest.arrays.count { incomplete.insert(file.path) }
 
         let ranges = resolvedRanges()
@@ -53,10 +79,15 @@ extension _ValidationRun {
 
     /// `arrays.shape` and `arrays.dtype`; returns the arrays that can be read as the manifest
     /// describes them.
-    private func checkArrays(_ file: ManifestFile, _ stored: [String: StoredArray]) -> [String: StoredArray] {
+    /// `refused`: names already failed under `files.container` (a link where the array should
+    /// be is not reported again as a missing array).
+    private func checkArrays(_ file: ManifestFile, _ stored: [String: StoredArray],
+                             refused: Set<String>) -> [String: StoredArray] {
         var readable: [String: StoredArray] = [:]
         for name in DatasetManifest.arrayOrder(Set(stored.keys).union(manifest.arrays.keys)) {
             switch (manifest.arrays[name], stored[name]) {
+            case (_?, nil) where refused.contains(name):
+                break
             case (let schema?, nil):
                 builder.fail(.arraysShape, file.path, "lacks the array `\(name)` (\(schema.dtype) \(ManifestDecoder.shape(schema.rowShape)))")
             case (nil, let a?):
@@ -87,6 +118,13 @@ extension _ValidationRun {
             }
         }
         return readable
+    }
+
+    /// The most rows an array of a file listed with `listedWindows` windows is read for: the
+    /// listed windows plus one block of slack, so a modest disagreement is still counted and
+    /// reported by `counts.file`.
+    static func maximumRows(listedWindows: Int) -> Int {
+        listedWindows > Int.max - 4096 ? Int.max : listedWindows + 4096
     }
 
     static func shape(_ s: [Int]) -> String { "[" + s.map(String.init).joined(separator: ", ") + "]" }
@@ -175,6 +213,10 @@ extension _ValidationRun {
             if !manifest.classes.isEmpty, s.classCounts.reduce(0, +) != s.numWindows {
                 builder.fail(.countsSplit, Self.manifestName,
                              "split `\(name)` lists \(s.numWindows) windows but its class counts \(Self.list(s.classCounts)) add up to \(s.classCounts.reduce(0, +))")
+            }
+            for f in s.files where !manifest.classes.isEmpty && f.classCounts.reduce(0, +) != f.numWindows {
+                builder.fail(.countsFile, f.path,
+                             "the manifest lists \(f.numWindows) windows for it, but its class counts \(Self.list(f.classCounts)) add up to \(f.classCounts.reduce(0, +))")
             }
             if manifest.storage == "shards" { checkShardSequence(split, s.files) }
             guard let (n, counts) = recomputed(split) else { continue }

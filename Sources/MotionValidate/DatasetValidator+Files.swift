@@ -8,6 +8,11 @@ extension _ValidationRun {
     func checkSHA256SUMS() {
         builder.ran(.filesSHA256SUMS)
         let name = Self.sumsName
+        let kind = _EntryKind(lstatAt: path(name))
+        guard kind == .regular || kind == .missing else {
+            builder.fail(.filesSHA256SUMS, name, "is \(kind.phrase), not a regular file, so it is not read")
+            return
+        }
         guard let data = FileManager.default.contents(atPath: path(name)) else {
             builder.fail(.filesSHA256SUMS, name, "is missing (a run writes it beside manifest.json)")
             return
@@ -53,37 +58,27 @@ extension _ValidationRun {
         }
     }
 
-    /// `files.unlisted`: every `.h5` / `.tar.zst` under the folder is listed in the manifest.
-    func checkUnlisted() {
-        builder.ran(.filesUnlisted)
-        let listed = Set(manifest.files.map(\.path))
-        guard let walker = FileManager.default.enumerator(atPath: directory) else {
-            builder.fail(.filesUnlisted, ".", "the dataset folder cannot be listed")
-            return
-        }
-        var found: [String] = []
-        while let item = walker.nextObject() as? String {
-            guard dataFileSuffixes.contains(where: { item.hasSuffix($0) }) else { continue }
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path(item), isDirectory: &isDirectory), isDirectory.boolValue { continue }
-            if !listed.contains(item) { found.append(item) }
-        }
-        for item in found.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            builder.fail(.filesUnlisted, item,
-                         "is a data file the manifest does not list (left from another run, or added by hand); remove it or regenerate the dataset")
-        }
-    }
-
     /// `files.exist` for one file (and marks `files.size` and `files.sha256` as run); false when
-    /// it does not exist or is a folder (nothing else is then checked).
+    /// it is not a regular file reached through folders only (nothing else is then checked, and
+    /// nothing is opened: a FIFO or device where a data file should be fails at once).
     func checkFileExists(_ file: ManifestFile) -> Bool {
         builder.ran(.filesExist)
         builder.ran(.filesSize)
         builder.ran(.filesSHA256)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path(file.path), isDirectory: &isDirectory), !isDirectory.boolValue else {
-            builder.fail(.filesExist, file.path,
-                         "is listed in the manifest (split `\(file.split.rawValue)`) but \(isDirectory.boolValue ? "is a folder" : "does not exist")")
+        let (kind, at) = entryKind(file.path)
+        guard kind == .regular else {
+            let listed = "is listed in the manifest (split `\(file.split.rawValue)`) but"
+            let what: String
+            if kind == .missing {
+                what = "does not exist"
+            } else if at != file.path {
+                what = "`\(at)` on its path is \(kind.phrase), not a folder, so it is not followed"
+            } else if kind == .directory {
+                what = "is a folder"
+            } else {
+                what = "is \(kind.phrase), not a regular file, so it is not opened"
+            }
+            builder.fail(.filesExist, file.path, "\(listed) \(what)")
             return false
         }
         return true

@@ -71,7 +71,7 @@ final class _ValidationRun {
     /// Checks that depend on a readable manifest, marked skipped when it is not.
     static let dependentChecks: [CheckID] = [
         .manifestSchema, .storageSupported, .filesSHA256SUMS, .filesExist, .filesSize, .filesSHA256, .filesUnlisted,
-        .filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .countsSplit, .labelsRange,
+        .filesRegular, .filesContainer, .filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .countsSplit, .labelsRange,
         .indicesRange, .valuesFinite, .normalizationStats, .splitsDisjointSubjects, .splitsDisjointRecordings,
     ]
 
@@ -100,7 +100,7 @@ final class _ValidationRun {
                          + Text.alternatives(options.storages.map(\.name)) + "), so its data is not checked")
         }
         checkSHA256SUMS()
-        checkUnlisted()
+        checkTree()
         for file in decoded.files {
             guard checkFileExists(file) else {
                 incomplete.insert(file.path)
@@ -120,7 +120,7 @@ final class _ValidationRun {
             if storage == nil { incomplete.insert(file.path) }
         }
         if storage == nil {
-            for c in [CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
+            for c in [CheckID.filesContainer, .filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
                       .indicesRange, .valuesFinite, .normalizationStats, .splitsDisjointSubjects, .splitsDisjointRecordings] {
                 builder.skip(c, "storage \"\(decoded.storage)\" cannot be read by this build")
             }
@@ -137,11 +137,16 @@ final class _ValidationRun {
     private func readManifest() -> JSONValue? {
         builder.ran(.manifestParse)
         let file = path(Self.manifestName)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            builder.fail(.manifestParse, Self.manifestName,
-                         "is missing: this folder is not a finished dataset (a run writes the manifest last)")
-            skipAll(Self.dependentChecks, "there is no manifest")
+        let kind = _EntryKind(lstatAt: file)
+        guard kind == .regular else {
+            if kind == .missing {
+                builder.fail(.manifestParse, Self.manifestName,
+                             "is missing: this folder is not a finished dataset (a run writes the manifest last)")
+                skipAll(Self.dependentChecks, "there is no manifest")
+            } else {
+                builder.fail(.manifestParse, Self.manifestName, "is \(kind.phrase), not a regular file, so it is not read")
+                skipAll(Self.dependentChecks, "the manifest is not a regular file")
+            }
             return nil
         }
         guard let data = FileManager.default.contents(atPath: file) else {

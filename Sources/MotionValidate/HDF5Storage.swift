@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 import MotionHDF5
 import MotionSinks
 
@@ -49,6 +50,9 @@ final class HDF5FileReader: DatasetFileReader {
 
     private func dataset(_ name: String) throws -> HDF5Dataset {
         if let d = datasets[name] { return d }
+        guard try rootLinks().contains(where: { $0.name == name && $0.kind == .dataset }) else {
+            throw MotionError(.dataError, "cannot open `\(name)` in `\(file.path)`: it is not a dataset at the root of the file (links are not followed)")
+        }
         let d = try file.openDataset(name)
         datasets[name] = d
         return d
@@ -62,9 +66,59 @@ final class HDF5FileReader: DatasetFileReader {
         return r
     }
 
+    /// The root's links, listed once without following any (see ``containerProblems()``).
+    private var links: [HDF5Link]?
+
+    private func rootLinks() throws -> [HDF5Link] {
+        if let links { return links }
+        let l = try file.rootLinks()
+        links = l
+        return l
+    }
+
+    /// Arrays whose data would not come from this file's own chunks; never read.
+    private var refused: Set<String> = []
+
+    /// Everything at the root but hard-linked datasets, and datasets not stored in chunks inside
+    /// the file: motionprep writes only chunked datasets at the root, and data that lives in
+    /// another file (external storage, external links, virtual datasets) is not covered by the
+    /// manifest's SHA-256. Links are never followed and no other file is opened.
+    func containerProblems() throws -> ContainerProblems {
+        var out = ContainerProblems()
+        for link in try rootLinks() {
+            let n = "`\(link.name)`"
+            switch link.kind {
+            case .dataset:
+                let info = try dataset(link.name).storageInfo
+                if let external = info.externalFiles.first {
+                    out.refuse(link.name, "\(n) keeps its data in \(info.externalFiles.count) external file(s) (first: `\(external)`), outside the file and its SHA-256; motionprep stores every array in chunks inside the file, so it is not read")
+                } else if info.layout == .virtual {
+                    out.refuse(link.name, "\(n) is a virtual dataset, a view of data in other files that the manifest's SHA-256 does not cover; motionprep stores every array in chunks inside the file, so it is not read")
+                } else if info.layout != .chunked {
+                    out.refuse(link.name, "\(n) has \(info.layout.rawValue) storage; motionprep stores every array in chunks (chunked layout), so it is not read")
+                }
+            case .soft(let target):
+                out.refuse(link.name, "\(n) is a soft link to `\(target)`, not an array; motionprep writes every array as a dataset at the root, so it is not followed")
+            case .external(let other, let object):
+                out.refuse(link.name, "\(n) is an external link to `\(object)` in `\(other)`, data outside the file and its SHA-256; it is not followed")
+            case .group:
+                out.refuse(link.name, "holds a group \(n); motionprep writes only datasets at the root of the file, so its contents are not read")
+            case .namedDatatype:
+                out.refuse(link.name, "holds a named datatype \(n); motionprep writes only datasets at the root of the file")
+            case .otherObject:
+                out.refuse(link.name, "holds an object \(n) that is not a dataset; motionprep writes only datasets at the root of the file")
+            case .userDefined(let type):
+                out.refuse(link.name, "\(n) is a user-defined link (type \(type)); motionprep writes only datasets at the root of the file, so it is not followed")
+            }
+        }
+        refused = out.refusedArrays
+        return out
+    }
+
     func arrays() throws -> [String: StoredArray] {
         var out: [String: StoredArray] = [:]
-        for name in try file.datasetNames() {
+        for link in try rootLinks() where link.kind == .dataset {
+            let name = link.name
             let d = try dataset(name)
             let dtype: String? = switch try d.elementType {
             case .float32?: "float32"
@@ -103,6 +157,9 @@ final class HDF5FileReader: DatasetFileReader {
     /// is decoded in the background while the caller works on these rows (one block ahead).
     private func read<Value>(_ array: String, _ rows: Range<Int>, fast: (HDF5ParallelChunkReader) throws -> Value?,
                              slow: (HDF5Dataset) throws -> Value) throws -> Value {
+        guard !refused.contains(array) else {
+            throw MotionError(.dataError, "cannot read dataset `\(array)` in `\(file.path)`: its data is not stored in chunks inside the file")
+        }
         let reader = try chunkReader(array)
         // A read ahead on another array is dropped (the caller left the plan).
         for (name, other) in chunkReaders where name != array { other?.waitForPrefetch() }

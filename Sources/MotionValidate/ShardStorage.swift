@@ -14,6 +14,19 @@ public struct ShardStorage: DatasetStorage {
     public func open(path: String, displayPath: String) throws -> any DatasetFileReader {
         ShardFileReader(contents: try ShardReader.read(path: path), displayPath: displayPath)
     }
+
+    /// Opens a shard no larger than its manifest entry allows
+    /// (``ShardReader/maximumArchiveBytes(windows:arrayRowElements:classes:)``): a zstd bomb
+    /// is refused from its file size or frame header, before it is decompressed.
+    public func open(path: String, displayPath: String, expected: ExpectedFileContents) throws -> any DatasetFileReader {
+        let bound = ShardReader.maximumArchiveBytes(windows: expected.windows, arrayRowElements: expected.arrayRowElements,
+                                                    classes: expected.classes)
+        do {
+            return ShardFileReader(contents: try ShardReader.read(path: path, maxArchiveBytes: bound), displayPath: displayPath)
+        } catch let e as ShardSizeError {
+            throw ContainerError(message: e.message + " (\(expected.windows) windows)")
+        }
+    }
 }
 
 /// One decoded shard; arrays are converted on first use and kept for the shard's lifetime.

@@ -163,4 +163,37 @@ import Testing
         }
         #expect((try? ShardReader.read(path: dir.path + "/missing.tar.zst")) == nil)
     }
+
+    @Test func sizeBoundRefusesAShardThatDeclaresMoreContent() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let (file, _) = try write(batches: [3], perShard: 5, in: dir)[0]
+        let path = dir.path + "/" + file.path
+        let bound = ShardReader.maximumArchiveBytes(windows: 3, arrayRowElements: [128 * 7, 1, 1, 1, 1, 14], classes: 2)
+        #expect(try ShardReader.read(path: path, maxArchiveBytes: bound).header.numWindows == 3)
+        // A frame of zeros one byte over the bound: refused from its header, before decompressing.
+        let zeros = [UInt8](repeating: 0, count: bound + 1)
+        let bomb = try zeros.withUnsafeBytes { try Zstd.compressFrame($0, level: 1) }
+        try Data(bomb).write(to: URL(fileURLWithPath: path))
+        #expect(bomb.count < bound / 100)
+        do {
+            _ = try ShardReader.read(path: path, maxArchiveBytes: bound)
+            Issue.record("a shard over its bound was read")
+        } catch let e as ShardSizeError {
+            #expect(e.message == "shard \(path) declares \(bound + 1) bytes of content in its zstd frame header, more than the \(bound) its manifest entry allows; it is not decompressed")
+        }
+        // Without a bound it is a valid frame (and not a shard).
+        #expect(throws: MotionError.self) { _ = try ShardReader.read(path: path) }
+        // A file longer than any compressed shard of that bound is not read at all.
+        try Data(count: bound * 2).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ShardSizeError.self) { _ = try ShardReader.read(path: path, maxArchiveBytes: bound) }
+    }
+
+    @Test func sizeBoundSaturatesInsteadOfOverflowing() {
+        #expect(ShardReader.maximumArchiveBytes(windows: Int.max / 4, arrayRowElements: [896], classes: 2) == Int.max)
+        #expect(ShardReader.maximumArchiveBytes(windows: 10, arrayRowElements: [Int.max / 2], classes: 2) == Int.max)
+        let small = ShardReader.maximumArchiveBytes(windows: 0, arrayRowElements: [896, 1], classes: 2)
+        #expect(small > 1 << 20 && small < 2 << 20)
+        #expect(ShardReader.maximumArchiveBytes(windows: 100, arrayRowElements: [896, 1], classes: 2) == small + 100 * 897 * 8)
+    }
 }

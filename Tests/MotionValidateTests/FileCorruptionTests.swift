@@ -61,15 +61,57 @@ import Testing
         try FileManager.default.copyItem(atPath: dir + "/train.h5", toPath: path)
         let (status, output) = try validate(dir)
         #expect(status == .checkFailed)
-        #expect(output.contains("\(dir)/\(name): files.unlisted: is a data file the manifest does not list"))
+        #expect(output.contains("\(dir)/\(name): files.unlisted: is a file the manifest does not list"))
         #expect(failedChecks(report(dir)) == ["files.unlisted"])
     }
 
-    @Test func otherFilesAreIgnored() throws {
+    @Test func topLevelReadmeAndReportAreAllowed() throws {
         let dir = Fixture.copy()
         try "notes".write(toFile: dir + "/README.md", atomically: true, encoding: .utf8)
+        try "notes".write(toFile: dir + "/readme", atomically: true, encoding: .utf8)
         try "<html/>".write(toFile: dir + "/report.html", atomically: true, encoding: .utf8)
         #expect(try validate(dir).status == .success)
+    }
+
+    @Test(arguments: ["notes.txt", "TRAIN.H5", "old.tar", ".DS_Store", "sub/README.md", "train.h5.partial"])
+    func anyOtherFileFailsUnlisted(_ name: String) throws {
+        let dir = Fixture.copy()
+        let path = dir + "/" + name
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try "extra".write(toFile: path, atomically: false, encoding: .utf8)
+        let (status, output) = try validate(dir)
+        #expect(status == .checkFailed)
+        #expect(output.contains("\(dir)/\(name): files.unlisted: is a file the manifest does not list"))
+        #expect(failedChecks(report(dir)) == ["files.unlisted"])
+    }
+
+    @Test func fifoInTheFolderFailsRegularWithoutBeingOpened() throws {
+        let dir = Fixture.copy()
+        #expect(mkfifo(dir + "/pipe", 0o644) == 0)
+        #expect(mkfifo(dir + "/test.h5.fifo", 0o644) == 0)
+        try FileManager.default.removeItem(atPath: dir + "/test.h5")
+        #expect(mkfifo(dir + "/test.h5", 0o644) == 0)
+        // Opening either FIFO would block in open(2): validate on another thread, waited for at
+        // most 10 s, so a regression fails this test instead of hanging the suite.
+        final class Box: @unchecked Sendable {
+            var result: (status: MotionCore.ExitStatus, output: String)?
+            var failed: [String] = []
+        }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            box.result = try? validate(dir)
+            box.failed = failedChecks(report(dir))
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 10) == .success, let (status, output) = box.result else {
+            Issue.record("validate did not finish within 10 s: it opened a FIFO")
+            return
+        }
+        #expect(status == .checkFailed)
+        #expect(output.contains("\(dir)/pipe: files.regular: is a FIFO (named pipe); a dataset folder holds only regular files and folders"))
+        #expect(output.contains("\(dir)/test.h5: files.exist: is listed in the manifest (split `test`) but is a FIFO (named pipe), not a regular file, so it is not opened"))
+        #expect(box.failed == ["files.exist", "files.regular"])
     }
 
     @Test func editedSHA256SUMSFails() throws {

@@ -10,7 +10,7 @@ import Testing
         let dir = Fixture.copy(shards: true)
         let (status, output) = try validate(dir)
         #expect(status == .success, "\(output)")
-        #expect(report(dir).checks.count == 20)
+        #expect(report(dir).checks.count == 22)
     }
 
     @Test func deletedShardFailsExist() throws {
@@ -26,7 +26,7 @@ import Testing
         try FileManager.default.copyItem(atPath: dir + "/train/train-00001.tar.zst", toPath: dir + "/train/train-00002.tar.zst")
         let (status, output) = try validate(dir)
         #expect(status == .checkFailed)
-        #expect(output.contains("\(dir)/train/train-00002.tar.zst: files.unlisted: is a data file the manifest does not list"))
+        #expect(output.contains("\(dir)/train/train-00002.tar.zst: files.unlisted: is a file the manifest does not list"))
     }
 
     @Test func flippedByteFailsChecksumsAndDecoding() throws {
@@ -59,5 +59,18 @@ import Testing
         #expect(status == .checkFailed)
         #expect(output.contains("\(dir)/train/train-00000.tar.zst: counts.file: its header declares 49 windows, but it holds 50"))
         #expect(failedChecks(report(dir)) == ["counts.file"])
+    }
+
+    @Test func shardDeclaringMoreThanItsEntryAllowsFailsContainer() throws {
+        let dir = Fixture.copy(shards: true)
+        let name = "train/train-00000.tar.zst"
+        let zeros = [UInt8](repeating: 0, count: 8 << 20)  // far more than 50 windows of 128 × 7 floats
+        let bomb = try zeros.withUnsafeBytes { try Zstd.compressFrame($0, level: 1) }
+        try Data(bomb).write(to: URL(fileURLWithPath: dir + "/" + name))
+        try refreshChecksums(dir, name)
+        let (status, output) = try validate(dir)
+        #expect(status == .checkFailed)
+        #expect(output.contains("\(dir)/\(name): files.container: shard \(dir)/\(name) declares \(8 << 20) bytes of content in its zstd frame header, more than the "))
+        #expect(failedChecks(report(dir)) == ["files.container"])
     }
 }

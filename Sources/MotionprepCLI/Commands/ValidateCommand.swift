@@ -12,7 +12,8 @@ enum ValidateCommand {
                motionprep validate PIPELINE.yaml...
 
         With a dataset folder: checks the written dataset and reports every failure (SPEC §9): the
-        manifest and its schema, every file's size and SHA-256, no unlisted data files, array shapes
+        manifest and its schema, every file's size and SHA-256, no unlisted files, no symlinks or FIFOs,
+        no HDF5 links or external/virtual storage, shards no larger than their entry allows, array shapes
         and dtypes, window and class counts per file and split (recomputed from the data), class ids,
         indices, NaN/Inf, normalization statistics, and that no subject or recording is in two splits.
         `--expect FILE` adds dataset-specific rules (see expectations/walk.yaml and docs/validate.md).

@@ -46,6 +46,7 @@ enum RecordingLoader {
         }
         try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: spec.resample.rateHz,
                                      channels: layout.channelNames.count)
+        try ResourceLimits.checkResolution(recording: source.name, extents: extents, rateHz: spec.resample.rateHz)
         var track: LabelTrack?
         if let labels = spec.labels {
             switch labels.from {

@@ -21,6 +21,9 @@ public struct ProcessedRecording: Sendable {
     /// Moments of x's channels over every time step of every window (train recordings only).
     public var xMoments: RunningMoments?
     public var featureMoments: RunningMoments?
+    /// The longest run of valid grid points (gap-free stretch), for the message of a run without
+    /// windows; nil when not known (a recording resumed from a record file).
+    public var longestRun: Int? = nil
 }
 
 /// Runs one recording through ingest → resample → window → label → features. Stateless apart
@@ -112,12 +115,15 @@ final class RecordingProcessor {
         result.warnings += try spec.antialias(&inputs, recording: source.name)
         guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
             result.recordingDropped = "too_few_samples"
+            result.longestRun = 0
             return result
         }
         let gapStats = signal.gapStatistics
         result.gaps = gapStats.gaps
         result.invalidPoints = gapStats.invalidPoints
-        let starts = windowPlan.starts(in: signal.segments)
+        let segments = signal.segments
+        result.longestRun = segments.map(\.count).max() ?? 0
+        let starts = windowPlan.starts(in: segments)
         try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
                                         windows: starts.count, length: T, channels: C)
         var keptStarts: [Int]

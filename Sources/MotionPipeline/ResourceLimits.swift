@@ -21,12 +21,15 @@ public enum ResourceLimits {
         var firstAt: String
         var last: Double
         var lastAt: String
+        /// Samples read (duplicates included), for the clock-resolution check.
+        var count: Int
 
-        init(first: Double, firstAt: String, last: Double, lastAt: String) {
+        init(first: Double, firstAt: String, last: Double, lastAt: String, count: Int) {
             self.first = first
             self.firstAt = firstAt
             self.last = last
             self.lastAt = lastAt
+            self.count = count
         }
 
         /// The extent of `raw` as read from `path` (rows: `path:line`; IIO: `path` scan k).
@@ -40,6 +43,7 @@ public enum ResourceLimits {
             func at(_ i: Int) -> String { isIIO ? "\(path) scan \(raw.lines[i])" : "\(path):\(raw.lines[i])" }
             first = raw.times[lo]; firstAt = at(lo)
             last = raw.times[hi]; lastAt = at(hi)
+            count = raw.times.count
         }
     }
 
@@ -55,6 +59,37 @@ public enum ResourceLimits {
         let values = points * Double(max(channels, 1))
         guard !(values <= Double(maxGridValues)) else { return }
         throw MotionError(.dataError, "\(end.lastAt): recording `\(recording)` runs from \(start.first) s (\(start.firstAt)) to \(end.last) s here, a grid of \(format(points)) points × \(channels) channel(s) at \(format(rateHz)) Hz, more than the \(maxGridValues) values motionprep accepts for one recording (a resource limit); check these timestamps and the time unit")
+    }
+
+    /// How much finer than the grid period, and than a stream's mean sampling interval, the
+    /// clock's resolution must be (docs/hardening.md, "Data safety: absurd numbers and messages").
+    public static let timeResolutionFactor = 16.0
+
+    /// Refuses a recording whose times are so large that float64 cannot resolve them finely
+    /// enough: per stream, with u the spacing of float64 values (`ulp`) at its largest |time|,
+    /// it fails when 16 u exceeds the grid period 1 / `rateHz`, or when 16 u exceeds the stream's
+    /// mean interval (span / (samples − 1), duplicates counted, when the span is not 0). Past
+    /// either, consecutive samples or grid points collapse onto the same float64 time and
+    /// would be dropped as `duplicate_time` or resampled at the wrong instants.
+    ///
+    /// - Throws: `MotionError(.dataError)` at the file and line (or IIO scan) of the largest time.
+    static func checkResolution(recording: String, extents: [Extent], rateHz: Double) throws {
+        let k = timeResolutionFactor
+        let period = 1 / rateHz
+        for e in extents {
+            let (t, at) = Swift.abs(e.last) >= Swift.abs(e.first) ? (e.last, e.lastAt) : (e.first, e.firstAt)
+            let ulp = Swift.abs(t).ulp
+            guard ulp.isFinite else { continue }
+            let span = e.last - e.first
+            var coarser: String?
+            if ulp * k > period {
+                coarser = "coarser than 1/\(Int(k)) of the \(period) s grid period (\(format(rateHz)) Hz)"
+            } else if span > 0 && e.count > 1 && ulp * k > span / Double(e.count - 1) {
+                coarser = "coarser than 1/\(Int(k)) of the stream's mean sampling interval of \(span / Double(e.count - 1)) s (\(e.count) samples over \(span) s)"
+            }
+            guard let coarser else { continue }
+            throw MotionError(.dataError, "\(at): recording `\(recording)` has times near \(t) s, where float64 has a resolution of \(ulp) s, \(coarser), so samples would collapse onto the same time; store times relative to the recording's start, or check the time unit (an input's `time.unit`)")
+        }
     }
 
     /// Refuses a recording whose windows would hold more than `maxWindowValues` values.

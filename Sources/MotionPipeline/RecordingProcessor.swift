@@ -42,9 +42,14 @@ final class RecordingProcessor {
     let streamBlockBytes: Int
     /// Notices for the user (a streamed recording processed whole after all).
     let log: (String) -> Void
+    /// The most grid values, and the most window values, one recording may use: the resource
+    /// limits, or the run's memory budget when that is smaller.
+    let valueLimit: Int
 
     init(spec: PipelineSpec, layout: ChannelLayout, streamThresholdBytes: Int = RunOptions.defaultStreamThresholdBytes,
-         streamBlockBytes: Int = RunOptions.defaultStreamBlockBytes, log: @escaping (String) -> Void = { _ in }) {
+         streamBlockBytes: Int = RunOptions.defaultStreamBlockBytes, log: @escaping (String) -> Void = { _ in },
+         valueLimit: Int = ResourceLimits.maxGridValues) {
+        self.valueLimit = valueLimit
         self.spec = spec
         self.layout = layout
         self.streamThresholdBytes = streamThresholdBytes
@@ -71,15 +76,22 @@ final class RecordingProcessor {
     /// and its inputs allow it (bounded memory, windows left in the record file), else whole.
     /// Both give the same bytes; a streamed recording that whole processing must judge (an
     /// error, or label events far out of time order) is processed whole after all.
+    ///
+    /// `reserve` is called with the values (4-byte units) the recording will hold at most, before
+    /// its grid and windows are allocated (the run's `MemoryBudget`); it may wait.
     func processToRecord(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?, inputs: [InputEntry],
                          recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool,
-                         bytesRead: (Int) -> Void = { _ in }) throws -> RecordingRecord {
+                         bytesRead: (Int) -> Void = { _ in },
+                         reserve: (Int) throws -> Void = { _ in }) throws -> RecordingRecord {
         let bytes = inputs.reduce(0) { $0 + $1.bytes }
         if bytes >= streamThresholdBytes && StreamingRecording.canStream(source, spec: spec) {
+            try reserve(ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
+                                                        length: windowPlan.length, features: featurePlan?.count ?? 0))
             if extractor == nil, let featurePlan { extractor = FeatureExtractor(plan: featurePlan) }
             let streaming = StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
                                                aligner: aligner, featurePlan: featurePlan, extractor: extractor,
-                                               isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes)
+                                               isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes,
+                                               valueLimit: valueLimit)
             do {
                 return try streaming.run(inputs: inputs, recordPath: recordPath, pipelineSHA256: pipelineSHA256,
                                          isCancelled: isCancelled, bytesRead: bytesRead)
@@ -95,17 +107,20 @@ final class RecordingProcessor {
                 // the recording's error its canonical message.
             }
         }
-        let processed = try process(source, isTrain: isTrain, intervals: intervals)
+        let processed = try process(source, isTrain: isTrain, intervals: intervals, reserve: reserve)
         let record = RecordingRecord(processed: processed, inputs: inputs, stored: nil)
         try RecordStore.save(record, pipelineSHA256: pipelineSHA256, to: recordPath)
         return record
     }
 
     /// Processes `source` whole, in memory. Throws a `UserFacingError` when the recording cannot be read.
-    func process(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?) throws -> ProcessedRecording {
-        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals)
+    func process(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?,
+                 reserve: (Int) throws -> Void = { _ in }) throws -> ProcessedRecording {
+        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals, gridLimit: valueLimit)
         let T = windowPlan.length
         let C = layout.channelNames.count
+        try reserve(ResourceLimits.wholeEstimate(streams: recording.streams, rateHz: spec.resample.rateHz, channels: C,
+                                                 length: T, stride: windowPlan.stride, features: featurePlan?.count ?? 0))
         var result = ProcessedRecording(source: source,
                                         windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
                                         rowsRead: recording.rowsRead, rowsDropped: recording.rowsDropped, windowsDropped: [:],
@@ -125,7 +140,7 @@ final class RecordingProcessor {
         result.longestRun = segments.map(\.count).max() ?? 0
         let starts = windowPlan.starts(in: segments)
         try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
-                                        windows: starts.count, length: T, channels: C)
+                                        windows: starts.count, length: T, channels: C, limit: valueLimit)
         var keptStarts: [Int]
         var classIds: [Int64]
         if let aligner {

@@ -52,13 +52,14 @@ public enum ResourceLimits {
     ///
     /// - Throws: `MotionError(.dataError)` naming the file and line (or IIO scan) of the samples
     ///   that bound the grid.
-    static func checkGrid(recording: String, extents: [Extent], rateHz: Double, channels: Int) throws {
+    static func checkGrid(recording: String, extents: [Extent], rateHz: Double, channels: Int,
+                          limit: Int = maxGridValues) throws {
         guard let start = extents.max(by: { $0.first < $1.first }),
               let end = extents.min(by: { $0.last < $1.last }), end.last > start.first else { return }
         let points = (end.last - start.first) * rateHz + 1
         let values = points * Double(max(channels, 1))
-        guard !(values <= Double(maxGridValues)) else { return }
-        throw MotionError(.dataError, "\(end.lastAt): recording `\(recording)` runs from \(start.first) s (\(start.firstAt)) to \(end.last) s here, a grid of \(format(points)) points × \(channels) channel(s) at \(format(rateHz)) Hz, more than the \(maxGridValues) values motionprep accepts for one recording (a resource limit); check these timestamps and the time unit")
+        guard !(values <= Double(limit)) else { return }
+        throw MotionError(.dataError, "\(end.lastAt): recording `\(recording)` runs from \(start.first) s (\(start.firstAt)) to \(end.last) s here, a grid of \(format(points)) points × \(channels) channel(s) at \(format(rateHz)) Hz, more than the \(limit) values motionprep accepts for one recording (a resource limit); check these timestamps and the time unit")
     }
 
     /// How much finer than the grid period, and than a stream's mean sampling interval, the
@@ -92,11 +93,48 @@ public enum ResourceLimits {
         }
     }
 
+    /// The run-wide memory budget (`MemoryBudget`), in values: what all recordings in flight
+    /// may hold at once, whatever `--jobs`. The same 2³⁰ values (4 GiB) one recording may use.
+    public static let defaultRunBudgetValues = 1 << 30
+
+    /// What whole processing of a recording holds at most once its streams are read, in values
+    /// (4 bytes; a Double counts 2): the streams (twice: anti-aliasing filters a copy), the grid
+    /// (grid points × channels, plus one validity byte per point) and every window it can cut
+    /// (windows × length × channels, plus the features). An upper bound: gaps only remove
+    /// windows.
+    static func wholeEstimate(streams: [SensorStream], rateHz: Double, channels: Int, length: Int, stride: Int,
+                              features: Int) -> Int {
+        var total = 0.0
+        for s in streams { total += 4 * Double(s.count) * Double(s.channels.count + 1) }
+        if let t0 = streams.map({ $0.times.first ?? .infinity }).max(), let t1 = streams.map({ $0.times.last ?? -.infinity }).min(),
+           t1 >= t0 {
+            let points = ((t1 - t0) * rateHz).rounded(.down) + 2
+            total += points * (Double(channels) + 0.25)
+            if points >= Double(length) {
+                let windows = ((points - Double(length)) / Double(Swift.max(1, stride))).rounded(.down) + 1
+                total += windows * (Double(length) * Double(channels) + Double(features) + 4)
+            }
+        }
+        return total < Double(Int.max / 2) ? Int(total) : Int.max / 2
+    }
+
+    /// What a streamed recording holds at most, in values: a few input blocks (the block read,
+    /// its parsed columns, the streams' buffers), the grid rows kept for windows in progress
+    /// (at least a window, trimmed by 2¹⁶ rows or half) and one output batch of
+    /// `RecordStore.blockWindows` windows.
+    static func streamedEstimate(blockBytes: Int, channels: Int, length: Int, features: Int) -> Int {
+        let c = Double(Swift.max(1, channels))
+        let total = 8 * Double(blockBytes) / 4 + 2 * (Double(length) + 65_536) * c
+            + Double(RecordStore.blockWindows) * (Double(length) * c + Double(features) + 4)
+        return total < Double(Int.max / 2) ? Int(total) : Int.max / 2
+    }
+
     /// Refuses a recording whose windows would hold more than `maxWindowValues` values.
-    static func checkWindows(recording: String, files: String, windows: Int, length: Int, channels: Int) throws {
+    static func checkWindows(recording: String, files: String, windows: Int, length: Int, channels: Int,
+                             limit: Int = maxWindowValues) throws {
         let values = Double(windows) * Double(length) * Double(max(channels, 1))
-        guard values > Double(maxWindowValues) else { return }
-        throw MotionError(.dataError, "\(files): recording `\(recording)` would give \(windows) windows × \(length) samples × \(channels) channel(s), more than the \(maxWindowValues) values motionprep accepts for one recording (a resource limit); use a longer `window.stride_s` or a shorter window")
+        guard values > Double(limit) else { return }
+        throw MotionError(.dataError, "\(files): recording `\(recording)` would give \(windows) windows × \(length) samples × \(channels) channel(s), more than the \(limit) values motionprep accepts for one recording (a resource limit); use a longer `window.stride_s` or a shorter window")
     }
 
     private static func format(_ x: Double) -> String {

@@ -53,6 +53,8 @@ final class StreamingRecording {
     private let T: Int
     private let C: Int
     private let blockBytes: Int
+    /// The most grid values, and window values, the recording may use (`RecordingProcessor.valueLimit`).
+    private let valueLimit: Int
 
     // Streams, in layout order, and which file each came from.
     private var streams: [_StreamBuffer]
@@ -103,7 +105,8 @@ final class StreamingRecording {
 
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
-         intervals: IntervalLabels?, blockBytes: Int) {
+         intervals: IntervalLabels?, blockBytes: Int, valueLimit: Int = ResourceLimits.maxGridValues) {
+        self.valueLimit = valueLimit
         self.source = source
         self.spec = spec
         self.layout = layout
@@ -307,7 +310,7 @@ final class StreamingRecording {
             if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
             if windowOverflow {
                 try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
-                                                windows: windowStarts, length: T, channels: C)
+                                                windows: windowStarts, length: T, channels: C, limit: valueLimit)
                 throw StreamFallback(description: "windows past the resource limit")
             }
             try label(count: pending.count, writer: writer)
@@ -343,7 +346,7 @@ final class StreamingRecording {
             extents.append(ResourceLimits.Extent(first: e.first, firstAt: at(e.firstLine), last: e.last, lastAt: at(e.lastLine),
                                                  count: streams[s].received))
         }
-        try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C)
+        try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C, limit: valueLimit)
         if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
         try ResourceLimits.checkResolution(recording: source.name, extents: extents, rateHz: rate)
     }
@@ -451,7 +454,7 @@ final class StreamingRecording {
         // nearly always a bad timestamp. The grid so far is within the one whole processing
         // computes from the streams' extents, so past the limit here it is past it there: stop
         // computing, read on only to check, and report it as whole processing does.
-        guard !((limit - t0!) * rate * Double(C) > Double(ResourceLimits.maxGridValues)) else {
+        guard !((limit - t0!) * rate * Double(C) > Double(valueLimit)) else {
             gridOverflow = true
             return
         }
@@ -479,7 +482,7 @@ final class StreamingRecording {
                 longestRun = Swift.max(longestRun, k + 1 - runStart!)
                 while nextStart + T <= k + 1 {
                     windowStarts += 1
-                    if Double(windowStarts) * Double(T) * Double(C) > Double(ResourceLimits.maxWindowValues) {
+                    if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
                         // Whole processing refuses the recording (checkWindows): count on, keep none.
                         windowOverflow = true
                         pending.removeAll()

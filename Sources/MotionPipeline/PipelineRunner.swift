@@ -51,9 +51,9 @@ public enum PipelineRunner {
                 },
                 work: { processor, k in
                     let i = owned[k]
+                    defer { budget.pass(item: k) }  // its turn to reserve memory is over
                     if options.isCancelled() { return .failure(RunInterrupted(message: "")) }
                     let path = recordsDir + "/" + RecordStore.fileName(for: i)
-                    defer { budget.pass(item: k) }
                     return Result {
                         if options.resume, let saved = try RecordStore.load(path: path, source: sources[i]) {
                             try checkUnchanged(saved.record, pipelineSHA256: saved.pipelineSHA256, plan: plan)

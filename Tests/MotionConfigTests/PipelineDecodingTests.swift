@@ -104,7 +104,7 @@ output:
     #expect(spec.resample.maxGapS.value(for: "Barometer") == 2.5)
     #expect(spec.window == WindowSpec(length: .samples(128), stride: .samples(64)))
     // Where the `window` key is, for "the run produced no window" (not part of equality).
-    #expect(spec.window.location?.description.hasSuffix(":7:1") == true)
+    #expect(spec.window.location?.description.hasSuffix(":9:1") == true)
 }
 
 @Test func labelClassesDefaultToTheSortedValuesOfMap() throws {

@@ -138,9 +138,11 @@ final class RecordingProcessor {
         result.invalidPoints = gapStats.invalidPoints
         let segments = signal.segments
         result.longestRun = segments.map(\.count).max() ?? 0
-        let starts = windowPlan.starts(in: segments)
+        // Counted before the starts are listed: the list itself (8 bytes a window) could be large.
+        let windowCount = segments.reduce(0) { $0 + ($1.count >= T ? ($1.count - T) / windowPlan.stride + 1 : 0) }
         try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
-                                        windows: starts.count, length: T, channels: C, limit: valueLimit)
+                                        windows: windowCount, length: T, channels: C, limit: valueLimit)
+        let starts = windowPlan.starts(in: segments)
         var keptStarts: [Int]
         var classIds: [Int64]
         if let aligner {

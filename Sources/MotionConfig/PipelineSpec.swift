@@ -268,10 +268,18 @@ public struct WindowSpec: Sendable, Equatable {
     public var length: Amount
     /// Default: equal to `length` (no overlap).
     public var stride: Amount
+    /// Where the `window` key is in the pipeline file (for messages; nil for specs built in
+    /// code). Not part of equality.
+    public var location: SourceLocation?
 
-    public init(length: Amount, stride: Amount) {
+    public init(length: Amount, stride: Amount, location: SourceLocation? = nil) {
         self.length = length
         self.stride = stride
+        self.location = location
+    }
+
+    public static func == (a: WindowSpec, b: WindowSpec) -> Bool {
+        a.length == b.length && a.stride == b.stride
     }
 }
 

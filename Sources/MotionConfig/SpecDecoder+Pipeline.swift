@@ -30,7 +30,10 @@ extension SpecDecoder {
         if let node = required("resample", in: f) { resample = decodeResample(node) }
 
         var window: WindowSpec?
-        if let node = required("window", in: f) { window = decodeWindow(node, rateHz: resample?.rateHz) }
+        if let node = required("window", in: f) {
+            window = decodeWindow(node, rateHz: resample?.rateHz)
+            window?.location = location(f.keyNode("window")?.mark ?? node.mark)
+        }
 
         var labels: LabelsSpec?
         var labelsOK = true

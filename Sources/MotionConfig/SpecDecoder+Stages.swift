@@ -7,6 +7,9 @@ extension SpecDecoder {
     static let maxWindowSamples = 10_000_000
     /// The highest `rate_hz` accepted.
     static let maxRateHz = 1e6
+    /// The lowest `rate_hz` accepted: the smallest normal float64 whose period 1 / rate is
+    /// finite (below it 1 / rate overflows to infinity, or the rate itself is subnormal).
+    static let minRateHz = Double.leastNormalMagnitude
 
     /// Feature names SPEC §6 defines, in its order.
     static let featureCatalogue = ["mean", "std", "var", "min", "max", "range", "median", "iqr", "rms", "mad",
@@ -28,6 +31,11 @@ extension SpecDecoder {
             rate = number(n, "resample.rate_hz", "a number greater than 0") { $0 > 0 }
             if let r = rate, r > Self.maxRateHz {
                 mustBe("resample.rate_hz", n, "at most \(Self.format(Self.maxRateHz))")
+                rate = nil
+            } else if let r = rate, !(1 / r).isNormal || !(1 / r).isFinite || !r.isNormal {
+                // A rate so small that its period (1 / rate) is not a finite float64, or the rate
+                // itself is subnormal: no grid time t0 + k / rate can be computed.
+                mustBe("resample.rate_hz", n, "a number whose period 1 / rate_hz is finite (at least \(Self.minRateHz) Hz)")
                 rate = nil
             }
         }

@@ -70,7 +70,8 @@ final class DatasetWriter {
         let count = { (s: SplitName) in files[s]!.reduce(0) { $0 + $1.numWindows } }
         let total = SplitName.allCases.reduce(0) { $0 + count($1) }
         if total == 0 {
-            throw MotionError(.dataError, "the run produced no window: \(totals.explanation(windowLength: plan.windowLength, rateHz: rate, recordings: plan.sources.count))")
+            let at = spec.window.location.map { "\($0): " } ?? ""
+            throw MotionError(.dataError, "\(at)the run produced no window: \(totals.explanation(windowLength: plan.windowLength, rateHz: rate, recordings: plan.sources.count))")
         }
         for split in SplitName.allCases {
             let n = count(split)
@@ -133,6 +134,9 @@ struct Totals {
     var gaps = 0
     var invalidPoints = 0
     var shortRecordings = 0
+    /// Per recording appended (canonical order), its longest gap-free stretch in grid points
+    /// (nil when unknown: resumed from a record file).
+    var longestRuns: [(recording: String, points: Int?)] = []
     var xMoments: RunningMoments
     var featureMoments: RunningMoments
 
@@ -148,17 +152,53 @@ struct Totals {
         if let d = r.recordingDropped { recordingsDropped[d, default: 0] += 1 }
         gaps += r.gaps
         invalidPoints += r.invalidPoints
+        longestRuns.append((r.source.name, r.longestRun))
         if let m = r.xMoments { xMoments.combine(m) }
         if let m = r.featureMoments { featureMoments.combine(m) }
     }
 
+    /// Why no window came out: the window's length, the recordings' longest gap-free stretches
+    /// (all of them up to `maxListed`, else the longest `maxListed` and how many there are), and
+    /// what was dropped.
     func explanation(windowLength: Int, rateHz: Double, recordings: Int) -> String {
-        var parts: [String] = ["\(recordings) recording(s) read"]
-        for (k, v) in recordingsDropped.sorted(by: { $0.key < $1.key }) { parts.append("\(v) recording(s) dropped (\(k))") }
-        for (k, v) in windowsDropped.sorted(by: { $0.key < $1.key }) { parts.append("\(v) window(s) dropped (\(k))") }
+        let window = "one window is \(windowLength) samples (\(Double(windowLength) / rateHz) s at \(MessageNumber.number(rateHz)) Hz)"
+        var parts: [String] = []
         if windowsDropped.isEmpty {
-            parts.append("no gap-free stretch of any recording is as long as one window (\(windowLength) samples = \(Double(windowLength) / rateHz) s)")
+            parts.append("\(window), longer than every recording's longest gap-free stretch")
+        } else {
+            parts.append("\(window); every window cut was dropped")
         }
-        return parts.joined(separator: ", ")
+        func stretch(_ r: (recording: String, points: Int?)) -> String {
+            guard let n = r.points else { return "`\(r.recording)` not known (resumed)" }
+            return "`\(r.recording)` \(Double(n) / rateHz) s (\(n) samples)"
+        }
+        let known = longestRuns.filter { $0.points != nil }
+        if !longestRuns.isEmpty {
+            if longestRuns.count <= Self.maxListed {
+                parts.append("longest gap-free stretch per recording: " + longestRuns.map(stretch).joined(separator: ", "))
+            } else {
+                // Stable: equal lengths stay in canonical order.
+                let longest = known.enumerated().sorted { a, b in
+                    a.element.points! != b.element.points! ? a.element.points! > b.element.points! : a.offset < b.offset
+                }.prefix(Self.maxListed).map(\.element)
+                parts.append("the \(longest.count) longest gap-free stretches of \(longestRuns.count) recordings: "
+                             + longest.map(stretch).joined(separator: ", "))
+            }
+        }
+        var counts: [String] = ["\(recordings) recording(s) read"]
+        for (k, v) in recordingsDropped.sorted(by: { $0.key < $1.key }) { counts.append("\(v) recording(s) dropped (\(k))") }
+        for (k, v) in windowsDropped.sorted(by: { $0.key < $1.key }) { counts.append("\(v) window(s) dropped (\(k))") }
+        parts.append(counts.joined(separator: ", "))
+        return parts.joined(separator: "; ")
+    }
+
+    /// Recordings listed one by one in the explanation; more are summarised by the longest.
+    static let maxListed = 5
+}
+
+/// `50` rather than `50.0` in messages.
+enum MessageNumber {
+    static func number(_ d: Double) -> String {
+        d == d.rounded() && Swift.abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
     }
 }

@@ -7,6 +7,9 @@ extension IntervalLabels {
     ///
     /// - Parameter path: the file to open and name in messages.
     /// - Throws: `.noInput` when missing, `.dataError` for a bad row or an overlap.
+    /// The longest line accepted, as `CSVReader` and `MotionCollectorReader` do.
+    static let maxLineBytes = 1 << 20
+
     static func load(path: String) throws -> IntervalLabels {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw MotionError(.noInput, "cannot read labels file \(path): no such file")
@@ -18,9 +21,15 @@ extension IntervalLabels {
             line.hasSuffix("\r") ? line.dropLast() : line
         }
         if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = first.dropFirst() }
+        // As the csv and MotionCollector readers: a line over 1 MiB is not a labels row.
+        if let i = lines.firstIndex(where: { $0.utf8.count > maxLineBytes }) {
+            throw MotionError(.dataError, "\(path):\(i + 1): line is longer than \(maxLineBytes) bytes (is this an intervals file, `recording,start_s,end_s,label`?)")
+        }
         let header = lines.first.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
         guard header == ["recording", "start_s", "end_s", "label"] else {
-            throw MotionError(.dataError, "\(path):1: the header must be `recording,start_s,end_s,label`, not `\(lines.first ?? "")`")
+            let first = lines.first ?? ""
+            let shown = first.count > 80 ? first.prefix(80) + "…" : first
+            throw MotionError(.dataError, "\(path):1: the header must be `recording,start_s,end_s,label`, not `\(shown)`")
         }
         var byRecording: [String: [(start: Double, end: Double, label: String, line: Int)]] = [:]
         for (i, line) in lines.enumerated().dropFirst() where !line.trimmingCharacters(in: .whitespaces).isEmpty {

@@ -22,10 +22,12 @@ final class OrderedExecutor<Worker, Output>: @unchecked Sendable {
     ///   - makeWorker: per-worker state (scratch buffers), created on the worker's thread.
     ///   - work: processes item i with the worker's state.
     ///   - consume: receives each result in index order; throwing cancels the run.
+    ///   - onCancel: called once the run is cancelled, before waiting for the workers (to wake
+    ///     workers waiting on something of the caller's, such as a `MemoryBudget`).
     func run(count: Int, jobs: Int, maxInFlight: Int,
              makeWorker: @escaping @Sendable () -> Worker,
              work: @escaping @Sendable (inout Worker, Int) throws -> Output,
-             consume: (Int, Output) throws -> Void) throws {
+             consume: (Int, Output) throws -> Void, onCancel: () -> Void = {}) throws {
         let jobs = Swift.max(1, Swift.min(jobs, count))
         let window = Swift.max(maxInFlight, jobs)
         let group = DispatchGroup()
@@ -77,6 +79,7 @@ final class OrderedExecutor<Worker, Output>: @unchecked Sendable {
             cancelled = true
             condition.broadcast()
             condition.unlock()
+            onCancel()
         }
         group.wait()
         if let failure { throw failure }

@@ -42,15 +42,18 @@ public enum PipelineRunner {
         let resumedCount = ResumeCounter()
         let streamedCount = ResumeCounter()
         let executor = OrderedExecutor<RecordingProcessor, Result<RecordingRecord, Error>>()
+        let budget = MemoryBudget(capacity: options.memoryBudgetValues)
+        let valueLimit = Swift.min(ResourceLimits.maxGridValues, budget.capacity)
         do {
             try executor.run(
                 count: owned.count, jobs: options.jobs, maxInFlight: options.jobs * 2,
                 makeWorker: {
                     RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: options.streamThresholdBytes,
-                                       streamBlockBytes: options.streamBlockBytes, log: options.log)
+                                       streamBlockBytes: options.streamBlockBytes, log: options.log, valueLimit: valueLimit)
                 },
                 work: { processor, k in
                     let i = owned[k]
+                    defer { budget.pass(item: k) }  // its turn to reserve memory is over
                     if options.isCancelled() { return .failure(RunInterrupted(message: "")) }
                     let path = recordsDir + "/" + RecordStore.fileName(for: i)
                     return Result {
@@ -63,12 +66,14 @@ public enum PipelineRunner {
                         let record = try processor.processToRecord(sources[i], isTrain: isTrain[i], intervals: intervals, inputs: inputs,
                                                              recordPath: path, pipelineSHA256: plan.pipelineSHA256,
                                                              isCancelled: options.isCancelled,
-                                                             bytesRead: { progress.reading(k, bytes: $0) })
+                                                             bytesRead: { progress.reading(k, bytes: $0) },
+                                                             reserve: { try budget.reserve(item: k, values: $0) })
                         if record.stored != nil { streamedCount.increment() }
                         return record
                     }
                 },
                 consume: { k, outcome in
+                    defer { budget.release(item: k) }  // the result leaves memory once written
                     let i = owned[k]
                     if case .failure(let e) = outcome, e is RunInterrupted {
                         throw RunInterrupted(message: "interrupted after \(k) of \(owned.count) recordings; the finished ones are kept in \(staging.partialDirectory): rerun with `--resume` to complete the dataset")
@@ -84,7 +89,7 @@ public enum PipelineRunner {
                     } else {
                         progress.finished(k, windows: 0, bytes: sources[i].files.reduce(0) { $0 + PathText.fileSize($1.path) })
                     }
-                })
+                }, onCancel: { budget.cancel() })
         } catch let e as RunInterrupted {
             keepPartial = true
             throw e
@@ -102,6 +107,8 @@ public enum PipelineRunner {
         }
         summary.resumed = resumedCount.value
         summary.streamed = streamedCount.value
+        summary.memoryBudgetPeak = budget.peakValues
+        summary.memoryBudgetPeakHolders = budget.peakHolders
         if summary.resumed > 0 { options.log("resumed \(summary.resumed) finished recording(s) from the interrupted run") }
         options.checkpoint("before-commit")
         try staging.commit(log: options.log)

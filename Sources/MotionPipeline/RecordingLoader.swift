@@ -22,8 +22,9 @@ struct RawRecording {
 
 /// Reads every file of a recording and applies the time-order rules of SPEC §3.5.
 enum RecordingLoader {
+    /// - Parameter gridLimit: the most grid values the recording may need (`ResourceLimits`).
     static func load(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
-                     intervals: IntervalLabels?) throws -> Recording {
+                     intervals: IntervalLabels?, gridLimit: Int = ResourceLimits.maxGridValues) throws -> Recording {
         let r = try loadRaw(source, spec: spec, layout: layout, checkOrder: true)
         var dropped = r.dropped
         let raw = r.raw
@@ -45,7 +46,8 @@ enum RecordingLoader {
                                              isIIO: spec.inputs[sensor.inputIndex].type == .iio) { extents.append(e) }
         }
         try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: spec.resample.rateHz,
-                                     channels: layout.channelNames.count)
+                                     channels: layout.channelNames.count, limit: gridLimit)
+        try ResourceLimits.checkResolution(recording: source.name, extents: extents, rateHz: spec.resample.rateHz)
         var track: LabelTrack?
         if let labels = spec.labels {
             switch labels.from {

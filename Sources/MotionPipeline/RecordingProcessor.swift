@@ -21,6 +21,9 @@ public struct ProcessedRecording: Sendable {
     /// Moments of x's channels over every time step of every window (train recordings only).
     public var xMoments: RunningMoments?
     public var featureMoments: RunningMoments?
+    /// The longest run of valid grid points (gap-free stretch), for the message of a run without
+    /// windows; nil when not known (a recording resumed from a record file).
+    public var longestRun: Int? = nil
 }
 
 /// Runs one recording through ingest → resample → window → label → features. Stateless apart
@@ -39,9 +42,14 @@ final class RecordingProcessor {
     let streamBlockBytes: Int
     /// Notices for the user (a streamed recording processed whole after all).
     let log: (String) -> Void
+    /// The most grid values, and the most window values, one recording may use: the resource
+    /// limits, or the run's memory budget when that is smaller.
+    let valueLimit: Int
 
     init(spec: PipelineSpec, layout: ChannelLayout, streamThresholdBytes: Int = RunOptions.defaultStreamThresholdBytes,
-         streamBlockBytes: Int = RunOptions.defaultStreamBlockBytes, log: @escaping (String) -> Void = { _ in }) {
+         streamBlockBytes: Int = RunOptions.defaultStreamBlockBytes, log: @escaping (String) -> Void = { _ in },
+         valueLimit: Int = ResourceLimits.maxGridValues) {
+        self.valueLimit = valueLimit
         self.spec = spec
         self.layout = layout
         self.streamThresholdBytes = streamThresholdBytes
@@ -68,15 +76,22 @@ final class RecordingProcessor {
     /// and its inputs allow it (bounded memory, windows left in the record file), else whole.
     /// Both give the same bytes; a streamed recording that whole processing must judge (an
     /// error, or label events far out of time order) is processed whole after all.
+    ///
+    /// `reserve` is called with the values (4-byte units) the recording will hold at most, before
+    /// its grid and windows are allocated (the run's `MemoryBudget`); it may wait.
     func processToRecord(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?, inputs: [InputEntry],
                          recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool,
-                         bytesRead: (Int) -> Void = { _ in }) throws -> RecordingRecord {
+                         bytesRead: (Int) -> Void = { _ in },
+                         reserve: (Int) throws -> Void = { _ in }) throws -> RecordingRecord {
         let bytes = inputs.reduce(0) { $0 + $1.bytes }
         if bytes >= streamThresholdBytes && StreamingRecording.canStream(source, spec: spec) {
+            try reserve(ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
+                                                        length: windowPlan.length, features: featurePlan?.count ?? 0))
             if extractor == nil, let featurePlan { extractor = FeatureExtractor(plan: featurePlan) }
             let streaming = StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
                                                aligner: aligner, featurePlan: featurePlan, extractor: extractor,
-                                               isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes)
+                                               isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes,
+                                               valueLimit: valueLimit)
             do {
                 return try streaming.run(inputs: inputs, recordPath: recordPath, pipelineSHA256: pipelineSHA256,
                                          isCancelled: isCancelled, bytesRead: bytesRead)
@@ -92,17 +107,20 @@ final class RecordingProcessor {
                 // the recording's error its canonical message.
             }
         }
-        let processed = try process(source, isTrain: isTrain, intervals: intervals)
+        let processed = try process(source, isTrain: isTrain, intervals: intervals, reserve: reserve)
         let record = RecordingRecord(processed: processed, inputs: inputs, stored: nil)
         try RecordStore.save(record, pipelineSHA256: pipelineSHA256, to: recordPath)
         return record
     }
 
     /// Processes `source` whole, in memory. Throws a `UserFacingError` when the recording cannot be read.
-    func process(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?) throws -> ProcessedRecording {
-        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals)
+    func process(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?,
+                 reserve: (Int) throws -> Void = { _ in }) throws -> ProcessedRecording {
+        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals, gridLimit: valueLimit)
         let T = windowPlan.length
         let C = layout.channelNames.count
+        try reserve(ResourceLimits.wholeEstimate(streams: recording.streams, rateHz: spec.resample.rateHz, channels: C,
+                                                 length: T, stride: windowPlan.stride, features: featurePlan?.count ?? 0))
         var result = ProcessedRecording(source: source,
                                         windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
                                         rowsRead: recording.rowsRead, rowsDropped: recording.rowsDropped, windowsDropped: [:],
@@ -112,14 +130,19 @@ final class RecordingProcessor {
         result.warnings += try spec.antialias(&inputs, recording: source.name)
         guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
             result.recordingDropped = "too_few_samples"
+            result.longestRun = 0
             return result
         }
         let gapStats = signal.gapStatistics
         result.gaps = gapStats.gaps
         result.invalidPoints = gapStats.invalidPoints
-        let starts = windowPlan.starts(in: signal.segments)
+        let segments = signal.segments
+        result.longestRun = segments.map(\.count).max() ?? 0
+        // Counted before the starts are listed: the list itself (8 bytes a window) could be large.
+        let windowCount = segments.reduce(0) { $0 + ($1.count >= T ? ($1.count - T) / windowPlan.stride + 1 : 0) }
         try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
-                                        windows: starts.count, length: T, channels: C)
+                                        windows: windowCount, length: T, channels: C, limit: valueLimit)
+        let starts = windowPlan.starts(in: segments)
         var keptStarts: [Int]
         var classIds: [Int64]
         if let aligner {

@@ -21,12 +21,15 @@ public enum ResourceLimits {
         var firstAt: String
         var last: Double
         var lastAt: String
+        /// Samples read (duplicates included), for the clock-resolution check.
+        var count: Int
 
-        init(first: Double, firstAt: String, last: Double, lastAt: String) {
+        init(first: Double, firstAt: String, last: Double, lastAt: String, count: Int) {
             self.first = first
             self.firstAt = firstAt
             self.last = last
             self.lastAt = lastAt
+            self.count = count
         }
 
         /// The extent of `raw` as read from `path` (rows: `path:line`; IIO: `path` scan k).
@@ -40,6 +43,7 @@ public enum ResourceLimits {
             func at(_ i: Int) -> String { isIIO ? "\(path) scan \(raw.lines[i])" : "\(path):\(raw.lines[i])" }
             first = raw.times[lo]; firstAt = at(lo)
             last = raw.times[hi]; lastAt = at(hi)
+            count = raw.times.count
         }
     }
 
@@ -48,20 +52,89 @@ public enum ResourceLimits {
     ///
     /// - Throws: `MotionError(.dataError)` naming the file and line (or IIO scan) of the samples
     ///   that bound the grid.
-    static func checkGrid(recording: String, extents: [Extent], rateHz: Double, channels: Int) throws {
+    static func checkGrid(recording: String, extents: [Extent], rateHz: Double, channels: Int,
+                          limit: Int = maxGridValues) throws {
         guard let start = extents.max(by: { $0.first < $1.first }),
               let end = extents.min(by: { $0.last < $1.last }), end.last > start.first else { return }
         let points = (end.last - start.first) * rateHz + 1
         let values = points * Double(max(channels, 1))
-        guard !(values <= Double(maxGridValues)) else { return }
-        throw MotionError(.dataError, "\(end.lastAt): recording `\(recording)` runs from \(start.first) s (\(start.firstAt)) to \(end.last) s here, a grid of \(format(points)) points × \(channels) channel(s) at \(format(rateHz)) Hz, more than the \(maxGridValues) values motionprep accepts for one recording (a resource limit); check these timestamps and the time unit")
+        guard !(values <= Double(limit)) else { return }
+        throw MotionError(.dataError, "\(end.lastAt): recording `\(recording)` runs from \(start.first) s (\(start.firstAt)) to \(end.last) s here, a grid of \(format(points)) points × \(channels) channel(s) at \(format(rateHz)) Hz, more than the \(limit) values motionprep accepts for one recording (a resource limit); check these timestamps and the time unit")
+    }
+
+    /// How much finer than the grid period, and than a stream's mean sampling interval, the
+    /// clock's resolution must be (docs/hardening.md, "Data safety: absurd numbers and messages").
+    public static let timeResolutionFactor = 16.0
+
+    /// Refuses a recording whose times are so large that float64 cannot resolve them finely
+    /// enough: per stream, with u the spacing of float64 values (`ulp`) at its largest |time|,
+    /// it fails when 16 u exceeds the grid period 1 / `rateHz`, or when 16 u exceeds the stream's
+    /// mean interval (span / (samples − 1), duplicates counted, when the span is not 0). Past
+    /// either, consecutive samples or grid points collapse onto the same float64 time and
+    /// would be dropped as `duplicate_time` or resampled at the wrong instants.
+    ///
+    /// - Throws: `MotionError(.dataError)` at the file and line (or IIO scan) of the largest time.
+    static func checkResolution(recording: String, extents: [Extent], rateHz: Double) throws {
+        let k = timeResolutionFactor
+        let period = 1 / rateHz
+        for e in extents {
+            let (t, at) = Swift.abs(e.last) >= Swift.abs(e.first) ? (e.last, e.lastAt) : (e.first, e.firstAt)
+            let ulp = Swift.abs(t).ulp
+            guard ulp.isFinite else { continue }
+            let span = e.last - e.first
+            var coarser: String?
+            if ulp * k > period {
+                coarser = "coarser than 1/\(Int(k)) of the \(period) s grid period (\(format(rateHz)) Hz)"
+            } else if span > 0 && e.count > 1 && ulp * k > span / Double(e.count - 1) {
+                coarser = "coarser than 1/\(Int(k)) of the stream's mean sampling interval of \(span / Double(e.count - 1)) s (\(e.count) samples over \(span) s)"
+            }
+            guard let coarser else { continue }
+            throw MotionError(.dataError, "\(at): recording `\(recording)` has times near \(t) s, where float64 has a resolution of \(ulp) s, \(coarser), so samples would collapse onto the same time; store times relative to the recording's start, or check the time unit (an input's `time.unit`)")
+        }
+    }
+
+    /// The run-wide memory budget (`MemoryBudget`), in values: what all recordings in flight
+    /// may hold at once, whatever `--jobs`. The same 2³⁰ values (4 GiB) one recording may use.
+    public static let defaultRunBudgetValues = 1 << 30
+
+    /// What whole processing of a recording holds at most once its streams are read, in values
+    /// (4 bytes; a Double counts 2): the streams (twice: anti-aliasing filters a copy), the grid
+    /// (grid points × channels, plus one validity byte per point) and every window it can cut
+    /// (windows × length × channels, plus the features). An upper bound: gaps only remove
+    /// windows.
+    static func wholeEstimate(streams: [SensorStream], rateHz: Double, channels: Int, length: Int, stride: Int,
+                              features: Int) -> Int {
+        var total = 0.0
+        for s in streams { total += 4 * Double(s.count) * Double(s.channels.count + 1) }
+        if let t0 = streams.map({ $0.times.first ?? .infinity }).max(), let t1 = streams.map({ $0.times.last ?? -.infinity }).min(),
+           t1 >= t0 {
+            let points = ((t1 - t0) * rateHz).rounded(.down) + 2
+            total += points * (Double(channels) + 0.25)
+            if points >= Double(length) {
+                let windows = ((points - Double(length)) / Double(Swift.max(1, stride))).rounded(.down) + 1
+                total += windows * (Double(length) * Double(channels) + Double(features) + 4)
+            }
+        }
+        return total < Double(Int.max / 2) ? Int(total) : Int.max / 2
+    }
+
+    /// What a streamed recording holds at most, in values: a few input blocks (the block read,
+    /// its parsed columns, the streams' buffers), the grid rows kept for windows in progress
+    /// (at least a window, trimmed by 2¹⁶ rows or half) and one output batch of
+    /// `RecordStore.blockWindows` windows.
+    static func streamedEstimate(blockBytes: Int, channels: Int, length: Int, features: Int) -> Int {
+        let c = Double(Swift.max(1, channels))
+        let total = 8 * Double(blockBytes) / 4 + 2 * (Double(length) + 65_536) * c
+            + Double(RecordStore.blockWindows) * (Double(length) * c + Double(features) + 4)
+        return total < Double(Int.max / 2) ? Int(total) : Int.max / 2
     }
 
     /// Refuses a recording whose windows would hold more than `maxWindowValues` values.
-    static func checkWindows(recording: String, files: String, windows: Int, length: Int, channels: Int) throws {
+    static func checkWindows(recording: String, files: String, windows: Int, length: Int, channels: Int,
+                             limit: Int = maxWindowValues) throws {
         let values = Double(windows) * Double(length) * Double(max(channels, 1))
-        guard values > Double(maxWindowValues) else { return }
-        throw MotionError(.dataError, "\(files): recording `\(recording)` would give \(windows) windows × \(length) samples × \(channels) channel(s), more than the \(maxWindowValues) values motionprep accepts for one recording (a resource limit); use a longer `window.stride_s` or a shorter window")
+        guard values > Double(limit) else { return }
+        throw MotionError(.dataError, "\(files): recording `\(recording)` would give \(windows) windows × \(length) samples × \(channels) channel(s), more than the \(limit) values motionprep accepts for one recording (a resource limit); use a longer `window.stride_s` or a shorter window")
     }
 
     private static func format(_ x: Double) -> String {

@@ -27,6 +27,11 @@ public struct RunOptions: Sendable {
     public var streamThresholdBytes = RunOptions.defaultStreamThresholdBytes
     /// Input bytes per block when streaming (`MOTIONPREP_STREAM_BLOCK_BYTES`).
     public var streamBlockBytes = RunOptions.defaultStreamBlockBytes
+    /// The run-wide memory budget in values (4-byte units) that recordings in flight may hold
+    /// together, whatever `jobs` (`MemoryBudget`, docs/hardening.md §3); also the most one
+    /// recording's grid or windows may need when smaller than the per-recording limits. The
+    /// CLI lowers it only for tests (`MOTIONPREP_TEST_MEMORY_BUDGET`).
+    public var memoryBudgetValues = ResourceLimits.defaultRunBudgetValues
     public static let defaultStreamThresholdBytes = 64 << 20
     public static let defaultStreamBlockBytes = 8 << 20
 
@@ -79,4 +84,8 @@ public struct RunSummary: Sendable {
     public var resumed: Int = 0
     /// Recordings streamed through the stages in blocks (`RunOptions.streamThresholdBytes`).
     public var streamed: Int = 0
+    /// The most values reserved from the memory budget at once, and the most recordings holding
+    /// a reservation at once (`MemoryBudget`).
+    public var memoryBudgetPeak: Int = 0
+    public var memoryBudgetPeakHolders: Int = 0
 }

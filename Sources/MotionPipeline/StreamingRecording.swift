@@ -53,6 +53,8 @@ final class StreamingRecording {
     private let T: Int
     private let C: Int
     private let blockBytes: Int
+    /// The most grid values, and window values, the recording may use (`RecordingProcessor.valueLimit`).
+    private let valueLimit: Int
 
     // Streams, in layout order, and which file each came from.
     private var streams: [_StreamBuffer]
@@ -75,6 +77,7 @@ final class StreamingRecording {
     private var previousValid = true
     private var gaps = 0
     private var invalidPoints = 0
+    private var longestRun = 0
     // Labels.
     private let fixedTrack: LabelTrack?
     private var eventNames: [String] = []
@@ -102,7 +105,8 @@ final class StreamingRecording {
 
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
-         intervals: IntervalLabels?, blockBytes: Int) {
+         intervals: IntervalLabels?, blockBytes: Int, valueLimit: Int = ResourceLimits.maxGridValues) {
+        self.valueLimit = valueLimit
         self.source = source
         self.spec = spec
         self.layout = layout
@@ -306,7 +310,7 @@ final class StreamingRecording {
             if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
             if windowOverflow {
                 try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
-                                                windows: windowStarts, length: T, channels: C)
+                                                windows: windowStarts, length: T, channels: C, limit: valueLimit)
                 throw StreamFallback(description: "windows past the resource limit")
             }
             try label(count: pending.count, writer: writer)
@@ -323,7 +327,8 @@ final class StreamingRecording {
             source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
             rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
             recordingDropped: dropped, gaps: dropped == nil ? gaps : 0, invalidPoints: dropped == nil ? invalidPoints : 0,
-            warnings: warnings, xMoments: xMoments, featureMoments: featureMoments)
+            warnings: warnings, xMoments: xMoments, featureMoments: featureMoments,
+            longestRun: dropped == nil ? longestRun : 0)
         let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
                                        length: T, channels: C, featureCount: featurePlan?.count ?? 0)
         return RecordingRecord(processed: processed, inputs: inputs, stored: stored)
@@ -338,10 +343,12 @@ final class StreamingRecording {
             let file = files[r]
             let isIIO = spec.inputs[file.inputIndex].type == .iio
             func at(_ line: Int32) -> String { isIIO ? "\(file.path) scan \(line)" : "\(file.path):\(line)" }
-            extents.append(ResourceLimits.Extent(first: e.first, firstAt: at(e.firstLine), last: e.last, lastAt: at(e.lastLine)))
+            extents.append(ResourceLimits.Extent(first: e.first, firstAt: at(e.firstLine), last: e.last, lastAt: at(e.lastLine),
+                                                 count: streams[s].received))
         }
-        try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C)
+        try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C, limit: valueLimit)
         if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
+        try ResourceLimits.checkResolution(recording: source.name, extents: extents, rateHz: rate)
     }
 
     /// While some kept stream has not started, T0 (the latest first sample) is unknown and the
@@ -447,7 +454,7 @@ final class StreamingRecording {
         // nearly always a bad timestamp. The grid so far is within the one whole processing
         // computes from the streams' extents, so past the limit here it is past it there: stop
         // computing, read on only to check, and report it as whole processing does.
-        guard !((limit - t0!) * rate * Double(C) > Double(ResourceLimits.maxGridValues)) else {
+        guard !((limit - t0!) * rate * Double(C) > Double(valueLimit)) else {
             gridOverflow = true
             return
         }
@@ -472,9 +479,10 @@ final class StreamingRecording {
             nextPoint += 1
             if valid {
                 if runStart == nil { runStart = k; nextStart = k }
+                longestRun = Swift.max(longestRun, k + 1 - runStart!)
                 while nextStart + T <= k + 1 {
                     windowStarts += 1
-                    if Double(windowStarts) * Double(T) * Double(C) > Double(ResourceLimits.maxWindowValues) {
+                    if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
                         // Whole processing refuses the recording (checkWindows): count on, keep none.
                         windowOverflow = true
                         pending.removeAll()
@@ -628,6 +636,8 @@ struct _StreamBuffer {
     /// Set once some stream has a decrease: samples are only checked for their order.
     var checkOnly = false
     var extent: (first: Double, firstLine: Int32, last: Double, lastLine: Int32)?
+    /// Samples received (duplicates included) up to the first decreasing time.
+    var received = 0
     private var openLine: Int32 = 0
 
     /// Appends samples in file order: equal times replace the previous sample (counted); the
@@ -636,6 +646,7 @@ struct _StreamBuffer {
         for j in 0..<raw.count {
             let t = raw.times[j]
             if decrease != nil { return }
+            received += 1
             // The earliest (first of equals) and latest (last of equals) samples, for messages.
             if extent == nil {
                 extent = (t, raw.lines[j], t, raw.lines[j])

@@ -103,6 +103,8 @@ output:
     #expect(spec.resample.maxGapS == PerSensor(0.1, overrides: [KeyValue("Barometer", 2.5)]))
     #expect(spec.resample.maxGapS.value(for: "Barometer") == 2.5)
     #expect(spec.window == WindowSpec(length: .samples(128), stride: .samples(64)))
+    // Where the `window` key is, for "the run produced no window" (not part of equality).
+    #expect(spec.window.location?.description.hasSuffix(":9:1") == true)
 }
 
 @Test func labelClassesDefaultToTheSortedValuesOfMap() throws {

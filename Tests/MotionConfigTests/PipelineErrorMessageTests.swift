@@ -49,6 +49,9 @@ let badPipelines: [BadPipeline] = [
     // Out of range.
     BadPipeline("rate above the limit", edited("rate_hz: 50", "rate_hz: 2e6"),
                 "`resample.rate_hz` at walk.yaml:6:12 must be at most 1000000, not `2e6`"),
+    // Issue 14 §8: 1 / 1e-320 is infinite, so no grid time could be computed.
+    BadPipeline("rate whose period overflows", edited("rate_hz: 50", "rate_hz: 1e-320"),
+                "`resample.rate_hz` at walk.yaml:6:12 must be a number whose period 1 / rate_hz is finite (at least 2.2250738585072014e-308 Hz), not `1e-320`"),
     BadPipeline("per-sensor max gap of zero", edited("rate_hz: 50", "rate_hz: 50\n  max_gap_s: {default: 0.2, Barometer: 0}"),
                 "`resample.max_gap_s.Barometer` at walk.yaml:7:40 must be a number greater than 0, not `0`"),
     BadPipeline("version 2", edited("version: 1", "version: 2"),

@@ -56,9 +56,9 @@ SYSFS = {f"data/sysfs/scan_elements/{name}_{attr}": value
 SYSFS["data/sysfs/in_accel_scale"] = b"0.01\n"
 
 
-def iio_dump(scans=300, rate=100.0, tail=b""):
+def iio_dump(scans=300, rate=100.0, tail=b"", start_ns=0):
     """Scans of two s16 channels and a timestamp: 2 + 2 + 4 padding + 8 = 16 bytes each."""
-    return b"".join(struct.pack("<hh4xq", i, -i, int(i * 1e9 / rate)) for i in range(scans)) + tail
+    return b"".join(struct.pack("<hh4xq", i, -i, start_ns + int(i * 1e9 / rate)) for i in range(scans)) + tail
 
 
 def pipeline(kind="motioncollector", window="{length_s: 1, stride_s: 0.5}", rate="50", extra="",
@@ -103,9 +103,24 @@ CASES = [
     Case("csv-short-row", {REC: csv_file(b"0.105,1,2\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12(:\d+)?\b"]),
     Case("csv-long-row", {REC: csv_file(b"0.105,1,2,3,4\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12\b", r"5 fields"]),
     Case("10MB-line-no-newline", {REC: MC_HEADER + mc_rows(10) + b"A,W,0.5," + b"1" * TEN_MB}, pipeline(), 65,
-         [r"data/rec\.csv:12\b", r"MiB|long"]),
+         [r"data/rec\.csv:12: line is longer than 1048576 bytes \(is this a MotionCollector file\?\)"]),
     Case("csv-10MB-line-no-newline", {REC: CSV_HEADER + b"0," + b"9" * TEN_MB}, pipeline("csv"), 65,
-         [r"data/rec\.csv:2\b", r"MiB|long"]),
+         [r"data/rec\.csv:2: line is longer than 1048576 bytes"]),
+    # Issue 14 §10: every reader names the line over the limit, in the middle of a file too.
+    Case("2MB-line-mid-file", {REC: mc_file(b"A,W,0.5," + b"1" * (2 << 20) + b"\n")}, pipeline(), 65,
+         [r"^motionprep: data/rec\.csv:12: line is longer than 1048576 bytes \(is this a MotionCollector file\?\)$"]),
+    # A long first line is judged as a header first (shown cut to 60 characters).
+    Case("2MB-first-line", {REC: b"S" * (2 << 20) + b"\n" + mc_rows()}, pipeline(), 65,
+         [r"^motionprep: data/rec\.csv:1: not a MotionCollector header: `S{60}…` \(expected"]),
+    Case("csv-2MB-line-mid-file", {REC: csv_file(b"0.105," + b"9" * (2 << 20) + b",1,1\n")}, pipeline("csv"), 65,
+         [r"^motionprep: data/rec\.csv:12: line is longer than 1048576 bytes \(is a quote left open, or is this not a delimited text file\?\)$"]),
+    Case("csv-2MB-header", {REC: b"t," + b"x" * (2 << 20) + b"\n" + csv_rows()}, pipeline("csv"), 65,
+         [r"^motionprep: data/rec\.csv:1: line is longer than 1048576 bytes"]),
+    Case("csv-quote-left-open", {REC: csv_file(b'0.105,"1\n' + b"2,3,4\n" * 300_000)}, pipeline("csv"), 65,
+         [r"^motionprep: data/rec\.csv:12: line is longer than 1048576 bytes \(is a quote left open"]),
+    Case("intervals-2MB-line", {REC: mc_file(), "labels.csv": b"recording,start_s,end_s,label\nrec,0,1,W\nrec,1," + b"2" * (2 << 20) + b",W\n"},
+         pipeline(extra="labels: {from: intervals, path: labels.csv, classes: [W]}\n"), 65,
+         [r"^motionprep: labels\.csv:3: line is longer than 1048576 bytes \(is this an intervals file, `recording,start_s,end_s,label`\?\)$"]),
     # --- numbers (SPEC §3.5): errors name line:column and the value
     Case("1.2.3", {REC: mc_file(b"A,W,0.105,1.2.3,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"1\.2\.3"]),
     Case("0x10", {REC: mc_file(b"A,W,0.105,0x10,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"0x10"]),
@@ -132,6 +147,22 @@ CASES = [
          pipeline("csv", input_extra="iso"), 65, [r"data/rec\.csv:4\b", r"9999|grid|span"]),
     Case("time-absurd-seconds", {REC: MC_HEADER + mc_rows(300) + b"A,W,1e12,1,1,1\n"}, pipeline(), 65,
          [r"data/rec\.csv:302\b", r"grid|span"]),
+    # Issue 14 §8: a clock too coarse for the grid (float64's spacing at 1.7e15 s is 0.25 s) or for
+    # the stream's own sampling interval (at 1e12 s it is 1.2e-4 s, at 1000 Hz) is an error at the
+    # line of the largest time, not thousands of rows dropped as duplicate_time.
+    Case("time-too-coarse-for-grid", {REC: MC_HEADER + mc_rows(300, start=1.7e15)}, pipeline(), 65,
+         [r"^motionprep: data/rec\.csv:301: recording `rec` has times near 1700000000000003\.0 s, where float64 has "
+          r"a resolution of 0\.25 s, coarser than 1/16 of the 0\.02 s grid period \(50 Hz\), so samples would collapse "
+          r"onto the same time; store times relative to the recording's start, or check the time unit \(an input's `time\.unit`\)$"]),
+    Case("time-too-coarse-for-stream", {REC: MC_HEADER + mc_rows(3000, start=1e12, rate=1000.0)}, pipeline(), 65,
+         [r"^motionprep: data/rec\.csv:3001: recording `rec` has times near 1000000000002\.999\d* s, where float64 has "
+          r"a resolution of 0\.0001220703125 s, coarser than 1/16 of the stream's mean sampling interval of 0\.001\d* s "
+          r"\(3000 samples over 2\.99\d* s\)"]),
+    # Legitimate clocks pass: epoch seconds at 1000 Hz, IIO epoch nanoseconds, ISO 8601 epochs.
+    Case("time-epoch-seconds-1000hz", {REC: MC_HEADER + mc_rows(3000, start=1.7e9, rate=1000.0)}, pipeline(rate="1000"), 0),
+    Case("iio-epoch-nanoseconds", {BIN: iio_dump(start_ns=1_700_000_000_000_000_000)}, pipeline("iio"), 0),
+    Case("csv-iso-epoch", {REC: iso([b"2024-01-01T00:00:%02d.%02dZ" % (i // 100, i % 100) for i in range(300)])},
+         pipeline("csv", input_extra="iso"), 0),
     Case("csv-time-month-13", {REC: iso([b"2024-13-01T00:00:00Z"])}, pipeline("csv", input_extra="iso"), 65,
          [r"data/rec\.csv:2:1\b"]),
     # --- IIO: layouts and dumps (byte offsets)
@@ -167,6 +198,10 @@ CASES = [
     Case("yaml-rate-zero", {REC: mc_file()}, pipeline(rate="0"), 78, [r"pipeline\.yaml:\d+:\d+", r"rate_hz"]),
     Case("yaml-rate-negative", {REC: mc_file()}, pipeline(rate="-50"), 78, [r"pipeline\.yaml:\d+:\d+", r"rate_hz"]),
     Case("yaml-rate-nan", {REC: mc_file()}, pipeline(rate=".nan"), 78, [r"pipeline\.yaml:\d+:\d+", r"rate_hz"]),
+    # Issue 14 §8: 1 / 1e-320 overflows to infinity: no grid time could be computed.
+    Case("yaml-rate-subnormal", {REC: mc_file()}, pipeline(rate="1e-320"), 78,
+         [r"^motionprep: `resample\.rate_hz` at pipeline\.yaml:6:21 must be a number whose period "
+          r"1 / rate_hz is finite \(at least 2\.2250738585072014e-308 Hz\), not `1e-320`"]),
     Case("yaml-window-negative", {REC: mc_file()}, pipeline(window="{length_s: -1, stride_s: 0.5}"), 78,
          [r"pipeline\.yaml:\d+:\d+", r"length_s"]),
     Case("yaml-deep-nesting", {REC: mc_file()}, pipeline() + "x: " + "[" * 10000 + "]" * 10000 + "\n", 78,
@@ -178,7 +213,16 @@ CASES = [
     Case("window-1e9-samples", {REC: mc_file()}, pipeline(window="{length_samples: 1000000000, stride_samples: 1}"), 78,
          [r"pipeline\.yaml:\d+:\d+", r"resource limit"]),
     Case("window-longer-than-every-recording", {REC: mc_file()}, pipeline(window="{length_s: 3600, stride_s: 1}"), 65,
-         [r"no window", r"3600"]),
+         [r"^motionprep: pipeline\.yaml:7:1: the run produced no window: one window is 180000 samples \(3600\.0 s at 50 Hz\), "
+          r"longer than every recording's longest gap-free stretch; longest gap-free stretch per recording: "
+          r"`rec` 3\.1 s \(155 samples\); 1 recording\(s\) read$"]),
+    # More than 5 recordings: the 5 longest, longest first, and how many there are.
+    Case("window-longer-than-seven-recordings", {f"data/r{i}.csv": MC_HEADER + mc_rows(100 + 50 * i) for i in range(7)},
+         pipeline(window="{length_s: 3600, stride_s: 1}"), 65,
+         [r"^motionprep: pipeline\.yaml:7:1: the run produced no window: one window is 180000 samples \(3600\.0 s at 50 Hz\), "
+          r"longer than every recording's longest gap-free stretch; the 5 longest gap-free stretches of 7 recordings: "
+          r"`r6` 4\.0 s \(200 samples\), `r5` 3\.5 s \(175 samples\), `r4` 3\.0 s \(150 samples\), "
+          r"`r3` 2\.5 s \(125 samples\), `r2` 2\.0 s \(100 samples\); 7 recording\(s\) read$"]),
     Case("iio-1e6-channels", {BIN: iio_dump()},
          pipeline("iio", layout="{channels: [{name: in_accel_x, index: 0, type: \"le:s16/16X1048576>>0\"}], "
                                 "sampling_frequency_hz: 100}"), 78, [r"pipeline\.yaml:5:13\b", r"4096|more than"]),
@@ -217,7 +261,7 @@ def test_hostile_input(tmp_path, case):
     err = p.stderr
     assert "internal error" not in err and "Fatal error" not in err, err[-2000:]
     for pattern in case.message:
-        assert re.search(pattern, err), f"stderr lacks /{pattern}/:\n{err[-2000:]}"
+        assert re.search(pattern, err, re.M), f"stderr lacks /{pattern}/:\n{err[-2000:]}"
     out = tmp_path / "out"
     if case.exit == 0:
         manifest = json.loads((out / "manifest.json").read_text())
@@ -258,3 +302,51 @@ def test_hostile_input_streamed_like_whole(tmp_path, case):
     assert results[0][0] == results[1][0] == case.exit, results[1][1][-2000:]
     assert results[0][1] == results[1][1]
     assert results[0][2] == results[1][2]
+
+
+def _budget_run(root, jobs, budget=None):
+    """`run --jobs JOBS` with the memory-budget test hook; (exit, stderr, output bytes, (peak, holders))."""
+    import os
+    import subprocess
+    from conftest import BIN
+    env = {**os.environ, "MOTIONPREP_STREAM_BYTES": str(1 << 60)}
+    if budget is not None:
+        env["MOTIONPREP_TEST_MEMORY_BUDGET"] = str(budget)
+    p = subprocess.run([BIN, "run", "pipeline.yaml", "--quiet", "--jobs", str(jobs), "--out", f"out-{jobs}-{budget}"],
+                       cwd=root, capture_output=True, text=True, env=env)
+    out = root / f"out-{jobs}-{budget}"
+    files = {f.relative_to(out).as_posix(): f.read_bytes() for f in sorted(out.rglob("*")) if f.is_file()} \
+        if out.is_dir() else {}
+    m = re.search(r"test hook: memory budget peak (\d+) of \d+ values, at most (\d+) recording", p.stderr)
+    return p.returncode, p.stderr, files, (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def test_memory_budget_is_run_wide(tmp_path):
+    """Issue 14 §8 (docs/hardening.md §3): the memory budget holds per run, not per recording ×
+    jobs. Six identical recordings, each needing 60 % of a lowered budget, run with --jobs 2 one
+    at a time and give the bytes of --jobs 1; a budget below one recording's grid is the
+    per-recording resource limit's error."""
+    (tmp_path / "data").mkdir()
+    for i in range(6):
+        (tmp_path / f"data/r{i}.csv").write_bytes(MC_HEADER + mc_rows(3000))
+    (tmp_path / "pipeline.yaml").write_text(pipeline())
+    # What one recording reserves: with a budget none reaches, every reservation is the same R,
+    # so the peak is R times the most recordings holding one at once.
+    code, err, reference, (peak, holders) = _budget_run(tmp_path, 1, budget=1 << 40)
+    assert code == 0, err
+    one = peak // holders
+    assert one * holders == peak and one > 0
+    budget = int(one / 0.6)
+    code, err, files, (peak, holders) = _budget_run(tmp_path, 2, budget=budget)
+    assert code == 0, err
+    assert holders == 1 and peak == one, (peak, holders, budget)
+    assert files == reference
+    code, err, files, _ = _budget_run(tmp_path, 2)
+    assert code == 0 and files == reference
+    # Smaller than one recording's grid (1500 points x 3 channels): the resource limit's message.
+    code, err, files, _ = _budget_run(tmp_path, 2, budget=1000)
+    assert code == 65, err
+    assert re.search(r"^motionprep: data/r0\.csv:3001: recording `r0` runs from 0\.0 s \(data/r0\.csv:2\) to 29\.99 s here, "
+                     r"a grid of 1500\.5 points × 3 channel\(s\) at 50 Hz, more than the 1000 values motionprep accepts for one "
+                     r"recording \(a resource limit\)", err, re.M), err
+    assert not files

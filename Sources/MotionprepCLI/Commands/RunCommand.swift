@@ -63,6 +63,9 @@ enum RunCommand {
         // block size. Tests set them small so that every recording takes the streamed path.
         if let v = env["MOTIONPREP_STREAM_BYTES"], let n = Int(v), n >= 0 { options.streamThresholdBytes = n }
         if let v = env["MOTIONPREP_STREAM_BLOCK_BYTES"], let n = Int(v), n >= 1 { options.streamBlockBytes = n }
+        // Test hook (docs/hardening.md §3): a lowered run-wide memory budget, and what it saw.
+        let testBudget = env["MOTIONPREP_TEST_MEMORY_BUDGET"].flatMap { Int($0) }.flatMap { $0 >= 1 ? $0 : nil }
+        if let testBudget { options.memoryBudgetValues = testBudget }
         let summary: RunSummary
         do {
             summary = try PipelineRunner.run(spec, options: options)
@@ -71,6 +74,9 @@ enum RunCommand {
             throw error
         }
         bar.clear()
+        if let testBudget {
+            Diagnostics.stderr("motionprep: test hook: memory budget peak \(summary.memoryBudgetPeak) of \(testBudget) values, at most \(summary.memoryBudgetPeakHolders) recording(s) holding a reservation at once")
+        }
         if !quiet { Diagnostics.stderr(text(summary, worker: worker)) }
         if a.flag("--json") { Diagnostics.stdout(json(summary).pretty()) }
         return .success

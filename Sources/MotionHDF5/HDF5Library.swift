@@ -25,8 +25,14 @@ enum HDF5Library {
     /// In a thread-safe HDF5 build each thread has its own error stack and auto-print setting, so
     /// ``withLock(_:)`` turns printing off on every entry (`H5Eset_auto2` is cheap and does not
     /// clear the stack) rather than keeping per-thread state.
+    ///
+    /// Dynamic filter plugins are turned off (`H5PLset_loading_state(0)`): motionprep writes and
+    /// reads only HDF5's built-in filters (shuffle, deflate, Fletcher-32), and a crafted file that
+    /// names an unknown filter must fail to decode, not make libhdf5 load a shared library from
+    /// `HDF5_PLUGIN_PATH` (docs/hardening.md, "Data safety: validate and the container format").
     private static let opened: Bool = {
-        H5open() >= 0
+        guard H5open() >= 0 else { return false }
+        return H5PLset_loading_state(0) >= 0
     }()
 
     /// Runs `body` holding the HDF5 lock, after the one-time set-up.

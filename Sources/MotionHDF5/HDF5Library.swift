@@ -25,8 +25,15 @@ enum HDF5Library {
     /// In a thread-safe HDF5 build each thread has its own error stack and auto-print setting, so
     /// ``withLock(_:)`` turns printing off on every entry (`H5Eset_auto2` is cheap and does not
     /// clear the stack) rather than keeping per-thread state.
+    ///
+    /// `H5dont_atexit()` comes first: libhdf5 then does not register its clean-up with
+    /// `atexit`. That clean-up closes whatever is still open when the process exits, and in HDF5
+    /// 1.10 it crashes (SIGSEGV in `H5F__close_cb`) on a file whose close failed earlier, e.g.
+    /// on a full disk (HDFFV-11052). Every file this module opens is closed explicitly (or by
+    /// `deinit`), so nothing is lost: a run that fails exits with its status, never a signal.
     private static let opened: Bool = {
-        H5open() >= 0
+        _ = H5dont_atexit()
+        return H5open() >= 0
     }()
 
     /// Runs `body` holding the HDF5 lock, after the one-time set-up.
@@ -90,11 +97,13 @@ enum HDF5Library {
 
 /// Shortens the file driver's verbose open failure, "unable to open file: name = '…', errno = 2,
 /// error message = 'No such file or directory', flags = 13, o_flags = 242", to "unable to open
-/// file: No such file or directory" (the path is already in the message). Other descriptions
-/// pass through unchanged.
+/// file: No such file or directory" (the path is already in the message), and its read and
+/// write failures, "file write failed: time = …, filename = '…', file descriptor = 6, errno =
+/// 28, error message = 'No space left on device', buf = …", to "file write failed: No space
+/// left on device". Other descriptions pass through unchanged.
 func _conciseDescription(_ description: String) -> String {
     let marker = "error message = '"
-    guard let head = description.range(of: ": name = '"),
+    guard let head = description.range(of: ": name = '") ?? description.range(of: ": time = "),
           let start = description.range(of: marker),
           let end = description[start.upperBound...].firstIndex(of: "'")
     else { return description }

@@ -459,3 +459,25 @@ def test_samples_refuses_a_recording_name_that_leaves_the_folder(work, tmp_path)
     assert proc.returncode == 73, proc.stderr
     assert "escaped" in proc.stderr
     assert not (tmp_path / "a").exists() or tree(tmp_path / "a") in ([], ["samples"])
+
+
+# --- synth ----------------------------------------------------------------------------------
+
+def test_synth_never_writes_through_a_link_or_into_a_fifo(tmp_path):
+    out = tmp_path / "synth"
+    (out / "subject01").mkdir(parents=True)
+    target = tmp_path / "precious.csv"
+    target.write_text("keep\n")
+    (out / "subject01/rec-01.csv").symlink_to(target)
+    proc = motionprep("synth", "--out", out, "--subjects", 1, "--recordings", 1, "--minutes", 0.1, check=False)
+    assert proc.returncode == 73, proc.stderr
+    assert "symbolic link" in proc.stderr
+    assert target.read_text() == "keep\n" and (out / "subject01/rec-01.csv").is_symlink()
+
+    (out / "subject01/rec-01.csv").unlink()
+    os.mkfifo(out / "subject01/rec-01.csv")
+    proc = subprocess.run([BIN, "synth", "--out", str(out), "--subjects", "1", "--recordings", "1", "--minutes", "0.1"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 73, proc.stderr
+    assert "FIFO" in proc.stderr
+    assert stat.S_ISFIFO(os.lstat(out / "subject01/rec-01.csv").st_mode)

@@ -45,3 +45,15 @@ func _setCloseOnExec(_ fileID: hid_t, action: String, path: String, status: Exit
         throw HDF5Error(status, action, path: path, reason: "cannot mark the file close-on-exec: \(String(cString: strerror(errno)))")
     }
 }
+
+/// A new anonymous file in memory (`memfd_create(…, MFD_CLOEXEC)`), or `nil` when the C library
+/// lacks it. Looked up with `dlsym` because Glibc's Swift overlay hides `_GNU_SOURCE`
+/// declarations. Used by `HDF5File.discard()` as a place where a dropped file's last writes go.
+func _memoryFile() -> Int32? {
+    typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
+    guard let symbol = dlsym(nil, "memfd_create") else { return nil }
+    let memfdCreate = unsafeBitCast(symbol, to: MemfdCreate.self)
+    let mfdCloexec: UInt32 = 1  // MFD_CLOEXEC, <linux/memfd.h>
+    let fd = memfdCreate("motionprep-discarded-hdf5", mfdCloexec)
+    return fd >= 0 ? fd : nil
+}

@@ -5,6 +5,9 @@
 import CHDF5
 import MotionCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An open HDF5 file.
 ///
@@ -27,6 +30,9 @@ public final class HDF5File: @unchecked Sendable {
     /// Datasets handed out and possibly still open, so `close()` can close them first
     /// (file close degree SEMI refuses to close a file with open objects). Guarded by the HDF5 lock.
     private var datasets: [_WeakDataset] = []
+    /// Whether the file's descriptor has been pointed away from the file (``discard()``).
+    /// Guarded by the HDF5 lock.
+    private var isDetached = false
 
     private init(path: String, fileID: hid_t, isWritable: Bool) {
         self.path = path
@@ -128,11 +134,32 @@ public final class HDF5File: @unchecked Sendable {
     /// Closing flushes buffered chunks, so write errors can surface here. Calling it again does
     /// nothing; using the file or its datasets afterwards throws.
     ///
-    /// - Throws: ``HDF5Error`` (`.ioError`) for the first close that failed; the others are still
-    ///   attempted and the file counts as closed either way.
+    /// A file open for writing is flushed first (`H5Fflush`). When that fails (a full disk, or an
+    /// earlier write failed and left data HDF5 still has to write), the file's content is lost
+    /// anyway, and HDF5 1.10 cannot survive a failed close: `H5Fclose` frees the file but keeps
+    /// its id, and libhdf5's clean-up then crashes (HDFFV-11052, CVE-2020-10812, fixed in 1.14.1).
+    /// So the rest of the close goes to a scratch descriptor (see ``discard()``) and succeeds,
+    /// and the flush's error is thrown.
+    ///
+    /// - Throws: ``HDF5Error`` (`.ioError`) for the first flush or close that failed, naming
+    ///   the file and the system's reason (e.g. "file write failed: No space left on device");
+    ///   the file counts as closed either way.
     public func close() throws {
         try HDF5Library.withLock {
             if let error = closeLocked() { throw error }
+        }
+    }
+
+    /// Closes the file without writing what HDF5 still holds for it: for a file that is being
+    /// given up after a failure and is about to be deleted. Never fails and never touches the
+    /// file's disk again: the descriptor under the file is first pointed at an anonymous memory
+    /// file (`memfd_create`, `dup2`), so whatever HDF5 writes while closing goes nowhere, and
+    /// its close cannot fail on a full disk. Calling it on a closed file does nothing.
+    public func discard() {
+        HDF5Library.withLock {
+            guard fileID >= 0 else { return }
+            if isWritable { _ = detachDescriptorLocked() }
+            _ = closeLocked()
         }
     }
 
@@ -140,6 +167,12 @@ public final class HDF5File: @unchecked Sendable {
     private func closeLocked() -> HDF5Error? {
         guard fileID >= 0 else { return nil }
         var firstError: HDF5Error?
+        // Flush first, while every dataset is still open: a failure here is the file's write
+        // error, and the close that follows must not meet it again (see `close()`).
+        if isWritable && !isDetached && H5Fflush(fileID, H5F_SCOPE_LOCAL) < 0 {
+            firstError = HDF5Error.fromLibrary(.ioError, "cannot write", path: path)
+            _ = detachDescriptorLocked()
+        }
         for box in datasets {
             if let dataset = box.dataset, let error = dataset.closeLocked(), firstError == nil {
                 firstError = error
@@ -151,6 +184,23 @@ public final class HDF5File: @unchecked Sendable {
         }
         fileID = -1
         return firstError
+    }
+
+    /// Points the sec2 descriptor under the file at a fresh anonymous memory file, so HDF5's
+    /// remaining writes (and its truncate at close) succeed without reaching the disk, and the
+    /// real file is no longer open (nor locked). Call under the lock.
+    ///
+    /// - Returns: whether the descriptor was replaced (false for other drivers, or when the C
+    ///   library lacks `memfd_create`).
+    private func detachDescriptorLocked() -> Bool {
+        if isDetached { return true }
+        guard let fd = try? _posixDescriptor(fileID, action: "cannot discard", path: path, status: .ioError),
+              let scratch = _memoryFile() else { return false }
+        defer { Glibc.close(scratch) }
+        guard dup2(scratch, fd) >= 0 else { return false }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        isDetached = true
+        return true
     }
 
     // MARK: Datasets

@@ -26,11 +26,18 @@ enum HDF5Library {
     /// ``withLock(_:)`` turns printing off on every entry (`H5Eset_auto2` is cheap and does not
     /// clear the stack) rather than keeping per-thread state.
     ///
+    /// `H5dont_atexit()` comes first: libhdf5 then does not register its clean-up with
+    /// `atexit`. That clean-up closes whatever is still open when the process exits, and in HDF5
+    /// 1.10 it crashes (SIGSEGV in `H5F__close_cb`) on a file whose close failed earlier, e.g.
+    /// on a full disk (HDFFV-11052). Every file this module opens is closed explicitly (or by
+    /// `deinit`), so nothing is lost: a run that fails exits with its status, never a signal.
+    ///
     /// Dynamic filter plugins are turned off (`H5PLset_loading_state(0)`): motionprep writes and
     /// reads only HDF5's built-in filters (shuffle, deflate, Fletcher-32), and a crafted file that
     /// names an unknown filter must fail to decode, not make libhdf5 load a shared library from
     /// `HDF5_PLUGIN_PATH` (docs/hardening.md, "Data safety: validate and the container format").
     private static let opened: Bool = {
+        _ = H5dont_atexit()
         guard H5open() >= 0 else { return false }
         return H5PLset_loading_state(0) >= 0
     }()
@@ -96,11 +103,13 @@ enum HDF5Library {
 
 /// Shortens the file driver's verbose open failure, "unable to open file: name = '…', errno = 2,
 /// error message = 'No such file or directory', flags = 13, o_flags = 242", to "unable to open
-/// file: No such file or directory" (the path is already in the message). Other descriptions
-/// pass through unchanged.
+/// file: No such file or directory" (the path is already in the message), and its read and
+/// write failures, "file write failed: time = …, filename = '…', file descriptor = 6, errno =
+/// 28, error message = 'No space left on device', buf = …", to "file write failed: No space
+/// left on device". Other descriptions pass through unchanged.
 func _conciseDescription(_ description: String) -> String {
     let marker = "error message = '"
-    guard let head = description.range(of: ": name = '"),
+    guard let head = description.range(of: ": name = '") ?? description.range(of: ": time = "),
           let start = description.range(of: marker),
           let end = description[start.upperBound...].firstIndex(of: "'")
     else { return description }

@@ -104,7 +104,8 @@ struct DatasetStaging {
         let path = partialDirectory + "/" + name
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        var open = true
+        defer { if open { close(fd) } }
         let bytes = Array(text.utf8)
         var off = 0
         while off < bytes.count {
@@ -115,7 +116,12 @@ struct DatasetStaging {
             }
             off += n
         }
+        // Some filesystems (NFS, FUSE) report a full disk only at fsync or close.
         if fsync(fd) != 0 {
+            throw MotionError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        open = false
+        if close(fd) != 0 {
             throw MotionError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
         }
     }

@@ -42,7 +42,7 @@ final class DatasetWriter {
         let source = plan.sources[i]
         switch outcome {
         case .failure(let error):
-            guard plan.spec.onError == .skip else { throw error }
+            guard plan.spec.onError == .skip, PipelineRunner.canSkip(error) else { throw error }
             totals.recordingsDropped["skipped_on_error", default: 0] += 1
             totals.skipped.append((source.name, "\(error)"))
             log("skipped recording `\(source.name)`: \(error)")
@@ -59,7 +59,15 @@ final class DatasetWriter {
         }
     }
 
+    /// Gives up after a failure, before the partial folder is removed: closes every split's
+    /// files without writing more (`SplitSink.abandon()`), so no HDF5 handle is left open.
+    func abandon() {
+        for split in SplitName.allCases { sinks[split]?.abandon() }
+        sinks.removeAll()
+    }
+
     /// Closes the splits and writes SHA256SUMS then manifest.json into the partial folder.
+    /// On failure, the splits not closed yet stay open for ``abandon()``.
     func finish() throws -> RunSummary {
         let spec = plan.spec
         let rate = spec.resample.rateHz

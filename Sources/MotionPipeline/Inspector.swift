@@ -183,19 +183,21 @@ public enum Inspector {
     /// `DIR/{recording}/{sensor}.csv` with `time_s` then one column per channel, numbers in
     /// shortest round-trip form; `labels.csv` (`time_s,label` at each change) when the pipeline has
     /// labels. Returns the files written, relative to DIR.
+    ///
+    /// DIR is refused (73) when it is a link or a file, when it is a folder that is neither empty
+    /// nor ours (`SamplesFolder.markerName` says what an earlier run wrote, which a rerun
+    /// replaces), and when it lies inside a folder the pipeline's inputs are read from, or
+    /// holds one. Files are created new (`O_EXCL | O_NOFOLLOW`), never through a link.
     public static func writeSamples(pipeline spec: PipelineSpec, to directory: String) throws -> [String] {
         let layout = try ChannelLayout.make(spec)
         let sources = try InputDiscovery.recordings(spec)
+        try SamplesFolder.checkOutsideInputs(directory, spec: spec)
+        for source in sources { try SamplesFolder.checkRecordingName(source.name, directory: directory) }
+        try SamplesFolder.prepare(directory, entries: sources.map { SamplesFolder.topEntry(of: $0.name) })
         var written: [String] = []
-        let fm = FileManager.default
         for source in sources {
             let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
-            let folder = directory + "/" + source.name
-            do {
-                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw MotionError(.cannotCreate, "cannot create \(folder): \(error.localizedDescription)")
-            }
+            let folder = try SamplesFolder.makeFolders(directory, recording: source.name)
             for key in raw.raw.keys.sorted() {
                 for (stream, _) in raw.raw[key]! {
                     var text = "time_s," + stream.channelNames.joined(separator: ",") + "\n"
@@ -205,11 +207,9 @@ public enum Inspector {
                         for c in stream.channels { text += ",\(c[i])" }
                         text += "\n"
                     }
-                    let path = folder + "/" + stream.name + ".csv"
-                    guard fm.createFile(atPath: path, contents: Data(text.utf8)) else {
-                        throw MotionError(.cannotCreate, "cannot write \(path)")
-                    }
-                    written.append(source.name + "/" + stream.name + ".csv")
+                    let name = try SamplesFolder.fileName(stream.name + ".csv", directory: directory)
+                    try OutputFiles.create(Array(text.utf8), at: folder + "/" + name)
+                    written.append(source.name + "/" + name)
                 }
             }
             if let labels = spec.labels {
@@ -224,10 +224,7 @@ public enum Inspector {
                         for (t, l) in zip(track.times, track.labels) { text += "\(t),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n" }
                     }
                 }
-                let path = folder + "/labels.csv"
-                guard fm.createFile(atPath: path, contents: Data(text.utf8)) else {
-                    throw MotionError(.cannotCreate, "cannot write \(path)")
-                }
+                try OutputFiles.create(Array(text.utf8), at: folder + "/labels.csv")
                 written.append(source.name + "/labels.csv")
             }
         }

@@ -110,6 +110,7 @@ extension PipelineRunner {
         var finished = false
         defer { if !finished { staging.abandon() } }
         let writer = try DatasetWriter(plan: plan, staging: staging, jobs: options.jobs, log: options.log)
+        defer { if !finished { writer.abandon() } }
         var progress = RunProgress(total: plan.sources.count)
         try OrderedExecutor<Void, Result<RecordingRecord, Error>>().run(
             count: plan.sources.count, jobs: options.jobs, maxInFlight: options.jobs * 2, makeWorker: {},

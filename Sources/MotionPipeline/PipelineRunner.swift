@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import MotionConfig
 import MotionCore
@@ -35,6 +38,9 @@ public enum PipelineRunner {
         let writer: DatasetWriter? = options.worker == nil
             ? try DatasetWriter(plan: plan, staging: staging, jobs: options.jobs, log: options.log,
                                  checkpoint: options.checkpoint) : nil
+        // Runs before the partial folder is removed (defers run last declared first): no data
+        // file is still open, or written to, once its folder is gone.
+        defer { if !finished { writer?.abandon() } }
         var failures: [(Int, String)] = []
         let progress = ProgressTracker(total: owned.count,
                                        totalBytes: owned.reduce(0) { $0 + sources[$1].files.reduce(0) { $0 + PathText.fileSize($1.path) } },
@@ -81,7 +87,7 @@ public enum PipelineRunner {
                     if let writer {
                         try writer.append(i, outcome)
                     } else if case .failure(let e) = outcome {
-                        guard spec.onError == .skip else { throw e }
+                        guard spec.onError == .skip, canSkip(e) else { throw e }
                         failures.append((i, "\(e)"))
                     }
                     if case .success(let r) = outcome {
@@ -160,6 +166,15 @@ public enum PipelineRunner {
         return reads
     }
 
+    /// Whether `on_error: skip` may skip a recording that failed with `error`: a recording
+    /// that cannot be read, yes; a failure to write our own output (its resume record, e.g. on
+    /// a full disk: `.cannotCreate`, which no input problem gives) never, since skipping it
+    /// would pass off a dataset missing recordings as complete.
+    static func canSkip(_ error: Error) -> Bool {
+        guard let e = error as? UserFacingError else { return true }
+        return e.exitStatus != .cannotCreate
+    }
+
     /// Sets up `DIR.partial/`: afresh, or (with `--resume`) reusing the records of an
     /// interrupted run of the same pipeline.
     static func prepare(_ staging: DatasetStaging, plan: RunPlan, options: RunOptions) throws {
@@ -182,7 +197,10 @@ public enum PipelineRunner {
             if options.resume { options.log("nothing to resume in \(staging.partialDirectory); starting afresh") }
             try staging.begin()
         }
-        try fm.createDirectory(atPath: staging.partialDirectory + "/records", withIntermediateDirectories: true)
+        let records = staging.partialDirectory + "/records"
+        if mkdir(records, 0o755) != 0 && errno != EEXIST {
+            throw MotionError(.cannotCreate, "cannot create \(records): \(String(cString: strerror(errno)))")
+        }
         try RunState(pipelineSHA256: plan.pipelineSHA256, worker: options.worker?.description).save(path: statePath)
     }
 
@@ -228,9 +246,7 @@ struct RunState {
 
     func save(path: String) throws {
         let json = JSONValue.object(["pipeline_sha256": .string(pipelineSHA256), "worker": worker.map { .string($0) } ?? .null]).pretty()
-        guard FileManager.default.createFile(atPath: path, contents: Data((json + "\n").utf8)) else {
-            throw MotionError(.cannotCreate, "cannot write \(path)")
-        }
+        try OutputFiles.write(Array((json + "\n").utf8), to: path, what: "the resume state")
     }
 
     static func load(path: String) throws -> RunState {

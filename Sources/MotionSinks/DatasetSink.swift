@@ -43,6 +43,14 @@ public protocol SplitSink: AnyObject {
     func append(_ batch: WindowBatch, subjectIndex: Int32, recordingIndex: Int32, foldIndex: Int32?) throws
     /// Finishes every file; returns them in order.
     func finish() throws -> [WrittenFile]
+    /// Gives up after a failure (the folder is about to be removed): closes whatever is open
+    /// without writing more, and never fails, whatever state an earlier error left.
+    func abandon()
+}
+
+extension SplitSink {
+    /// Sinks that keep nothing open between calls have nothing to give up.
+    public func abandon() {}
 }
 
 /// Per-class window counts of a list of class ids (ids < 0 are not counted).

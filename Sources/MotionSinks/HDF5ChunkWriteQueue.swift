@@ -72,6 +72,15 @@ final class HDF5ChunkWriteQueue: @unchecked Sendable {
         while try writeOldest(waiting: true) {}
     }
 
+    /// Drops every queued chunk without storing it (the file is being given up after a
+    /// failure). Chunks still being encoded finish on their lane and are dropped too.
+    func abandon() {
+        pending.removeAll()
+        condition.lock()
+        encoded.removeAll()
+        condition.unlock()
+    }
+
     /// Stores the oldest queued chunk if it is encoded (or, when `waiting`, once it is).
     /// - Returns: whether a chunk was stored.
     @discardableResult

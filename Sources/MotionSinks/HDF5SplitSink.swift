@@ -120,13 +120,30 @@ public final class HDF5SplitSink: SplitSink {
         stageFold.removeAll(keepingCapacity: true)
     }
 
+    /// Stores the last chunks and closes the file.
+    ///
+    /// - Throws: ``HDF5Error`` (`.ioError`) naming the file when a chunk or the file's metadata
+    ///   cannot be written (e.g. "file write failed: No space left on device"); the file is then
+    ///   closed all the same (see `HDF5File.close()`), so no HDF5 handle outlives the failure.
     public func finish() throws -> [WrittenFile] {
-        try writeStage()
-        for column in [x, y, features, subjectIndex, recordingIndex, startTime, foldIndex] {
-            try column?.finish()
+        do {
+            try writeStage()
+            for column in [x, y, features, subjectIndex, recordingIndex, startTime, foldIndex] {
+                try column?.finish()
+            }
+            try queue.flush()
+        } catch {
+            abandon()
+            throw error
         }
-        try queue.flush()
         try file.close()
         return [WrittenFile(path: relativePath, numWindows: windows, classCounts: counts)]
+    }
+
+    /// Closes the file without writing what is still queued or cached (`HDF5File.discard()`):
+    /// after a failed write the file is incomplete and about to be removed with its folder.
+    public func abandon() {
+        queue.abandon()
+        file.discard()
     }
 }

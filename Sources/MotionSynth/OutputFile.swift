@@ -23,11 +23,23 @@ struct OutputFile: ~Copyable {
     /// Bytes written so far (flushed or not).
     private(set) var byteCount = 0
 
-    /// Creates or truncates `path`.
+    /// Creates or truncates `path`, which must be missing or a regular file: a symbolic link,
+    /// a FIFO, a device or a folder there is refused, never written through or into
+    /// (docs/hardening.md, "Data safety: faults").
     /// - Throws: `MotionError(.cannotCreate)` naming the path and the system's reason.
     init(path: String) throws(MotionError) {
         self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var st = stat()
+        if lstat(path, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
+            let kind = switch st.st_mode & S_IFMT {
+            case S_IFLNK: "a symbolic link"
+            case S_IFDIR: "a folder"
+            case S_IFIFO: "a FIFO"
+            default: "a device or socket"
+            }
+            throw MotionError(.cannotCreate, "cannot create `\(path)`: it is \(kind), and synth writes only regular files (it neither writes through links nor into devices).")
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw MotionError(.cannotCreate, "cannot create `\(path)`: \(OutputFile.reason(errno)).")
         }

@@ -5,35 +5,57 @@ import MotionCore
 
 /// The only place that prints errors and picks exit statuses.
 enum Diagnostics {
-    /// Writes `text` to stderr.
+    /// Writes `text` to stderr. A failed write to stderr is ignored: there is nowhere left to
+    /// say so, and the exit status still tells.
     static func stderr(_ text: String) {
         var s = text
         if !s.hasSuffix("\n") { s += "\n" }
-        writeAll(2, s)
+        _ = writeAll(2, s)
     }
 
     /// Writes `text` to stderr as is (no newline added), for the progress bar.
     static func stderrRaw(_ text: String) {
-        writeAll(2, text)
+        _ = writeAll(2, text)
     }
 
-    /// Writes `text` to stdout.
-    static func stdout(_ text: String) {
+    /// Writes `text` (plus a newline) to stdout, all of it, unbuffered.
+    ///
+    /// - Throws: ``StandardOutputError`` (74) "cannot write to standard output: <reason>" when a write
+    ///   fails: a full disk or `/dev/full` (ENOSPC), a pipe whose reader is gone (EPIPE; SIGPIPE
+    ///   is ignored, see ``ignoreSIGPIPE()``), a closed descriptor (EBADF). Output is never
+    ///   silently lost with exit 0.
+    static func stdout(_ text: String) throws {
         var s = text
         if !s.hasSuffix("\n") { s += "\n" }
-        writeAll(1, s)
+        if let code = writeAll(1, s) {
+            throw StandardOutputError(message: "cannot write to standard output: \(String(cString: strerror(code)))")
+        }
     }
 
     /// Writes the whole string to a file descriptor (unbuffered, so stdout and stderr interleave
-    /// in the order written).
-    private static func writeAll(_ fd: Int32, _ s: String) {
+    /// in the order written, and nothing is left in a buffer to flush at exit).
+    ///
+    /// - Returns: nil when every byte was written, else the `errno` of the failed write.
+    private static func writeAll(_ fd: Int32, _ s: String) -> Int32? {
         var bytes = Array(s.utf8)
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
-            if n < 0 { if errno == EINTR { continue }; return }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            if n == 0 { return EIO }
             off += n
         }
+        return nil
+    }
+
+    /// Ignores SIGPIPE for the whole process, so that writing to a pipe whose reader has gone
+    /// (`motionprep run --json | head -c0`) fails with EPIPE, which ``stdout(_:)`` reports with
+    /// exit 74, instead of killing the process silently. Called once, first thing in `main`.
+    static func ignoreSIGPIPE() {
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Prints `error` as `motionprep: <sentence>` and returns its exit status.
@@ -48,4 +70,11 @@ enum Diagnostics {
 
     /// Whether stderr is a terminal (progress is drawn only then).
     static var stderrIsTerminal: Bool { isatty(2) != 0 }
+}
+
+/// Standard output could not be written (exit 74). Its own type so that a command reporting
+/// other errors per file (`validate` of several pipelines) stops at it instead of going on.
+struct StandardOutputError: UserFacingError {
+    var message: String
+    var exitStatus: ExitStatus { .ioError }
 }

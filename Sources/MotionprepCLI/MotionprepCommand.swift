@@ -33,6 +33,7 @@ public enum MotionprepCommand {
 
     /// Runs the command line and exits with its status.
     public static func main(_ arguments: [String]) -> Never {
+        Diagnostics.ignoreSIGPIPE()
         let status = run(Array(arguments.dropFirst()))
         exit(status.rawValue)
     }
@@ -47,10 +48,10 @@ public enum MotionprepCommand {
         do {
             switch first {
             case "--help", "-h", "help":
-                Diagnostics.stdout(usage)
+                try Diagnostics.stdout(usage)
                 return .success
             case "--version":
-                Diagnostics.stdout("motionprep \(version)")
+                try Diagnostics.stdout("motionprep \(version)")
                 return .success
             case "run": return try RunCommand.run(rest)
             case "validate": return try ValidateCommand.run(rest)

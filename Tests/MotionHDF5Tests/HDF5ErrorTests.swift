@@ -162,11 +162,31 @@ import Testing
     @Test(arguments: [
         ("unable to open file: name = 'a/b.h5', errno = 2, error message = 'No such file or directory', flags = 13, o_flags = 242",
          "unable to open file: No such file or directory"),
+        ("file write failed: time = Tue Dec  1 15:04:20 2026\n, filename = 'out.partial/train.h5', file descriptor = 6, errno = 28, error message = 'No space left on device', buf = 0x7fffdc1766c0, total write size = 13400, bytes this sub-write = 13400, bytes actually written = 18446744073709551615, offset = 0",
+         "file write failed: No space left on device"),
         ("file signature not found", "file signature not found"),
         ("", ""),
     ])
     func conciseDescriptions(raw: String, concise: String) {
         #expect(_conciseDescription(raw) == concise)
+    }
+
+    @Test func discardClosesTheFileAndEverythingInIt() throws {
+        // After discard() HDF5 holds nothing of the file: it is closed for this object, its
+        // datasets are closed, and the path can be created afresh (an HDF5 file still open
+        // would refuse: "unable to truncate a file which is already open").
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("train.h5")
+        let file = try HDF5File.create(path: path)
+        let dataset = try file.createDataset("y", type: .int64, rowShape: [], chunkRows: 4)
+        try dataset.append([Int64](repeating: 7, count: 10), rows: 10)
+        file.discard()
+        file.discard()
+        #expect(capture { _ = try file.datasetNames() }?.message.hasSuffix("the file has been closed") == true)
+        #expect(capture { _ = try dataset.rowCount } != nil)
+        let again = try HDF5File.create(path: path)
+        try again.close()
     }
 
     @Test func errorStackIsEmptyAfterSuccess() throws {

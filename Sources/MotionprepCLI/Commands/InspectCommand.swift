@@ -28,7 +28,7 @@ enum InspectCommand {
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
-        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
         let a = try ArgumentScanner(args, valueOptions: ["--samples"], flagOptions: ["--json"], command: "inspect")
         guard a.positionals.count == 1 else {
             throw UsageError(message: "`motionprep inspect` takes one path (a MotionCollector file, a pipeline file, a dataset folder or a shard)")
@@ -53,7 +53,7 @@ enum InspectCommand {
         if path.hasSuffix(".yaml") || path.hasSuffix(".yml") {
             let spec = try PipelineLoader.load(path: path)
             let reports = try Inspector.inspect(pipeline: spec)
-            output(reports, json: a.flag("--json"))
+            try output(reports, json: a.flag("--json"))
             return .success
         }
         if path.hasSuffix(".tar.zst") {
@@ -65,9 +65,9 @@ enum InspectCommand {
                 "arrays": .array(shard.arrays.map { .object(["name": .string($0.name), "dtype": .string($0.dtype),
                                                               "shape": .array($0.shape.map { .int($0) })]) }),
             ])
-            if a.flag("--json") { Diagnostics.stdout(json.pretty()) } else {
-                Diagnostics.stdout("\(path): motionprep shard \(shard.header.split) #\(shard.header.shardIndex), \(shard.header.numWindows) windows, class counts \(shard.header.classCounts)")
-                for arr in shard.arrays { Diagnostics.stdout("  \(arr.name)  \(arr.dtype)  \(arr.shape)") }
+            if a.flag("--json") { try Diagnostics.stdout(json.pretty()) } else {
+                try Diagnostics.stdout("\(path): motionprep shard \(shard.header.split) #\(shard.header.shardIndex), \(shard.header.numWindows) windows, class counts \(shard.header.classCounts)")
+                for arr in shard.arrays { try Diagnostics.stdout("  \(arr.name)  \(arr.dtype)  \(arr.shape)") }
             }
             return .success
         }
@@ -75,7 +75,7 @@ enum InspectCommand {
         guard MotionCollectorReader.sniff(head) != nil else {
             throw MotionError(.dataError, "\(path): not a format `inspect` recognises (expected a MotionCollector CSV with a `Source, Label, When, …` or `Type, When, …` header, a pipeline .yaml, a dataset folder or a .tar.zst shard); for csv and iio files inspect a pipeline that reads them")
         }
-        output([try Inspector.inspect(motionCollectorFile: path)], json: a.flag("--json"))
+        try output([try Inspector.inspect(motionCollectorFile: path)], json: a.flag("--json"))
         return .success
     }
 
@@ -85,9 +85,9 @@ enum InspectCommand {
         return [UInt8]((try? h.read(upToCount: 4096)) ?? Data())
     }
 
-    static func output(_ reports: [RecordingReport], json: Bool) {
+    static func output(_ reports: [RecordingReport], json: Bool) throws {
         if json {
-            Diagnostics.stdout(JSONValue.array(reports.map(\.json)).pretty())
+            try Diagnostics.stdout(JSONValue.array(reports.map(\.json)).pretty())
             return
         }
         var out: [String] = []
@@ -121,7 +121,7 @@ enum InspectCommand {
             }
             for w in r.warnings { out.append("  warning: \(w)") }
         }
-        Diagnostics.stdout(out.joined(separator: "\n"))
+        try Diagnostics.stdout(out.joined(separator: "\n"))
     }
 
     static func dataset(_ path: String, json: Bool) throws -> ExitStatus {
@@ -130,7 +130,7 @@ enum InspectCommand {
               let m = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw MotionError(.dataError, "\(path) is not a finished motionprep dataset: \(manifestPath) is missing or not JSON")
         }
-        if json { Diagnostics.stdout(String(decoding: data, as: UTF8.self)); return .success }
+        if json { try Diagnostics.stdout(String(decoding: data, as: UTF8.self)); return .success }
         var out: [String] = []
         let classes = (m["classes"] as? [String]) ?? []
         let channels = ((m["channels"] as? [[String: Any]]) ?? []).map { "\($0["name"] ?? "?") [\($0["unit"] ?? "?")]" }
@@ -154,7 +154,7 @@ enum InspectCommand {
             }
             for key in c.keys.sorted() { out.append("  \(key.replacingOccurrences(of: "_", with: " ")): \(show(c[key]!))") }
         }
-        Diagnostics.stdout(out.joined(separator: "\n"))
+        try Diagnostics.stdout(out.joined(separator: "\n"))
         return .success
     }
 }

@@ -12,7 +12,7 @@ enum MergeCommand {
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
-        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
         let a = try ArgumentScanner(args, valueOptions: ["--jobs"], flagOptions: ["--quiet", "--json"], command: "merge")
         guard a.positionals.count >= 2 else {
             throw UsageError(message: "`motionprep merge` needs an output folder and at least one part folder: `motionprep merge OUT_DIR PART_DIR...`")
@@ -21,7 +21,7 @@ enum MergeCommand {
         let options = RunOptions(jobs: jobs, log: { Diagnostics.stderr($0) })
         let summary = try PipelineRunner.merge(outputDirectory: a.positionals[0], parts: Array(a.positionals.dropFirst()), options: options)
         if !a.flag("--quiet") { Diagnostics.stderr(RunCommand.text(summary, worker: nil)) }
-        if a.flag("--json") { Diagnostics.stdout(RunCommand.json(summary).pretty()) }
+        if a.flag("--json") { try Diagnostics.stdout(RunCommand.json(summary).pretty()) }
         return .success
     }
 }

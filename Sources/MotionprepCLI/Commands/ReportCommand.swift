@@ -29,7 +29,7 @@ enum ReportCommand {
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
-        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
         let a = try ArgumentScanner(args, valueOptions: ["-o", "--output", "--examples", "--histogram-windows", "--recordings",
                                                         "--max-recordings"],
                                     flagOptions: ["--quiet"], command: "report")
@@ -57,19 +57,13 @@ enum ReportCommand {
             extra.append(TimelineSection.render(loaded, classes: classes, pipeline: pipeline))
         }
         let rendered = try Report.render(directory: a.positionals[0], options: options, extraSections: extra)
-        let bytes = Data(rendered.html.utf8)
-        guard FileManager.default.createFile(atPath: output + ".partial", contents: bytes) else {
-            throw ReportError(.cannotCreate, "cannot write `\(output)`: its folder does not exist or is not writable")
-        }
-        // rename(2) replaces a previous page atomically: a reader never sees half a page.
-        guard rename(output + ".partial", output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: output + ".partial")
-            throw ReportError(.cannotCreate, "cannot write `\(output)`: \(reason)")
-        }
+        let bytes = Array(rendered.html.utf8)
+        // A regular file is replaced atomically (a reader never sees half a page, a full disk
+        // leaves the previous page); a device or FIFO is written into; a link, a folder is refused.
+        try OutputFiles.write(bytes, to: output, what: "the report")
         if !a.flag("--quiet") {
             let st = rendered.statistics
-            Diagnostics.stdout("wrote \(output) (\(bytes.count / 1024) KiB): \(st.totalWindows) windows in \(st.splits.count) splits, \(rendered.manifest.channels.count) channels, \(rendered.manifest.classes.count) classes")
+            try Diagnostics.stdout("wrote \(output) (\(bytes.count / 1024) KiB): \(st.totalWindows) windows in \(st.splits.count) splits, \(rendered.manifest.channels.count) channels, \(rendered.manifest.classes.count) classes")
         }
         return .success
     }

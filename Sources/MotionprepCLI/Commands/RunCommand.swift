@@ -30,7 +30,7 @@ enum RunCommand {
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
-        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
         let a = try ArgumentScanner(args, valueOptions: ["--jobs", "--out", "--worker"], flagOptions: ["--resume", "--quiet", "--json"], command: "run")
         guard a.positionals.count == 1 else {
             throw UsageError(message: a.positionals.isEmpty ? "`motionprep run` needs a pipeline file, e.g. `motionprep run pipelines/walk.yaml`"
@@ -78,7 +78,7 @@ enum RunCommand {
             Diagnostics.stderr("motionprep: test hook: memory budget peak \(summary.memoryBudgetPeak) of \(testBudget) values, at most \(summary.memoryBudgetPeakHolders) recording(s) holding a reservation at once")
         }
         if !quiet { Diagnostics.stderr(text(summary, worker: worker)) }
-        if a.flag("--json") { Diagnostics.stdout(json(summary).pretty()) }
+        if a.flag("--json") { try Diagnostics.stdout(json(summary).pretty()) }
         return .success
     }
 

@@ -23,7 +23,7 @@ enum SynthCommand {
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
-        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
         let a = try ArgumentScanner(args, valueOptions: ["--out", "--subjects", "--minutes", "--seed", "--format", "--recordings", "--sensors"],
                                     flagOptions: ["--legacy"], command: "synth")
         guard a.positionals.isEmpty else {

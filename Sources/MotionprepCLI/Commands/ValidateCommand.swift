@@ -29,7 +29,7 @@ enum ValidateCommand {
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
-        if args.contains("--help") || args.contains("-h") { Diagnostics.stdout(help); return .success }
+        if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
         let a = try ArgumentScanner(args, valueOptions: ["--expect", "--format", "--jobs"], flagOptions: [], command: "validate")
         guard !a.positionals.isEmpty else {
             throw UsageError(message: "`motionprep validate` needs a pipeline file or a dataset folder")
@@ -40,13 +40,13 @@ enum ValidateCommand {
             }
             let jobs = try a.int("--jobs", in: 1...4096, command: "validate")
             let (status, output) = try validateDataset(dataset, expect: a.value("--expect"), format: a.value("--format"), jobs: jobs)
-            Diagnostics.stdout(output)
+            try Diagnostics.stdout(output)
             return status
         }
         for option in ["--expect", "--format", "--jobs"] where a.value(option) != nil {
             throw UsageError(message: "option `\(option)` of `motionprep validate` applies to a dataset folder, not to pipeline files")
         }
-        return validatePipelines(a.positionals)
+        return try validatePipelines(a.positionals)
     }
 
     /// A folder, or a path that does not exist and does not look like a pipeline file.
@@ -89,7 +89,9 @@ enum ValidateCommand {
         return (report.passed ? .success : .checkFailed, output)
     }
 
-    static func validatePipelines(_ paths: [String]) -> ExitStatus {
+    /// - Throws: ``StandardOutputError`` when stdout cannot be written (the other errors are
+    ///   reported per file, and the worst status returned).
+    static func validatePipelines(_ paths: [String]) throws -> ExitStatus {
         var worst = ExitStatus.success
         for path in paths {
             do {
@@ -110,7 +112,7 @@ enum ValidateCommand {
                 }
                 let matched = InputDiscovery.match(spec)
                 if matched.unmatched.isEmpty && matched.irregular.isEmpty {
-                    Diagnostics.stdout("\(path): ok")
+                    try Diagnostics.stdout("\(path): ok")
                 } else {
                     for u in matched.unmatched {
                         Diagnostics.stderr("motionprep: `\(u.pattern)` in inputs[\(u.inputIndex)] of \(path) matches no file (paths are relative to `\(spec.baseDirectory)`)")
@@ -120,6 +122,8 @@ enum ValidateCommand {
                     }
                     if worst == .success { worst = .noInput }
                 }
+            } catch let e as StandardOutputError {
+                throw e
             } catch {
                 let status = Diagnostics.report(error)
                 if status == .config || worst == .success { worst = status }

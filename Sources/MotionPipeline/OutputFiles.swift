@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import MotionCore
+
+/// Writing the files a command is asked to produce (`report -o FILE`, `inspect --samples DIR`)
+/// without ever replacing or writing through what is not a file of ours (docs/hardening.md,
+/// "Data safety: faults"):
+///
+/// - a symbolic link is refused, never followed and never replaced (the link may point
+///   anywhere; replacing it would silently drop it);
+/// - a folder, a block device or a socket is refused;
+/// - a character device or a FIFO (`/dev/null`, a named pipe) is written into as it is, never
+///   unlinked or replaced by a regular file;
+/// - a regular file (or nothing) is replaced atomically: the bytes go to a temporary file in the
+///   same folder, which is synced and renamed over the path, so a reader never sees half a file
+///   and a failed write (a full disk) leaves the previous file as it was.
+///
+/// Errors: `MotionError(.cannotCreate)` (73) for a refused path or a file that cannot be
+/// created, `.ioError` (74) when writing fails, each naming the path and the system's reason.
+public enum OutputFiles {
+    /// What is at a path, without following a final symbolic link (`lstat`).
+    public enum Kind: Equatable, Sendable {
+        case missing
+        case regularFile
+        case directory
+        case symbolicLink
+        case characterDevice
+        case fifo
+        case blockDevice
+        case socket
+    }
+
+    /// What is at `path` (`lstat`, so a symbolic link is reported as one).
+    public static func kind(_ path: String) -> Kind {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .missing }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .regularFile
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        case S_IFCHR: return .characterDevice
+        case S_IFIFO: return .fifo
+        case S_IFBLK: return .blockDevice
+        default: return .socket
+        }
+    }
+
+    /// Writes `bytes` as the whole content of `path` (see the type's rules).
+    ///
+    /// - Parameter what: what is written, for messages, e.g. "the report".
+    /// - Throws: `MotionError` `.cannotCreate` for a refused path, `.ioError` for a failed write.
+    public static func write(_ bytes: [UInt8], to path: String, what: String) throws {
+        switch kind(path) {
+        case .symbolicLink:
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { " (to `\($0)`)" } ?? ""
+            throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: it is a symbolic link\(target), and motionprep neither writes through nor replaces links; give the file itself, or remove the link")
+        case .directory:
+            throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: it is a folder; give a file name")
+        case .blockDevice, .socket:
+            throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: it is a \(kind(path) == .socket ? "socket" : "block device"), not a file")
+        case .characterDevice, .fifo:
+            try writeInPlace(bytes, to: path)
+        case .missing, .regularFile:
+            try replaceAtomically(bytes, at: path)
+        }
+    }
+
+    /// Creates `path`, which must not exist yet, with `bytes` as its content (`O_EXCL |
+    /// O_NOFOLLOW`: never through a link, never over anything). For files inside a folder the
+    /// caller has just made its own.
+    ///
+    /// - Throws: `MotionError` `.cannotCreate` when the file exists or cannot be created,
+    ///   `.ioError` when writing fails.
+    public static func create(_ bytes: [UInt8], at path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot create `\(path)`: \(reason(errno))") }
+        do {
+            do {
+                try writeAll(fd, bytes, path: path)
+            } catch {
+                _ = close(fd)
+                throw error
+            }
+            try closeChecked(fd, path: path)
+        } catch {
+            unlink(path)  // ours: created just now, and incomplete
+            throw error
+        }
+    }
+
+    /// Writes into an existing character device or FIFO, which stays what it is.
+    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot open `\(path)` for writing: \(reason(errno))") }
+        do {
+            try writeAll(fd, bytes, path: path)
+        } catch {
+            _ = close(fd)
+            throw error
+        }
+        try closeChecked(fd, path: path)
+    }
+
+    /// Temporary file in the same folder, synced, renamed over `path`.
+    private static func replaceAtomically(_ bytes: [UInt8], at path: String) throws {
+        let folder = PathText.parent(path)
+        var template = Array((folder + "/." + PathText.lastComponent(path) + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw MotionError(.cannotCreate, "cannot write `\(path)`: cannot create a file in its folder `\(folder)`: \(reason(errno))")
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        do {
+            do {
+                _ = fchmod(fd, 0o644)
+                try writeAll(fd, bytes, path: path)
+                guard fsync(fd) == 0 else { throw MotionError(.ioError, "cannot write `\(path)`: \(reason(errno))") }
+            } catch {
+                _ = close(fd)
+                throw error
+            }
+            try closeChecked(fd, path: path)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let why = reason(errno)
+            unlink(temporary)
+            throw MotionError(.cannotCreate, "cannot write `\(path)`: \(why)")
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MotionError(.ioError, "cannot write `\(path)`: \(reason(errno))")
+            }
+            offset += n
+        }
+    }
+
+    /// `close`, whose failure (a deferred write error on NFS) is an I/O error. The descriptor is
+    /// released either way.
+    private static func closeChecked(_ fd: Int32, path: String) throws {
+        if close(fd) != 0 && errno != EINTR {
+            throw MotionError(.ioError, "cannot write `\(path)`: \(reason(errno))")
+        }
+    }
+
+    static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

@@ -95,7 +95,20 @@ import Testing
         }
         let (status, output) = try validate(dir)
         #expect(status == .checkFailed)
-        #expect(output.contains("\(dir)/test.h5: indices.range: `fold_index` holds 1 value(s) outside 0..<3 (the manifest's folds); first: 3 at window 0"))
+        #expect(output.contains("\(dir)/test.h5: indices.range: `fold_index` holds 1 value(s) other than -1 (windows outside the train split have no fold); first: 3 at window 0"))
+        #expect(failedChecks(report(dir)) == ["indices.range"])
+    }
+
+    @Test func trainFoldOutOfRangeFails() throws {
+        let dir = Fixture.copy()
+        try rewriteSplitFile(dir, "train.h5") { f in
+            guard case .int32(var s) = f.arrays["fold_index"]!.values else { return }
+            s[0] = -1
+            f.arrays["fold_index"]!.values = .int32(s)
+        }
+        let (status, output) = try validate(dir)
+        #expect(status == .checkFailed)
+        #expect(output.contains("\(dir)/train.h5: indices.range: `fold_index` holds 1 value(s) outside 0..<3 (the manifest's folds); first: -1 at window 0"))
         #expect(failedChecks(report(dir)) == ["indices.range"])
     }
 

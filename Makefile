@@ -4,6 +4,7 @@
 #   make test    the whole test suite: Swift tests, then the Python interop checks
 #   make bench   benchmarks against the pandas/numpy/h5py way of doing the same job
 #   make fuzz    libFuzzer + ASan targets for the readers and the pipeline loader, FUZZ_SECONDS each
+#   make install PREFIX=/usr/local   the binary (Swift runtime linked in), shell completions
 #
 # System packages come from Debian. When pkg-config cannot find one, `make deps` installs it as
 # root (apt-get) or prints the exact command and stops.
@@ -13,10 +14,15 @@ PYTHON       ?= python3
 VENV         := .venv
 VPY          := $(VENV)/bin/python
 RELEASE_BIN  := .build/release/motionprep
-PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev libfast-float-dev pkg-config zstd chromium
+PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev libfast-float-dev pkg-config zstd chromium zsh fish
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+# The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
+# the Swift toolchain; the C libraries come from the Debian packages the README names.
+STATIC       := --static-swift-stdlib
 PY_PKGS      := numpy scipy h5py zstandard pytest webdataset
 
-.PHONY: all deps build run test swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
+.PHONY: all deps build install uninstall install-test run test swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
 
 all: build
 
@@ -30,6 +36,8 @@ deps:
 	[ -f /usr/include/fast_float/fast_float.h ] || missing="$$missing fast_float"; \
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v zsh >/dev/null 2>&1 || missing="$$missing zsh"; \
+	command -v fish >/dev/null 2>&1 || missing="$$missing fish"; \
 	if [ -n "$$missing" ]; then \
 	  echo "missing system packages ($$missing)"; \
 	  if [ "$$(id -u)" = "0" ]; then \
@@ -41,7 +49,21 @@ deps:
 	fi
 
 build: deps
-	$(SWIFT) build -c release --product motionprep
+	$(SWIFT) build -c release --product motionprep $(STATIC)
+
+# The binary and its completions; DESTDIR for staged installs (packaging, the tests).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/motionprep
+	$(RELEASE_BIN) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/motionprep
+	$(RELEASE_BIN) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_motionprep
+	$(RELEASE_BIN) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/motionprep.fish
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/motionprep (try: motionprep help)"
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/motionprep $(DESTDIR)$(PREFIX)/share/bash-completion/completions/motionprep \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_motionprep $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/motionprep.fish
 
 run: build
 	$(RELEASE_BIN) run pipelines/walk.yaml
@@ -54,7 +76,12 @@ $(VENV)/.ok:
 
 venv: $(VENV)/.ok
 
-test: deps venv swift-test asan-test build validate-pipelines validate-sample interop-test
+test: deps venv swift-test asan-test build validate-pipelines validate-sample install-test interop-test
+
+# `make install` into a staging folder; tests/python/test_install.py checks what it wrote.
+install-test: build
+	rm -rf .build/install-test
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath .build/install-test) PREFIX=/usr/local
 
 # HDF5 file locking stays on for the tests too: MotionHDF5 marks the descriptors libhdf5 opens
 # close-on-exec, so a child process spawned by one test no longer inherits another test's lock
@@ -85,13 +112,14 @@ validate-sample: build
 	$(RELEASE_BIN) validate build/stairs
 
 interop-test: build venv
-	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) -m pytest -q tests/python
+	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) MOTIONPREP_INSTALLED=$(abspath .build/install-test)/usr/local \
+	  $(VPY) -m pytest -q tests/python
 
 # bench.py also builds bench/fastfloat_ref.cpp (g++ -O2, fast_float headers from `deps`) and prints
 # that bare C++ loop's MB/s next to the reader's, on the same files: the ratio holds across machines.
 bench: deps venv
 	$(VPY) -m pip install -q pandas tsfel >/dev/null 2>&1 || echo "(pandas/tsfel not installable; those comparisons are skipped)"
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(STATIC)
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/bench.py
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/long_recording.py
 

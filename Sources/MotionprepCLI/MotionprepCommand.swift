@@ -7,14 +7,7 @@ import MotionCore
 public enum MotionprepCommand {
     public static let version = "0.1.0"
 
-    static let commands: [(name: String, summary: String)] = [
-        ("run", "run a pipeline and write the dataset"),
-        ("validate", "check a pipeline file, or a written dataset"),
-        ("inspect", "describe a recording, a pipeline's inputs or a dataset"),
-        ("merge", "merge the outputs of --worker runs into one dataset"),
-        ("synth", "write realistic synthetic recordings"),
-        ("report", "write an HTML report of a dataset"),
-    ]
+    static var commands: [(name: String, summary: String)] { CommandCatalogue.all.map { ($0.name, $0.summary) } }
 
     static var usage: String {
         """
@@ -25,7 +18,7 @@ public enum MotionprepCommand {
         commands:
         \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
 
-        `motionprep <command> --help` describes a command. Exit codes: 0 ok, 1 a validate check failed,
+        `motionprep help <command>` (or `motionprep <command> --help`) describes a command. Exit codes: 0 ok, 1 a validate check failed,
         64 usage, 65 bad input data, 66 input missing, 73 cannot create output, 74 I/O error,
         78 bad pipeline file.
         """
@@ -47,6 +40,16 @@ public enum MotionprepCommand {
         let rest = Array(args.dropFirst())
         do {
             switch first {
+            case "help" where !rest.isEmpty:
+                let name = rest[0]
+                if name == "help" { try Diagnostics.stdout(CommandCatalogue.helpHelp); return .success }
+                guard CommandCatalogue.spec(name) != nil else {
+                    var msg = "`motionprep help` knows no command `\(name)`"
+                    if let s = Text.suggestion(for: name, among: commands.map(\.name)) { msg += "; did you mean `\(s)`?" }
+                    else { msg += "; the commands are " + Text.alternatives(commands.map(\.name)) }
+                    throw UsageError(message: msg)
+                }
+                return run([name, "--help"])
             case "--help", "-h", "help":
                 try Diagnostics.stdout(usage)
                 return .success
@@ -59,6 +62,7 @@ public enum MotionprepCommand {
             case "merge": return try MergeCommand.run(rest)
             case "report": return try ReportCommand.run(rest)
             case "inspect": return try InspectCommand.run(rest)
+            case "completions": return try CompletionsCommand.run(rest)
             default:
                 var msg = "unknown command `\(first)`"
                 if let s = Text.suggestion(for: first, among: commands.map(\.name)) { msg += "; did you mean `\(s)`?" }

@@ -29,7 +29,7 @@ enum InspectCommand {
 
     static func run(_ args: [String]) throws -> ExitStatus {
         if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
-        let a = try ArgumentScanner(args, valueOptions: ["--samples"], flagOptions: ["--json"], command: "inspect")
+        let a = try ArgumentScanner(args, valueOptions: CommandCatalogue["inspect"].valueOptions, flagOptions: CommandCatalogue["inspect"].flagOptions, command: "inspect")
         guard a.positionals.count == 1 else {
             throw UsageError(message: "`motionprep inspect` takes one path (a MotionCollector file, a pipeline file, a dataset folder or a shard)")
         }

@@ -13,7 +13,7 @@ enum MergeCommand {
 
     static func run(_ args: [String]) throws -> ExitStatus {
         if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
-        let a = try ArgumentScanner(args, valueOptions: ["--jobs"], flagOptions: ["--quiet", "--json"], command: "merge")
+        let a = try ArgumentScanner(args, valueOptions: CommandCatalogue["merge"].valueOptions, flagOptions: CommandCatalogue["merge"].flagOptions, command: "merge")
         guard a.positionals.count >= 2 else {
             throw UsageError(message: "`motionprep merge` needs an output folder and at least one part folder: `motionprep merge OUT_DIR PART_DIR...`")
         }

@@ -30,9 +30,7 @@ enum ReportCommand {
 
     static func run(_ args: [String]) throws -> ExitStatus {
         if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
-        let a = try ArgumentScanner(args, valueOptions: ["-o", "--output", "--examples", "--histogram-windows", "--recordings",
-                                                        "--max-recordings"],
-                                    flagOptions: ["--quiet"], command: "report")
+        let a = try ArgumentScanner(args, valueOptions: CommandCatalogue["report"].valueOptions, flagOptions: CommandCatalogue["report"].flagOptions, command: "report")
         guard a.positionals.count == 1 else {
             throw UsageError(message: a.positionals.isEmpty
                 ? "`motionprep report` needs a dataset folder: motionprep report DATASET_DIR [-o report.html]"

@@ -31,7 +31,7 @@ enum RunCommand {
 
     static func run(_ args: [String]) throws -> ExitStatus {
         if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
-        let a = try ArgumentScanner(args, valueOptions: ["--jobs", "--out", "--worker"], flagOptions: ["--resume", "--quiet", "--json"], command: "run")
+        let a = try ArgumentScanner(args, valueOptions: CommandCatalogue["run"].valueOptions, flagOptions: CommandCatalogue["run"].flagOptions, command: "run")
         guard a.positionals.count == 1 else {
             throw UsageError(message: a.positionals.isEmpty ? "`motionprep run` needs a pipeline file, e.g. `motionprep run pipelines/walk.yaml`"
                                                            : "`motionprep run` takes one pipeline file, got \(a.positionals.count): \(a.positionals.joined(separator: " "))")

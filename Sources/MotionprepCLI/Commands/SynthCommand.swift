@@ -24,8 +24,7 @@ enum SynthCommand {
 
     static func run(_ args: [String]) throws -> ExitStatus {
         if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
-        let a = try ArgumentScanner(args, valueOptions: ["--out", "--subjects", "--minutes", "--seed", "--format", "--recordings", "--sensors"],
-                                    flagOptions: ["--legacy"], command: "synth")
+        let a = try ArgumentScanner(args, valueOptions: CommandCatalogue["synth"].valueOptions, flagOptions: CommandCatalogue["synth"].flagOptions, command: "synth")
         guard a.positionals.isEmpty else {
             throw UsageError(message: "`motionprep synth` takes no positional argument (got `\(a.positionals[0])`); give the folder with `--out DIR`")
         }

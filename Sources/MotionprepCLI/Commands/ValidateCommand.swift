@@ -30,7 +30,7 @@ enum ValidateCommand {
 
     static func run(_ args: [String]) throws -> ExitStatus {
         if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
-        let a = try ArgumentScanner(args, valueOptions: ["--expect", "--format", "--jobs"], flagOptions: [], command: "validate")
+        let a = try ArgumentScanner(args, valueOptions: CommandCatalogue["validate"].valueOptions, flagOptions: CommandCatalogue["validate"].flagOptions, command: "validate")
         guard !a.positionals.isEmpty else {
             throw UsageError(message: "`motionprep validate` needs a pipeline file or a dataset folder")
         }

@@ -1,0 +1,84 @@
+/// Every command with its options, in one place: the dispatcher, each command's argument scanner,
+/// `motionprep help CMD` and the shell completions (`motionprep completions SHELL`) are all read
+/// from it, so they cannot drift apart.
+struct CommandSpec {
+    /// What an option's value is, for completion.
+    enum Value: Equatable {
+        case file(extensions: [String])
+        case directory
+        case choices([String])
+        case text
+    }
+
+    var name: String
+    var summary: String
+    var help: String
+    /// Options taking a value, with what the value is.
+    var values: [(option: String, value: Value)]
+    /// Options taking no value.
+    var flags: [String]
+    /// What positional arguments are.
+    var positionals: Value
+
+    var valueOptions: [String] { values.map(\.option) }
+    var flagOptions: [String] { flags }
+    var allOptions: [String] { values.map(\.option) + flags }
+
+    /// The first line of an option's description in the help text ("" when not described).
+    func describe(_ option: String) -> String {
+        for line in help.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix(option + " ") || trimmed == option || trimmed.hasPrefix(option + ",") else { continue }
+            // "--jobs N      recordings processed …": the description follows two or more spaces.
+            guard let gap = trimmed.range(of: "  ") else { return "" }
+            return String(trimmed[gap.upperBound...].drop { $0 == " " })
+        }
+        return ""
+    }
+}
+
+enum CommandCatalogue {
+    static let all: [CommandSpec] = [
+        CommandSpec(name: "run", summary: "run a pipeline and write the dataset", help: RunCommand.help,
+                    values: [("--jobs", .text), ("--out", .directory), ("--worker", .text)],
+                    flags: ["--resume", "--quiet", "--json"], positionals: .file(extensions: ["yaml", "yml"])),
+        CommandSpec(name: "validate", summary: "check a pipeline file, or a written dataset", help: ValidateCommand.help,
+                    values: [("--expect", .file(extensions: ["yaml", "yml"])), ("--format", .choices(["text", "json", "junit"])),
+                             ("--jobs", .text)],
+                    flags: [], positionals: .file(extensions: [])),
+        CommandSpec(name: "inspect", summary: "describe a recording, a pipeline's inputs or a dataset", help: InspectCommand.help,
+                    values: [("--samples", .directory)], flags: ["--json"], positionals: .file(extensions: [])),
+        CommandSpec(name: "merge", summary: "merge the outputs of --worker runs into one dataset", help: MergeCommand.help,
+                    values: [("--jobs", .text)], flags: ["--quiet", "--json"], positionals: .directory),
+        CommandSpec(name: "synth", summary: "write realistic synthetic recordings", help: SynthCommand.help,
+                    values: [("--out", .directory), ("--subjects", .text), ("--minutes", .text), ("--seed", .text),
+                             ("--format", .choices(["motioncollector", "csv", "iio"])), ("--recordings", .text),
+                             ("--sensors", .text)],
+                    flags: ["--legacy"], positionals: .text),
+        CommandSpec(name: "report", summary: "write an HTML report of a dataset", help: ReportCommand.help,
+                    values: [("-o", .file(extensions: ["html"])), ("--output", .file(extensions: ["html"])), ("--examples", .text),
+                             ("--histogram-windows", .text), ("--recordings", .file(extensions: ["yaml", "yml"])),
+                             ("--max-recordings", .text)],
+                    flags: ["--quiet"], positionals: .directory),
+        CommandSpec(name: "help", summary: "show a command's help (`motionprep help run`)", help: helpHelp,
+                    values: [], flags: [], positionals: .choices(["run", "validate", "inspect", "merge", "synth", "report", "completions"])),
+        CommandSpec(name: "completions", summary: "print shell completions (bash, zsh or fish)", help: CompletionsCommand.help,
+                    values: [], flags: [], positionals: .choices(["bash", "zsh", "fish"])),
+    ]
+
+    static let helpHelp = """
+        usage: motionprep help [COMMAND]
+
+        Prints the help of COMMAND (the same as `motionprep COMMAND --help`), or the list of commands.
+        """
+
+    static func spec(_ name: String) -> CommandSpec? {
+        all.first { $0.name == name }
+    }
+
+    /// The spec of a command that exists (for the commands' own argument scanners).
+    static subscript(_ name: String) -> CommandSpec {
+        guard let s = spec(name) else { preconditionFailure("no command `\(name)` in CommandCatalogue.all") }
+        return s
+    }
+}

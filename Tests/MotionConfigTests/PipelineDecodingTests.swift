@@ -2,7 +2,7 @@ import Testing
 import MotionCore
 @testable import MotionConfig
 
-/// The example of SPEC §2, verbatim (comments included).
+/// The example of docs/pipeline.md, verbatim (comments included).
 let specExample = """
 version: 1
 name: walk
@@ -47,7 +47,7 @@ output:
 """
 
 @Test func specExampleDecodesToTheExpectedSpec() throws {
-    // The SPEC example also sets `windows_per_shard` under `type: hdf5`; that line is checked
+    // The original contract's example also sets `windows_per_shard` under `type: hdf5`; that line is checked
     // separately below.
     let spec = try PipelineLoader.load(yaml: specExample, file: "pipelines/walk.yaml", baseDirectory: "pipelines")
     let expected = PipelineSpec(

@@ -1,7 +1,7 @@
 /// How to read one delimited text input (docs/inputs.md, "Delimited text (csv)"): the dialect and which columns mean what.
 ///
 /// This is MotionIngest's own options value; MotionPipeline fills it from the pipeline file's
-/// `csv` entry, so the reader never depends on the configuration module (STYLE §2).
+/// `csv` entry, so the reader never depends on the configuration module (stages never import it; see ARCHITECTURE.md).
 public struct CSVFormat: Sendable, Equatable {
     /// The unit of the time column.
     public enum TimeUnit: String, Sendable, CaseIterable {

@@ -31,7 +31,7 @@ labels:
   map: {W: walk, T: turn}          # optional renames
   classes: [walk, turn]            # the class ids, in order; default: the sorted values of `map`;
                                    #   one of the two is required when `labels` is given
-features: [mean, std, min, max, rms]   # optional; see §6
+features: [mean, std, min, max, rms]   # optional; see docs/signal.md
 magnitude: [acc]                   # optional: append channel acc_mag = sqrt(acc_x²+acc_y²+acc_z²) to x
 split:
   by: subject                      # subject (default) | recording

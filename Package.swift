@@ -54,7 +54,7 @@ let swiftTargets: [Target] = [
     // Configuration, orchestration, CLI.
     // MotionConfig builds inline IIO layouts (MotionIngest) to check them when a pipeline is loaded.
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML", "MotionIngest"]),
-    // Checks a written dataset (SPEC §9); reads it, never writes.
+    // Checks a written dataset (docs/validate.md); reads it, never writes.
     .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionHDF5", "MotionChecksum", "MotionYAML",
                                                    "MotionSinks"]),  // ShardReader: one shard reader, not two
     .target(name: "MotionPipeline", dependencies: [

@@ -16,7 +16,7 @@ status=0
 for t in "${TARGETS[@]}"; do
   mkdir -p "$B/work/$t"
   log="$B/fuzz-$t.log"
-  # -rss_limit_mb: an input that makes a reader allocate gigabytes is a finding too (SPEC §10).
+  # -rss_limit_mb: an input that makes a reader allocate gigabytes is a finding too (docs/scale.md).
   if "$B/fuzz-$t" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -max_len=65536 -timeout=10 \
        -artifact_prefix="$B/artifacts/$t-" -print_final_stats=1 \
        "$B/work/$t" "$ROOT/Fuzz/corpus/$t" >"$log" 2>&1; then

@@ -1,4 +1,4 @@
-"""Read a motionprep `hdf5` dataset (SPEC §8.1) as a PyTorch-style map-style dataset.
+"""Read a motionprep `hdf5` dataset (docs/dataset-format.md, "HDF5 files") as a PyTorch-style map-style dataset.
 
     from read_hdf5 import WindowDataset
     ds = WindowDataset("build/walk/train.h5")

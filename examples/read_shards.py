@@ -1,4 +1,4 @@
-"""Read a motionprep `shards` dataset (SPEC §8.2) with numpy and zstandard only.
+"""Read a motionprep `shards` dataset (docs/dataset-format.md, "Shards") with numpy and zstandard only.
 
 Layout: DATASET/{split}/{split}-NNNNN.tar.zst, each a tar archive compressed as one zstd frame,
 holding {stem}.json and one .npy per array ({stem}.x.npy, {stem}.y.npy, ...). Each shard holds

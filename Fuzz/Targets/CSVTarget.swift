@@ -1,4 +1,4 @@
-// libFuzzer target: CSVReader (SPEC §3.2, §3.5) then TimeOrder, on arbitrary bytes.
+// libFuzzer target: CSVReader (docs/inputs.md, "Delimited text (csv)" and "Bad rows and time order") then TimeOrder, on arbitrary bytes.
 // The first bytes pick the dialect (delimiter, time unit, wide or long, units, sort, chunking);
 // the rest is the file. Header names are fixed (`t,x,y,z,label,sensor`) so that the seed corpus
 // reaches the row parser.

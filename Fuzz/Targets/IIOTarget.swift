@@ -1,4 +1,4 @@
-// libFuzzer target: IIOScanType.parse, IIOLayout and IIODecoder (SPEC §3.3) on arbitrary bytes.
+// libFuzzer target: IIOScanType.parse, IIOLayout and IIODecoder (docs/inputs.md, "IIO buffer dumps (iio)") on arbitrary bytes.
 // Input: lines `INDEX TYPE` (one per channel; index `t` for the timestamp), an empty line, then
 // the dump. The first byte picks strict, units, frequency and chunking.
 import MotionCore

@@ -1,4 +1,4 @@
-// libFuzzer target: MotionCollectorReader (SPEC §3.1, §3.5) then TimeOrder, on arbitrary bytes.
+// libFuzzer target: MotionCollectorReader (docs/inputs.md, "MotionCollector" and "Bad rows and time order") then TimeOrder, on arbitrary bytes.
 // The first byte picks units, kept sensors, sort and chunking; the rest is the file.
 import MotionCore
 import MotionIngest

@@ -1,4 +1,4 @@
-// libFuzzer target: the YAML parser and the pipeline-file loader (SPEC §2) on arbitrary bytes.
+// libFuzzer target: the YAML parser and the pipeline-file loader (docs/pipeline.md) on arbitrary bytes.
 import MotionConfig
 import MotionCore
 import MotionYAML

@@ -1,5 +1,5 @@
 // MotionChecksum: SHA-256 over OpenSSL's EVP interface (libcrypto), for manifest.json and
-// SHA256SUMS (SPEC §8.3). Only this module and the other wrappers import C.
+// SHA256SUMS (docs/dataset-format.md, "Manifest, checksums and commit"). Only this module and the other wrappers import C.
 import CCrypto
 
 /// An incremental SHA-256 hasher with value semantics.

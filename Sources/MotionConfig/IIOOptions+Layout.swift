@@ -2,7 +2,7 @@ import MotionCore
 import MotionIngest
 
 extension IIOOptions {
-    /// The scan layout of an inline `layout:` (SPEC §3.3), checked as a whole: every type string
+    /// The scan layout of an inline `layout:` (docs/inputs.md, "IIO buffer dumps (iio)"), checked as a whole: every type string
     /// (docs/iio-format.md §2.2), one scan index per channel, the size limits, and a time source
     /// (`timestamp` or `sampling_frequency_hz`). A problem is a pipeline problem, reported at the
     /// position of the offending value.

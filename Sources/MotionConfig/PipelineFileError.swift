@@ -18,7 +18,7 @@ public struct ConfigIssue: Sendable, Equatable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A pipeline file that does not parse or does not match the schema (SPEC §2). Lists every
+/// A pipeline file that does not parse or does not match the schema (docs/pipeline.md). Lists every
 /// problem found, sorted by position; exit status 78 (`EX_CONFIG`).
 public struct PipelineFileError: UserFacingError, Equatable {
     /// The pipeline file as the user named it.

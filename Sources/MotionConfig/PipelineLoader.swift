@@ -1,7 +1,7 @@
 import MotionCore
 import MotionYAML
 
-/// Reads pipeline files (SPEC §2) into validated `PipelineSpec`s.
+/// Reads pipeline files (docs/pipeline.md) into validated `PipelineSpec`s.
 ///
 /// Every problem in a file is collected and reported together in one `PipelineFileError`,
 /// sorted by position. Nothing here touches the inputs the pipeline names (paths are not

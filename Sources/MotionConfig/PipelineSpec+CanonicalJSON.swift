@@ -2,7 +2,7 @@ import MotionCore
 
 extension PipelineSpec {
     /// The parsed pipeline as compact JSON with sorted keys and every default filled in,
-    /// leaving out `output.path` (SPEC §8.3: `pipeline.sha256` is the SHA-256 of this text).
+    /// leaving out `output.path` (docs/dataset-format.md, "Manifest, checksums and commit": `pipeline.sha256` is the SHA-256 of this text).
     ///
     /// Keys are the pipeline file's snake_case keys; enums are their strings; `resample.method`
     /// and `resample.max_gap_s` are always a mapping (`{"default": …, "Barometer": …}`);

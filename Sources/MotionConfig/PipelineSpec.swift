@@ -1,6 +1,6 @@
 import MotionCore
 
-/// A parsed, validated pipeline file (SPEC §2) with every default filled in.
+/// A parsed, validated pipeline file (docs/pipeline.md) with every default filled in.
 ///
 /// Produced by `PipelineLoader`; consumed by `MotionPipeline`. Paths are kept as written
 /// (relative to `baseDirectory`, the folder holding the pipeline file) so that nothing absolute
@@ -20,7 +20,7 @@ public struct PipelineSpec: Sendable, Equatable {
     public var resample: ResampleSpec
     public var window: WindowSpec
     public var labels: LabelsSpec?
-    /// `features`: feature names in the order given (SPEC §6); empty when absent.
+    /// `features`: feature names in the order given (docs/signal.md, "Features"); empty when absent.
     public var features: [String]
     /// `magnitude`: sensor prefixes (`acc`) whose `_x,_y,_z` get a `{prefix}_mag` channel.
     public var magnitude: [String]
@@ -54,7 +54,7 @@ public enum OnError: String, Sendable, CaseIterable {
     case fail, skip
 }
 
-/// One entry of `inputs` (SPEC §2, §3).
+/// One entry of `inputs` (docs/pipeline.md; docs/inputs.md).
 public struct InputSpec: Sendable, Equatable {
     public enum InputType: String, Sendable, CaseIterable {
         case motioncollector, csv, iio
@@ -118,7 +118,7 @@ public struct KeyValue<Value: Sendable & Equatable>: Sendable, Equatable {
     }
 }
 
-/// csv input options (SPEC §3.2).
+/// csv input options (docs/inputs.md, "Delimited text (csv)").
 public struct CSVOptions: Sendable, Equatable {
     public enum TimeUnit: String, Sendable, CaseIterable {
         case s, ms, us, ns, iso8601
@@ -151,7 +151,7 @@ public struct CSVOptions: Sendable, Equatable {
     }
 }
 
-/// iio input options (SPEC §3.3).
+/// iio input options (docs/inputs.md, "IIO buffer dumps (iio)").
 ///
 /// The `…Location` properties say where an inline layout's values are in the pipeline file, so
 /// that a layout problem found later is still reported at `file:line:column`. They are nil for
@@ -229,7 +229,7 @@ public struct PerSensor<Value: Sendable & Equatable>: Sendable, Equatable {
     }
 }
 
-/// `resample` (SPEC §4).
+/// `resample` (docs/signal.md, "Resampling and gaps").
 public struct ResampleSpec: Sendable, Equatable {
     public enum Method: String, Sendable, CaseIterable {
         case linear, nearest, previous
@@ -252,7 +252,7 @@ public struct ResampleSpec: Sendable, Equatable {
     }
 }
 
-/// `window` (SPEC §5): one of each pair is given.
+/// `window` (docs/signal.md, "Windows and labels"): one of each pair is given.
 public struct WindowSpec: Sendable, Equatable {
     public enum Amount: Sendable, Equatable {
         case seconds(Double)
@@ -283,7 +283,7 @@ public struct WindowSpec: Sendable, Equatable {
     }
 }
 
-/// `labels` (SPEC §5).
+/// `labels` (docs/signal.md, "Windows and labels").
 public struct LabelsSpec: Sendable, Equatable {
     public enum Source: String, Sendable, CaseIterable {
         case rows, markers, intervals
@@ -313,7 +313,7 @@ public struct LabelsSpec: Sendable, Equatable {
     }
 }
 
-/// `split` (SPEC §7).
+/// `split` (docs/dataset-format.md, "Splits and normalisation").
 public struct SplitSpec: Sendable, Equatable {
     public enum By: String, Sendable, CaseIterable {
         case subject, recording
@@ -352,7 +352,7 @@ public struct SplitSpec: Sendable, Equatable {
     }
 }
 
-/// `output` (SPEC §8).
+/// `output` (docs/dataset-format.md).
 public struct OutputSpec: Sendable, Equatable {
     public enum OutputType: String, Sendable, CaseIterable {
         case hdf5, shards

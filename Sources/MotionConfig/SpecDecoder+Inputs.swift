@@ -97,7 +97,7 @@ extension SpecDecoder {
         }
     }
 
-    /// `units: {channel: unit}` with units from SPEC §3.6, each with the position of its key.
+    /// `units: {channel: unit}` with units from docs/inputs.md, "Units", each with the position of its key.
     func decodeUnits(_ node: YAMLNode, _ path: String) -> [(entry: KeyValue<String>, location: SourceLocation)]? {
         guard let pairs = node.mapping else { mustBe(path, node, "a mapping of channel names to units"); return nil }
         var out: [(entry: KeyValue<String>, location: SourceLocation)] = []

@@ -11,7 +11,7 @@ extension SpecDecoder {
     /// finite (below it 1 / rate overflows to infinity, or the rate itself is subnormal).
     static let minRateHz = Double.leastNormalMagnitude
 
-    /// Feature names SPEC §6 defines, in its order.
+    /// Feature names docs/signal.md, "Features" defines, in its order.
     static let featureCatalogue = ["mean", "std", "var", "min", "max", "range", "median", "iqr", "rms", "mad",
                                    "skew", "kurtosis", "zero_crossings", "energy", "dominant_freq_hz",
                                    "spectral_entropy", "spectral_centroid_hz", "corr"]
@@ -342,7 +342,7 @@ extension SpecDecoder {
         var perShard = 8192
         var level = 3
         // `windows_per_shard` and `compression_level` matter only for shards; with `type: hdf5`
-        // they are still checked but have no effect (SPEC §2's own example sets one there).
+        // they are still checked but have no effect (the original contract's own example sets one there).
         if let n = f["windows_per_shard"] {
             if let v = integer(n, "output.windows_per_shard", "a whole number of at least 1", { $0 >= 1 }) { perShard = v } else { ok = false }
         }

@@ -1,4 +1,4 @@
-/// Process exit statuses, following sysexits(3) as SPEC §1 lists them.
+/// Process exit statuses, following sysexits(3) as docs/commands.md lists them.
 public enum ExitStatus: Int32, Sendable {
     /// Success.
     case success = 0

@@ -1,4 +1,4 @@
-/// A recording's labels as a step function of time (SPEC §5).
+/// A recording's labels as a step function of time (docs/signal.md, "Windows and labels").
 ///
 /// `changes` holds the times at which the label in force changes, ascending and without two
 /// equal times; before the first change no label is in force. `label` is an index into `names`,

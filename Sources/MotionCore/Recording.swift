@@ -1,4 +1,4 @@
-/// Counters for tolerated problems, keyed by the reason names of SPEC §8.3
+/// Counters for tolerated problems, keyed by the reason names of docs/dataset-format.md, "Manifest, checksums and commit"
 /// (`missing_value`, `duplicate_time`, `partial_scan`; `no_label`, …).
 /// Keys are sorted whenever they reach output.
 public typealias ReasonCounts = [String: Int]
@@ -12,11 +12,11 @@ extension Dictionary where Key == String, Value == Int {
 
 /// Everything ingest read for one recording, ready for the signal stages.
 public struct Recording: Sendable {
-    /// The recording's name (SPEC §3.4), e.g. `subject01/rec-0930`.
+    /// The recording's name (docs/inputs.md, "Recordings, subjects and channels"), e.g. `subject01/rec-0930`.
     public var name: String
     /// The subject the recording belongs to.
     public var subject: String
-    /// The kept streams, in channel order (SPEC §3.4).
+    /// The kept streams, in channel order (docs/inputs.md, "Recordings, subjects and channels").
     public var streams: [SensorStream]
     /// The label step function, when the pipeline has labels.
     public var labels: LabelTrack?

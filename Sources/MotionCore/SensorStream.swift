@@ -1,5 +1,5 @@
 /// One sensor's samples, ordered by time: the output of ingest after time-order rules
-/// (SPEC §3.5) were applied, and the input of resampling.
+/// (docs/inputs.md, "Bad rows and time order") were applied, and the input of resampling.
 ///
 /// Storage is channel-major: `channels[c][i]` is channel `c` at `times[i]`, so every channel
 /// is one contiguous buffer for the resampling kernels.
@@ -9,7 +9,7 @@ public struct SensorStream: Sendable, Equatable {
     public var name: String
     /// Output channel names, in their documented order (`acc_x`, `acc_y`, `acc_z`).
     public var channelNames: [String]
-    /// Unit strings of the channels after unit conversion (SPEC §3.6), parallel to `channelNames`.
+    /// Unit strings of the channels after unit conversion (docs/inputs.md, "Units"), parallel to `channelNames`.
     public var channelUnits: [String]
     /// Sample times in seconds on the recording's own clock, non-decreasing.
     public var times: [Double]

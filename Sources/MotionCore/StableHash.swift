@@ -1,4 +1,4 @@
-/// The stable string hash of SPEC §7 and §10: FNV-1a-64 over the UTF-8 bytes, then the
+/// The stable string hash of docs/dataset-format.md, "Splits and normalisation"; docs/scale.md: FNV-1a-64 over the UTF-8 bytes, then the
 /// splitmix64 finaliser (plain FNV-1a sends names differing only in their last character to the
 /// same split).
 public enum StableHash {

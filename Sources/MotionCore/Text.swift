@@ -39,7 +39,7 @@ public enum Text {
         }
     }
 
-    /// Compares strings by their UTF-8 bytes (SPEC §3.4: names sort by UTF-8 bytes).
+    /// Compares strings by their UTF-8 bytes (docs/inputs.md, "Recordings, subjects and channels": names sort by UTF-8 bytes).
     public static func utf8Less(_ a: String, _ b: String) -> Bool {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }

@@ -1,4 +1,4 @@
-/// Unit handling per SPEC §3.6.
+/// Unit handling per docs/inputs.md, "Units".
 public enum UnitSystem: String, Sendable, CaseIterable {
     /// Convert to m/s², rad/s, µT, kPa, °C.
     case si
@@ -6,7 +6,7 @@ public enum UnitSystem: String, Sendable, CaseIterable {
     case native
 }
 
-/// The unit strings SPEC §3.6 accepts, and their SI conversions.
+/// The unit strings docs/inputs.md, "Units" accepts, and their SI conversions.
 public enum PhysicalUnit {
     /// Every accepted unit string.
     public static let accepted: [String] = ["g", "m/s^2", "rad/s", "deg/s", "uT", "gauss", "kPa", "hPa", "Pa",
@@ -16,7 +16,7 @@ public enum PhysicalUnit {
     public static let standardGravity = 9.80665
 
     /// How a channel read in `unit` is written under `system`: the output unit and the
-    /// factor to multiply values by (SPEC §3.6).
+    /// factor to multiply values by (docs/inputs.md, "Units").
     public static func conversion(from unit: String, to system: UnitSystem) -> (unit: String, factor: Double) {
         guard system == .si else { return (unit, 1) }
         switch unit {

@@ -1,4 +1,4 @@
-/// The windows one recording produced, ready for a sink (SPEC §8 arrays, one recording's rows).
+/// The windows one recording produced, ready for a sink (docs/dataset-format.md arrays, one recording's rows).
 public struct WindowBatch: Sendable {
     /// Window length T and channel count C.
     public var length: Int

@@ -1,6 +1,6 @@
-/// The per-window features motionprep can compute (SPEC §6), by name.
+/// The per-window features motionprep can compute (docs/signal.md, "Features"), by name.
 public enum FeatureCatalogue {
-    /// Every feature name, in SPEC §6 order. All but `corr` are computed per channel;
+    /// Every feature name, in docs/signal.md, "Features" order. All but `corr` are computed per channel;
     /// `corr` is computed per sensor (a `{sensor}_x/_y/_z` channel group).
     public static let names: [String] = FeatureKind.allCases.map(\.name)
 

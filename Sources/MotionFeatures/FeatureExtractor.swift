@@ -3,7 +3,7 @@ import MotionFFT
 /// Computes a ``FeaturePlan``'s features for windows of `x`.
 ///
 /// Every feature is computed in float64 from the window's float32 values and stored as float32
-/// (SPEC §6); the FFT behind the spectral features runs in single precision (kissfft), so
+/// (docs/signal.md, "Features"); the FFT behind the spectral features runs in single precision (kissfft), so
 /// `spectral_entropy` and `spectral_centroid_hz` agree with a float64 numpy reference to about
 /// 1e-5 of their scale, and `dominant_freq_hz` can differ from it when two bins' magnitudes are
 /// within float32 rounding of each other (a near-tie).

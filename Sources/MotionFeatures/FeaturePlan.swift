@@ -1,6 +1,6 @@
 /// Which features to compute for windows of a given shape, and the names of the output columns.
 ///
-/// Output layout (SPEC §6): per channel, in channel order, the channel's features in the order
+/// Output layout (docs/signal.md, "Features"): per channel, in channel order, the channel's features in the order
 /// of `features` (named `{channel}_{feature}`); then, when `corr` is requested, the correlation
 /// features `{sensor}_corr_xy`, `_xz`, `_yz` of each sensor, sensors in channel order. A sensor is
 /// a group of channels named `{sensor}_x`, `{sensor}_y`, `{sensor}_z` (non-empty `{sensor}`) with at

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Root attributes (SPEC §8.1): text as variable-length UTF-8 strings (`H5T_CSET_UTF8`, so h5py
+/// Root attributes (docs/dataset-format.md, "HDF5 files"): text as variable-length UTF-8 strings (`H5T_CSET_UTF8`, so h5py
 /// returns `str`), string lists as 1-D arrays of them, integers as `<i8`, reals as `<f8`.
 ///
 /// Setting an attribute that already exists replaces it (`H5Adelete`, then `H5Acreate2`).

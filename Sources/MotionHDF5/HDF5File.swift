@@ -1,5 +1,5 @@
 // MotionHDF5: a small Swift wrapper over libhdf5 (Debian's 1.10 serial build) for what
-// motionprep writes and `validate` reads (SPEC §8.1, §9): files with chunked, extendible numeric
+// motionprep writes and `validate` reads (docs/dataset-format.md, "HDF5 files"; docs/validate.md): files with chunked, extendible numeric
 // datasets at the root and root attributes. It leaves out groups, compound types, references,
 // parallel HDF5 and anything else motionprep does not write.
 import CHDF5
@@ -216,7 +216,7 @@ public final class HDF5File: @unchecked Sendable {
     ///   - type: the element type.
     ///   - rowShape: the shape of one row, e.g. `[128, 7]` for `x`, `[]` for 1-D datasets. Every
     ///     extent must be at least 1 (HDF5 chunks cannot be empty).
-    ///   - chunkRows: rows per chunk, at least 1 (SPEC §8.1: about 64 KiB per chunk of `x`, 4096
+    ///   - chunkRows: rows per chunk, at least 1 (docs/dataset-format.md, "HDF5 files": about 64 KiB per chunk of `x`, 4096
     ///     for 1-D datasets; the caller decides).
     /// - Returns: the open dataset.
     /// - Throws: ``HDF5Error`` with `.cannotCreate` (name taken, a zero extent, file read-only or

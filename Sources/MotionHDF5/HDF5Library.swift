@@ -1,4 +1,4 @@
-// The one process-wide piece of MotionHDF5 (STYLE §3.9): the lock every HDF5 call takes, the
+// The one process-wide piece of MotionHDF5 (the project allows no other global mutable state): the lock every HDF5 call takes, the
 // one-time library set-up, and the capture of HDF5's error stack into Swift values.
 import CHDF5
 import Foundation

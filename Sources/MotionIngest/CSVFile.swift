@@ -1,11 +1,11 @@
-/// Everything read from one delimited text file (SPEC §3.2), parallel to `MotionCollectorFile`.
+/// Everything read from one delimited text file (docs/inputs.md, "Delimited text (csv)"), parallel to `MotionCollectorFile`.
 public struct CSVFile: Sendable, Equatable {
-    /// Wide format: one stream (named by the caller, SPEC §3.4) with the channels in mapping
+    /// Wide format: one stream (named by the caller, docs/inputs.md, "Recordings, subjects and channels") with the channels in mapping
     /// order, present even when every row had a missing value. Long format: one stream per
     /// kept sensor that has at least one row, in `sensorGroups` order.
     public var streams: [RawStream]
     /// Every data row with a non-empty label and a time that is not missing, whatever its
-    /// sensor and even if its values are missing (SPEC §5 `rows`). Empty without a label column.
+    /// sensor and even if its values are missing (docs/signal.md, "Windows and labels" `rows`). Empty without a label column.
     public var rowLabels: LabelEvents
     /// Data rows read: every record after the header that is not blank, rows of sensors that
     /// are not kept or not listed included.

@@ -1,11 +1,11 @@
-/// How to read one delimited text input (SPEC §3.2): the dialect and which columns mean what.
+/// How to read one delimited text input (docs/inputs.md, "Delimited text (csv)"): the dialect and which columns mean what.
 ///
 /// This is MotionIngest's own options value; MotionPipeline fills it from the pipeline file's
-/// `csv` entry, so the reader never depends on the configuration module (STYLE §2).
+/// `csv` entry, so the reader never depends on the configuration module (stages never import it; see ARCHITECTURE.md).
 public struct CSVFormat: Sendable, Equatable {
     /// The unit of the time column.
     public enum TimeUnit: String, Sendable, CaseIterable {
-        /// Seconds, milliseconds, microseconds, nanoseconds: SPEC §3.5 decimals.
+        /// Seconds, milliseconds, microseconds, nanoseconds: docs/inputs.md, "Bad rows and time order" decimals.
         case s, ms, us, ns
         /// `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]` (`T` or a space); no zone is UTC.
         case iso8601

@@ -1,6 +1,6 @@
 import MotionCore
 
-/// Reads delimited text files (SPEC §3.2, §3.5, §3.6), wide or long, into raw streams, label
+/// Reads delimited text files (docs/inputs.md, "Delimited text (csv)", "Bad rows and time order" and "Units"), wide or long, into raw streams, label
 /// events and counts, in one streaming pass over the bytes.
 ///
 /// Dialect: the delimiter of `format` (`,`, `;` or a tab); RFC 4180 quoting (a field that starts
@@ -12,7 +12,7 @@ import MotionCore
 /// but not a new row); columns are 1-based character positions where the field starts.
 ///
 /// Rows: a row needs a field for every column the input reads; fields beyond the header's
-/// count must be empty. A row whose time or any of its stream's channels is missing (SPEC §3.5)
+/// count must be empty. A row whose time or any of its stream's channels is missing (docs/inputs.md, "Bad rows and time order")
 /// is left out of its stream and counted as `missing_value`. Long format: rows whose sensor
 /// value is not in `sensorGroups` are read (their time and label count) but belong to no
 /// stream; rows of listed sensors that are not kept are not checked beyond their time and label.
@@ -26,12 +26,12 @@ public enum CSVReader {
     ///   - path: where to open the file.
     ///   - displayPath: the path as the user sees it, used in messages.
     ///   - format: the dialect and the meaning of the columns.
-    ///   - units: the unit of each channel as read (`acc_x: g`), SPEC §3.6; channels not listed
+    ///   - units: the unit of each channel as read (`acc_x: g`), docs/inputs.md, "Units"; channels not listed
     ///     are `1`.
     ///   - unitSystem: `.si` converts each channel with `PhysicalUnit.conversion` (g → m/s² ×
     ///     9.80665, hPa → kPa × 0.1, …); `.native` keeps values and units as read.
     ///   - wideSensorName: the name of the one stream of a wide file (the input's `sensor`, or
-    ///     the file's stem, SPEC §3.4); unused for long files.
+    ///     the file's stem, docs/inputs.md, "Recordings, subjects and channels"); unused for long files.
     ///   - keep: the stream names to build; nil keeps all. Rows of other sensors still count as
     ///     rows and still give label events.
     /// - Returns: the streams (wide: the one stream; long: kept sensors with rows, in

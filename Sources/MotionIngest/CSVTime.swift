@@ -1,6 +1,6 @@
-/// Parses the time field of a csv row into seconds (SPEC §3.2, §3.5).
+/// Parses the time field of a csv row into seconds (docs/inputs.md, "Delimited text (csv)" and "Bad rows and time order").
 ///
-/// Numeric units are SPEC §3.5 decimals. For `ms`, `us` and `ns` a plain decimal whose integer
+/// Numeric units are docs/inputs.md, "Bad rows and time order" decimals. For `ms`, `us` and `ns` a plain decimal whose integer
 /// part fits an `Int64` is split exactly: `whole = n / scale` and `rest = n % scale` as
 /// integers, then `Double(whole) + (Double(rest) + fraction) / scale`, so an epoch in
 /// nanoseconds (`1700000000123456789`) becomes the double nearest to its value in seconds

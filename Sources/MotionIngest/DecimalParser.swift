@@ -1,4 +1,4 @@
-/// Parses one field as a SPEC §3.5 decimal, straight from bytes.
+/// Parses one field as a docs/inputs.md, "Bad rows and time order" decimal, straight from bytes.
 ///
 /// Grammar: surrounding spaces and tabs are ignored; an optional sign; digits with an optional
 /// fraction (`5`, `5.`, `.5`, `5.25`; `.` alone is invalid); an optional exponent (`e` or `E`,

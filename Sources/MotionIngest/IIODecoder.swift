@@ -24,7 +24,7 @@ public struct IIODump: Sendable, Equatable {
     public var rowsDropped: [String: Int] { leftoverBytes > 0 ? ["partial_scan": 1] : [:] }
 }
 
-/// Decodes raw Linux IIO buffer dumps (SPEC §3.3, docs/iio-format.md §3–§6).
+/// Decodes raw Linux IIO buffer dumps (docs/inputs.md, "IIO buffer dumps (iio)", docs/iio-format.md §3–§6).
 ///
 /// A dump is a bare concatenation of `layout.scanBytes`-byte scans. Each data word is read as an
 /// unsigned integer in its declared byte order (independent of the host), shifted right,
@@ -47,13 +47,13 @@ public enum IIODecoder {
     ///   - displayPath: the path as the user sees it, used in messages.
     ///   - layout: the scan layout (`IIOLayout.load(folder:)` or inline).
     ///   - units: `.si` converts gauss → µT (× 100) and mdegC → degC (× 0.001), and a unit in
-    ///     `layout.declaredUnits` as SPEC §3.6 says (g → m/s², deg/s → rad/s, …); other ABI units
+    ///     `layout.declaredUnits` as docs/inputs.md, "Units" says (g → m/s², deg/s → rad/s, …); other ABI units
     ///     are already SI.
     ///   - strict: the input's `strict: true`: a partial trailing scan is an error instead of a
     ///     `W_TRUNCATED_TAIL` warning.
     ///   - sensor: the stream's name (the input's `sensor`, or the file's stem).
     /// - Returns: the decoded dump. An empty dump gives 0 samples and `W_EMPTY_DUMP`; the caller
-    ///   decides whether that is an error (SPEC §3.5: it is, unless `on_error: skip`).
+    ///   decides whether that is an error (docs/inputs.md, "Bad rows and time order": it is, unless `on_error: skip`).
     /// - Throws: `IngestError`: `.cannotOpen` (66) for a missing, unreadable or folder path;
     ///   `.readFailed` (74); `.iioPartialScan` (65) under `strict`, located at the byte where the
     ///   partial scan starts; `.iioLayout` `E_NO_TIME` (65) when the layout has neither a
@@ -150,7 +150,7 @@ public enum IIODecoder {
         return nil
     }
 
-    /// Applies SPEC §3.5's "times must not decrease" to a dump read without `sort: true`.
+    /// Applies the contract's (docs/inputs.md, "Bad rows and time order") "times must not decrease" to a dump read without `sort: true`.
     ///
     /// - Throws: `IngestError.Kind.iioTimeDecreases` (65) naming the first scan whose time is
     ///   below its predecessor's, and the byte offset where that scan starts.

@@ -74,7 +74,7 @@ public struct IIOLayout: Sendable, Equatable {
     /// `W_TS_NOT_LAST`, `W_TS_TYPE`, `W_TS_AFTER_LARGE_ELEMENT`, `W_NO_SCALE`, `W_CLOCK_UNKNOWN`,
     /// `W_TYPE_NO_SHIFT`, `W_REPEAT_ONE`, in that order of discovery.
     public var warnings: [IIOWarning]
-    /// Units declared for output channels (a pipeline input's `units:`, SPEC §2), by output
+    /// Units declared for output channels (a pipeline input's `units:`, docs/pipeline.md), by output
     /// channel name (`acc_x`); they replace the ABI's unit in `nativeUnits`. Names that are not
     /// output channels are ignored (the pipeline loader reports them).
     public var declaredUnits: [String: String] = [:]
@@ -187,7 +187,7 @@ public struct IIOLayout: Sendable, Equatable {
     }
 
     /// The unit of each output channel as read, parallel to `channelNames`: the one in
-    /// `declaredUnits`, else the IIO ABI's (written as SPEC §3.6 strings).
+    /// `declaredUnits`, else the IIO ABI's (written as docs/inputs.md, "Units" strings).
     public var nativeUnits: [String] {
         let abi = elements.flatMap { e in Array(repeating: Self.nativeUnit(e.name), count: e.type.repeatCount) }
         guard !declaredUnits.isEmpty else { return abi }
@@ -234,7 +234,7 @@ public struct IIOLayout: Sendable, Equatable {
         return String(parts[0]) + "_" + String(parts[1].filter { !("0"..."9").contains($0) })
     }
 
-    /// The ABI unit of a channel (docs/iio-format.md §4.2) as a SPEC §3.6 string: `accel` m/s^2,
+    /// The ABI unit of a channel (docs/iio-format.md §4.2) as a docs/inputs.md, "Units" string: `accel` m/s^2,
     /// `anglvel` rad/s, `magn` gauss, `pressure` kPa, `temp` mdegC, anything else `1`.
     public static func nativeUnit(_ sysfsName: String) -> String {
         var rest = Substring(sysfsName)

@@ -3,7 +3,7 @@ import MotionCore
 /// A problem reading an input file: what went wrong (`kind`), where (`location`) and the one
 /// sentence shown to the user.
 ///
-/// Messages follow SPEC §1: `file:line:column: what is wrong (what is accepted)`. Lines are
+/// Messages follow docs/commands.md: `file:line:column: what is wrong (what is accepted)`. Lines are
 /// physical and 1-based (the header is line 1); columns are the 1-based character position
 /// where the offending field starts (just after the preceding comma, so leading spaces count).
 ///
@@ -30,7 +30,7 @@ public struct IngestError: UserFacingError, Equatable {
         case invalidUTF8
         /// A line is longer than `limitBytes`.
         case lineTooLong(limitBytes: Int)
-        /// A sample's time is below its predecessor's in the same stream (SPEC §3.5).
+        /// A sample's time is below its predecessor's in the same stream (docs/inputs.md, "Bad rows and time order").
         case timeDecreases(stream: String, time: Double, previousTime: Double, previousLine: Int?)
         /// The file cannot be opened; `reason` is `strerror`'s text.
         case cannotOpen(reason: String, errno: Int32)
@@ -60,7 +60,7 @@ public struct IngestError: UserFacingError, Equatable {
         case iioPartialScan(scanBytes: Int, leftoverBytes: Int)
         /// An IIO dump holds no whole scan.
         case iioNoScans(fileBytes: Int, scanBytes: Int)
-        /// An IIO scan's timestamp is below the previous scan's (SPEC §3.5); the location's byte
+        /// An IIO scan's timestamp is below the previous scan's (docs/inputs.md, "Bad rows and time order"); the location's byte
         /// offset is where scan `scan` (0-based) starts.
         case iioTimeDecreases(stream: String, scan: Int, time: Double, previousTime: Double)
     }

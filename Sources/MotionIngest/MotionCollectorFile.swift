@@ -1,6 +1,6 @@
 import MotionCore
 
-/// One sensor's samples in file order, before the time-order rules of SPEC §3.5: what
+/// One sensor's samples in file order, before the time-order rules of docs/inputs.md, "Bad rows and time order": what
 /// `inspect --samples` writes and what `TimeOrder.finalize` turns into a `SensorStream`.
 ///
 /// Rows with a missing value are not here (they are counted in
@@ -52,13 +52,13 @@ public struct LabelEvents: Sendable, Equatable {
         self.labels = labels
     }
 
-    /// The label track these events describe (SPEC §5, `rows` and `markers`).
+    /// The label track these events describe (docs/signal.md, "Windows and labels", `rows` and `markers`).
     public func track() -> LabelTrack {
         LabelTrack.fromEvents(names: names, times: times, labels: labels)
     }
 }
 
-/// Everything read from one MotionCollector CSV file (SPEC §3.1).
+/// Everything read from one MotionCollector CSV file (docs/inputs.md, "MotionCollector").
 public struct MotionCollectorFile: Sendable, Equatable {
     /// The header flavour: `Source, Label, When, …` or the older `Type, When, …`.
     public enum Variant: String, Sendable, Equatable {
@@ -72,7 +72,7 @@ public struct MotionCollectorFile: Sendable, Equatable {
     /// A stream may be empty when every one of its rows had a missing value.
     public var streams: [RawStream]
     /// Every data row with a non-empty Label and a parseable When, whether or not its sensor is
-    /// kept and even if its values are missing (SPEC §5 `rows`). Always empty for `legacy`.
+    /// kept and even if its values are missing (docs/signal.md, "Windows and labels" `rows`). Always empty for `legacy`.
     public var rowLabels: LabelEvents
     /// Legacy marker rows: `4` → `W`, `5` → `T`. Always empty for `current`.
     public var markers: LabelEvents

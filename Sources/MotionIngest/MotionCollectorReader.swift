@@ -1,6 +1,6 @@
 import MotionCore
 
-/// Reads MotionCollector CSV files (SPEC §3.1, §3.5, §3.6) into raw streams, label events and
+/// Reads MotionCollector CSV files (docs/inputs.md, "MotionCollector", "Bad rows and time order" and "Units") into raw streams, label events and
 /// counts, in one streaming pass over the bytes.
 ///
 /// Accepted: the current header `Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw`

@@ -1,6 +1,6 @@
 import MotionCore
 
-/// The four MotionCollector sensors (SPEC §3.1), in output order A, G, M, D.
+/// The four MotionCollector sensors (docs/inputs.md, "MotionCollector"), in output order A, G, M, D.
 struct MotionCollectorSensor: Sendable {
     /// `A`, `G`, `M` or `D`.
     var code: String
@@ -40,7 +40,7 @@ struct MotionCollectorSensor: Sendable {
     }
 }
 
-/// Header recognition (SPEC §3.1).
+/// Header recognition (docs/inputs.md, "MotionCollector").
 enum MotionCollectorHeader {
     static let current = ["source", "label", "when", "x", "y", "z", "ua_x", "ua_y", "ua_z", "pitch", "roll", "yaw"]
     static let legacy = ["type", "when", "x", "y", "z", "ua_x", "ua_y", "ua_z", "pitch", "roll", "yaw"]

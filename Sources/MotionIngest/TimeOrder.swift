@@ -1,6 +1,6 @@
 import MotionCore
 
-/// The time-order rules of SPEC §3.5, applied to one stream after it was read.
+/// The time-order rules of docs/inputs.md, "Bad rows and time order", applied to one stream after it was read.
 public enum TimeOrder {
     /// Turns a stream in file order into a `SensorStream` ordered by time.
     ///

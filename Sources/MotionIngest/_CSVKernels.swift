@@ -7,7 +7,7 @@ import Darwin
 #endif
 import MotionCore
 
-/// The streaming delimited-text parser: bytes in (any chunking), `CSVFile` out (SPEC §3.2).
+/// The streaming delimited-text parser: bytes in (any chunking), `CSVFile` out (docs/inputs.md, "Delimited text (csv)").
 ///
 /// Records are found with `memchr`: a line without `"` is a record on its own and its fields are
 /// split in place; a line with a quote goes through a four-state RFC 4180 scanner (a quote opens

@@ -7,7 +7,7 @@ import Darwin
 #endif
 import CFastFloat
 
-/// The unsafe half of `DecimalParser`: scanning SPEC §3.5 decimals straight out of a byte buffer.
+/// The unsafe half of `DecimalParser`: scanning docs/inputs.md, "Bad rows and time order" decimals straight out of a byte buffer.
 ///
 /// Everything here works on `[start, end)` pointer ranges that the caller guarantees are valid.
 /// Nothing allocates. Rounding beyond Clinger's fast path is fast_float's (`CFastFloat`), which
@@ -526,7 +526,7 @@ enum _NumberKernels {
         return Double(text) ?? .nan
     }
 
-    /// True when the blank-trimmed field `[start, end)` is a missing-value word (SPEC §3.5):
+    /// True when the blank-trimmed field `[start, end)` is a missing-value word (docs/inputs.md, "Bad rows and time order"):
     /// empty, `NA`, `N/A`, `null`, `nan`, `inf`, `infinity`, the last three with an optional sign,
     /// in any case. (`-nan` is what Swift prints for a negative NaN.)
     static func isMissingWord(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Bool {

@@ -1,11 +1,11 @@
 import MotionCore
 
-/// How a window's label is decided from its points' labels (SPEC §5).
+/// How a window's label is decided from its points' labels (docs/signal.md, "Windows and labels").
 public enum LabelPolicy: String, Sendable, CaseIterable {
     case majority, center, pure
 }
 
-/// Why a window was dropped while labelling (SPEC §8.3 reason names).
+/// Why a window was dropped while labelling (docs/dataset-format.md, "Manifest, checksums and commit" reason names).
 public enum WindowDropReason: String, Sendable, CaseIterable {
     case noLabel = "no_label"
     case belowMinFraction = "below_min_fraction"

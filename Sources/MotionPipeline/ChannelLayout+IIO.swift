@@ -2,7 +2,7 @@ import MotionConfig
 import MotionCore
 import MotionIngest
 
-/// Resolving an `iio` input's scan layout (SPEC §3.3): inline, or a sysfs folder copy found by
+/// Resolving an `iio` input's scan layout (docs/inputs.md, "IIO buffer dumps (iio)"): inline, or a sysfs folder copy found by
 /// rendering the `layout` template for a file.
 enum IIOLayoutResolver {
     /// The layout of `file` (a matched input file) for input `inputIndex`, with the input's

@@ -1,7 +1,7 @@
 import MotionConfig
 import MotionCore
 
-/// The channels of `x` (SPEC §3.4): input by input, each input's sensors in order, each sensor's
+/// The channels of `x` (docs/inputs.md, "Recordings, subjects and channels"): input by input, each input's sensors in order, each sensor's
 /// channels in their documented order, then the magnitude channels.
 public struct ChannelLayout: Sendable, Equatable {
     public struct Sensor: Sendable, Equatable {
@@ -28,7 +28,7 @@ public struct ChannelLayout: Sendable, Equatable {
         return units + magnitudes.map { units[$0.axes[0]] }
     }
 
-    /// The MotionCollector sensors (SPEC §3.1) with their channels and native units.
+    /// The MotionCollector sensors (docs/inputs.md, "MotionCollector") with their channels and native units.
     public static let motionCollectorSensors: [(code: String, channels: [(String, String)])] = [
         ("A", [("acc_x", "g"), ("acc_y", "g"), ("acc_z", "g")]),
         ("G", [("gyro_x", "rad/s"), ("gyro_y", "rad/s"), ("gyro_z", "rad/s")]),
@@ -75,7 +75,7 @@ public struct ChannelLayout: Sendable, Equatable {
                                               channelUnits: g.value.map { unit($0.key) }))
                     }
                 } else {
-                    // The wide stream's name is `sensor`, or each file's stem (SPEC §3.4).
+                    // The wide stream's name is `sensor`, or each file's stem (docs/inputs.md, "Recordings, subjects and channels").
                     sensors.append(Sensor(inputIndex: i, name: input.sensor ?? "{stem}", channelNames: csv.channels.map(\.key),
                                           channelUnits: csv.channels.map { unit($0.key) }))
                 }

@@ -15,7 +15,7 @@ public struct InputFile: Sendable, Equatable {
     public var manifestPath: String
 }
 
-/// The files that make one recording, with its name and subject (SPEC §3.4).
+/// The files that make one recording, with its name and subject (docs/inputs.md, "Recordings, subjects and channels").
 public struct RecordingSource: Sendable, Equatable {
     public var name: String
     public var subject: String

@@ -179,7 +179,7 @@ public enum Inspector {
         report.labels = segments
     }
 
-    /// `inspect PIPELINE.yaml --samples DIR` (SPEC §1): every parsed sample in file order,
+    /// `inspect PIPELINE.yaml --samples DIR` (docs/commands.md): every parsed sample in file order,
     /// `DIR/{recording}/{sensor}.csv` with `time_s` then one column per channel, numbers in
     /// shortest round-trip form; `labels.csv` (`time_s,label` at each change) when the pipeline has
     /// labels. Returns the files written, relative to DIR.

@@ -2,7 +2,7 @@ import Foundation
 import MotionCore
 
 extension IntervalLabels {
-    /// Reads an intervals file (SPEC §5): header `recording,start_s,end_s,label`, start inclusive,
+    /// Reads an intervals file (docs/signal.md, "Windows and labels"): header `recording,start_s,end_s,label`, start inclusive,
     /// end exclusive; uncovered time has no label; overlapping intervals of a recording are an error.
     ///
     /// - Parameter path: the file to open and name in messages.

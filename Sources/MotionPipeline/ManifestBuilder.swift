@@ -3,7 +3,7 @@ import MotionConfig
 import MotionCore
 import MotionSinks
 
-/// Builds `manifest.json` (SPEC §8.3).
+/// Builds `manifest.json` (docs/dataset-format.md, "Manifest, checksums and commit").
 enum ManifestBuilder {
     static let createdBy = "motionprep 0.1.0"
 

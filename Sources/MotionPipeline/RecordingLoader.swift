@@ -2,7 +2,7 @@ import MotionConfig
 import MotionCore
 import MotionIngest
 
-/// Labels from an `intervals` file (SPEC §5): per recording name, a step function.
+/// Labels from an `intervals` file (docs/signal.md, "Windows and labels"): per recording name, a step function.
 public struct IntervalLabels: Sendable {
     public var tracks: [String: LabelTrack]
 }
@@ -20,7 +20,7 @@ struct RawRecording {
     var warnings: [String]
 }
 
-/// Reads every file of a recording and applies the time-order rules of SPEC §3.5.
+/// Reads every file of a recording and applies the time-order rules of docs/inputs.md, "Bad rows and time order".
 enum RecordingLoader {
     /// - Parameter gridLimit: the most grid values the recording may need (`ResourceLimits`).
     static func load(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
@@ -108,7 +108,7 @@ enum RecordingLoader {
                     throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: csv` needs `time` and `channels`")
                 }
                 // Long: the sensors the layout keeps. Wide: the one stream, named by `sensor` or
-                // the file's stem (SPEC §3.4); the layout calls it "{stem}" when unnamed.
+                // the file's stem (docs/inputs.md, "Recordings, subjects and channels"); the layout calls it "{stem}" when unnamed.
                 let keep: Set<String>? = options.sensorColumn == nil
                     ? nil : Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
                 let csv = try CSVReader.read(path: file.path, displayPath: file.path, format: CSVFormat(options),
@@ -133,9 +133,9 @@ enum RecordingLoader {
     }
 
     /// Decodes one IIO dump with its own layout (the folder template rendered for this file),
-    /// which must give the channels the first file's layout gave (SPEC §3.3, §3.4).
+    /// which must give the channels the first file's layout gave (docs/inputs.md, "IIO buffer dumps (iio)" and "Recordings, subjects and channels").
     ///
-    /// Throws for a dump without a whole scan (SPEC §3.5: no data rows), for decreasing
+    /// Throws for a dump without a whole scan (docs/inputs.md, "Bad rows and time order": no data rows), for decreasing
     /// timestamps unless `sort: true`, and for a partial scan under `strict: true`.
     static func loadIIO(_ file: InputFile, input: InputSpec, sensor: ChannelLayout.Sensor, spec: PipelineSpec,
                         checkOrder: Bool, warnings: inout [String]) throws -> IIODump {

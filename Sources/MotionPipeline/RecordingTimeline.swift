@@ -44,7 +44,7 @@ public struct Timeline: Sendable {
     /// of the bucket's grid points; NaN where the bucket has no valid point.
     public var minimum: [Float]
     public var maximum: [Float]
-    /// Runs of invalid grid points (SPEC §4): from the first invalid point's time to the time of
+    /// Runs of invalid grid points (docs/signal.md, "Resampling and gaps"): from the first invalid point's time to the time of
     /// the next valid point (or the grid's end, t0 + count / rateHz).
     public var gaps: [Span]
     /// Grid index ranges of the same runs.

@@ -3,7 +3,7 @@ import MotionCore
 import MotionResample
 
 /// The resample settings of one stream, by its name as read (a per-sensor `method` or
-/// `max_gap_s`, SPEC §4), and the anti-aliasing step, for every path that resamples: whole
+/// `max_gap_s`, docs/signal.md, "Resampling and gaps"), and the anti-aliasing step, for every path that resamples: whole
 /// recordings (`RecordingProcessor`), report timelines (`RecordingTimeline`) and streamed
 /// recordings (`StreamingRecording`).
 extension PipelineSpec {
@@ -18,7 +18,7 @@ extension PipelineSpec {
         streams.map { ResampleInput(stream: $0, method: resampleMethod(for: $0.name), maxGapS: maxGapS(for: $0.name)) }
     }
 
-    /// With `antialias`, low-passes each input in place (SPEC §4) and returns the warning for
+    /// With `antialias`, low-passes each input in place (docs/signal.md, "Resampling and gaps") and returns the warning for
     /// every stream that had runs too short to filter, in stream order.
     func antialias(_ inputs: inout [ResampleInput], recording: String) throws -> [String] {
         guard resample.antialias else { return [] }
@@ -34,7 +34,7 @@ extension PipelineSpec {
     }
 
     /// The warning for `runs` runs of `stream` left unfiltered (15 samples or fewer, scipy's pad
-    /// length for SPEC §4's filter).
+    /// length for the contract's (docs/signal.md, "Resampling and gaps") filter).
     static func unfilteredWarning(recording: String, runs: Int, stream: String) -> String {
         "\(recording): \(runs) run(s) of \(stream) between gaps had 15 samples or fewer and were left unfiltered"
     }

@@ -2,7 +2,7 @@ import MotionConfig
 import MotionCore
 import MotionIngest
 
-/// Per-recording memory limits of `run` (issue 10, SPEC §10 "bounded memory"): a recording whose
+/// Per-recording memory limits of `run` (issue 10, docs/scale.md "bounded memory"): a recording whose
 /// time grid or windows would need more values than these is refused with an error (65) naming
 /// the file and the samples that stretch it, *before* anything that size is allocated.
 ///
@@ -48,7 +48,7 @@ public enum ResourceLimits {
     }
 
     /// Refuses a recording whose common grid (latest first sample to earliest last sample,
-    /// SPEC §4) at `rateHz` would hold more than `maxGridValues` values over `channels` channels.
+    /// docs/signal.md, "Resampling and gaps") at `rateHz` would hold more than `maxGridValues` values over `channels` channels.
     ///
     /// - Throws: `MotionError(.dataError)` naming the file and line (or IIO scan) of the samples
     ///   that bound the grid.

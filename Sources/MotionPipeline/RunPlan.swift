@@ -67,7 +67,7 @@ struct RunPlan: Sendable {
         return warnings
     }
 
-    /// The worker (of `count`) that owns recording `name` (SPEC §10).
+    /// The worker (of `count`) that owns recording `name` (docs/scale.md).
     static func worker(of name: String, count: Int) -> Int {
         Int(StableHash.hash(name) % UInt64(count))
     }

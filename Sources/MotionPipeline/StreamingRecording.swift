@@ -19,7 +19,7 @@ struct StreamFallback: Error, CustomStringConvertible {
 /// on the same recording:
 ///
 /// - each kept stream keeps only the samples that can still bracket a grid point; the last
-///   sample received stays open (a later sample with the same time replaces it, SPEC §3.5);
+///   sample received stays open (a later sample with the same time replaces it, docs/inputs.md, "Bad rows and time order");
 /// - grid point k is computed once every stream has a settled sample after t_k, with the same
 ///   bracketing and the same expression as the whole-recording kernel; the grid's end (T1 and its
 ///   tolerance) is decided when every file has ended;
@@ -200,7 +200,7 @@ final class StreamingRecording {
     }
 
     /// With `antialias`, designs each stream's filter from its exact median sampling interval
-    /// (after SPEC §3.5's time rules), found in extra passes over the files that keep only
+    /// (after the contract's (docs/inputs.md, "Bad rows and time order") time rules), found in extra passes over the files that keep only
     /// counts (`StreamingMedian`), as `Antialias.apply` does from the whole stream.
     private func designFilters(isCancelled: () -> Bool) throws {
         guard spec.resample.antialias else { return }
@@ -276,7 +276,7 @@ final class StreamingRecording {
             }
             if t0 == nil { try waitForLateStream(isCancelled: isCancelled) }
             if gridOverflow || missingStream || streams.contains(where: { $0.decrease != nil }) {
-                // SPEC §3.5's error is certain: read on only to check the rest (a bad line later
+                // the contract's (docs/inputs.md, "Bad rows and time order") error is certain: read on only to check the rest (a bad line later
                 // in the file is reported first, as whole processing reads the file first).
                 for s in streams.indices { streams[s].checkOnly = true }
                 continue
@@ -594,7 +594,7 @@ final class StreamingRecording {
 /// The samples of one kept stream that can still bracket a grid point, with global indices.
 ///
 /// Samples arrive in file order. The newest stays open (a later one with the same time replaces
-/// it, SPEC §3.5) until a later time settles it; settled samples go through the anti-aliasing
+/// it, docs/inputs.md, "Bad rows and time order") until a later time settles it; settled samples go through the anti-aliasing
 /// filter when the stream has one, and then into `times` / `values`.
 struct _StreamBuffer {
     let channels: Int
@@ -630,7 +630,7 @@ struct _StreamBuffer {
     /// The time of the latest settled sample.
     var lastSettledTime: Double? { times.last }
 
-    /// The first decreasing time (SPEC §3.5: whole processing's error), with its line (or IIO
+    /// The first decreasing time (docs/inputs.md, "Bad rows and time order": whole processing's error), with its line (or IIO
     /// scan) and its predecessor's.
     var decrease: (stream: String, time: Double, previousTime: Double, line: Int32, previousLine: Int32)?
     /// Set once some stream has a decrease: samples are only checked for their order.
@@ -778,7 +778,7 @@ struct _StreamBuffer {
 }
 
 /// A file of a `sort: true` input, read whole as whole processing reads it and with each kept
-/// stream stable-sorted by time (SPEC §3.5: equal times keep the last sample, counted). Sorting
+/// stream stable-sorted by time (docs/inputs.md, "Bad rows and time order": equal times keep the last sample, counted). Sorting
 /// needs the whole stream, so these streams are held in memory (about 8 bytes per sample per
 /// channel); the grid, the windows and every other file of the recording still stream.
 final class _SortedFile {

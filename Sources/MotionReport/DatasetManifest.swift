@@ -1,7 +1,7 @@
 import Foundation
 import MotionCore
 
-/// The parts of a dataset's `manifest.json` (SPEC §8.3) the report shows or checks against.
+/// The parts of a dataset's `manifest.json` (docs/dataset-format.md, "Manifest, checksums and commit") the report shows or checks against.
 ///
 /// Read with Foundation's `JSONSerialization`; unknown keys are ignored so that newer manifests
 /// still open. Missing required keys are an error naming the key.

@@ -1,6 +1,6 @@
 import MotionHDF5
 
-/// The `hdf5` storage (SPEC §8.1): one `{split}.h5` per split at the dataset root.
+/// The `hdf5` storage (docs/dataset-format.md, "HDF5 files"): one `{split}.h5` per split at the dataset root.
 public final class HDF5WindowStore: DatasetWindowStore {
     public let splits: [SplitWindowSource]
 

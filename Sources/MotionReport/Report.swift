@@ -10,7 +10,7 @@ public enum Report {
         public var statistics: DatasetStatistics
     }
 
-    /// Opens the storage a manifest names: `hdf5` (SPEC §8.1) or `shards` (SPEC §8.2).
+    /// Opens the storage a manifest names: `hdf5` (docs/dataset-format.md, "HDF5 files") or `shards` (docs/dataset-format.md, "Shards").
     ///
     /// - Throws: ``ReportError`` (`.dataError`) for another storage.
     public static func openStore(directory: String, manifest: DatasetManifest) throws -> DatasetWindowStore {

@@ -17,7 +17,7 @@ public struct ReportError: UserFacingError, Equatable, Sendable {
         ReportError(.noInput, "`\(path)` does not exist; `motionprep report` needs \(what)")
     }
 
-    /// `manifest.json` is there but is not what SPEC §8.3 describes.
+    /// `manifest.json` is there but is not what docs/dataset-format.md, "Manifest, checksums and commit" describes.
     static func badManifest(_ path: String, _ reason: String) -> ReportError {
         ReportError(.dataError, "`\(path)` is not a motionprep dataset manifest: \(reason)")
     }

@@ -2,7 +2,7 @@ import Foundation
 import MotionCore
 import MotionSinks
 
-/// The `shards` storage (SPEC §8.2): `{split}/{split}-NNNNN.tar.zst` per split, each shard one
+/// The `shards` storage (docs/dataset-format.md, "Shards"): `{split}/{split}-NNNNN.tar.zst` per split, each shard one
 /// zstd-compressed tar of npy arrays, read with ``ShardReader``.
 public final class ShardWindowStore: DatasetWindowStore {
     public let splits: [SplitWindowSource]

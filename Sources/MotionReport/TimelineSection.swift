@@ -13,7 +13,7 @@ public enum TimelineSection {
     public static func render(_ loaded: RecordingTimeline.Loaded, classes: [String], pipeline: String) -> String {
         var s = "<section id=\"timelines\" data-section=\"timelines\" data-recordings=\"\(loaded.timelines.count)\" data-total-recordings=\"\(loaded.totalRecordings)\">\n<h2>Recording timelines</h2>\n"
         let shown = loaded.timelines.count
-        var note = "Each recording of <code>\(Markup.escape(pipeline))</code> read and resampled as <code>motionprep run</code> does it, before windowing: one chart per sensor, one line per axis (the smallest and largest value per pixel column), labels after <code>map</code> as coloured bands, gaps (invalid grid points, SPEC §4) hatched."
+        var note = "Each recording of <code>\(Markup.escape(pipeline))</code> read and resampled as <code>motionprep run</code> does it, before windowing: one chart per sensor, one line per axis (the smallest and largest value per pixel column), labels after <code>map</code> as coloured bands, gaps (invalid grid points, docs/signal.md, \"Resampling and gaps\") hatched."
         if shown < loaded.totalRecordings {
             note += " <b data-capped=\"true\">Showing the first \(shown) of \(loaded.totalRecordings) recordings</b> (by subject and name; <code>--max-recordings N</code> draws more)."
         } else {

@@ -1,5 +1,5 @@
 /// Rows of one split, read in blocks: the only data access the report needs, so another storage
-/// (`shards`, SPEC §8.2) can be added by conforming one more type.
+/// (`shards`, docs/dataset-format.md, "Shards") can be added by conforming one more type.
 ///
 /// Rows are windows in file order; `start ..< start + count` must lie inside `0 ..< windowCount`.
 public protocol SplitWindowSource: AnyObject {

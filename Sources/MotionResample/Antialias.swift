@@ -1,6 +1,6 @@
 import MotionCore
 
-/// The anti-aliasing low-pass of SPEC §4 (`antialias: true`).
+/// The anti-aliasing low-pass of docs/signal.md, "Resampling and gaps" (`antialias: true`).
 public enum Antialias {
     /// Median sampling interval of a stream, seconds (0 for fewer than 2 samples).
     public static func medianInterval(_ times: [Double]) -> Double {
@@ -19,7 +19,7 @@ public enum Antialias {
         return m > 0 && m < 0.9 / rateHz
     }
 
-    /// Low-passes `stream` when it needs it (SPEC §4): a 4th-order Butterworth at 0.4 × rateHz
+    /// Low-passes `stream` when it needs it (docs/signal.md, "Resampling and gaps"): a 4th-order Butterworth at 0.4 × rateHz
     /// designed for the stream's median rate, run forward and backward (as `sosfiltfilt` with its
     /// default padding) over each run of samples between gaps (intervals above `maxGapS`).
     /// - Returns: the (possibly) filtered stream and the number of runs left unfiltered because

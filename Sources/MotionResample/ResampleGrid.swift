@@ -1,4 +1,4 @@
-/// The common time grid of a recording (SPEC §4): t_k = t0 + k / rateHz for k in 0..<count.
+/// The common time grid of a recording (docs/signal.md, "Resampling and gaps"): t_k = t0 + k / rateHz for k in 0..<count.
 public struct ResampleGrid: Sendable, Equatable {
     /// T0: the latest first-sample time over the kept streams, seconds.
     public var t0: Double
@@ -20,11 +20,11 @@ public struct ResampleGrid: Sendable, Equatable {
     /// The grid for streams whose first and last sample times are given: from T0 = max(firsts)
     /// to T1 = min(lasts), every k with t_k ≤ T1 + tolerance. Empty when T0 > T1.
     ///
-    /// SPEC §4 writes the tolerance as 1e-9 × max(1, |T1|), meant to absorb the rounding of
+    /// The original contract wrote the tolerance as 1e-9 × max(1, |T1|), meant to absorb the rounding of
     /// T0 + k / rate. On an epoch clock (ISO 8601 or nanosecond times, |T1| ≈ 1.7e9 s) that is
     /// 1.7 s, which would put grid points far past the last sample and extrapolate them. The
     /// rounding error of t_k is a few ulps of |T1|, so the tolerance used is
-    /// max(1e-9 × max(1, |T1 − T0|), 4 ulp(T1)): practically the SPEC's for recordings whose
+    /// max(1e-9 × max(1, |T1 − T0|), 4 ulp(T1)): practically the original one for recordings whose
     /// clock starts near zero (MotionCollector's `When`), and a few hundred nanoseconds on
     /// epoch clocks.
     ///

@@ -1,9 +1,9 @@
-/// The per-point rules of SPEC §4, shared by the whole-recording kernel (`_ResampleKernels`,
+/// The per-point rules of docs/signal.md, "Resampling and gaps", shared by the whole-recording kernel (`_ResampleKernels`,
 /// `Resampler`, `ResampleGrid`) and the streamed one (MotionPipeline's `StreamingRecording`), so
 /// that both compute every grid value with the same operations in the same order.
 public enum ResamplePoint {
     /// The grid's end: grid points t_k ≤ this are kept (see `ResampleGrid.spanning` for why the
-    /// tolerance is not SPEC §4's literal one).
+    /// tolerance is not the original contract's literal one).
     @inlinable
     public static func gridLimit(t0: Double, t1: Double) -> Double {
         t1 + Swift.max(1e-9 * Swift.max(1, Swift.abs(t1 - t0)), 4 * t1.ulp)
@@ -16,7 +16,7 @@ public enum ResamplePoint {
         Swift.min(Swift.max(atOrBefore - 1, 0), count - 2)
     }
 
-    /// Linear interpolation: exactly SPEC §4's expression, in this order of operations.
+    /// Linear interpolation: exactly the contract's (docs/signal.md, "Resampling and gaps") expression, in this order of operations.
     @inlinable
     public static func linear(_ vi: Double, _ vj: Double, sinceLeft: Double, interval: Double) -> Float {
         Float(vi + (vj - vi) * sinceLeft / interval)

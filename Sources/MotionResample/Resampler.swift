@@ -1,6 +1,6 @@
 import MotionCore
 
-/// How a stream is sampled at a grid time (SPEC §4).
+/// How a stream is sampled at a grid time (docs/signal.md, "Resampling and gaps").
 public enum ResampleMethod: String, Sendable, CaseIterable {
     /// Linear interpolation between the bracketing samples.
     case linear
@@ -33,7 +33,7 @@ public struct ResampledSignal: Sendable {
     /// the contiguous slice `[k*C ..< (k+T)*C]`, i.e. one row of the dataset's x[N, T, C].
     public var values: [Float]
     /// `valid[k]` is false where some stream's bracketing samples are more than its `max_gap_s`
-    /// apart (SPEC §4); no window may contain such a point.
+    /// apart (docs/signal.md, "Resampling and gaps"); no window may contain such a point.
     public var valid: [Bool]
 
     /// Runs of valid grid points, as half-open index ranges in ascending order.
@@ -50,7 +50,7 @@ public struct ResampledSignal: Sendable {
         return out
     }
 
-    /// Runs of invalid grid points (the `gaps` count of SPEC §8.3) and the number of invalid points.
+    /// Runs of invalid grid points (the `gaps` count of docs/dataset-format.md, "Manifest, checksums and commit") and the number of invalid points.
     public var gapStatistics: (gaps: Int, invalidPoints: Int) {
         var gaps = 0, invalid = 0
         var previousValid = true
@@ -65,7 +65,7 @@ public struct ResampledSignal: Sendable {
     }
 }
 
-/// Puts the streams of one recording on a common grid (SPEC §4).
+/// Puts the streams of one recording on a common grid (docs/signal.md, "Resampling and gaps").
 public enum Resampler {
     /// Resamples `inputs` onto the grid from the latest first sample to the earliest last sample.
     ///

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 extension Antialias {
-    /// The filter SPEC §4 prescribes for a stream with median sampling interval `median`, or nil
+    /// The filter docs/signal.md, "Resampling and gaps" prescribes for a stream with median sampling interval `median`, or nil
     /// when the stream is not sampled fast enough to need one (median ≥ 0.9 / rateHz, or no
     /// interval at all).
     public static func lowPass(medianInterval median: Double, rateHz: Double) -> Butterworth? {
@@ -22,7 +22,7 @@ extension Antialias {
 /// their backward pass starts at the newest sample from the steady state there instead of at
 /// the run's end. The difference decays like the filter's slowest pole to the power `overlap`,
 /// which is chosen so that it is below 2⁻⁶⁰ of the signal: the values then match whole
-/// processing within float32 rounding (SPEC allows no more; issue 8 allows exactly this).
+/// processing within float32 rounding (the documented contract allows no more; issue 8 allows exactly this).
 public final class StreamingRunFilter {
     public let filter: Butterworth
     public let channels: Int

@@ -11,7 +11,7 @@ import MotionDeflate
 ///
 /// Not thread-safe: keep one per thread (it reuses a scratch buffer and libdeflate state).
 public final class HDF5ChunkEncoder {
-    /// HDF5's deflate level for motionprep's datasets (SPEC §8.1).
+    /// HDF5's deflate level for motionprep's datasets (docs/dataset-format.md, "HDF5 files").
     public static let deflateLevel = 4
     private let compressor = ZlibCompressor(level: HDF5ChunkEncoder.deflateLevel)
     private var scratch: [UInt8] = []

@@ -8,7 +8,7 @@ import MotionHDF5
 /// HDF5 allocates a directly written chunk where the file ends at the time of the write, so the
 /// file's layout is fixed by the order of writes alone; since that order is the submission order
 /// whatever the timing, the same submissions give the same bytes for any number of compression
-/// threads (SPEC §10).
+/// threads (docs/scale.md).
 ///
 /// Memory: at most `maxInFlight` chunks are submitted but not yet written; `submit` writes (and
 /// if need be waits for) the oldest before taking another.

@@ -1,7 +1,7 @@
 import MotionCore
 import MotionHDF5
 
-/// Writes one split as `{split}.h5` (SPEC §8.1): datasets grow as recordings arrive, one HDF5
+/// Writes one split as `{split}.h5` (docs/dataset-format.md, "HDF5 files"): datasets grow as recordings arrive, one HDF5
 /// chunk at a time, so memory does not grow with the dataset.
 ///
 /// Chunks bypass HDF5's filter pipeline: each dataset gathers rows into a chunk buffer

@@ -2,7 +2,7 @@ import Foundation
 import MotionCore
 import MotionZstd
 
-/// The `{stem}.json` member of a shard (SPEC §8.2).
+/// The `{stem}.json` member of a shard (docs/dataset-format.md, "Shards").
 public struct ShardHeader: Sendable, Equatable, Decodable {
     /// `motionprep.shard`.
     public var format: String
@@ -81,7 +81,7 @@ public struct ShardContents: Sendable, Equatable {
     public func array(_ name: String) -> ShardArray? { arrays.first { $0.name == name } }
 }
 
-/// Reads a `.tar.zst` shard back (SPEC §8.2), for `motionprep validate`, `inspect` and tests.
+/// Reads a `.tar.zst` shard back (docs/dataset-format.md, "Shards"), for `motionprep validate`, `inspect` and tests.
 ///
 /// Checks the structure, not the dataset's rules: one zstd frame with content size and checksum
 /// and nothing after it; ustar headers with correct checksums; only regular-file members sharing

@@ -5,7 +5,7 @@ import MotionZstd
 #error("ShardSplitSink writes arrays as little-endian npy straight from memory; big-endian hosts are not supported")
 #endif
 
-/// Writes one split as `{split}/{split}-NNNNN.tar.zst` shards (SPEC §8.2).
+/// Writes one split as `{split}/{split}-NNNNN.tar.zst` shards (docs/dataset-format.md, "Shards").
 ///
 /// Windows arrive per recording in canonical order and are buffered until a shard holds exactly
 /// `windowsPerShard` of them, cutting across recording boundaries, so every shard but the last
@@ -14,7 +14,7 @@ import MotionZstd
 ///
 /// Each shard is a ustar archive (see `TarWriter`) whose members share the stem
 /// `{split}-NNNNN`, so that WebDataset reads the shard as one sample: `{stem}.json`, then one
-/// npy v1.0 file per array in the order of SPEC §8.1 (`x`, `y`, `features` when there are
+/// npy v1.0 file per array in the order of docs/dataset-format.md, "HDF5 files" (`x`, `y`, `features` when there are
 /// features, `subject_index`, `recording_index`, `start_time_s`, `fold_index` when folds are
 /// on). The archive is compressed while it is produced, as exactly one zstd frame with the
 /// content size and a checksum, into a temporary file renamed into place when complete. The
@@ -169,7 +169,7 @@ struct _ShardBuffer {
         foldIndex.removeAll(keepingCapacity: true)
     }
 
-    /// The npy members in SPEC §8.1 table order.
+    /// The npy members in docs/dataset-format.md, "HDF5 files" table order.
     func arrays(description d: DatasetDescription) -> [_ShardArrayRef] {
         let n = count
         var out: [_ShardArrayRef] = [

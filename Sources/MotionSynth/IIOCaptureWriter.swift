@@ -1,6 +1,6 @@
 import MotionCore
 
-/// Writes a raw IIO buffer capture (SPEC §3.3, docs/iio-format.md §3.2 row 3 and §7.1): an
+/// Writes a raw IIO buffer capture (docs/inputs.md, "IIO buffer dumps (iio)", docs/iio-format.md §3.2 row 3 and §7.1): an
 /// `lsm6dsx`-like accelerometer, 3 × `le:s16/16>>0` at scan indices 0–2 plus the soft timestamp
 /// `le:s64/64>>0` at index 3, 100 Hz, scale 0.000598205 m/s² per count.
 ///

@@ -1,6 +1,6 @@
 import MotionCore
 
-/// Writes one MotionCollector CSV (SPEC §3.1): sensors A, G (100 Hz), M (50 Hz) and D (100 Hz)
+/// Writes one MotionCollector CSV (docs/inputs.md, "MotionCollector"): sensors A, G (100 Hz), M (50 Hz) and D (100 Hz)
 /// interleaved in time order, as the iOS app writes them.
 ///
 /// Times are rounded to the microsecond and printed as `Double.description` prints them;

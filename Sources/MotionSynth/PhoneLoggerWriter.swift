@@ -1,6 +1,6 @@
 import MotionCore
 
-/// Writes one phone-logger recording (SPEC §3.2, wide CSV, one folder per recording):
+/// Writes one phone-logger recording (docs/inputs.md, "Delimited text (csv)", wide CSV, one folder per recording):
 /// `Accelerometer.csv` (`time,x,y,z,activity`, 100 Hz, g) and `Barometer.csv`
 /// (`time,pressure,relative_altitude,activity`, 1 Hz, kPa and m), on one clock.
 ///

@@ -1,11 +1,11 @@
-/// The file format `motionprep synth` writes (SPEC §1, §3).
+/// The file format `motionprep synth` writes (docs/commands.md; docs/inputs.md).
 public enum SynthFormat: String, Sendable, CaseIterable {
-    /// MotionCollector CSV (SPEC §3.1): `subjectNN/rec-NN.csv`, sensors A, G, M, D interleaved.
+    /// MotionCollector CSV (docs/inputs.md, "MotionCollector"): `subjectNN/rec-NN.csv`, sensors A, G, M, D interleaved.
     case motioncollector
-    /// Phone-logger CSV (SPEC §3.2, wide): `subjectNN/rec-NN/Accelerometer.csv` (100 Hz, g)
+    /// Phone-logger CSV (docs/inputs.md, "Delimited text (csv)", wide): `subjectNN/rec-NN/Accelerometer.csv` (100 Hz, g)
     /// and `Barometer.csv` (1 Hz, kPa and m), activities `walk` and `stairs`.
     case csv
-    /// Raw IIO buffer capture (SPEC §3.3): `subjectNN/rec-NN.bin`, 3 × `le:s16` accelerometer
+    /// Raw IIO buffer capture (docs/inputs.md, "IIO buffer dumps (iio)"): `subjectNN/rec-NN.bin`, 3 × `le:s16` accelerometer
     /// plus an s64 timestamp per 16-byte scan, with the layout in `subjectNN/sysfs/`.
     case iio
 }

@@ -21,7 +21,7 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
 
     /// `manifest.json` exists and is valid JSON.
     public static let manifestParse = CheckID("manifest.parse")
-    /// The manifest matches its schema (SPEC §8.3): keys, types, and values consistent with each other.
+    /// The manifest matches its schema (docs/dataset-format.md, "Manifest, checksums and commit"): keys, types, and values consistent with each other.
     public static let manifestSchema = CheckID("manifest.schema")
     /// The manifest's `storage` has a reader in this build.
     public static let storageSupported = CheckID("storage.supported")

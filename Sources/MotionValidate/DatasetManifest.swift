@@ -40,7 +40,7 @@ struct ManifestMoments: Equatable {
     var std: [Double]
 }
 
-/// The parts of `manifest.json` (SPEC §8.3) the checks need, decoded from a parsed JSON value.
+/// The parts of `manifest.json` (docs/dataset-format.md, "Manifest, checksums and commit") the checks need, decoded from a parsed JSON value.
 struct DatasetManifest {
     var storage: String
     var sampleRateHz: Double
@@ -68,7 +68,7 @@ struct DatasetManifest {
     /// Every listed file, split by split in manifest order.
     var files: [ManifestFile] { SplitName.allCases.flatMap { splits[$0]?.files ?? [] } }
 
-    /// The arrays SPEC §8.1 prescribes for this manifest's channels, features and folds.
+    /// The arrays docs/dataset-format.md, "HDF5 files" prescribes for this manifest's channels, features and folds.
     var expectedArrays: [String: ArraySchema] {
         var a: [String: ArraySchema] = [
             "x": ArraySchema(dtype: "float32", rowShape: [windowLength, channelNames.count]),
@@ -82,7 +82,7 @@ struct DatasetManifest {
         return a
     }
 
-    /// Array names in SPEC §8.1's table order (then any others by name).
+    /// Array names in the contract's (docs/dataset-format.md, "HDF5 files") table order (then any others by name).
     static func arrayOrder(_ names: some Sequence<String>) -> [String] {
         let canonical = ["x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"]
         return Array(names).sorted { a, b in
@@ -319,7 +319,7 @@ struct ManifestDecoder {
                 case (let e?, nil):
                     problems.append("`arrays` lacks `\(name)` (\(e.dtype) \(Self.shape(e.rowShape)))")
                 case (nil, _?):
-                    problems.append("`arrays.\(name)` is not an array of this dataset (SPEC §8.1)")
+                    problems.append("`arrays.\(name)` is not an array of this dataset (docs/dataset-format.md, \"HDF5 files\")")
                 case (let e?, let a?):
                     if e.dtype != a.dtype { problems.append("`arrays.\(name).dtype` must be \"\(e.dtype)\", not \"\(a.dtype)\"") }
                     if e.rowShape != a.rowShape {

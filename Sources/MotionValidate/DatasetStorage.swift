@@ -32,7 +32,7 @@ public struct ExpectedFileMetadata: Sendable {
     public var recordingNames: [String]
 }
 
-/// A way datasets are stored (SPEC §8.1 `hdf5`, §8.2 `shards`): how to recognise its data files
+/// A way datasets are stored (docs/dataset-format.md: "HDF5 files" for `hdf5`, "Shards" for `shards`): how to recognise its data files
 /// and how to open one.
 ///
 /// The checks never look at a file's bytes themselves beyond hashing them: everything else goes
@@ -155,7 +155,7 @@ extension DatasetFileReader {
 
 /// The storages this build reads.
 public enum DatasetStorages {
-    /// HDF5 (SPEC §8.1) and shards (§8.2).
+    /// HDF5 (docs/dataset-format.md, "HDF5 files") and shards (docs/dataset-format.md, "Shards").
     ///
     /// - Parameter threads: HDF5 chunks decoded at once (see ``HDF5Storage``); all cores by default.
     public static func standard(threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [any DatasetStorage] {

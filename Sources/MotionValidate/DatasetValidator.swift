@@ -23,7 +23,7 @@ public struct ValidationOptions: Sendable {
     }
 }
 
-/// Checks a written dataset folder (SPEC §9) and reports every problem, never only the first.
+/// Checks a written dataset folder (docs/validate.md) and reports every problem, never only the first.
 ///
 /// Reads `manifest.json`, `SHA256SUMS` and every data file once for its SHA-256 and once through
 /// its storage's reader, array by array in row blocks, so memory stays flat however large the

@@ -3,7 +3,7 @@ import MotionCore
 import MotionHDF5
 import MotionSinks
 
-/// `storage: "hdf5"` (SPEC §8.1): one `{split}.h5` per split, arrays at the root, dataset
+/// `storage: "hdf5"` (docs/dataset-format.md, "HDF5 files"): one `{split}.h5` per split, arrays at the root, dataset
 /// description in root attributes.
 public struct HDF5Storage: DatasetStorage {
     public var name: String { "hdf5" }

@@ -1,6 +1,6 @@
 import MotionSinks
 
-/// `storage: "shards"` (SPEC §8.2): `{split}/{split}-NNNNN.tar.zst`, each one zstd frame holding
+/// `storage: "shards"` (docs/dataset-format.md, "Shards"): `{split}/{split}-NNNNN.tar.zst`, each one zstd frame holding
 /// a ustar archive of `{stem}.json` and one npy file per array.
 ///
 /// A shard is decompressed whole (MotionSinks' `ShardReader`, which checks the zstd frame's
@@ -102,7 +102,7 @@ final class ShardFileReader: DatasetFileReader {
         let digits = stem.dropFirst(e.split.count + 1)
         if !displayPath.hasPrefix(prefix) || !displayPath.hasSuffix(".tar.zst") || digits.count != 5
             || !digits.allSatisfy(\.isASCII) || Int(digits) == nil {
-            problems.append("is not named `\(e.split)/\(e.split)-NNNNN.tar.zst` (SPEC §8.2)")
+            problems.append("is not named `\(e.split)/\(e.split)-NNNNN.tar.zst` (docs/dataset-format.md, \"Shards\")")
         } else if let index = Int(digits), index != h.shardIndex {
             problems.append("header `shard_index` is \(h.shardIndex), but the file name says \(index)")
         }
@@ -110,7 +110,7 @@ final class ShardFileReader: DatasetFileReader {
         if h.format != "motionprep.shard" { problems.append("header `format` is \"\(h.format)\", not \"motionprep.shard\"") }
         if h.formatVersion != 1 { problems.append("header `format_version` is \(h.formatVersion), not 1") }
         if h.split != e.split { problems.append("header `split` is \"\(h.split)\", but the manifest lists the shard under \"\(e.split)\"") }
-        // Members: the header, then the arrays in SPEC §8.1's table order.
+        // Members: the header, then the arrays in the contract's (docs/dataset-format.md, "HDF5 files") table order.
         let names = contents.arrays.map(\.name)
         let ordered = DatasetManifest.arrayOrder(names)
         if names != ordered {

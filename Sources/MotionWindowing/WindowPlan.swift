@@ -1,4 +1,4 @@
-/// Where windows start inside the valid segments of a recording (SPEC §5).
+/// Where windows start inside the valid segments of a recording (docs/signal.md, "Windows and labels").
 public struct WindowPlan: Sendable, Equatable {
     /// Window length in grid samples (≥ 1).
     public var length: Int

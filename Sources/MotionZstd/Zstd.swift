@@ -2,7 +2,7 @@ import CZstd
 import MotionCore
 
 /// One-shot zstd compression and checked decompression of single frames (the `.tar.zst` shards
-/// of SPEC §8.2). Every frame this module writes carries its content size in the frame header
+/// of docs/dataset-format.md, "Shards"). Every frame this module writes carries its content size in the frame header
 /// and an XXH64-based content checksum, so that readers can allocate once and detect corruption.
 public enum Zstd {
     /// The zstd frame magic number, stored little-endian in a frame's first four bytes.

@@ -2,7 +2,7 @@ import Testing
 import MotionCore
 @testable import MotionConfig
 
-/// The example of SPEC §2, verbatim (comments included).
+/// The example of docs/pipeline.md, verbatim (comments included).
 let specExample = """
 version: 1
 name: walk
@@ -31,7 +31,7 @@ labels:
   map: {W: walk, T: turn}          # optional renames
   classes: [walk, turn]            # the class ids, in order; default: the sorted values of `map`;
                                    #   one of the two is required when `labels` is given
-features: [mean, std, min, max, rms]   # optional; see §6
+features: [mean, std, min, max, rms]   # optional; see docs/signal.md
 magnitude: [acc]                   # optional: append channel acc_mag = sqrt(acc_x²+acc_y²+acc_z²) to x
 split:
   by: subject                      # subject (default) | recording
@@ -47,7 +47,7 @@ output:
 """
 
 @Test func specExampleDecodesToTheExpectedSpec() throws {
-    // The SPEC example also sets `windows_per_shard` under `type: hdf5`; that line is checked
+    // The original contract's example also sets `windows_per_shard` under `type: hdf5`; that line is checked
     // separately below.
     let spec = try PipelineLoader.load(yaml: specExample, file: "pipelines/walk.yaml", baseDirectory: "pipelines")
     let expected = PipelineSpec(

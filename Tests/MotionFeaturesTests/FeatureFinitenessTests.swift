@@ -1,7 +1,7 @@
 import MotionFeatures
 import Testing
 
-/// No feature is ever NaN or infinite (SPEC §6), over random, constant, tiny, huge and very
+/// No feature is ever NaN or infinite (docs/signal.md, "Features"), over random, constant, tiny, huge and very
 /// short windows.
 @Suite struct FeatureFinitenessTests {
     enum Shape: CaseIterable { case normal, constant, huge, tiny, spike, mixed }

@@ -1,7 +1,7 @@
 import MotionFeatures
 import Testing
 
-/// Output column names and order (SPEC §6).
+/// Output column names and order (docs/signal.md, "Features").
 @Suite struct FeaturePlanNamingTests {
     @Test func catalogueIsInSpecOrder() {
         #expect(FeatureCatalogue.names == [

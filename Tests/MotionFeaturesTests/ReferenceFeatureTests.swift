@@ -9,7 +9,7 @@ import Testing
 ///   the mean of a zero-mean tone);
 /// - `skew`, `kurtosis`, `corr` (dimensionless): 1e-6·|want| + 1e-7;
 /// - `zero_crossings`: exact;
-/// - spectral features come from a single-precision FFT (SPEC §6: within 1e-5 of the spectrum's
+/// - spectral features come from a single-precision FFT (docs/signal.md, "Features": within 1e-5 of the spectrum's
 ///   scale): `spectral_entropy` (scale 1) within 1e-5, `spectral_centroid_hz` (scale rate/2)
 ///   within 1e-5·rate/2, `dominant_freq_hz` (scale: one bin) exact up to float32 rounding. The
 ///   generator only keeps dominant bins that win by > 0.1% (near-ties may flip between float32

@@ -3,7 +3,7 @@
 //     /work/main/.venv/bin/python Tests/MotionFeaturesTests/make_reference.py
 // numpy 2.4.6, scipy 1.17.1. Inputs are float32 bit patterns,
 // time-major (x[t*C + c]); expected values are float64, in featureNames order, for the
-// full catalogue in SPEC §6 order.
+// full catalogue in docs/signal.md, "Features" order.
 
 struct ReferenceCase: Sendable, CustomStringConvertible {
     let name: String

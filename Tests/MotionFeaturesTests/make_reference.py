@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Generates ReferenceValues.swift: float32 windows and their SPEC §6 features per numpy/scipy.
+"""Generates ReferenceValues.swift: float32 windows and their docs/signal.md, "Features" features per numpy/scipy.
 
 Regenerate (from the package root):
     /work/main/.venv/bin/python Tests/MotionFeaturesTests/make_reference.py
 
 Inputs are seeded, so the output is deterministic for a given numpy version. Every feature is
-computed in float64 from the float32 values with numpy/scipy, following SPEC §6 literally:
+computed in float64 from the float32 values with numpy/scipy, following docs/signal.md, "Features" literally:
 np.mean, np.var/np.std (population), np.percentile (linear), scipy.stats.skew/kurtosis
-(bias=True, Fisher), np.fft.rfft in float64, np.corrcoef. The SPEC's special cases (constant
+(bias=True, Fisher), np.fft.rfft in float64, np.corrcoef. The documented special cases (constant
 window -> 0 for std, skew, kurtosis, spectral features, corr) are applied explicitly.
 """
 import math
@@ -193,7 +193,7 @@ def render(cases):
     out.append("//     /work/main/.venv/bin/python Tests/MotionFeaturesTests/make_reference.py")
     out.append(f"// numpy {np.__version__}, scipy {scipy.__version__}. Inputs are float32 bit patterns,")
     out.append("// time-major (x[t*C + c]); expected values are float64, in featureNames order, for the")
-    out.append("// full catalogue in SPEC §6 order.")
+    out.append("// full catalogue in docs/signal.md, \"Features\" order.")
     out.append("")
     out.append("struct ReferenceCase: Sendable, CustomStringConvertible {")
     out.append("    let name: String")

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MotionSinks
 
-/// The unsafe kernels against straightforward safe versions, at every size 0…64 (STYLE §3.7).
+/// The unsafe kernels against straightforward safe versions, at every size 0…64 (every unsafe kernel has a safe reference version to be compared with).
 @Suite struct ChunkKernelTests {
     /// HDF5's shuffle, written the obvious way.
     static func referenceShuffle(_ bytes: [UInt8], elementSize: Int) -> [UInt8] {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MotionSinks
 
-/// SPEC §10: the number of compression threads changes timing, never bytes.
+/// docs/scale.md: the number of compression threads changes timing, never bytes.
 @Suite struct DeterminismTests {
     @Test(arguments: [0, 1, 6, 7, 8, 36, 200])
     func oneAndFourThreadsWriteIdenticalFiles(rows: Int) throws {

@@ -5,8 +5,8 @@ import Testing
 
 @testable import MotionSinks
 
-/// h5py (the project venv) reads every chunk the fast path stores, bit for bit, sees the SPEC
-/// §8.1 filters, and rejects a corrupted chunk by its Fletcher-32.
+/// h5py (the project venv) reads every chunk the fast path stores, bit for bit, sees the filters of
+/// docs/dataset-format.md, "HDF5 files", and rejects a corrupted chunk by its Fletcher-32.
 @Suite(.enabled(if: TestPython.available, "needs the project venv (numpy, h5py); set MOTIONPREP_PYTHON"))
 struct H5pyChunkTests {
     /// argv: file, then per dataset `name:dtype:raw-path`. Prints one JSON report.
@@ -90,7 +90,7 @@ struct H5pyChunkTests {
         }
     }
 
-    /// The real sink with SPEC chunk sizes: x [N, 4, 2] float32 has 2048 rows per chunk, the
+    /// The real sink with the chunk sizes of docs/dataset-format.md, "HDF5 files": x [N, 4, 2] float32 has 2048 rows per chunk, the
     /// 1-D datasets and `features` (3 columns) 4096.
     @Test(arguments: [1, 2047, 2048, 2049, 4095, 4096, 4097, 3 * 4096 + 7])
     func h5pyReadsTheSplitSink(windows: Int) throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MotionHDF5
 
-/// Reads files written by MotionHDF5 with h5py (the project venv), as SPEC §8.1 promises.
+/// Reads files written by MotionHDF5 with h5py (the project venv), as docs/dataset-format.md, "HDF5 files" promises.
 @Suite struct HDF5H5pyTests {
     /// The project's venv Python, with numpy and h5py (see the repository README).
     static var python: String { TestPython.path ?? "python3" }

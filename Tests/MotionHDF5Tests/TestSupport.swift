@@ -4,7 +4,7 @@ import MotionHDF5
 
 
 
-/// The arrays and attributes of the standard fixture file (SPEC §8.1's layout, N windows of
+/// The arrays and attributes of the standard fixture file (the contract's (docs/dataset-format.md, "HDF5 files") layout, N windows of
 /// T × C samples), with awkward values: NaN payloads, ±0, ±∞, subnormals, integer extremes.
 struct WindowFixture {
     var windows: Int

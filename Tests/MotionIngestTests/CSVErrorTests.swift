@@ -2,7 +2,7 @@ import MotionCore
 import Testing
 @testable import MotionIngest
 
-/// Every csv data error, as the exact sentence the user sees (SPEC §1, §3.5).
+/// Every csv data error, as the exact sentence the user sees (docs/commands.md; docs/inputs.md, "Bad rows and time order").
 @Suite struct CSVErrorTests {
     static let number = "is not a number (expected a decimal such as `-0.25` or `1e-05`; empty, NA, nan or inf mark a missing value)"
     static let seconds = "is not a time (expected seconds as a decimal such as `12.5` or `1700000000.25`; empty or NA mark a missing value)"

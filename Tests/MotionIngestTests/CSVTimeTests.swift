@@ -2,7 +2,7 @@ import MotionCore
 import Testing
 @testable import MotionIngest
 
-/// Time units and ISO 8601 (SPEC §3.2), checked against hand-computed epoch seconds.
+/// Time units and ISO 8601 (docs/inputs.md, "Delimited text (csv)"), checked against hand-computed epoch seconds.
 @Suite struct CSVTimeTests {
     // 2024-05-01T00:00:00Z is 19844 days after 1970-01-01: 19844 × 86400 = 1714521600 s.
     static let may1 = 1_714_521_600.0

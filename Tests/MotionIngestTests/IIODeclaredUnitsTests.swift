@@ -2,7 +2,7 @@ import MotionCore
 import Testing
 @testable import MotionIngest
 
-/// A pipeline input's `units:` on iio channels (SPEC §2, §3.6): a declared unit replaces the IIO
+/// A pipeline input's `units:` on iio channels (docs/pipeline.md; docs/inputs.md, "Units"): a declared unit replaces the IIO
 /// ABI's for that output channel, in the unit strings and in the `units: si` conversion.
 struct IIODeclaredUnitsTests {
     /// accel x/y (ABI m/s²), anglvel z (ABI rad/s), temp (ABI m°C); s16 each, no timestamp.

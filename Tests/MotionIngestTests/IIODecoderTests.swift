@@ -42,7 +42,7 @@ import Testing
         #expect(dump.scans == 0 && dump.stream.count == 0 && dump.stream.channels == [[], [], []])
         #expect(dump.warnings.map(\.message) == ["rec.bin: the dump is empty (W_EMPTY_DUMP)"])
         #expect(dump.rowsDropped.isEmpty)
-        // What the pipeline then throws (SPEC §3.5: no data rows).
+        // What the pipeline then throws (docs/inputs.md, "Bad rows and time order": no data rows).
         let e = IngestError(.iioNoScans(fileBytes: 0, scanBytes: 16), at: SourceLocation(file: "rec.bin"))
         #expect(e.message == "rec.bin: no data rows: the dump is empty (a file without data is an error unless `on_error: skip`)")
         let short = IngestError(.iioNoScans(fileBytes: 5, scanBytes: 16), at: SourceLocation(file: "rec.bin"))

@@ -43,7 +43,7 @@ import Testing
         }
     }
 
-    /// A MotionCollector file of `rows` rows with the oddities SPEC §3.5 tolerates, and with
+    /// A MotionCollector file of `rows` rows with the oddities docs/inputs.md, "Bad rows and time order" tolerates, and with
     /// probability `broken` one it does not.
     static func file(_ g: inout SeededGenerator, rows: Int) -> String {
         var out = "Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"

@@ -116,7 +116,7 @@ private func stream(_ times: [Double], _ values: [Double]) -> SensorStream {
 
 @Suite struct EpochClockGridTests {
     @Test func epochTimesDoNotExtendTheGridPastTheLastSample() {
-        // ISO 8601 / ns clocks: |T1| ≈ 1.7e9 s. SPEC §4's 1e-9 × |T1| would allow 1.7 s of overrun.
+        // ISO 8601 / ns clocks: |T1| ≈ 1.7e9 s. the original contract's 1e-9 × |T1| would allow 1.7 s of overrun.
         let t0 = 1_700_000_000.0, t1 = t0 + 10.005
         let g = ResampleGrid.spanning(firstTimes: [t0], lastTimes: [t1], rateHz: 100)
         #expect(g.count == 1001)

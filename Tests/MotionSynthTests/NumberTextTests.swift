@@ -27,7 +27,7 @@ import MotionSynth
 
 @Suite struct TimeTextTests {
     /// Times are written without building a `String`, but must equal `Double.description` of
-    /// `Double(micros) / 1e6`, the form SPEC §3.1 gives for `When`.
+    /// `Double(micros) / 1e6`, the form docs/inputs.md, "MotionCollector" gives for `When`.
     @Test func timesMatchDoubleDescription() {
         var state: UInt64 = 99
         var samples: [Int64] = [0, 1, 5, 10, 99, 100, 101, 10_200, 1_000_000, 120_000_000, 999_999_999_999_999,

@@ -38,7 +38,7 @@ enum Fixture {
         return root + "/out"
     }()
 
-    /// The same recordings written as shards of at most 50 windows (SPEC §8.2).
+    /// The same recordings written as shards of at most 50 windows (docs/dataset-format.md, "Shards").
     static let shardDataset: String = {
         let root = makeTemporaryDirectory("shard-fixture")
         do {

@@ -3,7 +3,7 @@ import MotionCore
 import MotionprepCLI
 import Testing
 
-/// `motionprep run` in process on hostile inputs (issue 10): the exit status of SPEC §1 and no
+/// `motionprep run` in process on hostile inputs (issue 10): the exit status of docs/commands.md and no
 /// manifest afterwards. The full table, with messages, runs the real binary in
 /// tests/python/test_hostile.py; this one checks the statuses where they are decided.
 struct HostileRunTests {

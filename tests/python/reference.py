@@ -1,5 +1,5 @@
-"""An independent numpy implementation of SPEC §3.1, §4, §5 and §7 for MotionCollector input,
-used to check what motionprep writes. Written from the SPEC, not from the Swift code."""
+"""An independent numpy implementation of docs/inputs.md, "MotionCollector"; docs/signal.md, "Resampling and gaps" and "Windows and labels"; docs/dataset-format.md, "Splits and normalisation" for MotionCollector input,
+used to check what motionprep writes. Written from the documentation in docs/, not from the Swift code."""
 import csv
 import math
 
@@ -59,7 +59,7 @@ def resample(streams, rate, max_gap):
     """Grid times, values [K, C] (float32 via float64 np.interp), valid mask [K]."""
     t0 = max(s[0][0] for s in streams)
     t1 = min(s[0][-1] for s in streams)
-    # motionprep tightens SPEC §4's 1e-9 × max(1, |T1|) for epoch clocks (see ResampleGrid.swift).
+    # motionprep tightens the original contract's 1e-9 × max(1, |T1|) for epoch clocks (see ResampleGrid.swift).
     limit = t1 + max(1e-9 * max(1.0, abs(t1 - t0)), 4 * np.spacing(abs(t1)))
     k = np.arange(int(math.floor((limit - t0) * rate)) + 3)
     grid = t0 + k / rate

@@ -1,4 +1,4 @@
-"""Crash safety (issue 10 §4, SPEC §8.3): SIGKILL a run at several points — during ingest,
+"""Crash safety (issue 10 §4, docs/dataset-format.md, "Manifest, checksums and commit"): SIGKILL a run at several points — during ingest,
 during writing, just before the manifest, just before the finished dataset is moved into
 place — over a previous dataset in the same folder. Afterwards the previous dataset must be
 intact (byte for byte, and `motionprep validate` passes), nothing unfinished may look finished,

@@ -1,4 +1,4 @@
-"""Runs motionprep on phone-logger style csv recordings (SPEC §3.2, §3.4: one folder per
+"""Runs motionprep on phone-logger style csv recordings (docs/inputs.md, "Delimited text (csv)" and "Recordings, subjects and channels": one folder per
 recording holding Accelerometer.csv and Barometer.csv, grouped with `recording: "{dirpath}"`)
 and checks the HDF5 it writes against an independent numpy reference: channel names and units,
 g → m/s² conversion, linear resampling for the accelerometer, previous-value for the barometer,
@@ -301,7 +301,7 @@ def test_long_format_iso_times_and_sensor_order(tmp_path):
 
 
 def test_grid_does_not_run_past_the_last_sample_on_epoch_times(tmp_path):
-    # SPEC §4's tolerance 1e-9 × max(1, |T1|) would be 1.7 s on an epoch clock; motionprep uses
+    # the original contract's tolerance 1e-9 × max(1, |T1|) would be 1.7 s on an epoch clock; motionprep uses
     # max(1e-9 × max(1, |T1 − T0|), 4 ulp(T1)) (ResampleGrid.swift), so no point is extrapolated.
     x, start, t1 = run_long_format(tmp_path)
     assert start.max() + 19 / 20 <= t1 + 1e-6

@@ -1,4 +1,4 @@
-"""Checks the antialias filter and every feature of SPEC §6 end to end: motionprep's HDF5 output
+"""Checks the antialias filter and every feature of docs/signal.md, "Features" end to end: motionprep's HDF5 output
 against scipy (sosfiltfilt + np.interp) and numpy/scipy.stats recomputed from the stored x."""
 import numpy as np
 import pytest
@@ -74,7 +74,7 @@ def test_antialiased_x_matches_scipy(walk_data, dataset):
 
 
 def numpy_features(w, rate):
-    """Every SPEC §6 feature of one channel, computed with numpy/scipy in float64."""
+    """Every feature (docs/signal.md, "Features") of one channel, computed with numpy/scipy in float64."""
     x = w.astype(np.float64)
     n = len(x)
     mean = x.mean()

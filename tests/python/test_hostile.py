@@ -1,9 +1,9 @@
 """Hostile input (issue 10): one real `motionprep run` per case on generated files.
 
-For every case: the exit code (SPEC §1), a message that names the file and the position
+For every case: the exit code (docs/commands.md), a message that names the file and the position
 (`file:line:col`, `file:line`, or a byte offset for IIO), and — for every failing run — no
 `manifest.json` in the output folder (nor a finished-looking dataset anywhere). Cases that the
-SPEC says are *not* errors (missing values, duplicate times, a truncated dump without
+docs (docs/inputs.md) say are *not* errors (missing values, duplicate times, a truncated dump without
 `strict`) must succeed and count what they dropped.
 """
 import json
@@ -121,7 +121,7 @@ CASES = [
     Case("intervals-2MB-line", {REC: mc_file(), "labels.csv": b"recording,start_s,end_s,label\nrec,0,1,W\nrec,1," + b"2" * (2 << 20) + b",W\n"},
          pipeline(extra="labels: {from: intervals, path: labels.csv, classes: [W]}\n"), 65,
          [r"^motionprep: labels\.csv:3: line is longer than 1048576 bytes \(is this an intervals file, `recording,start_s,end_s,label`\?\)$"]),
-    # --- numbers (SPEC §3.5): errors name line:column and the value
+    # --- numbers (docs/inputs.md, "Bad rows and time order"): errors name line:column and the value
     Case("1.2.3", {REC: mc_file(b"A,W,0.105,1.2.3,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"1\.2\.3"]),
     Case("0x10", {REC: mc_file(b"A,W,0.105,0x10,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"0x10"]),
     Case("csv-abc", {REC: csv_file(b"0.105,abc,1,1\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12:\d+", r"abc"]),
@@ -137,7 +137,7 @@ CASES = [
     Case("nul-bytes", {REC: mc_file(b"A,W,0.105,1,\x00\x00,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"NUL"]),
     Case("csv-nul-in-header", {REC: b"t,x\x00,y,z\n" + csv_rows()}, pipeline("csv"), 65, [r"data/rec\.csv:1(:\d+)?\b"]),
     Case("binary-garbage", {REC: bytes(range(256)) * 64}, pipeline(), 65, [r"data/rec\.csv:1\b"]),
-    # --- time (SPEC §3.5)
+    # --- time (docs/inputs.md, "Bad rows and time order")
     Case("time-backwards", {REC: mc_file(b"A,W,0.05,1,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12\b", r"0\.05"]),
     Case("csv-time-backwards", {REC: csv_file(b"0.05,1,1,1\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12\b"]),
     Case("time-duplicated", {REC: mc_file(b"A,W,0.1,1,1,1\n", b"A,W,0.1,1,1,1\n")}, pipeline(), 0,

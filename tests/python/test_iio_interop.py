@@ -116,7 +116,7 @@ def decode(path, sysfs):
     times = (ns // 10**9).astype(np.float64) + (ns % 10**9).astype(np.float64) * 1e-9
     values = np.stack(cols, axis=1)
     keep = np.ones(n, dtype=bool)
-    keep[:-1] = times[1:] != times[:-1]          # equal times keep the last sample (SPEC §3.5)
+    keep[:-1] = times[1:] != times[:-1]          # equal times keep the last sample (docs/inputs.md, "Bad rows and time order")
     return times[keep], values[keep], out_names, n
 
 
@@ -196,7 +196,7 @@ def test_truncated_tail_warns_and_strict_fails(iio_data, tmp_path):
 
 
 def test_declared_units_convert_like_the_spec_says(iio_data, tmp_path):
-    """`units: {acc_x: g}` on an iio input (SPEC §2, §3.6): acc_x is read as g, so `units: si`
+    """`units: {acc_x: g}` on an iio input (docs/pipeline.md; docs/inputs.md, "Units"): acc_x is read as g, so `units: si`
     multiplies it by 9.80665 and `native` keeps it and writes `g`; the other channels keep the
     ABI's m/s²."""
     shutil.copytree(iio_data / "data", tmp_path / "data")

@@ -1,4 +1,4 @@
-"""Label sources and policies end to end (SPEC §5): legacy MotionCollector markers, an intervals
+"""Label sources and policies end to end (docs/signal.md, "Windows and labels"): legacy MotionCollector markers, an intervals
 file, and the center and pure policies, against labels computed independently in Python."""
 import h5py
 import numpy as np
@@ -92,7 +92,7 @@ output: {{path: out-{policy}}}
 
 def test_intervals_file(walk_data, tmp_path):
     paths = sorted((walk_data / "data").glob("**/*.csv"))[:2]
-    # Recording names are relative to the longest common folder of the matched files (SPEC §3.4).
+    # Recording names are relative to the longest common folder of the matched files (docs/inputs.md, "Recordings, subjects and channels").
     names = [p.stem for p in paths]
     rows = ["recording,start_s,end_s,label", f"{names[0]},5.0,20.0,walk", f"{names[0]},20.0,31.5,run",
             f"{names[1]},12.25,40,run"]

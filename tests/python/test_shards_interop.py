@@ -1,5 +1,5 @@
 """Runs the same pipeline with `output: {type: shards}` and `{type: hdf5}` and reads the shards
-back with numpy, zstandard, tarfile, the zstd CLI and tar (SPEC §8.2): the arrays must equal the
+back with numpy, zstandard, tarfile, the zstd CLI and tar (docs/dataset-format.md, "Shards"): the arrays must equal the
 HDF5 arrays exactly, and every shard must follow the documented container layout."""
 import hashlib
 import io

@@ -39,7 +39,7 @@ def files(out: Path):
 
 
 def roughen(path: Path, seed: int):
-    """Adds what SPEC §3.5 tolerates to a MotionCollector file: duplicate times (last wins),
+    """Adds what docs/inputs.md, "Bad rows and time order" tolerates to a MotionCollector file: duplicate times (last wins),
     missing values, blank lines, CRLF line ends."""
     rng = random.Random(seed)
     lines = path.read_text().split("\n")
@@ -282,7 +282,7 @@ output: {type: hdf5, path: out}
 
 
 def test_errors_are_those_of_whole_processing(data):
-    """A decreasing time (SPEC §3.5) stops the run with the same message and exit code."""
+    """A decreasing time (docs/inputs.md, "Bad rows and time order") stops the run with the same message and exit code."""
     bad = data / "order"
     bad.mkdir(exist_ok=True)
     lines = (data / "cur/subject02/rec-01.csv").read_bytes().decode().split("\r\n")

@@ -11,7 +11,7 @@ enum ValidateCommand {
         usage: motionprep validate DATASET_DIR [--expect FILE] [--format text|json|junit] [--jobs N]
                motionprep validate PIPELINE.yaml...
 
-        With a dataset folder: checks the written dataset and reports every failure (SPEC §9): the
+        With a dataset folder: checks the written dataset and reports every failure (docs/validate.md): the
         manifest and its schema, every file's size and SHA-256, no unlisted files, no symlinks or FIFOs,
         no HDF5 links or external/virtual storage, shards no larger than their entry allows, array shapes
         and dtypes, window and class counts per file and split (recomputed from the data), class ids,

@@ -1,6 +1,6 @@
 // CFastFloat: a plain C face for two functions of fast_float (Debian libfast-float-dev,
 // header-only C++, https://github.com/fastfloat/fast_float). Prefixed names, no state.
-// Used only by MotionIngest's `_NumberKernels.swift`, which validates the SPEC §3.5 grammar
+// Used only by MotionIngest's `_NumberKernels.swift`, which validates the docs/inputs.md, "Bad rows and time order" grammar
 // itself and hands over only bytes and numbers it has already checked.
 #ifndef CFASTFLOAT_H
 #define CFASTFLOAT_H

@@ -124,17 +124,8 @@ def majority(points, min_fraction):
 
 
 def stable_unit(key):
-    h = 0xCBF29CE484222325
-    for b in key.encode("utf-8"):
-        h ^= b
-        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    z = h
-    z ^= z >> 30
-    z = (z * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z ^= z >> 27
-    z = (z * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    z ^= z >> 31
-    return (z >> 11) * 2.0 ** -53
+    """u = (h >> 11) × 2^-53 of the key's FNV-1a-64 + splitmix64 hash."""
+    return (stable_hash(key) >> 11) * 2.0 ** -53
 
 
 def split_of(seed, subject, fractions=(0.7, 0.15, 0.15)):

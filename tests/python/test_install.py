@@ -114,13 +114,28 @@ def test_every_option_in_a_commands_help_is_completed(tmp_path, command):
     """The completions come from the same table as the argument scanners: every option a
     command's help text names is offered for that command, in all three shells."""
     help_text = motionprep(command, "--help").stdout
-    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-o)(?=[ ,\]\n=]|$)", help_text)) - {"--help"}
+    # The options a command takes: those in its usage lines and in its option table (lines that
+    # start with an option), not ones named in prose (merge's help mentions `run --worker`).
+    lines = help_text.split("\n")
+    first = next(i for i, l in enumerate(lines) if l.startswith("usage:"))
+    usage = []
+    for i in range(first, len(lines)):
+        if not lines[i].strip():
+            break
+        usage.append(i)
+    text = "\n".join(lines[i] for i in usage) + "\n" + "\n".join(l for l in lines if re.match(r"^\s+-", l))
+    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-o)(?=[ ,\]\n=]|$)", text)) - {"--help"}
+    assert options or command == "completions"
     bash = completion_script(tmp_path, "bash").read_text()
     fish = completion_script(tmp_path, "fish").read_text()
     for o in options:
         assert o in bash, (command, o)
         flag = f"-l {o[2:]}" if o.startswith("--") else f"-s {o[1:]}"
         assert f"__fish_seen_subcommand_from {command}' {flag}" in fish, (command, o)
+    # …and every option completed is one the help describes.
+    for m in re.finditer(rf"__fish_seen_subcommand_from {command}' -([ls]) (\S+)", fish):
+        option = ("--" if m.group(1) == "l" else "-") + m.group(2)
+        assert option in help_text, (command, option)
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -160,10 +160,13 @@ enum CompletionsCommand {
                 lines.append(line)
             }
             for f in c.flags { lines.append("complete -c motionprep \(when) \(option(f)) -d \(quote(c.describe(f)))") }
+            // Arguments, except right after an option that takes a value (its own list applies).
+            let positional = c.values.isEmpty ? when
+                : "-n '__fish_seen_subcommand_from \(c.name); and not __fish_prev_arg_in \(c.valueOptions.joined(separator: " "))'"
             switch c.positionals {
-            case .file: lines.append("complete -c motionprep \(when) -F")
-            case .directory: lines.append("complete -c motionprep \(when) -a '(__fish_complete_directories)'")
-            case .choices(let ch): lines.append("complete -c motionprep \(when) -a \(quote(ch.joined(separator: " ")))")
+            case .file: lines.append("complete -c motionprep \(positional) -F")
+            case .directory: lines.append("complete -c motionprep \(positional) -a '(__fish_complete_directories)'")
+            case .choices(let ch): lines.append("complete -c motionprep \(positional) -a \(quote(ch.joined(separator: " ")))")
             case .text: break
             }
         }

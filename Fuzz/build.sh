@@ -58,4 +58,4 @@ target csv "$ROOT/Fuzz/Targets/CSVTarget.swift" MotionCore MotionIngest CFastFlo
 target motioncollector "$ROOT/Fuzz/Targets/MotionCollectorTarget.swift" MotionCore MotionIngest CFastFloat
 target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionIngest CFastFloat
 target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionIngest CFastFloat MotionYAML MotionConfig
-echo "built: $(cd "$OUT" && ls fuzz-* | tr '\n' ' ')"
+echo "built: $(cd "$OUT" && ls fuzz-* | grep -v "\.log$" | tr "\n" " ")"

@@ -33,9 +33,10 @@ let cTargets: [Target] = [
 
 // Release builds are plain checked `-O` (SwiftPM's default) for every target: no `unsafeFlags`
 // anywhere, so that other packages can depend on the library, and the shipped binary is compiled
-// as the fuzzed one is (Fuzz/build.sh: `-O`, same checks; docs/hardening.md, "Data safety: the
-// shipped binary is the fuzzed one"). Unchecked arithmetic and indexing live only in the `_*Kernels`
-// files (wrapping operators, pointers over counts checked before), which tests and fuzzing cover.
+// as the fuzzed one is (`RELEASE_OPT=(-O -wmo)` in Fuzz/build.sh: change the two together;
+// docs/hardening.md, "Data safety: the shipped binary is the fuzzed one"). Unchecked arithmetic
+// and indexing live only in the `_*Kernels` files (wrapping operators, pointers over counts
+// checked before), which tests and fuzzing cover.
 
 let swiftTargets: [Target] = [
     // Wrappers: the only importers of C.

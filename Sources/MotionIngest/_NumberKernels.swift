@@ -176,6 +176,9 @@ enum _NumberKernels {
     @inline(always)
     static func maskedDecimal(_ digits: UnsafePointer<UInt8>, integerDigits: Int, fractionDigits: Int,
                               negative: Bool) -> Double? {
+        // Both counts come from bit positions of one window (0…64), so they are ≥ 0; the unchecked
+        // table reads below rely on it (checked here in debug builds and tests).
+        assert(integerDigits >= 0 && fractionDigits >= 0, "maskedDecimal: negative digit count")
         let total = integerDigits &+ fractionDigits
         var v: Double
         if UInt(bitPattern: total &- 1) < 8 {

@@ -31,7 +31,12 @@ let cTargets: [Target] = [
 
 // MARK: - Swift modules
 
-let optimize: [SwiftSetting] = [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+// Release builds are plain checked `-O` (SwiftPM's default) for every target: no `unsafeFlags`
+// anywhere, so that other packages can depend on the library, and the shipped binary is compiled
+// as the fuzzed one is (`RELEASE_OPT=(-O -wmo)` in Fuzz/build.sh: change the two together;
+// docs/hardening.md, "Data safety: the shipped binary is the fuzzed one"). Unchecked arithmetic
+// and indexing live only in the `_*Kernels` files (wrapping operators, pointers over counts
+// checked before), which tests and fuzzing cover.
 
 let swiftTargets: [Target] = [
     // Wrappers: the only importers of C.
@@ -44,11 +49,11 @@ let swiftTargets: [Target] = [
     // Shared value types; no C, no I/O.
     .target(name: "MotionCore"),
     // Stages.
-    .target(name: "MotionIngest", dependencies: ["MotionCore", "CFastFloat"], exclude: ["README.md"], swiftSettings: optimize),
-    .target(name: "MotionResample", dependencies: ["MotionCore"], swiftSettings: optimize),
+    .target(name: "MotionIngest", dependencies: ["MotionCore", "CFastFloat"], exclude: ["README.md"]),
+    .target(name: "MotionResample", dependencies: ["MotionCore"]),
     .target(name: "MotionWindowing", dependencies: ["MotionCore"]),
     .target(name: "MotionLabels", dependencies: ["MotionCore"]),
-    .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"], swiftSettings: optimize),
+    .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"]),
     .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
     // Configuration, orchestration, CLI.

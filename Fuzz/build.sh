@@ -5,9 +5,14 @@
 # so this script compiles the library modules a target needs straight from Sources/ with
 # swiftc, each as its own module (as SwiftPM would), instrumented for libFuzzer and
 # AddressSanitizer, then links one executable per target whose only entry point is
-# `LLVMFuzzerTestOneInput` (exported with `@_cdecl`). Checked `-O`, not the release build's
-# `-Ounchecked`, so that an integer overflow or an out-of-range index traps instead of going
-# unnoticed.
+# `LLVMFuzzerTestOneInput` (exported with `@_cdecl`).
+#
+# Optimisation: RELEASE_OPT below is exactly what `swift build -c release` gives every Swift
+# target (Package.swift sets no `unsafeFlags`): checked `-O`, whole module. So the code fuzzed
+# is the code shipped, overflow and bounds checks included: an integer overflow or an
+# out-of-range index traps here as it would in the release binary, and the only unchecked
+# arithmetic and indexing are the `_*Kernels` files' wrapping operators and pointers, in both.
+# Change the two together (docs/hardening.md, "Data safety: the shipped binary is the fuzzed one").
 #
 #   Fuzz/build.sh [OUT_DIR]      default OUT_DIR: .build/fuzz
 #
@@ -18,7 +23,8 @@ OUT="${1:-$ROOT/.build/fuzz}"
 mkdir -p "$OUT/modules" "$OUT/obj" "$OUT/cfastfloat"
 SWIFTC="${SWIFTC:-swiftc}"
 CLANGXX="${CLANGXX:-clang++}"
-SAN=(-sanitize=fuzzer,address -parse-as-library -O -package-name motionprep -swift-version 6)
+RELEASE_OPT=(-O -wmo)   # = SwiftPM's release configuration; keep in step with Package.swift
+SAN=(-sanitize=fuzzer,address -parse-as-library "${RELEASE_OPT[@]}" -package-name motionprep -swift-version 6)
 S="$ROOT/Sources"
 
 # CFastFloat: a C++ target behind a C header; compile it with clang++ and give Swift a module map.
@@ -32,7 +38,7 @@ module() {
   local name="$1"; shift
   "$SWIFTC" "${SAN[@]}" -module-name "$name" -emit-module -emit-module-path "$OUT/modules/$name.swiftmodule" \
     -I "$OUT/modules" -I "$OUT/cfastfloat" -I "$S/CShims/CYAML" \
-    -wmo -c "$@" -o "$OUT/obj/$name.o"
+    -c "$@" -o "$OUT/obj/$name.o"
 }
 module MotionCore "$S"/MotionCore/*.swift
 module MotionIngest "$S"/MotionIngest/*.swift
@@ -52,4 +58,4 @@ target csv "$ROOT/Fuzz/Targets/CSVTarget.swift" MotionCore MotionIngest CFastFlo
 target motioncollector "$ROOT/Fuzz/Targets/MotionCollectorTarget.swift" MotionCore MotionIngest CFastFloat
 target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionIngest CFastFloat
 target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionIngest CFastFloat MotionYAML MotionConfig
-echo "built: $(cd "$OUT" && ls fuzz-* | tr '\n' ' ')"
+echo "built: $(cd "$OUT" && ls fuzz-* | grep -v "\.log$" | tr "\n" " ")"

@@ -1,5 +1,7 @@
 // Unsafe inner loops of FeatureExtractor. Every pointer in this module is touched here or in
-// FeatureExtractor's scratch allocation; callers check counts before calling in.
+// FeatureExtractor's scratch allocation; callers check counts before calling in (`precondition`
+// in `FeatureExtractor.extract`). Release builds are checked `-O`: per-element index arithmetic
+// here uses wrapping operators where the counts bound it, so no overflow check is left in a loop.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -194,8 +196,8 @@ enum _FeatureKernels {
                               into out: UnsafeMutablePointer<Double>) {
         var i = 0, j = 0, k = 0
         while i < leftCount && j < rightCount {
-            if right[j] < left[i] { out[k] = right[j]; j += 1 } else { out[k] = left[i]; i += 1 }
-            k += 1
+            if right[j] < left[i] { out[k] = right[j]; j &+= 1 } else { out[k] = left[i]; i &+= 1 }
+            k &+= 1  // i, j, k stay below leftCount + rightCount: wrapping cannot happen
         }
         if i < leftCount { (out + k).update(from: left + i, count: leftCount - i) }
         if j < rightCount { (out + k).update(from: right + j, count: rightCount - j) }
@@ -205,12 +207,12 @@ enum _FeatureKernels {
         guard n > 1 else { return }
         for i in 1..<n {
             let x = a[i]
-            var j = i - 1
+            var j = i &- 1  // −1 ≤ j < i: the wrapping operators cannot wrap
             while j >= 0 && a[j] > x {
-                a[j + 1] = a[j]
-                j -= 1
+                a[j &+ 1] = a[j]
+                j &-= 1
             }
-            a[j + 1] = x
+            a[j &+ 1] = x
         }
     }
 

@@ -55,7 +55,7 @@ struct _RowWindow {
     /// anywhere but at a field's start (after a comma or at byte 0).
     @inline(__always)
     func problems(_ first: Int, _ last: Int) -> UInt64 {
-        let region = ((2 as UInt64) &<< UInt64(last) &- 1) & (UInt64.max &<< UInt64(first))
+        let region = ((2 as UInt64) &<< UInt64(truncatingIfNeeded: last) &- 1) & (UInt64.max &<< UInt64(truncatingIfNeeded: first))
         return (other | (minus & ~((commas &<< 1) | 1))) & region
     }
 }
@@ -135,11 +135,14 @@ extension _MotionCollectorParser {
             guard sameAsLastLabel(lineStart + 2, lineStart + labelEnd) else { return nil }
             label = lastLabelID
         }
+        // Positions in a window (`first`, `start`, `stop`) are bit numbers 0…64 from
+        // `trailingZeroBitCount`: they are converted with `truncatingIfNeeded` and shifted with
+        // `&<<`/`&>>`, which cannot trap and need no sign check in the checked release build.
         var first = labelEnd &+ 1  // the first numeric field of this window
         var start = first
-        var stops = (window.commas | window.other) & (UInt64.max &<< UInt64(first))
+        var stops = (window.commas | window.other) & (UInt64.max &<< UInt64(truncatingIfNeeded: first))
         // Each field's first point is taken from here; one left over is a field's second point.
-        var points = window.points & (UInt64.max &<< UInt64(first))
+        var points = window.points & (UInt64.max &<< UInt64(truncatingIfNeeded: first))
         let acc = sensors + sensor
         let last = sensor == 3 ? 9 : 3
         // Values go straight to the block (hoisted: the stores could alias the accumulator).
@@ -152,7 +155,7 @@ extension _MotionCollectorParser {
             if stops == 0 {
                 // The field runs past this window: every stop in it was a comma ending a plain
                 // field; classify 64 bytes from the field's start.
-                guard window.problems(first, 63) == 0 && points & ((1 &<< UInt64(start)) &- 1) == 0 else { return nil }
+                guard window.problems(first, 63) == 0 && points & ((1 &<< UInt64(truncatingIfNeeded: start)) &- 1) == 0 else { return nil }
                 base += start
                 start = 0
                 first = 0
@@ -168,7 +171,7 @@ extension _MotionCollectorParser {
             // left in `points` for the checks to find.
             let hasPoint = UInt(bitPattern: pointAt &- start) < UInt(bitPattern: stop &- start)
             if hasPoint { points &= points &- 1 }
-            let negative = (window.minus &>> UInt64(start)) & 1
+            let negative = (window.minus &>> UInt64(truncatingIfNeeded: start)) & 1
             let integerEnd = hasPoint ? pointAt : stop
             guard let v = _NumberKernels.maskedDecimal(
                 base + start + Int(negative), integerDigits: integerEnd &- start &- Int(negative),
@@ -180,8 +183,8 @@ extension _MotionCollectorParser {
             column &+= 1
         }
         // Only the last field ended at something other than a comma: the line end.
-        guard window.problems(first, stop) == (1 as UInt64) &<< UInt64(stop)
-            && points & ((2 &<< UInt64(stop)) &- 1) == 0 else { return nil }
+        guard window.problems(first, stop) == (1 as UInt64) &<< UInt64(truncatingIfNeeded: stop)
+            && points & ((2 &<< UInt64(truncatingIfNeeded: stop)) &- 1) == 0 else { return nil }
         switch base[stop] {
         case 0x0A: break
         case 0x0D:

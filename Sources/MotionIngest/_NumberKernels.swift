@@ -39,6 +39,20 @@ enum _NumberKernels {
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
 
+    /// 10^i for 0 ≤ i ≤ 22 without a bounds check, for the number kernels' hot paths: every call
+    /// site has established the range just before (and says so). `_debugPrecondition` in
+    /// `UnsafeBufferPointer`'s subscript is off in release builds; debug builds and tests check it.
+    @inline(__always)
+    static func powerOfTen(upTo22 i: Int) -> Double {
+        powersOfTen.withUnsafeBufferPointer { $0[i] }
+    }
+
+    /// 10^i for 0 ≤ i ≤ 19 as an integer, unchecked like `powerOfTen(upTo22:)`.
+    @inline(__always)
+    static func integerPowerOfTen(upTo19 i: Int) -> UInt64 {
+        powersOfTenInteger.withUnsafeBufferPointer { $0[i] }
+    }
+
     /// 10^0 … 10^19 as integers.
     static let powersOfTenInteger: [UInt64] = [
         1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
@@ -162,23 +176,27 @@ enum _NumberKernels {
     @inline(always)
     static func maskedDecimal(_ digits: UnsafePointer<UInt8>, integerDigits: Int, fractionDigits: Int,
                               negative: Bool) -> Double? {
+        // Both counts come from bit positions of one window (0…64), so they are ≥ 0; the unchecked
+        // table reads below rely on it (checked here in debug builds and tests).
+        assert(integerDigits >= 0 && fractionDigits >= 0, "maskedDecimal: negative digit count")
         let total = integerDigits &+ fractionDigits
         var v: Double
         if UInt(bitPattern: total &- 1) < 8 {
             // 0 ≤ integerDigits ≤ 8: the point (if any) is among the eight bytes.
-            let k = UInt64(integerDigits) &* 4
+            // integerDigits ∈ 0…8 here (the caller's counts are ≥ 0): no sign check needed.
+            let k = UInt64(truncatingIfNeeded: integerDigits) &* 4
             let before = (((1 as UInt64) &<< k) &<< k) &- 1  // two shifts, so that 8 digits give all ones
             let word = (load(digits) & before) | (load(digits + 1) & ~before)
-            v = Double(parseDigits(word, total)) / powersOfTen[fractionDigits]
+            v = Double(parseDigits(word, total)) / powerOfTen(upTo22: fractionDigits)  // ≤ 8
         } else {
             guard UInt(bitPattern: total &- 9) < 11 else { return nil }  // 9…19 digits
             var mantissa = parseDigits(digitWord(digits, integerDigits), 8)
             if total <= 16 {
-                mantissa = mantissa &* powersOfTenInteger[total &- 8]
+                mantissa = mantissa &* integerPowerOfTen(upTo19: total &- 8)  // 1…8
                     &+ parseDigits(digitWord(digits + 8, integerDigits &- 8), total &- 8)
             } else {
                 mantissa = (mantissa &* 100_000_000 &+ parseDigits(digitWord(digits + 8, integerDigits &- 8), 8))
-                    &* powersOfTenInteger[total &- 16]
+                    &* integerPowerOfTen(upTo19: total &- 16)  // 1…3
                     &+ parseDigits(digitWord(digits + 16, integerDigits &- 16), total &- 16)
             }
             guard let d = toDouble(mantissa, -fractionDigits) else { return nil }
@@ -193,7 +211,7 @@ enum _NumberKernels {
     /// before the point and `p[i + 1]` after it.
     @inline(__always)
     static func digitWord(_ p: UnsafePointer<UInt8>, _ integerDigits: Int) -> UInt64 {
-        let k = UInt64(min(max(integerDigits, 0), 8))
+        let k = UInt64(truncatingIfNeeded: min(max(integerDigits, 0), 8))
         let before = ~(UInt64.max << (8 &* k))  // 0 for k = 0, all ones for k = 8
         return (load(p) & before) | (load(p + 1) & ~before)
     }
@@ -205,7 +223,7 @@ enum _NumberKernels {
         if mantissa <= 1 << 53 && exponent10 >= -22 && exponent10 <= 22 {
             // Clinger: both operands exact, one correctly rounded operation (0 stays 0).
             let m = Double(mantissa)
-            return exponent10 >= 0 ? m * powersOfTen[exponent10] : m / powersOfTen[-exponent10]
+            return exponent10 >= 0 ? m * powerOfTen(upTo22: exponent10) : m / powerOfTen(upTo22: 0 &- exponent10)
         }
         if mantissa == 0 { return 0 }
         let v = eiselLemire(mantissa, exponent10)

@@ -57,7 +57,7 @@ enum RunCommand {
             isCancelled: { cancel.isSet })
         let env = ProcessInfo.processInfo.environment
         if let point = env["MOTIONPREP_TEST_PAUSE_AT"] {
-            options.checkpoint = testPause(at: point)
+            options.checkpoint = testPause(at: point, until: env["MOTIONPREP_TEST_RESUME_WHEN"])
         }
         // Streaming knobs (docs/performance.md): when a recording is streamed in blocks, and the
         // block size. Tests set them small so that every recording takes the streamed path.
@@ -76,12 +76,17 @@ enum RunCommand {
         return .success
     }
 
-    /// Test hook for tests/python/test_crash_safety.py (docs/hardening.md): at checkpoint `point`
-    /// the run says so on stderr and stops there until it is killed. Not a user feature.
-    static func testPause(at point: String) -> @Sendable (String) -> Void {
+    /// Test hook for tests/python/test_crash_safety.py and test_provenance.py (docs/hardening.md):
+    /// at checkpoint `point` the run says so on stderr and stops there until it is killed, or,
+    /// with `MOTIONPREP_TEST_RESUME_WHEN=PATH`, until PATH exists. Not a user feature.
+    static func testPause(at point: String, until resumeFile: String? = nil) -> @Sendable (String) -> Void {
         { reached in
             guard reached == point else { return }
             Diagnostics.stderr("motionprep: test hook: paused at \(point)")
+            if let resumeFile {
+                while access(resumeFile, F_OK) != 0 { usleep(2000) }
+                return
+            }
             while true { sleep(60) }
         }
     }

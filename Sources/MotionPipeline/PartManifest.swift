@@ -191,9 +191,6 @@ extension PipelineRunner {
         for p in parts where p.pipelineSHA256 != first.pipelineSHA256 || p.workers != first.workers {
             throw MotionError(.dataError, "\(p.directory) was made by a different pipeline or worker count than \(first.directory) (pipeline \(p.pipelineSHA256.prefix(12))… of \(p.workers) workers vs \(first.pipelineSHA256.prefix(12))… of \(first.workers)); merge parts of one run only")
         }
-        for p in parts where p.sources != first.sources {
-            throw MotionError(.dataError, "\(p.directory) lists other recordings (or other files for them) than \(first.directory): the workers found different input files; merge parts of one run only")
-        }
         var byWorker: [Int: PartManifest.Part] = [:]
         for p in parts {
             if let other = byWorker[p.worker] {
@@ -205,11 +202,21 @@ extension PipelineRunner {
         if !missing.isEmpty {
             throw MotionError(.noInput, "missing part(s) for worker(s) \(missing.map { "\($0)/\(first.workers)" }.joined(separator: ", ")); merge needs all \(first.workers)")
         }
-        let spec = try PipelineLoader.load(yaml: first.yaml, file: first.file, baseDirectory: ".")
-        for (r, s) in first.sources.enumerated() {
-            if let f = s.files.firstIndex(where: { $0.inputIndex >= spec.inputs.count }) {
-                throw MotionError(.dataError, "\(first.directory)/\(PartManifest.fileName): `recordings[\(r)].files[\(f)].input_index` is \(s.files[f].inputIndex), but the pipeline has \(spec.inputs.count) input(s)")
+        // The pipeline's folder as the workers saw it, when it can be reached: an IIO `layout`
+        // folder is read again there to learn the channels.
+        var isFolder: ObjCBool = false
+        let base = FileManager.default.fileExists(atPath: first.baseDirectory, isDirectory: &isFolder) && isFolder.boolValue
+            ? first.baseDirectory : "."
+        let spec = try PipelineLoader.load(yaml: first.yaml, file: first.file, baseDirectory: base)
+        for p in parts {
+            for (r, s) in p.sources.enumerated() {
+                if let f = s.files.firstIndex(where: { $0.inputIndex >= spec.inputs.count }) {
+                    throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName): `recordings[\(r)].files[\(f)].input_index` is \(s.files[f].inputIndex), but the pipeline has \(spec.inputs.count) input(s)")
+                }
             }
+        }
+        for p in parts where p.sources != first.sources {
+            throw MotionError(.dataError, "\(p.directory) lists other recordings (or other files for them) than \(first.directory): the workers found different input files; merge parts of one run only")
         }
         let plan = try RunPlan(spec: spec, sources: first.sources)
         guard plan.pipelineSHA256 == first.pipelineSHA256 else {

@@ -62,7 +62,7 @@ def work(tmp_path_factory):
     root = tmp_path_factory.mktemp("prov")
     motionprep("synth", "--out", root / "data", "--subjects", 4, "--recordings", 2, "--minutes", 0.5, "--seed", 4)
     motionprep("synth", "--out", root / "iio", "--subjects", 3, "--minutes", 0.5, "--seed", 4, "--format", "iio")
-    names = sorted(p.stem for p in (root / "data").glob("**/*.csv"))
+    names = sorted(str(p.relative_to(root / "data").with_suffix("")) for p in (root / "data").glob("**/*.csv"))
     rows = ["recording,start_s,end_s,label"] + [f"{n},0,12,walk\n{n},12,25,run" for n in names]
     (root / "intervals.csv").write_text("\n".join(rows) + "\n")
     (root / "mc.yaml").write_text(MC.replace("PATHS", "data/**/*.csv"))
@@ -93,13 +93,22 @@ class Restore:
         self.path.write_bytes(self.data)
 
 
+def wait_for_pause(proc, point):
+    """Reads stderr up to the test hook's line (warnings may come first)."""
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if f"paused at {point}" in line:
+            return
+    raise AssertionError(f"the run ended (exit {proc.wait()}) before pausing at {point}:\n{''.join(seen)}")
+
+
 def killed_before_manifest(work, pipeline, out):
     """Runs `pipeline` until every record is written (the before-manifest hook), then SIGKILLs it."""
     proc = subprocess.Popen([BIN, "run", str(pipeline), "--quiet", "--jobs", "1", "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "MOTIONPREP_TEST_PAUSE_AT": "before-manifest"})
-    line = proc.stderr.readline()
-    assert "paused at before-manifest" in line, line + proc.stderr.read()
+    wait_for_pause(proc, "before-manifest")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     partial = Path(str(out) + ".partial")
@@ -180,10 +189,13 @@ def test_merge_of_iio_parts_equals_one_run(work, iio_parts, tmp_path):
 @pytest.mark.parametrize("which", ["recording", "layout"])
 def test_merge_refuses_an_input_changed_since_the_workers_read_it(work, iio_parts, tmp_path, which):
     target = sorted((work / "iio").glob("**/*.bin"))[0] if which == "recording" else \
-        sorted((work / "iio").glob("**/sysfs/scan_elements/*_type"))[0]
+        sorted((work / "iio").glob("**/sysfs/in_accel_scale"))[-1]
     with Restore(target) as f:
         data = bytearray(f.read_bytes())
-        data[len(data) // 2] ^= 0x01
+        if which == "recording":
+            data[len(data) // 2] ^= 0x01
+        else:
+            data = bytearray(b"0.5\n")  # still a valid layout: only the hashes tell
         f.write_bytes(bytes(data))
         p = motionprep("merge", tmp_path / "merged", *iio_parts, check=False)
         assert p.returncode == 65, p.stderr
@@ -217,8 +229,7 @@ def test_a_file_changed_while_it_is_read_fails_the_run(work, tmp_path, how):
         env["MOTIONPREP_STREAM_BYTES"] = "0"  # streamed: the anti-aliasing pass, then the main pass
     proc = subprocess.Popen([BIN, "run", str(tmp_path / "one.yaml"), "--quiet", "--jobs", "1"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    line = proc.stderr.readline()
-    assert "paused at input-read" in line, line + proc.stderr.read()
+    wait_for_pause(proc, "input-read")
     subprocess.run([sys.executable, "-c", f"import os; p = {str(first)!r}; {WRITERS[how]}"], check=True)
     go.touch()
     err = proc.stderr.read()

@@ -125,7 +125,7 @@ extension DatasetWriter {
             let key = e.role.rawValue + "\u{0}" + e.path
             if let earlier = seen[key] {
                 guard earlier.sha256 == e.sha256 && earlier.bytes == e.bytes else {
-                    throw MotionError(.dataError, "input \(e.path) (\(e.role.rawValue)) was read with two different contents by the recordings of this dataset (\(earlier.bytes) bytes, sha256 \(earlier.sha256.prefix(12))… and \(e.bytes) bytes, \(e.sha256.prefix(12))…); it changed while the dataset was being made: run again from the start")
+                    throw MotionError(.dataError, "input \(e.path) (\(e.role.rawValue)) was read with two different contents while this dataset was made (\(earlier.bytes) bytes, sha256 \(earlier.sha256.prefix(12))…, and \(e.bytes) bytes, \(e.sha256.prefix(12))…): it changed between the reads of two workers, or of an interrupted run and its resume; run again from the start")
                 }
                 continue
             }

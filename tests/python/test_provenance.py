@@ -368,6 +368,23 @@ BAD_FIELDS = {
 }
 
 
+def test_merge_refuses_parts_that_read_an_input_with_different_contents(mc_parts, tmp_path):
+    parts = copy_parts(mc_parts, tmp_path)
+    edit_part(parts[1], lambda o: o["inputs"][0].update(sha256="0" * 64))
+    p = motionprep("merge", tmp_path / "merged", *parts, check=False)
+    assert p.returncode == 65, p.stderr
+    assert "intervals.csv (labels) was read with two different contents" in p.stderr
+    assert not (tmp_path / "merged").exists()
+
+
+def test_validate_checks_the_role_of_inputs(work, tmp_path):
+    shutil.copytree(work / "mc-reference", tmp_path / "d")
+    m = tmp_path / "d/manifest.json"
+    m.write_text(m.read_text().replace('"role": "labels"', '"role": "lables"'))
+    p = motionprep("validate", tmp_path / "d", check=False)
+    assert p.returncode == 1 and "role" in p.stdout + p.stderr and "lables" in p.stdout + p.stderr
+
+
 @pytest.mark.parametrize("case", list(BAD_FIELDS))
 def test_merge_checks_every_field_of_part_json(mc_parts, tmp_path, case):
     parts = copy_parts(mc_parts, tmp_path)

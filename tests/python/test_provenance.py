@@ -160,6 +160,18 @@ def test_resume_refuses_a_changed_labels_file(work, tmp_path):
         assert "intervals.csv" in p.stderr and "changed since the interrupted run" in p.stderr
 
 
+def test_resume_refuses_state_that_does_not_list_the_run_wide_inputs(work, tmp_path):
+    """state.json of an older motionprep (no `inputs`): the labels file cannot be checked."""
+    out = tmp_path / "out"
+    assert killed_before_manifest(work, work / "mc.yaml", out)
+    state = Path(str(out) + ".partial") / "state.json"
+    o = json.loads(state.read_text())
+    del o["inputs"]
+    state.write_text(json.dumps(o))
+    p = motionprep("run", work / "mc.yaml", "--resume", "--quiet", "--out", out, check=False)
+    assert p.returncode == 65 and "state.json" in p.stderr and "intervals.csv" in p.stderr, p.stderr
+
+
 def test_resume_refuses_a_changed_layout_file(work, tmp_path):
     out = tmp_path / "out"
     assert killed_before_manifest(work, work / "iio.yaml", out)
@@ -375,6 +387,13 @@ def test_merge_refuses_parts_that_read_an_input_with_different_contents(mc_parts
     assert p.returncode == 65, p.stderr
     assert "intervals.csv (labels) was read with two different contents" in p.stderr
     assert not (tmp_path / "merged").exists()
+
+
+def test_merge_refuses_parts_that_list_other_recordings(mc_parts, tmp_path):
+    parts = copy_parts(mc_parts, tmp_path)
+    edit_part(parts[1], lambda o: o["recordings"][0].update(subject="someone-else"))
+    p = motionprep("merge", tmp_path / "merged", *parts, check=False)
+    assert p.returncode == 65 and "lists other recordings" in p.stderr, p.stderr
 
 
 def test_validate_checks_the_role_of_inputs(work, tmp_path):

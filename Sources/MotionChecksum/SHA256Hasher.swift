@@ -51,6 +51,13 @@ public struct SHA256Hasher {
         return _hexString(context.finalizeAndReset())
     }
 
+    /// Finishes the digest and returns its 32 bytes; afterwards the hasher is reset to the
+    /// empty message, as after `finalizeHex()`.
+    public mutating func finalize() -> [UInt8] {
+        makeContextUnique()
+        return context.finalizeAndReset()
+    }
+
     private mutating func makeContextUnique() {
         if !isKnownUniquelyReferenced(&context) {
             context = context.copy()

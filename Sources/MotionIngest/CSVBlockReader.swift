@@ -11,11 +11,13 @@ public final class CSVBlockReader: IngestBlockReader {
     /// Opens `path` (`.cannotOpen`, 66, as `CSVReader.read(path:…)`); the other parameters are
     /// those of `CSVReader.read`.
     public init(path: String, displayPath: String, format: CSVFormat, units: [String: String], unitSystem: UnitSystem,
-                wideSensorName: String, keep: Set<String>?, blockBytes: Int) throws {
+                wideSensorName: String, keep: Set<String>?, blockBytes: Int,
+                observer: (any FileReadObserver)? = nil) throws {
         reader = try _TextBlockReader(path: path, displayPath: displayPath, chunkBytes: CSVReader.readChunkBytes,
                                       blockBytes: blockBytes,
                                       parser: _CSVParser(displayPath: displayPath, format: format, units: units, unitSystem: unitSystem,
-                                                         wideSensorName: wideSensorName, keep: keep))
+                                                         wideSensorName: wideSensorName, keep: keep),
+                                      observer: observer)
     }
 
     public func next() throws -> IngestBlock? { try reader.next() }

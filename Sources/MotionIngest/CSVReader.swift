@@ -34,6 +34,8 @@ public enum CSVReader {
     ///     the file's stem, docs/inputs.md, "Recordings, subjects and channels"); unused for long files.
     ///   - keep: the stream names to build; nil keeps all. Rows of other sensors still count as
     ///     rows and still give label events.
+    ///   - observer: hears every byte read, before it is parsed; with one, a file that changes
+    ///     while it is read is an error (exit 74, "changed as we read it").
     /// - Returns: the streams (wide: the one stream; long: kept sensors with rows, in
     ///   `sensorGroups` order), label events, and counts. Times are seconds (`ms`, `us`, `ns`
     ///   divided exactly; ISO 8601 as seconds since the Unix epoch).
@@ -44,11 +46,12 @@ public enum CSVReader {
     ///   a NUL byte or invalid UTF-8 in a field that is read as text, a line over 1 MiB.
     /// - Complexity: O(file size) time; memory O(samples) plus one 1 MiB buffer.
     public static func read(path: String, displayPath: String, format: CSVFormat, units: [String: String],
-                            unitSystem: UnitSystem, wideSensorName: String, keep: Set<String>?) throws -> CSVFile {
-        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath) { fd, size in
+                            unitSystem: UnitSystem, wideSensorName: String, keep: Set<String>?,
+                            observer: (any FileReadObserver)? = nil) throws -> CSVFile {
+        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer) { fd, size, observed in
             var parser = _CSVParser(displayPath: displayPath, format: format, units: units, unitSystem: unitSystem,
                                     wideSensorName: wideSensorName, keep: keep, expectedTotalBytes: size)
-            try _ChunkedFile.forEachChunk(fd, chunkBytes: readChunkBytes, displayPath: displayPath) { try parser.consume($0) }
+            try _ChunkedFile.forEachChunk(fd, chunkBytes: readChunkBytes, displayPath: displayPath, observed: observed) { try parser.consume($0) }
             return try parser.finish()
         }
     }

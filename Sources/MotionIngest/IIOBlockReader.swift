@@ -24,7 +24,7 @@ public final class IIOBlockReader: IngestBlockReader {
     /// Opens `path` (`.cannotOpen`, 66, as `IIODecoder.decode`); the layout must give a time
     /// source (`E_NO_TIME`).
     public init(path: String, displayPath: String, layout: IIOLayout, units: UnitSystem, strict: Bool, sensor: String,
-                blockBytes: Int) throws {
+                blockBytes: Int, observer: (any FileReadObserver)? = nil) throws {
         try layout.checkTimeSource()
         self.displayPath = displayPath
         self.layout = layout
@@ -33,7 +33,8 @@ public final class IIOBlockReader: IngestBlockReader {
         core = _IIOScanDecoder(layout: layout, units: units)
         // Reads of whole scans (at least one scan, about 1 MiB), as `IIODecoder.decode(path:)`.
         let chunk = Swift.max(layout.scanBytes, Swift.min(IIODecoder.readChunkBytes, blockBytes) / layout.scanBytes * layout.scanBytes)
-        file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: chunk, blockBytes: Swift.max(blockBytes, chunk))
+        file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: chunk, blockBytes: Swift.max(blockBytes, chunk),
+                              observer: observer)
     }
 
     public func next() throws -> IngestBlock? {

@@ -52,6 +52,8 @@ public enum IIODecoder {
     ///   - strict: the input's `strict: true`: a partial trailing scan is an error instead of a
     ///     `W_TRUNCATED_TAIL` warning.
     ///   - sensor: the stream's name (the input's `sensor`, or the file's stem).
+    ///   - observer: hears every byte read, before it is parsed; with one, a file that changes
+    ///     while it is read is an error (exit 74, "changed as we read it").
     /// - Returns: the decoded dump. An empty dump gives 0 samples and `W_EMPTY_DUMP`; the caller
     ///   decides whether that is an error (docs/inputs.md, "Bad rows and time order": it is, unless `on_error: skip`).
     /// - Throws: `IngestError`: `.cannotOpen` (66) for a missing, unreadable or folder path;
@@ -60,13 +62,13 @@ public enum IIODecoder {
     ///   timestamp nor a sampling frequency.
     /// - Complexity: O(file size); memory O(scans × channels) plus one 1 MiB buffer.
     public static func decode(path: String, displayPath: String, layout: IIOLayout, units: UnitSystem,
-                              strict: Bool, sensor: String) throws -> IIODump {
+                              strict: Bool, sensor: String, observer: (any FileReadObserver)? = nil) throws -> IIODump {
         try layout.checkTimeSource()
-        return try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath) { fd, size in
+        return try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer) { fd, size, observed in
             var core = _IIOScanDecoder(layout: layout, units: units, expectedScans: (size ?? 0) / layout.scanBytes)
             // Reads of whole scans (at least one scan, about 1 MiB).
             let chunk = max(layout.scanBytes, readChunkBytes / layout.scanBytes * layout.scanBytes)
-            try _ChunkedFile.forEachChunk(fd, chunkBytes: chunk, displayPath: displayPath) { core.consume($0) }
+            try _ChunkedFile.forEachChunk(fd, chunkBytes: chunk, displayPath: displayPath, observed: observed) { core.consume($0) }
             return try finish(core, layout: layout, displayPath: displayPath, strict: strict, sensor: sensor)
         }
     }

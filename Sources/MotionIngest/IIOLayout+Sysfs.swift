@@ -19,14 +19,16 @@ extension IIOLayout {
     /// - Parameters:
     ///   - folder: the folder to open.
     ///   - displayFolder: the folder as the user sees it; messages name files beneath it.
+    ///   - observer: hears the bytes of every attribute file read (for the manifest's inputs);
+    ///     with one, a file that changes while it is read is an error (exit 74).
     /// - Returns: the layout, its `source` being `displayFolder`.
     /// - Throws: `IngestError` (exit 65) `.iioLayout`: `E_MISSING_ATTR` (no `scan_elements/` or
     ///   `buffer0/`, or an enabled channel without `_index` or `_type`), `E_BAD_NUMBER` (an `_en`
     ///   other than 0 or 1, an `_index` that is not a whole number, a scale, offset or sampling
     ///   frequency that is not a plain decimal), and everything `init(channels:…)` throws.
     ///   `.cannotOpen` (exit 66) when the folder itself cannot be listed.
-    public static func load(folder: String, displayFolder: String) throws -> IIOLayout {
-        let sysfs = _IIOSysfsFolder(path: folder, display: displayFolder)
+    public static func load(folder: String, displayFolder: String, observer: (any FileReadObserver)? = nil) throws -> IIOLayout {
+        let sysfs = _IIOSysfsFolder(path: folder, display: displayFolder, observer: observer)
         func fail(_ code: String, _ file: String, _ problem: String) -> IngestError {
             IngestError(.iioLayout(code: code, problem: problem), at: SourceLocation(file: file))
         }
@@ -127,6 +129,7 @@ struct _IIOSysfsFolder {
 
     let path: String
     let display: String
+    var observer: (any FileReadObserver)? = nil
 
     /// `relative` beneath the displayed folder.
     func display(_ relative: String) -> String {
@@ -148,18 +151,21 @@ struct _IIOSysfsFolder {
         }
         defer { _Syscalls.close(fd) }
         if _Syscalls.describe(fd).isDirectory { return nil }
+        let observed = try _ObservedRead.begin(observer, fd: fd, path: full, displayPath: display(relative))
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
             let result = buffer.withUnsafeMutableBytes { _Syscalls.read(fd, into: $0) }
             switch result {
             case .success(0):
+                try observed?.finish()
                 guard let text = String(validating: bytes, as: UTF8.self) else {
                     throw IngestError(.iioLayout(code: "E_BAD_NUMBER", problem: "the attribute is not UTF-8 text"),
                                       at: SourceLocation(file: display(relative)))
                 }
                 return IIOText.trimmed(text)
             case .success(let n):
+                buffer.withUnsafeBytes { observed?.consume(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
                 bytes += buffer[0..<n]
                 if bytes.count > Self.maxValueBytes {
                     throw IngestError(.iioLayout(code: "E_BAD_NUMBER", problem: "the attribute is longer than \(Self.maxValueBytes) bytes, which no sysfs value is"),

@@ -10,10 +10,12 @@ public final class MotionCollectorBlockReader: IngestBlockReader {
     public var warnings: [String] { [] }
 
     /// Opens `path`; `.cannotOpen` (exit 66) as `MotionCollectorReader.read(path:)`.
-    public init(path: String, displayPath: String, units: UnitSystem, keep: Set<String>?, blockBytes: Int) throws {
+    public init(path: String, displayPath: String, units: UnitSystem, keep: Set<String>?, blockBytes: Int,
+                observer: (any FileReadObserver)? = nil) throws {
         reader = try _TextBlockReader(path: path, displayPath: displayPath, chunkBytes: MotionCollectorReader.readChunkBytes,
                                       blockBytes: blockBytes,
-                                      parser: _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep))
+                                      parser: _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep),
+                                      observer: observer)
     }
 
     public func next() throws -> IngestBlock? { try reader.next() }

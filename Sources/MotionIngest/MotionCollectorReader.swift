@@ -24,6 +24,8 @@ public enum MotionCollectorReader {
     ///   - units: `.si` multiplies channels in g by 9.80665 and labels them `m/s^2`.
     ///   - keep: sensor codes (`A`, `G`, `M`, `D`) whose streams to build; nil keeps all. Rows of
     ///     other sensors still count as rows and still give label events.
+    ///   - observer: hears every byte read, before it is parsed; with one, a file that changes
+    ///     while it is read is an error (exit 74, "changed as we read it").
     /// - Returns: the streams (A, G, M, D order, present and kept ones), label events and counts.
     /// - Throws: `IngestError`: `.cannotOpen` (exit 66) when the file is missing, unreadable or a
     ///   directory; `.readFailed` (74) when a read fails; otherwise a data error (65): bad header,
@@ -31,11 +33,11 @@ public enum MotionCollectorReader {
     ///   number, NUL bytes, invalid UTF-8, a line over 1 MiB.
     /// - Complexity: O(file size) time; memory O(samples) plus one 1 MiB buffer.
     public static func read(path: String, displayPath: String, units: UnitSystem,
-                            keep: Set<String>?) throws -> MotionCollectorFile {
-        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath) { fd, size in
+                            keep: Set<String>?, observer: (any FileReadObserver)? = nil) throws -> MotionCollectorFile {
+        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer) { fd, size, observed in
             var parser = _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep, expectedTotalBytes: size)
             defer { parser.deallocate() }
-            try _ChunkedFile.forEachChunk(fd, chunkBytes: readChunkBytes, displayPath: displayPath) { try parser.consume($0) }
+            try _ChunkedFile.forEachChunk(fd, chunkBytes: readChunkBytes, displayPath: displayPath, observed: observed) { try parser.consume($0) }
             return try parser.finish()
         }
     }

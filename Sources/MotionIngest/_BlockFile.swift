@@ -10,9 +10,12 @@ final class _BlockFile {
     private let blockBytes: Int
     /// Bytes read so far.
     private(set) var bytesRead = 0
+    private var observed: _ObservedRead?
 
-    /// Opens `path`: `.cannotOpen` (exit 66) for a missing, unreadable or folder path.
-    init(path: String, displayPath: String, chunkBytes: Int, blockBytes: Int) throws {
+    /// Opens `path`: `.cannotOpen` (exit 66) for a missing, unreadable or folder path. With an
+    /// `observer`, every chunk goes to it before it is parsed, and the file must not change
+    /// until its end is read (exit 74).
+    init(path: String, displayPath: String, chunkBytes: Int, blockBytes: Int, observer: (any FileReadObserver)? = nil) throws {
         switch _Syscalls.openForReading(path) {
         case .success(let opened): fd = opened
         case .failure(let e):
@@ -22,6 +25,12 @@ final class _BlockFile {
             _Syscalls.close(fd)
             let e = _Syscalls.Errno.isDirectory
             throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
+        }
+        do {
+            observed = try _ObservedRead.begin(observer, fd: fd, path: path, displayPath: displayPath)
+        } catch {
+            _Syscalls.close(fd)
+            throw error
         }
         self.displayPath = displayPath
         self.blockBytes = Swift.max(1, blockBytes)
@@ -41,13 +50,23 @@ final class _BlockFile {
         while consumed < blockBytes {
             switch _Syscalls.read(fd, into: buffer) {
             case .success(0):
-                _Syscalls.close(fd)
-                fd = -1
+                defer {
+                    _Syscalls.close(fd)
+                    fd = -1
+                }
+                try observed?.finish()
                 return false
             case .success(let n):
                 bytesRead += n
                 consumed += n
-                try consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                observed?.consume(chunk)
+                do {
+                    try consume(chunk)
+                } catch {
+                    if let changed = observed?.changeSinceOpen(atEnd: false) { throw changed }
+                    throw error
+                }
             case .failure(let e):
                 throw IngestError(.readFailed(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
             }

@@ -1,4 +1,5 @@
 import Glibc
+import MotionCore
 
 /// The only libc file calls of MotionIngest, each a thin wrapper (swift-system's
 /// `Syscalls.swift` idea): open, fstat, read (retrying `EINTR`), close.
@@ -15,6 +16,15 @@ enum _Syscalls {
         guard fstat(fd, &info) == 0 else { return (false, nil) }
         let type = info.st_mode & S_IFMT
         return (type == S_IFDIR, type == S_IFREG ? Int(info.st_size) : nil)
+    }
+
+    /// `fstat`: the identity of a regular file (nil for anything else, or when `fstat` fails).
+    static func identity(_ fd: Int32) -> FileIdentity? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int(info.st_size),
+                            modifiedNanos: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                            changedNanos: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
     }
 
     /// `read(2)` into `buffer`: the byte count (0 at end of file), or the C `errno`.

@@ -24,8 +24,9 @@ final class _TextBlockReader<Parser: _BlockParser> {
     private var rowsBefore = 0
     private(set) var rowsDropped: [String: Int] = [:]
 
-    init(path: String, displayPath: String, chunkBytes: Int, blockBytes: Int, parser: Parser) throws {
-        file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: chunkBytes, blockBytes: blockBytes)
+    init(path: String, displayPath: String, chunkBytes: Int, blockBytes: Int, parser: Parser,
+         observer: (any FileReadObserver)? = nil) throws {
+        file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: chunkBytes, blockBytes: blockBytes, observer: observer)
         self.parser = parser
     }
 

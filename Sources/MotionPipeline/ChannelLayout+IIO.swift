@@ -11,7 +11,8 @@ enum IIOLayoutResolver {
     /// - Parameter file: the matched file whose folder template to render; unused for inline layouts.
     /// - Throws: `IngestError` for an unusable folder layout (65), `.cannotOpen` (66) for a missing
     ///   folder; `PipelineFileError` (78) for an unusable inline layout.
-    static func layout(inputIndex: Int, spec: PipelineSpec, file: String) throws -> IIOLayout {
+    /// - Parameter ledger: hears the bytes of the folder's files (the manifest's `iio_layout` inputs).
+    static func layout(inputIndex: Int, spec: PipelineSpec, file: String, ledger: InputLedger? = nil) throws -> IIOLayout {
         let input = spec.inputs[inputIndex]
         let options = input.iio ?? IIOOptions()
         guard let template = options.layoutFolder else {
@@ -19,7 +20,7 @@ enum IIOLayoutResolver {
         }
         let rendered = InputDiscovery.render(template, file: file, base: spec.baseDirectory)
         let folder = PathText.normalize(PathText.join(spec.baseDirectory, rendered))
-        var layout = try IIOLayout.load(folder: folder, displayFolder: folder)
+        var layout = try IIOLayout.load(folder: folder, displayFolder: folder, observer: ledger?.observer(.iioLayout))
         layout.declaredUnits = declaredUnits(input)
         return layout
     }
@@ -48,7 +49,7 @@ enum IIOLayoutResolver {
     /// - Throws: `MotionError(.noInput)` when a folder layout is used and the input matches no
     ///   file (there is no folder to read); the layout's errors; `PipelineFileError` (78) when a
     ///   `units:` key names none of the layout's channels.
-    static func sensor(inputIndex: Int, spec: PipelineSpec) throws -> ChannelLayout.Sensor? {
+    static func sensor(inputIndex: Int, spec: PipelineSpec, ledger: InputLedger? = nil) throws -> ChannelLayout.Sensor? {
         let input = spec.inputs[inputIndex]
         if let keep = input.sensors, let name = input.sensor, !keep.contains(name) { return nil }
         let layout: IIOLayout
@@ -56,7 +57,7 @@ enum IIOLayoutResolver {
             guard let first = InputDiscovery.match(spec).files[inputIndex].first else {
                 throw MotionError(.noInput, "inputs[\(inputIndex)] of \(spec.file) matches no file, so its `layout` folder cannot be read to learn the channels (paths are relative to the pipeline file's folder `\(spec.baseDirectory)`)")
             }
-            layout = try self.layout(inputIndex: inputIndex, spec: spec, file: first.path)
+            layout = try self.layout(inputIndex: inputIndex, spec: spec, file: first.path, ledger: ledger)
         } else {
             layout = try inline(input.iio ?? IIOOptions(), inputIndex: inputIndex, spec: spec)
         }

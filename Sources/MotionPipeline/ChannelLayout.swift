@@ -40,6 +40,11 @@ public struct ChannelLayout: Sendable, Equatable {
     /// Builds the layout from the pipeline. Throws `.config` for a sensor that an input cannot
     /// have, a duplicate channel, or a magnitude prefix without at least two axes.
     public static func make(_ spec: PipelineSpec) throws -> ChannelLayout {
+        try make(spec, ledger: nil)
+    }
+
+    /// As `make(_:)`; `ledger` hears the bytes of the IIO layout folders read.
+    static func make(_ spec: PipelineSpec, ledger: InputLedger?) throws -> ChannelLayout {
         var sensors: [Sensor] = []
         for (i, input) in spec.inputs.enumerated() {
             switch input.type {
@@ -81,7 +86,7 @@ public struct ChannelLayout: Sendable, Equatable {
                 }
             case .iio:
                 // One stream, named by `sensor` or each file's stem; channels in scan-index order.
-                if let sensor = try IIOLayoutResolver.sensor(inputIndex: i, spec: spec) { sensors.append(sensor) }
+                if let sensor = try IIOLayoutResolver.sensor(inputIndex: i, spec: spec, ledger: ledger) { sensors.append(sensor) }
             }
         }
         let names = sensors.flatMap(\.channelNames)

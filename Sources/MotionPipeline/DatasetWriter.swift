@@ -68,7 +68,9 @@ final class DatasetWriter {
 
     /// Closes the splits and writes SHA256SUMS then manifest.json into the partial folder.
     /// On failure, the splits not closed yet stay open for ``abandon()``.
-    func finish() throws -> RunSummary {
+    /// `runInputs` are the files read for the whole run (labels, IIO layout files), listed in
+    /// the manifest's `inputs` after the recordings' files.
+    func finish(runInputs: [InputEntry] = []) throws -> RunSummary {
         let spec = plan.spec
         let rate = spec.resample.rateHz
         var files: [SplitName: [WrittenFile]] = [:]
@@ -114,12 +116,11 @@ final class DatasetWriter {
             }
         }
         try staging.write("SHA256SUMS", checksums.map { "\($0.sha256)  \($0.path)\n" }.joined())
-        let orderedInputs = inputs.sorted {
-            $0.inputIndex != $1.inputIndex ? $0.inputIndex < $1.inputIndex : Text.utf8Less($0.path, $1.path)
-        }
         let manifest = ManifestBuilder.manifest(
             spec: spec, pipelineSHA256: plan.pipelineSHA256, description: plan.description,
-            inputs: orderedInputs.map { .object(["path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256)]) },
+            inputs: try Self.manifestInputs(inputs + runInputs).map {
+                .object(["path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256), "role": .string($0.role.rawValue)])
+            },
             totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
             foldCount: plan.foldCount)
         checkpoint("before-manifest")
@@ -132,6 +133,28 @@ final class DatasetWriter {
             warnings: warnings, bytesWritten: checksums.reduce(0) { $0 + $1.bytes })
     }
 }
+extension DatasetWriter {
+    /// The manifest's `inputs`: each file once (a layout folder shared by many dumps), in
+    /// `InputEntry.manifestOrder`. Two entries for one file with different bytes mean it changed
+    /// between reads (a resumed record's or another part's against this run's): refused.
+    static func manifestInputs(_ all: [InputEntry]) throws -> [InputEntry] {
+        var seen: [String: InputEntry] = [:]
+        var out: [InputEntry] = []
+        for e in all {
+            let key = e.role.rawValue + "\u{0}" + e.path
+            if let earlier = seen[key] {
+                guard earlier.sha256 == e.sha256 && earlier.bytes == e.bytes else {
+                    throw MotionError(.dataError, "input \(e.path) (\(e.role.rawValue)) was read with two different contents while this dataset was made (\(earlier.bytes) bytes, sha256 \(earlier.sha256.prefix(12))…, and \(e.bytes) bytes, \(e.sha256.prefix(12))…): it changed between the reads of two workers, or of an interrupted run and its resume; run again from the start")
+                }
+                continue
+            }
+            seen[key] = e
+            out.append(e)
+        }
+        return out.sorted(by: InputEntry.manifestOrder)
+    }
+}
+
 /// Counters summed over recordings in canonical order.
 struct Totals {
     var rowsRead = 0

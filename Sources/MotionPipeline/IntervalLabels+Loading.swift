@@ -1,20 +1,29 @@
 import Foundation
 import MotionCore
+import MotionIngest
 
 extension IntervalLabels {
-    /// Reads an intervals file (docs/signal.md, "Windows and labels"): header `recording,start_s,end_s,label`, start inclusive,
-    /// end exclusive; uncovered time has no label; overlapping intervals of a recording are an error.
-    ///
-    /// - Parameter path: the file to open and name in messages.
-    /// - Throws: `.noInput` when missing, `.dataError` for a bad row or an overlap.
     /// The longest line accepted, as `CSVReader` and `MotionCollectorReader` do.
     static let maxLineBytes = 1 << 20
 
-    static func load(path: String) throws -> IntervalLabels {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MotionError(.noInput, "cannot read labels file \(path): no such file")
+    /// Reads an intervals file (docs/signal.md, "Windows and labels"): header `recording,start_s,end_s,label`, start inclusive,
+    /// end exclusive; uncovered time has no label; overlapping intervals of a recording are an error.
+    ///
+    /// - Parameters:
+    ///   - path: the file to open and name in messages.
+    ///   - ledger: hears the bytes parsed (the manifest's `labels` input).
+    /// - Throws: `.noInput` when missing, `.dataError` for a bad row, an overlap or a line over
+    ///   ``maxLineBytes``, `.ioError` when it cannot be read (or, with a ledger, changes while it
+    ///   is read).
+    static func load(path: String, ledger: InputLedger? = nil) throws -> IntervalLabels {
+        let bytes: [UInt8]
+        do {
+            bytes = try WholeFile.read(path: path, displayPath: path, observer: ledger?.observer(.labels))
+        } catch let e as IngestError {
+            guard case .cannotOpen(let reason, _) = e.kind else { throw e }
+            throw MotionError(.noInput, "cannot read labels file \(path): \(reason)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw MotionError(.dataError, "\(path): not UTF-8 text")
         }
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" }).map { line -> Substring in

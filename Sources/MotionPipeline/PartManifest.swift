@@ -1,29 +1,44 @@
 import Foundation
+import MotionChecksum
 import MotionConfig
 import MotionCore
 
 /// `part.json` of a `--worker I/N` output: the pipeline it ran (as YAML text, so `merge` can
-/// rebuild the plan), every recording of the whole run, and the ones this part holds.
+/// rebuild the plan), every recording of the whole run, the ones this part holds, and the
+/// run-wide files it read (labels, IIO layout files; each record lists its own). Its SHA-256 is
+/// in `part.json.sha256` (`sha256sum` format), so a damaged or edited part.json is refused.
+/// `merge` checks every field (docs/hardening.md, "Data safety: provenance and intermediate state").
 enum PartManifest {
     static let fileName = "part.json"
+    static let checksumFileName = "part.json.sha256"
+    static let formatVersion = 2
+    /// More workers than this is not a real run; the bound keeps a damaged count from
+    /// allocating per-worker tables.
+    static let maxWorkers = 1_000_000
 
-    static func write(plan: RunPlan, worker: WorkerSlot, owned: [Int], failures: [(Int, String)], staging: DatasetStaging) throws {
+    static func write(plan: RunPlan, worker: WorkerSlot, owned: [Int], failures: [(Int, String)], runInputs: [InputEntry],
+                      staging: DatasetStaging) throws {
         let yaml = (try? String(contentsOfFile: plan.spec.file, encoding: .utf8)) ?? ""
         let json: JSONValue = .object([
             "format": .string("motionprep.part"),
-            "format_version": .int(1),
+            "format_version": .int(formatVersion),
             "worker": .int(worker.index),
             "workers": .int(worker.count),
             "pipeline_sha256": .string(plan.pipelineSHA256),
             "pipeline": .object(["file": .string(PathText.lastComponent(plan.spec.file)), "yaml": .string(yaml)]),
+            // Only for `merge` to re-check the inputs where it can still reach them.
+            "base_directory": .string(PathText.absolute(plan.spec.baseDirectory)),
             "recordings": .array(plan.sources.map { s in
                 .object(["name": .string(s.name), "subject": .string(s.subject),
                          "files": .array(s.files.map { .object(["input_index": .int($0.inputIndex), "path": .string($0.manifestPath)]) })])
             }),
             "owned": .array(owned.map { .int($0) }),
             "failures": .array(failures.map { .object(["recording": .int($0.0), "error": .string($0.1)]) }),
+            "inputs": .array(runInputs.map(\.json)),
         ])
-        try staging.write(fileName, json.pretty() + "\n")
+        let text = json.pretty() + "\n"
+        try staging.write(fileName, text)
+        try staging.write(checksumFileName, SHA256Text.hex(text) + "  " + fileName + "\n")
     }
 
     struct Part {
@@ -33,36 +48,132 @@ enum PartManifest {
         var pipelineSHA256: String
         var yaml: String
         var file: String
+        var baseDirectory: String
         var sources: [RecordingSource]
         var owned: Set<Int>
         var failures: [Int: String]
+        var inputs: [InputEntry]
     }
 
+    /// Reads and checks `dir/part.json`: its checksum, then every field's type and range.
+    ///
+    /// - Throws: `.noInput` (66) when it is missing; `.dataError` (65) naming the file and the
+    ///   field otherwise.
     static func read(_ dir: String) throws -> Part {
         let path = dir + "/" + fileName
         guard let data = FileManager.default.contents(atPath: path) else {
             throw MotionError(.noInput, "\(dir) is not a `motionprep run --worker` output: \(path) is missing")
         }
-        guard let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any], o["format"] as? String == "motionprep.part",
-              let worker = (o["worker"] as? NSNumber)?.intValue, let workers = (o["workers"] as? NSNumber)?.intValue,
-              let hash = o["pipeline_sha256"] as? String, let pipeline = o["pipeline"] as? [String: Any],
-              let recs = o["recordings"] as? [[String: Any]], let owned = o["owned"] as? [NSNumber] else {
-            throw MotionError(.dataError, "\(path) is not a valid part manifest (format motionprep.part, version 1)")
+        let sumPath = dir + "/" + checksumFileName
+        guard let sumData = FileManager.default.contents(atPath: sumPath) else {
+            throw MotionError(.dataError, "\(path) has no checksum file \(sumPath) (a part of an older motionprep, or a damaged one); rerun the worker")
         }
-        let sources = recs.map { r in
-            RecordingSource(name: r["name"] as? String ?? "", subject: r["subject"] as? String ?? "",
-                            files: ((r["files"] as? [[String: Any]]) ?? []).map {
-                                let p = $0["path"] as? String ?? ""
-                                return InputFile(inputIndex: ($0["input_index"] as? NSNumber)?.intValue ?? 0, path: p, manifestPath: p)
-                            })
+        let recorded = String(decoding: sumData, as: UTF8.self).prefix { $0 != " " && $0 != "\n" }
+        let actual = SHA256.hex(of: Array(data))
+        guard recorded == actual else {
+            throw MotionError(.dataError, "\(path) is damaged: its SHA-256 is \(actual.prefix(12))…, \(sumPath) says \(recorded.prefix(12))…; rerun the worker")
+        }
+        func bad(_ field: String, _ problem: String) -> MotionError {
+            MotionError(.dataError, "\(path): `\(field)` \(problem)")
+        }
+        guard let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw MotionError(.dataError, "\(path) is not a JSON object, so not a part manifest")
+        }
+        guard o["format"] as? String == "motionprep.part" else { throw bad("format", "must be \"motionprep.part\"") }
+        func int(_ value: Any?, _ field: String, _ range: ClosedRange<Int>, _ what: String) throws -> Int {
+            guard let n = value as? NSNumber, !(value is String) else { throw bad(field, "must be \(what), not \(show(value))") }
+            let d = n.doubleValue
+            guard d.isFinite, d == d.rounded(), d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
+                throw bad(field, "must be \(what), not \(n)")
+            }
+            return Int(d)
+        }
+        func string(_ value: Any?, _ field: String, nonEmpty: Bool = false) throws -> String {
+            guard let s = value as? String, !nonEmpty || !s.isEmpty else {
+                throw bad(field, "must be \(nonEmpty ? "a non-empty" : "a") string, not \(show(value))")
+            }
+            return s
+        }
+        func array(_ value: Any?, _ field: String) throws -> [Any] {
+            guard let a = value as? [Any] else { throw bad(field, "must be a list, not \(show(value))") }
+            return a
+        }
+        func object(_ value: Any?, _ field: String) throws -> [String: Any] {
+            guard let d = value as? [String: Any] else { throw bad(field, "must be an object, not \(show(value))") }
+            return d
+        }
+        let version = try int(o["format_version"], "format_version", 0...Int(Int32.max), "a whole number")
+        guard version == formatVersion else {
+            throw bad("format_version", "is \(version), but this motionprep reads parts of format \(formatVersion) only; rerun the worker with it")
+        }
+        let workers = try int(o["workers"], "workers", 1...maxWorkers, "a whole number from 1 to \(maxWorkers)")
+        let worker = try int(o["worker"], "worker", 0...(workers - 1), "a whole number from 0 to \(workers - 1) (`workers` is \(workers))")
+        let hash = try string(o["pipeline_sha256"], "pipeline_sha256")
+        guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw bad("pipeline_sha256", "must be 64 lowercase hex digits, not \(show(hash))")
+        }
+        let pipeline = try object(o["pipeline"], "pipeline")
+        let yaml = try string(pipeline["yaml"], "pipeline.yaml")
+        let file = try string(pipeline["file"], "pipeline.file", nonEmpty: true)
+        let base = try string(o["base_directory"], "base_directory", nonEmpty: true)
+        var sources: [RecordingSource] = []
+        var names = Set<String>()
+        for (r, item) in try array(o["recordings"], "recordings").enumerated() {
+            let rec = try object(item, "recordings[\(r)]")
+            let name = try string(rec["name"], "recordings[\(r)].name", nonEmpty: true)
+            guard names.insert(name).inserted else { throw bad("recordings[\(r)].name", "repeats recording \(show(name))") }
+            let subject = try string(rec["subject"], "recordings[\(r)].subject")
+            var files: [InputFile] = []
+            for (f, fileItem) in try array(rec["files"], "recordings[\(r)].files").enumerated() {
+                let field = "recordings[\(r)].files[\(f)]"
+                let fo = try object(fileItem, field)
+                let index = try int(fo["input_index"], field + ".input_index", 0...Int(Int32.max), "a whole number from 0")
+                let p = try string(fo["path"], field + ".path", nonEmpty: true)
+                files.append(InputFile(inputIndex: index, path: p, manifestPath: p))
+            }
+            if files.isEmpty { throw bad("recordings[\(r)].files", "is empty; every recording has at least one file") }
+            sources.append(RecordingSource(name: name, subject: subject, files: files))
+        }
+        if sources.isEmpty { throw bad("recordings", "is empty; a run has at least one recording") }
+        let count = sources.count
+        var owned = Set<Int>()
+        for (k, item) in try array(o["owned"], "owned").enumerated() {
+            let i = try int(item, "owned[\(k)]", 0...(count - 1), "a recording index from 0 to \(count - 1)")
+            guard owned.insert(i).inserted else { throw bad("owned[\(k)]", "repeats recording index \(i)") }
+            let owner = RunPlan.worker(of: sources[i].name, count: workers)
+            guard owner == worker else {
+                throw bad("owned[\(k)]", "is recording `\(sources[i].name)`, which belongs to worker \(owner)/\(workers), not \(worker)/\(workers)")
+            }
         }
         var failures: [Int: String] = [:]
-        for f in (o["failures"] as? [[String: Any]]) ?? [] {
-            if let i = (f["recording"] as? NSNumber)?.intValue { failures[i] = f["error"] as? String ?? "" }
+        for (k, item) in try array(o["failures"], "failures").enumerated() {
+            let fo = try object(item, "failures[\(k)]")
+            let i = try int(fo["recording"], "failures[\(k)].recording", 0...(count - 1), "a recording index from 0 to \(count - 1)")
+            guard owned.contains(i) else { throw bad("failures[\(k)].recording", "is recording \(i), which this part does not hold") }
+            guard failures[i] == nil else { throw bad("failures[\(k)].recording", "repeats recording index \(i)") }
+            failures[i] = try string(fo["error"], "failures[\(k)].error", nonEmpty: true)
         }
-        return Part(directory: dir, worker: worker, workers: workers, pipelineSHA256: hash,
-                    yaml: pipeline["yaml"] as? String ?? "", file: pipeline["file"] as? String ?? "pipeline.yaml",
-                    sources: sources, owned: Set(owned.map(\.intValue)), failures: failures)
+        var inputs: [InputEntry] = []
+        for (k, item) in try array(o["inputs"], "inputs").enumerated() {
+            guard let e = InputEntry(json: try object(item, "inputs[\(k)]")) else {
+                throw bad("inputs[\(k)]", "must have `input_index`, a non-empty `path`, `bytes` ≥ 0, a 64-hex-digit `sha256` and a `role` (recording, labels or iio_layout)")
+            }
+            inputs.append(e)
+        }
+        return Part(directory: dir, worker: worker, workers: workers, pipelineSHA256: hash, yaml: yaml, file: file,
+                    baseDirectory: base, sources: sources, owned: owned, failures: failures, inputs: inputs)
+    }
+
+    /// A JSON value as a message shows it.
+    private static func show(_ value: Any?) -> String {
+        switch value {
+        case nil: return "missing"
+        case let s as String: return "\"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+        case let n as NSNumber: return "\(n)"
+        case is [Any]: return "a list"
+        case is [String: Any]: return "an object"
+        default: return "null"
+        }
     }
 }
 
@@ -91,15 +202,45 @@ extension PipelineRunner {
         if !missing.isEmpty {
             throw MotionError(.noInput, "missing part(s) for worker(s) \(missing.map { "\($0)/\(first.workers)" }.joined(separator: ", ")); merge needs all \(first.workers)")
         }
-        let spec = try PipelineLoader.load(yaml: first.yaml, file: first.file, baseDirectory: ".")
+        // The pipeline's folder as the workers saw it, when it can be reached: an IIO `layout`
+        // folder is read again there to learn the channels.
+        var isFolder: ObjCBool = false
+        let base = FileManager.default.fileExists(atPath: first.baseDirectory, isDirectory: &isFolder) && isFolder.boolValue
+            ? first.baseDirectory : "."
+        let spec = try PipelineLoader.load(yaml: first.yaml, file: first.file, baseDirectory: base)
+        for p in parts {
+            for (r, s) in p.sources.enumerated() {
+                if let f = s.files.firstIndex(where: { $0.inputIndex >= spec.inputs.count }) {
+                    throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName): `recordings[\(r)].files[\(f)].input_index` is \(s.files[f].inputIndex), but the pipeline has \(spec.inputs.count) input(s)")
+                }
+            }
+        }
+        for p in parts where p.sources != first.sources {
+            throw MotionError(.dataError, "\(p.directory) lists other recordings (or other files for them) than \(first.directory): the workers found different input files; merge parts of one run only")
+        }
         let plan = try RunPlan(spec: spec, sources: first.sources)
         guard plan.pipelineSHA256 == first.pipelineSHA256 else {
             throw MotionError(.dataError, "the pipeline stored in \(first.directory) no longer hashes to its recorded value; the part is damaged")
         }
         let partsByWorker = byWorker
-        let owner: [Int] = plan.sources.indices.map { i in byWorker.values.first { $0.owned.contains(i) }?.worker ?? -1 }
+        var ownerOf = [Int](repeating: -1, count: plan.sources.count)
+        for p in parts {
+            for i in p.owned {
+                if ownerOf[i] >= 0 {
+                    throw MotionError(.dataError, "recording `\(plan.sources[i].name)` is held by two parts, \(byWorker[ownerOf[i]]!.directory) and \(p.directory); merge parts of one run only")
+                }
+                ownerOf[i] = p.worker
+            }
+        }
+        let owner = ownerOf
         if let lost = owner.firstIndex(of: -1) {
             throw MotionError(.dataError, "no part holds recording `\(plan.sources[lost].name)`; the parts are incomplete")
+        }
+        // The run-wide inputs (labels, layout files): the parts must agree, and where the files
+        // can still be reached they must be unchanged.
+        let runInputs = try DatasetWriter.manifestInputs(parts.flatMap(\.inputs))
+        for p in parts {
+            for e in p.inputs { try checkReachable(e, part: p) }
         }
         let staging = DatasetStaging(outputDirectory: PathText.normalize(outputDirectory))
         var reads = parts.map { (path: $0.directory, role: "part folder") }
@@ -119,9 +260,19 @@ extension PipelineRunner {
                 if let failure = part.failures[i] { return .failure(RecordedFailure(description: failure)) }
                 let path = part.directory + "/records/" + RecordStore.fileName(for: i)
                 return Result {
-                    guard let r = try RecordStore.load(path: path, source: plan.sources[i]), r.pipelineSHA256 == plan.pipelineSHA256 else {
-                        throw MotionError(.dataError, "\(path) is missing or damaged; rerun worker \(owner[i])/\(first.workers)")
+                    let loaded: (record: RecordingRecord, pipelineSHA256: String)?
+                    do {
+                        loaded = try RecordStore.load(path: path, source: plan.sources[i], verify: true)
+                    } catch let e as RecordDamaged {
+                        throw MotionError(.dataError, "\(e.message); rerun worker \(owner[i])/\(first.workers)")
                     }
+                    guard let r = loaded else {
+                        throw MotionError(.dataError, "\(path) is missing; rerun worker \(owner[i])/\(first.workers)")
+                    }
+                    guard r.pipelineSHA256 == plan.pipelineSHA256 else {
+                        throw MotionError(.dataError, "\(path) was made by another pipeline than its part.json says; rerun worker \(owner[i])/\(first.workers)")
+                    }
+                    for e in r.record.inputs { try checkReachable(e, part: part) }
                     return r.record
                 }
             },
@@ -131,9 +282,21 @@ extension PipelineRunner {
                 progress.add(windows: (try? outcome.get().windowCount) ?? 0, bytes: 0)
                 options.progress(progress)
             })
-        let summary = try writer.finish()
+        let summary = try writer.finish(runInputs: runInputs)
         try staging.commit(log: options.log)
         finished = true
         return summary
+    }
+}
+
+extension PipelineRunner {
+    /// Refuses to merge when an input a worker read can still be reached (under the worker's
+    /// pipeline folder) and no longer has the size and SHA-256 the worker recorded; an input
+    /// that cannot be reached (another machine's folder) is not checked.
+    static func checkReachable(_ entry: InputEntry, part: PartManifest.Part) throws {
+        let path = PathText.join(part.baseDirectory, entry.path)
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        try checkUnchanged(entry, at: path, refusal: "cannot merge", since: "worker \(part.worker)/\(part.workers) read it",
+                           remedy: "rerun the worker(s) on the current files")
     }
 }

@@ -17,18 +17,20 @@ public struct RunInterrupted: UserFacingError {
 public enum PipelineRunner {
     public static func run(_ spec: PipelineSpec, options: RunOptions) throws -> RunSummary {
         let sources = try InputDiscovery.recordings(spec, log: options.log)
+        // Every file read is hashed from the bytes parsed (docs/hardening.md, "Data safety: provenance").
+        let ledger = InputLedger(baseDirectory: spec.baseDirectory, onFirstBytes: { options.checkpoint("input-read") })
         let intervals: IntervalLabels? = try spec.labels.flatMap { labels in
             guard labels.from == .intervals, let path = labels.path else { return nil }
-            return try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
+            return try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path), ledger: ledger)
         }
-        let plan = try RunPlan(spec: spec, sources: sources)
+        let plan = try RunPlan(spec: spec, sources: sources, ledger: ledger)
         var outDir = PathText.normalize(options.outputDirectory ?? PathText.join(spec.baseDirectory, spec.output.path))
         if let w = options.worker, options.outputDirectory == nil { outDir += "-part-\(w.index)-of-\(w.count)" }
         let staging = DatasetStaging(outputDirectory: outDir)
         let recordsDir = staging.partialDirectory + "/records"
         let lock = try takeOutput(staging, reads: readPaths(spec, sources: sources), log: options.log)
         defer { lock.release() }
-        try prepare(staging, plan: plan, options: options)
+        try prepare(staging, plan: plan, options: options, runInputs: ledger.otherEntries())
         var keepPartial = false
         var finished = false
         defer { if !finished && !keepPartial { staging.abandon() } }
@@ -63,13 +65,12 @@ public enum PipelineRunner {
                     if options.isCancelled() { return .failure(RunInterrupted(message: "")) }
                     let path = recordsDir + "/" + RecordStore.fileName(for: i)
                     return Result {
-                        if options.resume, let saved = try RecordStore.load(path: path, source: sources[i]) {
+                        if options.resume, let saved = try loadForResume(path: path, source: sources[i], log: options.log) {
                             try checkUnchanged(saved.record, pipelineSHA256: saved.pipelineSHA256, plan: plan)
                             resumedCount.increment()
                             return saved.record
                         }
-                        let inputs = try RecordStore.hashInputs(sources[i])
-                        let record = try processor.processToRecord(sources[i], isTrain: isTrain[i], intervals: intervals, inputs: inputs,
+                        let record = try processor.processToRecord(sources[i], isTrain: isTrain[i], intervals: intervals, ledger: ledger.child(),
                                                              recordPath: path, pipelineSHA256: plan.pipelineSHA256,
                                                              isCancelled: options.isCancelled,
                                                              bytesRead: { progress.reading(k, bytes: $0) },
@@ -102,11 +103,12 @@ public enum PipelineRunner {
         }
         var summary: RunSummary
         if let writer {
-            summary = try writer.finish()
+            summary = try writer.finish(runInputs: ledger.otherEntries())
             try? FileManager.default.removeItem(atPath: recordsDir)
             try? FileManager.default.removeItem(atPath: staging.partialDirectory + "/" + RunState.fileName)
         } else {
-            try PartManifest.write(plan: plan, worker: options.worker!, owned: owned, failures: failures, staging: staging)
+            try PartManifest.write(plan: plan, worker: options.worker!, owned: owned, failures: failures,
+                                   runInputs: ledger.otherEntries(), staging: staging)
             summary = RunSummary(outputDirectory: outDir, recordings: owned.count, rowsRead: 0, rowsDropped: [:],
                                  windowsDropped: [:], recordingsDropped: [:], skipped: failures.map { (sources[$0.0].name, $0.1) },
                                  gaps: 0, gapSeconds: 0, windowsPerSplit: [], warnings: [], bytesWritten: 0)
@@ -176,8 +178,9 @@ public enum PipelineRunner {
     }
 
     /// Sets up `DIR.partial/`: afresh, or (with `--resume`) reusing the records of an
-    /// interrupted run of the same pipeline.
-    static func prepare(_ staging: DatasetStaging, plan: RunPlan, options: RunOptions) throws {
+    /// interrupted run of the same pipeline and the same run-wide inputs (`runInputs`: the
+    /// labels file and the IIO layout files read so far, recorded in `state.json`).
+    static func prepare(_ staging: DatasetStaging, plan: RunPlan, options: RunOptions, runInputs: [InputEntry] = []) throws {
         let fm = FileManager.default
         let statePath = staging.partialDirectory + "/" + RunState.fileName
         if options.resume, fm.fileExists(atPath: statePath) {
@@ -189,6 +192,7 @@ public enum PipelineRunner {
             if state.worker != options.worker?.description {
                 throw MotionError(.usage, "cannot resume \(staging.partialDirectory): it was started with `--worker \(state.worker ?? "none")`, this run has `--worker \(options.worker?.description ?? "none")`")
             }
+            try checkUnchanged(recorded: state.inputs, now: runInputs, plan: plan, statePath: statePath)
             // Data files of the interrupted run are rewritten from the records.
             for name in (try? fm.contentsOfDirectory(atPath: staging.partialDirectory)) ?? [] where name != "records" && name != RunState.fileName && name != OutputFolder.stagingMark {
                 try? fm.removeItem(atPath: staging.partialDirectory + "/" + name)
@@ -201,22 +205,67 @@ public enum PipelineRunner {
         if mkdir(records, 0o755) != 0 && errno != EEXIST {
             throw MotionError(.cannotCreate, "cannot create \(records): \(String(cString: strerror(errno)))")
         }
-        try RunState(pipelineSHA256: plan.pipelineSHA256, worker: options.worker?.description).save(path: statePath)
+        try RunState(pipelineSHA256: plan.pipelineSHA256, worker: options.worker?.description, inputs: runInputs).save(path: statePath)
     }
 
-    /// Refuses a saved record when the pipeline or one of its input files changed since.
+    /// A saved record to resume from: nil when there is none, or when it is damaged, truncated
+    /// or of an older format (then the recording is redone, and the log says why). Every block's
+    /// SHA-256 is checked here, before the record is used.
+    static func loadForResume(path: String, source: RecordingSource,
+                              log: (String) -> Void) throws -> (record: RecordingRecord, pipelineSHA256: String)? {
+        do {
+            return try RecordStore.load(path: path, source: source, verify: true)
+        } catch let e as RecordDamaged {
+            log("notice: \(e.message); recording `\(source.name)` is processed again")
+            unlink(path)
+            return nil
+        }
+    }
+
+    /// Refuses a saved record when the pipeline or one of the files it read (its recording's
+    /// files, and the IIO layout files read for it) changed since.
     static func checkUnchanged(_ record: RecordingRecord, pipelineSHA256: String, plan: RunPlan) throws {
         guard pipelineSHA256 == plan.pipelineSHA256 else {
             throw MotionError(.dataError, "cannot resume: recording `\(record.processed.source.name)` was processed with a different pipeline; run without `--resume` to start over")
         }
-        for (entry, file) in zip(record.inputs, record.processed.source.files) {
-            let (hex, bytes) = try MotionChecksumBridge.hexOfFile(file.path)
-            if bytes != entry.bytes || hex != entry.sha256 {
-                throw MotionError(.dataError, "cannot resume: input \(file.path) changed since the interrupted run (was \(entry.bytes) bytes, sha256 \(entry.sha256.prefix(12))…; now \(bytes) bytes, \(hex.prefix(12))…); run without `--resume` to start over")
-            }
-        }
-        if record.inputs.count != record.processed.source.files.count {
+        let files = record.processed.source.files
+        let recorded = record.inputs.filter { $0.role == .recording }
+        if recorded.count != files.count || zip(recorded, files).contains(where: { $0.path != $1.manifestPath }) {
             throw MotionError(.dataError, "cannot resume: the files of recording `\(record.processed.source.name)` changed since the interrupted run; run without `--resume` to start over")
+        }
+        for entry in record.inputs {
+            try checkUnchanged(entry, at: PathText.join(plan.spec.baseDirectory, entry.path), refusal: "cannot resume",
+                               since: "the interrupted run", remedy: "run without `--resume` to start over")
+        }
+    }
+
+    /// Refuses to resume when a run-wide input (the labels file, an IIO layout file read for
+    /// the plan) changed since the interrupted run: `recorded` is what `state.json` lists.
+    static func checkUnchanged(recorded: [InputEntry]?, now: [InputEntry], plan: RunPlan, statePath: String) throws {
+        guard let recorded else {
+            if now.isEmpty { return }
+            throw MotionError(.dataError, "cannot resume: \(statePath) was written by an older motionprep and does not list the \(now[0].role.rawValue) file \(now[0].path) the run reads; run without `--resume` to start over")
+        }
+        for entry in recorded {
+            try checkUnchanged(entry, at: PathText.join(plan.spec.baseDirectory, entry.path), refusal: "cannot resume",
+                               since: "the interrupted run", remedy: "run without `--resume` to start over")
+        }
+        let known = Set(recorded.map(\.path))
+        if let extra = now.first(where: { !known.contains($0.path) }) {
+            throw MotionError(.dataError, "cannot resume: the run now reads \(extra.role.rawValue) file \(extra.path), which the interrupted run did not; run without `--resume` to start over")
+        }
+    }
+
+    /// Refuses when the file at `path` no longer has `entry`'s size and SHA-256.
+    static func checkUnchanged(_ entry: InputEntry, at path: String, refusal: String, since: String, remedy: String) throws {
+        let hex: String, bytes: Int
+        do {
+            (hex, bytes) = try MotionChecksumBridge.hexOfFile(path)
+        } catch let e as MotionError where e.exitStatus == .noInput {
+            throw MotionError(.dataError, "\(refusal): input \(path) (\(entry.role.rawValue)) is gone since \(since) (it was \(entry.bytes) bytes, sha256 \(entry.sha256.prefix(12))…); \(remedy)")
+        }
+        if bytes != entry.bytes || hex != entry.sha256 {
+            throw MotionError(.dataError, "\(refusal): input \(path) (\(entry.role.rawValue)) changed since \(since) (was \(entry.bytes) bytes, sha256 \(entry.sha256.prefix(12))…; now \(bytes) bytes, \(hex.prefix(12))…); \(remedy)")
         }
     }
 }
@@ -243,9 +292,13 @@ struct RunState {
     static let fileName = "state.json"
     var pipelineSHA256: String
     var worker: String?
+    /// The run-wide inputs read before any recording (labels file, plan-time layout files);
+    /// nil in the state of an older motionprep.
+    var inputs: [InputEntry]?
 
     func save(path: String) throws {
-        let json = JSONValue.object(["pipeline_sha256": .string(pipelineSHA256), "worker": worker.map { .string($0) } ?? .null]).pretty()
+        let json = JSONValue.object(["pipeline_sha256": .string(pipelineSHA256), "worker": worker.map { .string($0) } ?? .null,
+                                     "inputs": .array((inputs ?? []).map(\.json))]).pretty()
         try OutputFiles.write(Array((json + "\n").utf8), to: path, what: "the resume state")
     }
 
@@ -255,7 +308,16 @@ struct RunState {
               let hash = obj["pipeline_sha256"] as? String else {
             throw MotionError(.dataError, "cannot resume: \(path) is not readable resume state; run without `--resume` to start over")
         }
-        return RunState(pipelineSHA256: hash, worker: obj["worker"] as? String)
+        var inputs: [InputEntry]?
+        if let list = obj["inputs"] as? [Any] {
+            inputs = try list.map {
+                guard let o = $0 as? [String: Any], let e = InputEntry(json: o) else {
+                    throw MotionError(.dataError, "cannot resume: \(path) is not readable resume state (an entry of `inputs` is not valid); run without `--resume` to start over")
+                }
+                return e
+            }
+        }
+        return RunState(pipelineSHA256: hash, worker: obj["worker"] as? String, inputs: inputs)
     }
 }
 

@@ -5,12 +5,37 @@ import Foundation
 import MotionChecksum
 import MotionCore
 
-/// One input file of a recording as the manifest lists it.
+/// One input file as the manifest lists it: a recording's file, or (`role`) a labels file or a
+/// file of an IIO layout folder.
 struct InputEntry: Sendable, Equatable {
-    var inputIndex: Int
+    var inputIndex: Int       // the `inputs` entry of a recording file; -1 for the other roles
     var path: String          // relative to the pipeline file's folder
     var bytes: Int
     var sha256: String
+    var role: InputRole = .recording
+
+    /// The entry as JSON (records, `part.json`; the manifest leaves out `input_index`).
+    var json: JSONValue {
+        .object(["input_index": .int(inputIndex), "path": .string(path), "bytes": .int(bytes), "sha256": .string(sha256),
+                 "role": .string(role.rawValue)])
+    }
+
+    /// Parses `json`'s form; nil when a field is missing or of the wrong type.
+    init?(json o: [String: Any]) {
+        guard let index = o["input_index"] as? NSNumber, let path = o["path"] as? String, !path.isEmpty,
+              let bytes = o["bytes"] as? NSNumber, bytes.intValue >= 0, let sha = o["sha256"] as? String,
+              sha.utf8.count == 64, sha.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+              let role = InputRole(rawValue: o["role"] as? String ?? "") else { return nil }
+        self.init(inputIndex: index.intValue, path: path, bytes: bytes.intValue, sha256: sha, role: role)
+    }
+
+    init(inputIndex: Int, path: String, bytes: Int, sha256: String, role: InputRole = .recording) {
+        self.inputIndex = inputIndex
+        self.path = path
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.role = role
+    }
 }
 
 /// What a worker produced for one recording, with the inputs it read: the unit that is saved for
@@ -47,23 +72,52 @@ struct StoredWindows: Sendable {
     var channels: Int
     var featureCount: Int
 
-    /// Reads the blocks in order, each into one `WindowBatch`.
+    /// Reads the blocks in order, each into one `WindowBatch`, checking each block's SHA-256
+    /// before handing it on.
     func forEachBlock(_ body: (WindowBatch) throws -> Void) throws {
+        try walkBlocks { reader, n, seen in
+            var batch = WindowBatch(length: length, channelCount: channels, featureCount: featureCount)
+            var hasher = SHA256Hasher()
+            withUnsafeBytes(of: UInt64(n).littleEndian) { hasher.update($0) }
+            batch.x = try reader.readArray(Float.self, count: n * length * channels)
+            batch.y = try reader.readArray(Int64.self, count: n)
+            batch.features = try reader.readArray(Float.self, count: n * featureCount)
+            batch.startTimes = try reader.readArray(Double.self, count: n)
+            batch.x.withUnsafeBytes { hasher.update($0) }
+            batch.y.withUnsafeBytes { hasher.update($0) }
+            batch.features.withUnsafeBytes { hasher.update($0) }
+            batch.startTimes.withUnsafeBytes { hasher.update($0) }
+            guard try reader.readArray(UInt8.self, count: 32) == hasher.finalize() else {
+                throw reader.damaged("its block of windows \(seen)..<\(seen + n) does not match the block's SHA-256")
+            }
+            try body(batch)
+        }
+    }
+
+    /// Checks every block's SHA-256 without keeping the windows (a read of the whole file).
+    func verify() throws {
+        try walkBlocks { reader, n, seen in
+            var hasher = SHA256Hasher()
+            withUnsafeBytes(of: UInt64(n).littleEndian) { hasher.update($0) }
+            try reader.hash(count: n * (length * channels * 4 + 8 + featureCount * 4 + 8), into: &hasher)
+            guard try reader.readArray(UInt8.self, count: 32) == hasher.finalize() else {
+                throw reader.damaged("its block of windows \(seen)..<\(seen + n) does not match the block's SHA-256")
+            }
+        }
+    }
+
+    /// Walks the blocks: `body` reads the `n` windows of a block after `seen` ones, and its digest.
+    private func walkBlocks(_ body: (_RecordFile, _ n: Int, _ seen: Int) throws -> Void) throws {
         let reader = try _RecordFile(readingAt: path)
         defer { reader.close() }
         try reader.seek(to: UInt64(RecordStore.magic.count))
         var seen = 0
         while true {
-            let n = Int(try reader.readU64())
+            let n = Int(truncatingIfNeeded: try reader.readU64())
             if n == 0 { break }
-            guard n > 0, seen + n <= windows else { throw reader.damaged("a block of \(n) windows after \(seen) of \(windows)") }
-            var batch = WindowBatch(length: length, channelCount: channels, featureCount: featureCount)
-            batch.x = try reader.readArray(Float.self, count: n * length * channels)
-            batch.y = try reader.readArray(Int64.self, count: n)
-            batch.features = try reader.readArray(Float.self, count: n * featureCount)
-            batch.startTimes = try reader.readArray(Double.self, count: n)
+            guard n > 0, n <= windows - seen else { throw reader.damaged("a block of \(UInt64(truncatingIfNeeded: n)) windows after \(seen) of \(windows)") }
+            try body(reader, n, seen)
             seen += n
-            try body(batch)
         }
         guard seen == windows else { throw reader.damaged("\(seen) windows in its blocks, \(windows) in its header") }
     }
@@ -94,11 +148,18 @@ final class RecordWriter {
     /// Appends the windows of `batch` as one block (nothing for an empty batch).
     func append(_ batch: WindowBatch) throws {
         guard batch.count > 0 else { return }
+        var hasher = SHA256Hasher()
+        withUnsafeBytes(of: UInt64(batch.count).littleEndian) { hasher.update($0) }
+        batch.x.withUnsafeBytes { hasher.update($0) }
+        batch.y.withUnsafeBytes { hasher.update($0) }
+        batch.features.withUnsafeBytes { hasher.update($0) }
+        batch.startTimes.withUnsafeBytes { hasher.update($0) }
         try file.writeU64(UInt64(batch.count))
         try file.writeArray(batch.x)
         try file.writeArray(batch.y)
         try file.writeArray(batch.features)
         try file.writeArray(batch.startTimes)
+        try file.write(hasher.finalize())
         windows += batch.count
     }
 
@@ -116,10 +177,17 @@ final class RecordWriter {
         header["channels"] = .int(channels)
         header["feature_count"] = .int(featureCount)
         let json = Array(JSONValue.object(header).compact().utf8)
+        var hasher = SHA256Hasher()
+        hasher.update(json)
         try file.write(json)
         for m in [processed.xMoments, processed.featureMoments] {
-            if let m { try file.writeArray([m.count] + m.mean + m.m2) }
+            if let m {
+                let values = [m.count] + m.mean + m.m2
+                values.withUnsafeBytes { hasher.update($0) }
+                try file.writeArray(values)
+            }
         }
+        try file.write(hasher.finalize())
         try file.writeU64(UInt64(json.count))
         try file.writeU64(headerStart)
         try file.write(RecordStore.endMagic)
@@ -134,19 +202,26 @@ final class RecordWriter {
     }
 }
 
-/// Saves and loads `RecordingRecord`s as files (format 2):
+/// Saves and loads `RecordingRecord`s as files (format 3):
 ///
-///     "MPREC2\n\0"
-///     blocks: u64 n > 0, x f32[n·T·C], y i64[n], features f32[n·F], start times f64[n]
+///     "MPREC3\n\0"
+///     blocks: u64 n > 0, x f32[n·T·C], y i64[n], features f32[n·F], start times f64[n],
+///             SHA-256 (32 bytes) of the block from its n on
 ///     u64 0
 ///     header: compact JSON (recording, counts, T, C, F, windows, inputs, pipeline hash)
 ///     moments: f64 [count, mean…, m2…] for x, then for features, when present
+///     SHA-256 (32 bytes) of the header and the moments
 ///     u64 header length, u64 header offset, "MPRECEND"
 ///
-/// All numbers little-endian. Loading reads only the header (from the end); the windows are read
-/// back block by block when the writer consumes the record.
+/// All numbers little-endian. Loading checks the header's digest; `--resume` and `merge` also
+/// check every block's (`StoredWindows.verify`) before using a record, and the writer checks
+/// each block again as it reads it back. Format 2 (no digests) is not read: a resumed run redoes
+/// such a recording, `merge` refuses the part.
 enum RecordStore {
-    static let magic: [UInt8] = Array("MPREC2\n\0".utf8)
+    static let version = 3
+    static let magic: [UInt8] = Array("MPREC3\n\0".utf8)
+    /// Bytes after the moments: digest, two lengths, end mark.
+    static let trailerBytes = 32 + 16 + 8
     static let endMagic: [UInt8] = Array("MPRECEND".utf8)
     /// Windows per block when an in-memory record is saved.
     static let blockWindows = 4096
@@ -156,7 +231,7 @@ enum RecordStore {
     /// The header fields every record carries.
     static func header(_ p: ProcessedRecording, inputs: [InputEntry], pipelineSHA256: String) -> [String: JSONValue] {
         [
-            "version": .int(2),
+            "version": .int(version),
             "pipeline_sha256": .string(pipelineSHA256),
             "recording": .string(p.source.name),
             "subject": .string(p.source.subject),
@@ -169,9 +244,7 @@ enum RecordStore {
             "warnings": .array(p.warnings.map { .string($0) }),
             "x_moments": .int(p.xMoments == nil ? 0 : 1),
             "feature_moments": .int(p.featureMoments == nil ? 0 : 1),
-            "inputs": .array(inputs.map {
-                .object(["input_index": .int($0.inputIndex), "path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256)])
-            }),
+            "inputs": .array(inputs.map(\.json)),
         ]
     }
 
@@ -189,48 +262,70 @@ enum RecordStore {
                               length: w.length, channels: w.channelCount, featureCount: w.featureCount)
     }
 
-    /// Loads a record's header; its windows stay in the file (`stored`). Nil when the file is
-    /// missing, incomplete or not a record of `source`.
-    static func load(path: String, source: RecordingSource) throws -> (record: RecordingRecord, pipelineSHA256: String)? {
+    /// Loads a record's header (checking its digest); its windows stay in the file (`stored`).
+    /// With `verify`, every block's digest is checked too (a read of the whole file).
+    ///
+    /// - Returns: nil when there is no file at `path`.
+    /// - Throws: `RecordDamaged` when the file is not a complete, intact record of `source` in
+    ///   this format (truncated, a byte changed, an older format, another recording's).
+    static func load(path: String, source: RecordingSource, verify: Bool = false) throws -> (record: RecordingRecord, pipelineSHA256: String)? {
         // Never opened unless it is a regular file: a FIFO would block the open.
         var st = stat()
         if lstat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
             throw MotionError(.dataError, "cannot use \(path): it is \(OutputFolder.describe(st.st_mode)), not a record file motionprep wrote; remove it (or run without `--resume` to start over)")
         }
-        guard let file = try? _RecordFile(readingAt: path) else { return nil }
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        func damaged(_ why: String) -> RecordDamaged { RecordDamaged(path: path, reason: why) }
+        let file: _RecordFile
+        do { file = try _RecordFile(readingAt: path) } catch { throw damaged("it cannot be opened") }
         defer { file.close() }
-        guard let size = try? file.size(), size >= UInt64(magic.count + 8 + 24),
-              (try? file.readBytes(at: 0, count: magic.count)) == magic,
-              (try? file.readBytes(at: size - 8, count: 8)) == endMagic,
+        guard let size = try? file.size(), size >= UInt64(magic.count + 8 + trailerBytes) else { throw damaged("it is too short to be a record") }
+        guard let head = try? file.readBytes(at: 0, count: magic.count), head.starts(with: Array("MPREC".utf8)) else {
+            throw damaged("it does not start with a record's mark")
+        }
+        guard head == magic else {
+            throw damaged("it is in record format \(String(decoding: head[5..<6], as: UTF8.self)), written by an older motionprep; this one reads format \(version)")
+        }
+        guard (try? file.readBytes(at: size - 8, count: 8)) == endMagic,
               (try? file.seek(to: size - 24)) != nil,
-              let hlen = try? file.readU64(), let hoff = try? file.readU64() else { return nil }
-        guard hoff <= size, hlen <= size - hoff,
-              let json = try? file.readBytes(at: hoff, count: Int(hlen)),
-              let h = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
-              (h["version"] as? NSNumber)?.intValue == 2 else { return nil }
+              let hlen = try? file.readU64(), let hoff = try? file.readU64() else { throw damaged("it does not end with a record's trailer (truncated?)") }
+        guard hoff <= size, hlen <= size - hoff, let digest = try? file.readBytes(at: size - UInt64(trailerBytes), count: 32),
+              hoff + hlen <= size - UInt64(trailerBytes),
+              let covered = try? file.readBytes(at: hoff, count: Int(size - UInt64(trailerBytes) - hoff)) else {
+            throw damaged("its trailer points outside the file")
+        }
+        guard SHA256Hasher.digest(covered) == digest else { throw damaged("its header does not match its SHA-256") }
+        let json = Array(covered[0..<Int(hlen)])
+        guard let h = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
+              (h["version"] as? NSNumber)?.intValue == version else { throw damaged("its header is not a format \(version) record header") }
         func int(_ k: String) -> Int { (h[k] as? NSNumber)?.intValue ?? 0 }
         func counts(_ k: String) -> [String: Int] { ((h[k] as? [String: Any]) ?? [:]).mapValues { ($0 as? NSNumber)?.intValue ?? 0 } }
         let T = int("length"), C = int("channels"), F = int("feature_count"), N = int("windows")
-        guard T >= 0, C >= 0, F >= 0, N >= 0 else { return nil }
-        var momentsAt = hoff + hlen
+        guard T >= 0, C >= 0, F >= 0, N >= 0 else { throw damaged("its header gives a negative size") }
+        var momentsAt = Int(hlen)
         func moments(_ flag: String, _ cols: Int) -> RunningMoments?? {
             guard int(flag) == 1 else { return .some(nil) }
             let n = (1 + 2 * cols) * 8
-            guard let raw = try? file.readBytes(at: momentsAt, count: n) else { return nil }
-            momentsAt += UInt64(n)
-            let a: [Double] = raw.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+            guard momentsAt + n <= covered.count else { return nil }
+            let a: [Double] = covered[momentsAt..<(momentsAt + n)].withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
+            momentsAt += n
             var m = RunningMoments(columns: cols)
             m.count = a[0]
             m.mean = Array(a[1...cols])
             m.m2 = Array(a[(cols + 1)...])
             return .some(m)
         }
-        guard let xm = moments("x_moments", C), let fm = moments("feature_moments", F), momentsAt == size - 24 else { return nil }
-        let inputs = ((h["inputs"] as? [[String: Any]]) ?? []).map {
-            InputEntry(inputIndex: ($0["input_index"] as? NSNumber)?.intValue ?? 0, path: $0["path"] as? String ?? "",
-                       bytes: ($0["bytes"] as? NSNumber)?.intValue ?? 0, sha256: $0["sha256"] as? String ?? "")
+        guard let xm = moments("x_moments", C), let fm = moments("feature_moments", F), momentsAt == covered.count else {
+            throw damaged("its moments do not fit its header")
         }
-        guard h["recording"] as? String == source.name else { return nil }
+        var inputs: [InputEntry] = []
+        for item in (h["inputs"] as? [Any]) ?? [] {
+            guard let o = item as? [String: Any], let e = InputEntry(json: o) else { throw damaged("an entry of its `inputs` is not valid") }
+            inputs.append(e)
+        }
+        guard let name = h["recording"] as? String, name == source.name else {
+            throw damaged("it holds recording `\(h["recording"] as? String ?? "?")`, not `\(source.name)`")
+        }
         let processed = ProcessedRecording(
             source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: F), rowsRead: int("rows_read"),
             rowsDropped: counts("rows_dropped"), windowsDropped: counts("windows_dropped"),
@@ -238,15 +333,26 @@ enum RecordStore {
             gaps: int("gaps"), invalidPoints: int("invalid_points"), warnings: (h["warnings"] as? [String]) ?? [],
             xMoments: xm, featureMoments: fm)
         let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F)
+        if verify { try stored.verify() }
         return (RecordingRecord(processed: processed, inputs: inputs, stored: stored), h["pipeline_sha256"] as? String ?? "")
     }
+}
 
-    /// Size and SHA-256 of every file of a recording.
-    static func hashInputs(_ source: RecordingSource) throws -> [InputEntry] {
-        try source.files.map { f in
-            let (hex, bytes) = try SHA256.hexOfFile(path: f.path)
-            return InputEntry(inputIndex: f.inputIndex, path: f.manifestPath, bytes: bytes, sha256: hex)
-        }
+/// A record file that is present but cannot be used: truncated, changed, of an older format or
+/// of another recording. `--resume` redoes the recording (and says so); `merge` refuses (65).
+struct RecordDamaged: UserFacingError {
+    var path: String
+    var reason: String
+    var message: String { "the record \(path) is damaged or unusable: \(reason)" }
+    var exitStatus: ExitStatus { .dataError }
+}
+
+extension SHA256Hasher {
+    /// The 32-byte SHA-256 of `bytes`.
+    static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        var h = SHA256Hasher()
+        h.update(bytes)
+        return h.finalize()
     }
 }
 
@@ -271,7 +377,7 @@ final class _RecordFile: @unchecked Sendable {
     init(readingAt path: String) throws {
         self.path = path
         guard let f = fopen(path, "rb") else {
-            throw MotionError(.dataError, "cannot read the resume record \(path): \(String(cString: strerror(errno)))")
+            throw RecordDamaged(path: path, reason: "it cannot be opened: \(String(cString: strerror(errno)))")
         }
         handle = f
     }
@@ -299,7 +405,7 @@ final class _RecordFile: @unchecked Sendable {
     }
 
     func damaged(_ what: String) -> Error {
-        MotionError(.dataError, "the resume record \(path) is damaged (\(what)); run without `--resume` to start over")
+        RecordDamaged(path: path, reason: what)
     }
 
     private func writeError() -> Error {
@@ -349,6 +455,19 @@ final class _RecordFile: @unchecked Sendable {
         let n = withUnsafeMutableBytes(of: &v) { fread($0.baseAddress, 1, 8, handle) }
         guard n == 8 else { throw damaged("it ends early") }
         return UInt64(littleEndian: v)
+    }
+
+    /// Feeds the next `count` bytes to `hasher`, 1 MiB at a time.
+    func hash(count: Int, into hasher: inout SHA256Hasher) throws {
+        var left = count
+        var buffer = [UInt8](repeating: 0, count: Swift.min(count, 1 << 20))
+        while left > 0 {
+            let n = Swift.min(left, buffer.count)
+            let got = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, n, handle) }
+            guard got == n else { throw damaged("it ends early") }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            left -= n
+        }
     }
 
     func readArray<T: BitwiseCopyable>(_: T.Type, count: Int) throws -> [T] {

@@ -24,8 +24,9 @@ struct RawRecording {
 enum RecordingLoader {
     /// - Parameter gridLimit: the most grid values the recording may need (`ResourceLimits`).
     static func load(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
-                     intervals: IntervalLabels?, gridLimit: Int = ResourceLimits.maxGridValues) throws -> Recording {
-        let r = try loadRaw(source, spec: spec, layout: layout, checkOrder: true)
+                     intervals: IntervalLabels?, gridLimit: Int = ResourceLimits.maxGridValues,
+                     ledger: InputLedger? = nil) throws -> Recording {
+        let r = try loadRaw(source, spec: spec, layout: layout, checkOrder: true, ledger: ledger)
         var dropped = r.dropped
         let raw = r.raw
         let warnings = r.warnings
@@ -73,9 +74,11 @@ enum RecordingLoader {
     }
 
     /// Reads every file of `source` in file order. With `checkOrder` false nothing about time
-    /// order is enforced (for `inspect`, which reports such problems instead).
+    /// order is enforced (for `inspect`, which reports such problems instead). `ledger` hears
+    /// every byte read (the files are hashed from the bytes parsed).
     static func loadRaw(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
-                        checkOrder: Bool) throws -> RawRecording {
+                        checkOrder: Bool, ledger: InputLedger? = nil) throws -> RawRecording {
+        let observer = ledger?.observer(.recording)
         var rowsRead = 0
         var dropped: ReasonCounts = [:]
         var warnings: [String] = []
@@ -97,7 +100,8 @@ enum RecordingLoader {
             switch input.type {
             case .motioncollector:
                 let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
-                let mc = try MotionCollectorReader.read(path: file.path, displayPath: file.path, units: spec.units, keep: keep)
+                let mc = try MotionCollectorReader.read(path: file.path, displayPath: file.path, units: spec.units, keep: keep,
+                                                        observer: observer)
                 rowsRead += mc.rowsRead
                 dropped.add(mc.rowsDropped)
                 for s in mc.streams { raw[file.inputIndex, default: []].append((s, file)) }
@@ -114,14 +118,15 @@ enum RecordingLoader {
                 let csv = try CSVReader.read(path: file.path, displayPath: file.path, format: CSVFormat(options),
                                              units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
                                              unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
-                                             keep: keep)
+                                             keep: keep, observer: observer)
                 rowsRead += csv.rowsRead
                 dropped.add(csv.rowsDropped)
                 for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
                 add(csv.rowLabels, &rowNames, &rowTimes, &rowIdx)
             case .iio:
                 guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { continue }
-                let dump = try loadIIO(file, input: input, sensor: sensor, spec: spec, checkOrder: checkOrder, warnings: &warnings)
+                let dump = try loadIIO(file, input: input, sensor: sensor, spec: spec, checkOrder: checkOrder, warnings: &warnings,
+                                       ledger: ledger)
                 rowsRead += dump.scans
                 dropped.add(dump.rowsDropped)
                 raw[file.inputIndex, default: []].append((dump.stream, file))
@@ -138,8 +143,8 @@ enum RecordingLoader {
     /// Throws for a dump without a whole scan (docs/inputs.md, "Bad rows and time order": no data rows), for decreasing
     /// timestamps unless `sort: true`, and for a partial scan under `strict: true`.
     static func loadIIO(_ file: InputFile, input: InputSpec, sensor: ChannelLayout.Sensor, spec: PipelineSpec,
-                        checkOrder: Bool, warnings: inout [String]) throws -> IIODump {
-        let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path)
+                        checkOrder: Bool, warnings: inout [String], ledger: InputLedger? = nil) throws -> IIODump {
+        let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path, ledger: ledger)
         let names = iio.channelNames, units = iio.channelUnits(spec.units)
         if names != sensor.channelNames || units != sensor.channelUnits {
             func show(_ n: [String], _ u: [String]) -> String { zip(n, u).map { "\($0) [\($1)]" }.joined(separator: ", ") }
@@ -147,7 +152,7 @@ enum RecordingLoader {
         }
         let name = input.sensor ?? PathText.stem(file.path)
         let dump = try IIODecoder.decode(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
-                                         strict: input.strict, sensor: name)
+                                         strict: input.strict, sensor: name, observer: ledger?.observer(.recording))
         warnings += iio.warnings.map(\.message) + dump.warnings.map(\.message)
         if dump.scans == 0 {
             throw IngestError(.iioNoScans(fileBytes: dump.fileBytes, scanBytes: dump.scanBytes), at: SourceLocation(file: file.path))

@@ -77,13 +77,15 @@ final class RecordingProcessor {
     /// Both give the same bytes; a streamed recording that whole processing must judge (an
     /// error, or label events far out of time order) is processed whole after all.
     ///
+    /// The record's inputs are hashed from the bytes the readers parsed (`ledger`, one per
+    /// recording); every read of a file, in either path, must give the same bytes.
     /// `reserve` is called with the values (4-byte units) the recording will hold at most, before
     /// its grid and windows are allocated (the run's `MemoryBudget`); it may wait.
-    func processToRecord(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?, inputs: [InputEntry],
+    func processToRecord(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?, ledger: InputLedger,
                          recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool,
                          bytesRead: (Int) -> Void = { _ in },
                          reserve: (Int) throws -> Void = { _ in }) throws -> RecordingRecord {
-        let bytes = inputs.reduce(0) { $0 + $1.bytes }
+        let bytes = source.files.reduce(0) { $0 + PathText.fileSize($1.path) }
         if bytes >= streamThresholdBytes && StreamingRecording.canStream(source, spec: spec) {
             try reserve(ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
                                                         length: windowPlan.length, features: featurePlan?.count ?? 0))
@@ -91,11 +93,15 @@ final class RecordingProcessor {
             let streaming = StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
                                                aligner: aligner, featurePlan: featurePlan, extractor: extractor,
                                                isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes,
-                                               valueLimit: valueLimit)
+                                               valueLimit: valueLimit, ledger: ledger)
             do {
-                return try streaming.run(inputs: inputs, recordPath: recordPath, pipelineSHA256: pipelineSHA256,
+                return try streaming.run(recordPath: recordPath, pipelineSHA256: pipelineSHA256,
                                          isCancelled: isCancelled, bytesRead: bytesRead)
             } catch let e as RunInterrupted {
+                throw e
+            } catch let e as MotionError where e.exitStatus == .ioError {
+                // A read failed, or a file changed as it was read: whole processing would only
+                // read it once more.
                 throw e
             } catch let e as StreamFallback where e.description.hasPrefix("a label event") {
                 log("notice: recording `\(source.name)`: \(e.description) (label rows far out of time order), so it is processed whole, in memory")
@@ -107,16 +113,17 @@ final class RecordingProcessor {
                 // the recording's error its canonical message.
             }
         }
-        let processed = try process(source, isTrain: isTrain, intervals: intervals, reserve: reserve)
-        let record = RecordingRecord(processed: processed, inputs: inputs, stored: nil)
+        let processed = try process(source, isTrain: isTrain, intervals: intervals, reserve: reserve, ledger: ledger)
+        let record = RecordingRecord(processed: processed, inputs: try ledger.inputs(for: source), stored: nil)
         try RecordStore.save(record, pipelineSHA256: pipelineSHA256, to: recordPath)
         return record
     }
 
     /// Processes `source` whole, in memory. Throws a `UserFacingError` when the recording cannot be read.
     func process(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?,
-                 reserve: (Int) throws -> Void = { _ in }) throws -> ProcessedRecording {
-        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals, gridLimit: valueLimit)
+                 reserve: (Int) throws -> Void = { _ in }, ledger: InputLedger? = nil) throws -> ProcessedRecording {
+        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals, gridLimit: valueLimit,
+                                                 ledger: ledger)
         let T = windowPlan.length
         let C = layout.channelNames.count
         try reserve(ResourceLimits.wholeEstimate(streams: recording.streams, rateHz: spec.resample.rateHz, channels: C,

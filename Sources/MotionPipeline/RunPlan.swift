@@ -23,9 +23,10 @@ struct RunPlan: Sendable {
     let windowLength: Int
     let pipelineSHA256: String
 
-    init(spec: PipelineSpec, sources: [RecordingSource]) throws {
+    /// - Parameter ledger: hears the files read to learn the channels (an IIO layout folder).
+    init(spec: PipelineSpec, sources: [RecordingSource], ledger: InputLedger? = nil) throws {
         self.spec = spec
-        layout = try ChannelLayout.make(spec)
+        layout = try ChannelLayout.make(spec, ledger: ledger)
         self.sources = sources
         let rate = spec.resample.rateHz
         windowLength = spec.window.length.samples(atRateHz: rate)

@@ -55,6 +55,8 @@ final class StreamingRecording {
     private let blockBytes: Int
     /// The most grid values, and window values, the recording may use (`RecordingProcessor.valueLimit`).
     private let valueLimit: Int
+    /// Hears every byte read, in every pass: each pass over a file must give the same bytes.
+    private let ledger: InputLedger?
 
     // Streams, in layout order, and which file each came from.
     private var streams: [_StreamBuffer]
@@ -105,9 +107,11 @@ final class StreamingRecording {
 
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
-         intervals: IntervalLabels?, blockBytes: Int, valueLimit: Int = ResourceLimits.maxGridValues) {
+         intervals: IntervalLabels?, blockBytes: Int, valueLimit: Int = ResourceLimits.maxGridValues,
+         ledger: InputLedger? = nil) {
         self.valueLimit = valueLimit
         self.source = source
+        self.ledger = ledger
         self.spec = spec
         self.layout = layout
         self.windowPlan = windowPlan
@@ -140,19 +144,20 @@ final class StreamingRecording {
         let input = spec.inputs[file.inputIndex]
         if input.sort {
             if sortedFiles[file.path] == nil {
-                sortedFiles[file.path] = try _SortedFile(file, source: source, spec: spec, layout: layout)
+                sortedFiles[file.path] = try _SortedFile(file, source: source, spec: spec, layout: layout, ledger: ledger)
             }
             return _SortedFileReader(sortedFiles[file.path]!, samplesPerBlock: Swift.max(1, blockBytes / 32))
         }
         switch input.type {
         case .iio:
             guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { return nil }
-            let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path)
+            let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path, ledger: ledger)
             guard iio.channelNames == sensor.channelNames && iio.channelUnits(spec.units) == sensor.channelUnits else {
                 throw StreamFallback(description: "\(file.path): its layout's channels differ from the input's first file's")
             }
             return try IIOBlockReader(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
-                                      strict: input.strict, sensor: input.sensor ?? PathText.stem(file.path), blockBytes: blockBytes)
+                                      strict: input.strict, sensor: input.sensor ?? PathText.stem(file.path), blockBytes: blockBytes,
+                                      observer: ledger?.observer(.recording))
         case .csv:
             guard let options = input.csv else { throw StreamFallback(description: "no csv options") }
             // As `RecordingLoader.loadRaw`: long files keep the layout's sensors, wide files
@@ -162,11 +167,11 @@ final class StreamingRecording {
             return try CSVBlockReader(path: file.path, displayPath: file.path, format: CSVFormat(options),
                                       units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
                                       unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
-                                      keep: keep, blockBytes: blockBytes)
+                                      keep: keep, blockBytes: blockBytes, observer: ledger?.observer(.recording))
         case .motioncollector:
             let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
             return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
-                                                  keep: keep, blockBytes: blockBytes)
+                                                  keep: keep, blockBytes: blockBytes, observer: ledger?.observer(.recording))
         }
     }
 
@@ -239,9 +244,10 @@ final class StreamingRecording {
         }
     }
 
-    /// Streams the recording into a record file at `recordPath`.
+    /// Streams the recording into a record file at `recordPath`; its inputs are what `ledger`
+    /// heard (or, without one, the files hashed afterwards).
     /// `bytesRead` hears how many input bytes the main pass has read, after every block.
-    func run(inputs: [InputEntry], recordPath: String, pipelineSHA256: String,
+    func run(recordPath: String, pipelineSHA256: String,
              isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in }) throws -> RecordingRecord {
         try designFilters(isCancelled: isCancelled)
         let writer = try RecordWriter(path: recordPath)
@@ -329,6 +335,7 @@ final class StreamingRecording {
             recordingDropped: dropped, gaps: dropped == nil ? gaps : 0, invalidPoints: dropped == nil ? invalidPoints : 0,
             warnings: warnings, xMoments: xMoments, featureMoments: featureMoments,
             longestRun: dropped == nil ? longestRun : 0)
+        let inputs = try (ledger ?? InputLedger(baseDirectory: spec.baseDirectory)).inputs(for: source)
         let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
                                        length: T, channels: C, featureCount: featurePlan?.count ?? 0)
         return RecordingRecord(processed: processed, inputs: inputs, stored: stored)
@@ -789,9 +796,9 @@ final class _SortedFile {
     let rowsDropped: ReasonCounts
     let warnings: [String]
 
-    init(_ file: InputFile, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout) throws {
+    init(_ file: InputFile, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, ledger: InputLedger?) throws {
         let one = RecordingSource(name: source.name, subject: source.subject, files: [file])
-        let raw = try RecordingLoader.loadRaw(one, spec: spec, layout: layout, checkOrder: false)
+        let raw = try RecordingLoader.loadRaw(one, spec: spec, layout: layout, checkOrder: false, ledger: ledger)
         var dropped = raw.dropped
         var streams: [RawStream] = []
         for (stream, _) in raw.raw[file.inputIndex] ?? [] {

@@ -164,8 +164,12 @@ struct ManifestDecoder {
             for (i, item) in inputs.enumerated() {
                 let path = "inputs[\(i)]"
                 guard let e = object(item, path) else { continue }
-                checkKeys(e, path: path, allowed: ["path", "bytes", "sha256"], required: ["path", "bytes", "sha256"])
+                checkKeys(e, path: path, allowed: ["path", "bytes", "sha256", "role"], required: ["path", "bytes", "sha256"])
                 _ = string(e["path"], path + ".path")
+                // `role` (absent in manifests written before it existed): what the file was to the run.
+                if e["role"] != nil, let role = string(e["role"], path + ".role"), !["recording", "labels", "iio_layout"].contains(role) {
+                    problems.append("`\(path).role` must be \"recording\", \"labels\" or \"iio_layout\", not \"\(role)\"")
+                }
                 _ = int(e["bytes"], path + ".bytes", min: 0)
                 _ = sha256(e["sha256"], path + ".sha256")
             }

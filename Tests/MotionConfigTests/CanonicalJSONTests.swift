@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MotionConfig
 
@@ -74,4 +75,46 @@ func canonicalJSONChangesWithAnyValue(old: String, new: String) throws {
     let b = try load(minimalPipeline + "labels:\n  classes: [turn, walk]\n  map: {T: turn, W: walk}\n  from: rows\n  min_fraction: 0.5\nsplit: {assign: {test: [s1, s2]}}\n")
     #expect(a.canonicalJSON() == b.canonicalJSON())
     #expect(a.canonicalJSON().contains(#""labels":{"classes":["turn","walk"],"from":"rows","map":{"T":"turn","W":"walk"},"min_fraction":0.5,"path":null,"policy":"majority"}"#))
+}
+
+/// An inline IIO layout decides how every byte of a dump is decoded, so each of its values must
+/// be in the canonical JSON that `pipeline.sha256` hashes (issue #14: `--resume` and `merge`
+/// refuse a changed pipeline by that hash; docs/hardening.md, "Data safety: provenance").
+@Test func everyInlineIIOLayoutValueIsInTheCanonicalJSON() throws {
+    func pipeline(_ layout: String) -> String {
+        """
+        version: 1
+        name: imu
+        inputs:
+          - type: iio
+            paths: ["dumps/*.bin"]
+            layout: \(layout)
+        resample: {rate_hz: 50}
+        window: {length_s: 1}
+        output: {type: hdf5, path: out}
+
+        """
+    }
+    let base = "{channels: [{name: in_accel_x, index: 0, type: 'le:s16/16>>0', scale: 0.5, offset: 1}], timestamp: {index: 1, type: 'le:s64/64>>0'}, sampling_frequency_hz: 100}"
+    let variants = [
+        base,
+        base.replacingOccurrences(of: "name: in_accel_x", with: "name: in_accel_y"),
+        base.replacingOccurrences(of: "index: 0", with: "index: 2"),
+        base.replacingOccurrences(of: "le:s16/16>>0", with: "be:s16/16>>0"),
+        base.replacingOccurrences(of: "scale: 0.5", with: "scale: 0.25"),
+        base.replacingOccurrences(of: "offset: 1", with: "offset: 2"),
+        base.replacingOccurrences(of: "timestamp: {index: 1", with: "timestamp: {index: 3"),
+        base.replacingOccurrences(of: "le:s64/64>>0", with: "le:u64/64>>0"),
+        base.replacingOccurrences(of: "sampling_frequency_hz: 100", with: "sampling_frequency_hz: 200"),
+        "\"{dirpath}/sysfs\"",
+    ]
+    let texts = try variants.map { try load(pipeline($0), file: "imu.yaml").canonicalJSON() }
+    #expect(Set(texts).count == variants.count, "two different layouts have one canonical form")
+    // Every value field of the options is one of those varied above; a new one must be added
+    // to the canonical form (and to this test).
+    let fields = Mirror(reflecting: IIOOptions()).children.compactMap(\.label).filter { !$0.lowercased().contains("location") }
+    #expect(Set(fields) == ["layoutFolder", "channels", "timestampIndex", "timestampType", "samplingFrequencyHz"])
+    let channelFields = Mirror(reflecting: IIOOptions.Channel(name: "a", index: 0, type: "le:s16/16>>0")).children
+        .compactMap(\.label).filter { !$0.lowercased().contains("location") }
+    #expect(Set(channelFields) == ["name", "index", "type", "scale", "offset"])
 }

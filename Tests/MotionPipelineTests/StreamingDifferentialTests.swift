@@ -122,18 +122,19 @@ import Testing
         let sources = try InputDiscovery.recordings(spec)
         let plan = try RunPlan(spec: spec, sources: sources)
         let source = sources[0]
-        let inputs = try RecordStore.hashInputs(source)
         let block = Int.random(in: 1...3000, using: &g)
         let isTrain = Bool.random(using: &g)
         let whole = Self.outcome {
             try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: .max)
-                .processToRecord(source, isTrain: isTrain, intervals: nil, inputs: inputs, recordPath: dir.path("whole.mprec"),
+                .processToRecord(source, isTrain: isTrain, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
+                                 recordPath: dir.path("whole.mprec"),
                                  pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
         }
         var streamedRecords = 0
         let streamed = Self.outcome {
             let r = try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: 0, streamBlockBytes: block)
-                .processToRecord(source, isTrain: isTrain, intervals: nil, inputs: inputs, recordPath: dir.path("streamed.mprec"),
+                .processToRecord(source, isTrain: isTrain, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
+                                 recordPath: dir.path("streamed.mprec"),
                                  pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
             if r.stored != nil { streamedRecords += 1 }
             return r

@@ -49,6 +49,9 @@ def test_workers_then_merge_equal_one_run(work):
         out = work / "parts" / f"p{i}"
         motionprep("run", work / "scale.yaml", "--worker", f"{i}/3", "--out", out, "--quiet")
         parts.append(out)
+    # Each part's part.json has its SHA-256 beside it, in sha256sum's format.
+    for part in parts:
+        subprocess.run(["sha256sum", "--check", "--quiet", "part.json.sha256"], cwd=part, check=True)
     motionprep("merge", work / "merged", *parts, "--quiet")
     same(work / "reference", work / "merged")
     # A missing part is refused.

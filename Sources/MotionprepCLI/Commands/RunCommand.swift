@@ -82,18 +82,19 @@ enum RunCommand {
         return .success
     }
 
-    /// Test hook for tests/python/test_crash_safety.py (docs/hardening.md): at checkpoint `point`
-    /// the run says so on stderr and stops there until it is killed. Not a user feature.
-    /// The crash-safety tests' hook (docs/hardening.md): stops at `point` until killed, or, with
-    /// `MOTIONPREP_TEST_CONTINUE_WHEN=PATH`, until `PATH` exists.
-    static func testPause(at point: String, continueWhen path: String?) -> @Sendable (String) -> Void {
+    /// Test hook for tests/python/test_crash_safety.py, test_output_safety.py and
+    /// test_provenance.py (docs/hardening.md): at checkpoint `point` the run says so on stderr and
+    /// stops there until it is killed, or, with `MOTIONPREP_TEST_CONTINUE_WHEN=PATH`, until PATH
+    /// exists. Not a user feature.
+    static func testPause(at point: String, continueWhen path: String? = nil) -> @Sendable (String) -> Void {
         { reached in
             guard reached == point else { return }
             Diagnostics.stderr("motionprep: test hook: paused at \(point)")
-            while true {
-                if let path, FileManager.default.fileExists(atPath: path) { return }
-                usleep(10_000)
+            if let path {
+                while access(path, F_OK) != 0 { usleep(2000) }
+                return
             }
+            while true { sleep(60) }
         }
     }
 

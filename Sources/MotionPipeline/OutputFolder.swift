@@ -180,7 +180,7 @@ enum OutputFolder {
     /// The files of a `--worker` part at `root`: `part.json`, `state.json` and its record files.
     static func partFiles(_ root: String, entries: [Entry]) -> Set<String>? {
         guard let object = readJSON(root + "/part.json"), object["format"] as? String == "motionprep.part" else { return nil }
-        var known: Set<String> = ["part.json", RunState.fileName, stagingMark, "records/"]
+        var known: Set<String> = ["part.json", PartManifest.checksumFileName, RunState.fileName, stagingMark, "records/"]
         for e in entries where e.isRegular && e.path.hasPrefix("records/") && !e.path.dropFirst(8).contains("/") && e.path.hasSuffix(".mprec") {
             known.insert(e.path)
         }

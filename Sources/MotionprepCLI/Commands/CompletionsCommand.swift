@@ -150,14 +150,15 @@ enum CompletionsCommand {
         for c in commands {
             let when = "-n '__fish_seen_subcommand_from \(c.name)'"
             for (o, v) in c.values {
-                var line = "complete -c motionprep \(when) \(option(o)) -r -d \(quote(c.describe(o)))"
+                // -r: takes a value, file names included; -x: takes a value, no file names.
+                var line = "complete -c motionprep \(when) \(option(o))"
                 switch v {
-                case .file: line += " -F"
-                case .directory: line += " -a '(__fish_complete_directories)'"
-                case .choices(let ch): line += " -a \(quote(ch.joined(separator: " ")))"
-                case .text: break
+                case .file: line += " -r"
+                case .directory: line += " -x -a '(__fish_complete_directories)'"
+                case .choices(let ch): line += " -x -a \(quote(ch.joined(separator: " ")))"
+                case .text: line += " -x"
                 }
-                lines.append(line)
+                lines.append(line + " -d \(quote(c.describe(o)))")
             }
             for f in c.flags { lines.append("complete -c motionprep \(when) \(option(f)) -d \(quote(c.describe(f)))") }
             // Arguments, except right after an option that takes a value (its own list applies).

@@ -17,11 +17,8 @@ public struct RunInterrupted: UserFacingError {
 public enum PipelineRunner {
     public static func run(_ spec: PipelineSpec, options: RunOptions) throws -> RunSummary {
         let sources = try InputDiscovery.recordings(spec, log: options.log)
-        let intervals: IntervalLabels? = try spec.labels.flatMap { labels in
-            guard labels.from == .intervals, let path = labels.path else { return nil }
-            return try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
-        }
         let plan = try RunPlan(spec: spec, sources: sources)
+        let intervals = plan.intervals
         var outDir = PathText.normalize(options.outputDirectory ?? PathText.join(spec.baseDirectory, spec.output.path))
         if let w = options.worker, options.outputDirectory == nil { outDir += "-part-\(w.index)-of-\(w.count)" }
         let staging = DatasetStaging(outputDirectory: outDir)

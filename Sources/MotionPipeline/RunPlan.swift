@@ -22,6 +22,10 @@ struct RunPlan: Sendable {
     let description: DatasetDescription
     let windowLength: Int
     let pipelineSHA256: String
+    /// The `intervals` file, read once (nil for other label sources).
+    let intervals: IntervalLabels?
+    /// Intervals rows that label nothing, by kind, and their warnings (docs/signal.md, "The label of each point").
+    let ignoredLabelRows: IgnoredLabelRows?
 
     init(spec: PipelineSpec, sources: [RecordingSource]) throws {
         self.spec = spec
@@ -47,11 +51,21 @@ struct RunPlan: Sendable {
             channelUnits: layout.channelUnits, classNames: spec.labels?.classes ?? [], featureNames: featureNames,
             subjectNames: subjects, recordingNames: recordingNames, hasFolds: assignment.foldCount != nil)
         pipelineSHA256 = SHA256Text.hex(spec.canonicalJSON())
+        // `from: path`: every file of a recording must give it one label, checked before anything is read.
+        for source in sources { _ = try LabelSources.pathLabel(source, spec: spec) }
+        if let labels = spec.labels, labels.from == .intervals, let path = labels.path {
+            let loaded = try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
+            intervals = loaded
+            ignoredLabelRows = IgnoredLabelRows(loaded, recordings: Set(sources.map(\.name)), labels: labels)
+        } else {
+            intervals = nil
+            ignoredLabelRows = nil
+        }
     }
 
     /// Warnings known before reading anything.
     var planWarnings: [String] {
-        var warnings: [String] = []
+        var warnings: [String] = ignoredLabelRows?.warnings ?? []
         if spec.split.by == .subject && sources.count > 1 && subjects.count == sources.count {
             warnings.append("every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits")
         }

@@ -25,7 +25,13 @@ extension IntervalLabels {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw MotionError(.noInput, "cannot read labels file \(path): no such file")
         }
-        let records = try CSVRecords.split([UInt8](data), displayPath: path)
+        let records: [CSVRecord]
+        do {
+            records = try CSVRecords.split([UInt8](data), displayPath: path)
+        } catch let e as IngestError {
+            guard case .recordTooLong(let limit) = e.kind else { throw e }
+            throw MotionError(.dataError, "\(e.location): line is longer than \(limit) bytes (is a quote left open, or is this not an intervals file, `recording,start_s,end_s,label`?)")
+        }
         let columns = ["recording", "start_s", "end_s", "label"]
         guard let header = records.first, header.fields == columns else {
             let first = records.first.map { $0.fields.joined(separator: ",") } ?? ""

@@ -14,7 +14,7 @@ import Testing
         #expect(r.map(\.fields) == [["a", "b"], ["x, y", "say \"hi\""], ["two\nlines", "plain"]])
         #expect(r.map(\.line) == [1, 2, 4])
         #expect(r[2].locations.map(\.description) == ["l.csv:4:1", "l.csv:5:9"])
-        #expect(r[1].locations.map(\.description) == ["l.csv:2:1", "l.csv:2:9"])
+        #expect(r[1].locations.map(\.description) == ["l.csv:2:1", "l.csv:2:8"])
     }
 
     @Test func noFinalLineEndAndBlankLinesAreFine() throws {

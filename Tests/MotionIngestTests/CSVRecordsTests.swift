@@ -27,6 +27,11 @@ import Testing
         #expect(e?.message.hasPrefix("l.csv:2:3: a quoted field is not closed before the end of the file") == true)
     }
 
+    @Test func invalidUTF8IsNamedWhereTheFieldStarts() throws {
+        let e = #expect(throws: IngestError.self) { try CSVRecords.split(Array("a,b\n1,".utf8) + [0xFF, 0x0A], displayPath: "l.csv") }
+        #expect(e?.message.hasPrefix("l.csv:2:3: a field is not valid UTF-8") == true)
+    }
+
     @Test func aNULByteIsNotText() throws {
         let e = #expect(throws: IngestError.self) { try split("a,b\n1,\u{0}\n") }
         #expect(e?.message.hasPrefix("l.csv:2: a field contains a NUL byte") == true)

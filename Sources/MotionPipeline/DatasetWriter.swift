@@ -75,7 +75,7 @@ final class DatasetWriter {
         for split in SplitName.allCases { files[split] = try sinks[split]!.finish() }
         sinks.removeAll()
         var warnings = plan.planWarnings
-        if let intervals = plan.intervals, let w = IgnoredLabelRows.noOverlapWarning(totals.labelRowsNoOverlap.sorted(), path: intervals.path) {
+        if let ignored = plan.ignoredLabelRows, let w = IgnoredLabelRows.noOverlapWarning(totals.labelRowsNoOverlap.sorted(), path: ignored.path) {
             warnings.append(w)
         }
         let count = { (s: SplitName) in files[s]!.reduce(0) { $0 + $1.numWindows } }

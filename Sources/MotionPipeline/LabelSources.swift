@@ -1,3 +1,4 @@
+import Foundation
 import MotionConfig
 import MotionCore
 
@@ -49,6 +50,25 @@ struct IgnoredLabelRows: Sendable {
     /// `label_not_in_classes` (the label, after `map`, is not in `classes`). Both keys are always present.
     var counts: [String: Int]
     var warnings: [String]
+    /// The intervals file as named in messages.
+    var path: String
+
+    init(counts: [String: Int], warnings: [String], path: String) {
+        self.counts = counts
+        self.warnings = warnings
+        self.path = path
+    }
+
+    /// As `part.json` keeps it for `merge`.
+    var json: JSONValue {
+        .object(["path": .string(path), "counts": .object(counts.mapValues { .int($0) }), "warnings": .array(warnings.map { .string($0) })])
+    }
+
+    init?(json: Any?) {
+        guard let o = json as? [String: Any], let path = o["path"] as? String, let c = o["counts"] as? [String: Any],
+              let w = o["warnings"] as? [String] else { return nil }
+        self.init(counts: c.compactMapValues { ($0 as? NSNumber)?.intValue }, warnings: w, path: path)
+    }
 
     /// How many examples a warning names.
     static let examples = 3
@@ -67,6 +87,7 @@ struct IgnoredLabelRows: Sendable {
         }
         counts = ["unknown_recording": unknown.count, "label_not_in_classes": outside.count]
         let path = intervals.path
+        self.path = path
         func list(_ rows: [IntervalLabels.Row], _ show: (IntervalLabels.Row) -> String) -> String {
             let shown = rows.prefix(Self.examples).map { "\(show($0)) at \(path):\($0.line)" }.joined(separator: ", ")
             return rows.count > Self.examples ? shown + ", …" : shown

@@ -22,6 +22,7 @@ enum PartManifest {
             }),
             "owned": .array(owned.map { .int($0) }),
             "failures": .array(failures.map { .object(["recording": .int($0.0), "error": .string($0.1)]) }),
+            "label_rows_ignored": plan.ignoredLabelRows?.json ?? .null,
         ])
         try staging.write(fileName, json.pretty() + "\n")
     }
@@ -36,6 +37,8 @@ enum PartManifest {
         var sources: [RecordingSource]
         var owned: Set<Int>
         var failures: [Int: String]
+        /// What the worker's plan counted of the intervals file (nil without one).
+        var ignoredLabelRows: IgnoredLabelRows?
     }
 
     static func read(_ dir: String) throws -> Part {
@@ -62,7 +65,8 @@ enum PartManifest {
         }
         return Part(directory: dir, worker: worker, workers: workers, pipelineSHA256: hash,
                     yaml: pipeline["yaml"] as? String ?? "", file: pipeline["file"] as? String ?? "pipeline.yaml",
-                    sources: sources, owned: Set(owned.map(\.intValue)), failures: failures)
+                    sources: sources, owned: Set(owned.map(\.intValue)), failures: failures,
+                    ignoredLabelRows: IgnoredLabelRows(json: o["label_rows_ignored"]))
     }
 }
 
@@ -92,7 +96,9 @@ extension PipelineRunner {
             throw MotionError(.noInput, "missing part(s) for worker(s) \(missing.map { "\($0)/\(first.workers)" }.joined(separator: ", ")); merge needs all \(first.workers)")
         }
         let spec = try PipelineLoader.load(yaml: first.yaml, file: first.file, baseDirectory: ".")
-        let plan = try RunPlan(spec: spec, sources: first.sources)
+        var replanned = try RunPlan(spec: spec, sources: first.sources, readLabels: false)
+        replanned.ignoredLabelRows = first.ignoredLabelRows
+        let plan = replanned
         guard plan.pipelineSHA256 == first.pipelineSHA256 else {
             throw MotionError(.dataError, "the pipeline stored in \(first.directory) no longer hashes to its recorded value; the part is damaged")
         }

@@ -22,12 +22,15 @@ struct RunPlan: Sendable {
     let description: DatasetDescription
     let windowLength: Int
     let pipelineSHA256: String
-    /// The `intervals` file, read once (nil for other label sources).
+    /// The `intervals` file, read once (nil for other label sources, and in `merge`).
     let intervals: IntervalLabels?
     /// Intervals rows that label nothing, by kind, and their warnings (docs/signal.md, "The label of each point").
-    let ignoredLabelRows: IgnoredLabelRows?
+    /// `merge` takes it from the parts (`part.json`), which recorded it: the labels file need not be there.
+    var ignoredLabelRows: IgnoredLabelRows?
 
-    init(spec: PipelineSpec, sources: [RecordingSource]) throws {
+    /// - Parameter readLabels: read the intervals file and check `from: path` labels (false for
+    ///   `merge`, which reads no input and takes what they gave from the parts).
+    init(spec: PipelineSpec, sources: [RecordingSource], readLabels: Bool = true) throws {
         self.spec = spec
         layout = try ChannelLayout.make(spec)
         self.sources = sources
@@ -52,8 +55,8 @@ struct RunPlan: Sendable {
             subjectNames: subjects, recordingNames: recordingNames, hasFolds: assignment.foldCount != nil)
         pipelineSHA256 = SHA256Text.hex(spec.canonicalJSON())
         // `from: path`: every file of a recording must give it one label, checked before anything is read.
-        for source in sources { _ = try LabelSources.pathLabel(source, spec: spec) }
-        if let labels = spec.labels, labels.from == .intervals, let path = labels.path {
+        if readLabels { for source in sources { _ = try LabelSources.pathLabel(source, spec: spec) } }
+        if readLabels, let labels = spec.labels, labels.from == .intervals, let path = labels.path {
             let loaded = try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
             intervals = loaded
             ignoredLabelRows = IgnoredLabelRows(loaded, recordings: Set(sources.map(\.name)), labels: labels)

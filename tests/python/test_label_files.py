@@ -237,3 +237,29 @@ def test_rows_that_label_nothing_are_warned_about_and_counted(walk_data, tmp_pat
     assert "intervals.csv" not in p.stderr
     manifest = json.loads((tmp_path / "clean" / "manifest.json").read_text())
     assert manifest["counts"]["label_rows_ignored"] == {"unknown_recording": 0, "label_not_in_classes": 0, "no_overlap": 0}
+
+
+def test_merge_keeps_the_counts_without_the_labels_file(walk_data, tmp_path):
+    """`merge` reads no input: the workers' parts carry what the intervals file gave, so the merged
+    dataset equals one run's even where the labels file is not reachable."""
+    src = sorted((walk_data / "data" / "subject01").glob("*.csv"))[:2]
+    (tmp_path / "data").mkdir()
+    for path, name in zip(src, ["r1", "r2"]):
+        shutil.copy(path, tmp_path / "data" / f"{name}.csv")
+    (tmp_path / "intervals.csv").write_text("recording,start_s,end_s,label\nr1,5,20,W\nghost,1,2,W\nr2,1,30,sit\nr2,100000,100001,W\n")
+    yaml = pipeline(tmp_path, "merge", "{from: intervals, path: intervals.csv, classes: [W]}", paths='"data/*.csv"')
+    run(yaml, tmp_path / "one", WHOLE)
+    parts = []
+    for i in range(2):
+        out = tmp_path / f"part{i}"
+        motionprep("run", yaml, "--worker", f"{i}/2", "--out", out, "--quiet")
+        parts.append(out)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    p = subprocess.run([BIN, "merge", str(tmp_path / "merged"), *map(str, parts)], capture_output=True, text=True, cwd=elsewhere)
+    assert p.returncode == 0, p.stderr
+    one = json.loads((tmp_path / "one" / "manifest.json").read_text())
+    merged = json.loads((tmp_path / "merged" / "manifest.json").read_text())
+    assert merged["counts"] == one["counts"]
+    assert one["counts"]["label_rows_ignored"] == {"unknown_recording": 1, "label_not_in_classes": 1, "no_overlap": 1}
+    assert sum("row(s) of" in l for l in p.stderr.splitlines() if l.startswith("warning:")) == 3

@@ -112,6 +112,13 @@ def test_path_labels_every_window_of_a_recording_by_its_folder(by_folder):
     reports = json.loads(motionprep("inspect", yaml, "--json").stdout)
     assert {r["recording"]: (r["labels"]["source"], [s["label"] for s in r["labels"]["segments"]]) for r in reports} == {
         "Walking/a": ("path", ["Walking"]), "Walking/b": ("path", ["Walking"]), "Squats/c": ("path", ["Squats"])}
+    assert "  labels (path): Squats " in motionprep("inspect", yaml).stdout
+    # --samples writes the label from the recording's first sample.
+    motionprep("inspect", yaml, "--samples", by_folder / "samples")
+    with open(by_folder / "samples" / "Squats" / "c" / "labels.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    streams, _ = ref.read_motioncollector(by_folder / "data" / "Squats" / "c.csv")
+    assert rows == [["time_s", "label"], [repr(float(streams["A"][0][0])), "Squats"]]
 
 
 def test_path_labels_must_agree_across_a_recordings_files(by_folder):

@@ -40,6 +40,8 @@ extension PipelineSpec {
                     "policy": .string(l.policy.rawValue),
                     "min_fraction": .double(l.minFraction),
                     "path": l.path.map(JSONValue.string) ?? .null,
+                    "clock": .string(l.clock.rawValue),
+                    "template": l.template.map(JSONValue.string) ?? .null,
                     "map": Self.object(l.map) { .string($0) },
                     "classes": .array(l.classes.map(JSONValue.string)),
                 ])

@@ -286,7 +286,14 @@ public struct WindowSpec: Sendable, Equatable {
 /// `labels` (docs/signal.md, "Windows and labels").
 public struct LabelsSpec: Sendable, Equatable {
     public enum Source: String, Sendable, CaseIterable {
-        case rows, markers, intervals
+        case rows, markers, intervals, path
+    }
+    /// `clock` (intervals only): what an intervals file's times count from.
+    public enum Clock: String, Sendable, CaseIterable {
+        /// The input's own clock, the clock of `start_time_s` (the default).
+        case input
+        /// Seconds from the recording's grid start T0 (docs/signal.md, "The grid").
+        case recording
     }
     public enum Policy: String, Sendable, CaseIterable {
         case majority, center, pure
@@ -297,17 +304,23 @@ public struct LabelsSpec: Sendable, Equatable {
     public var minFraction: Double
     /// `path` (intervals only), as written.
     public var path: String?
+    /// `clock` (intervals only); `.input` otherwise.
+    public var clock: Clock
+    /// `template` (`from: path` only): the path template whose rendering is a recording's label.
+    public var template: String?
     /// `map`: label renames, in mapping order.
     public var map: [KeyValue<String>]
     /// `classes`, or the sorted unique values of `map` when absent.
     public var classes: [String]
 
     public init(from: Source = .rows, policy: Policy = .majority, minFraction: Double = 0.5, path: String? = nil,
-                map: [KeyValue<String>] = [], classes: [String]) {
+                clock: Clock = .input, template: String? = nil, map: [KeyValue<String>] = [], classes: [String]) {
         self.from = from
         self.policy = policy
         self.minFraction = minFraction
         self.path = path
+        self.clock = clock
+        self.template = template
         self.map = map
         self.classes = classes
     }

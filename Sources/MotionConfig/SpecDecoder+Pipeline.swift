@@ -93,8 +93,8 @@ extension SpecDecoder {
             let canCarry = inputs.contains { $0.type == .motioncollector || ($0.type == .csv && $0.csv?.labelColumn != nil) }
             guard !canCarry else { return }
             report(mark, "\(what) at \(at(mark)) needs an input with row labels (a motioncollector input, "
-                   + "or a csv input with `label_column`), but no input has them; use `from: intervals` with a labels file")
-        case .intervals:
+                   + "or a csv input with `label_column`), but no input has them; use `from: intervals` with a labels file, or `from: path` to label recordings by their folder")
+        case .intervals, .path:
             return
         }
     }

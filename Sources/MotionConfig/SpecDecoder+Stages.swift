@@ -139,7 +139,7 @@ extension SpecDecoder {
     // MARK: - labels
 
     func decodeLabels(_ node: YAMLNode) -> LabelsSpec? {
-        guard let f = fields(node, path: "labels", allowed: ["from", "policy", "min_fraction", "path", "map", "classes"]) else { return nil }
+        guard let f = fields(node, path: "labels", allowed: ["from", "policy", "min_fraction", "path", "clock", "template", "map", "classes"]) else { return nil }
         var ok = true
         var from: LabelsSpec.Source? = .rows
         if let n = f["from"] { from = choice(n, "labels.from") }
@@ -165,8 +165,31 @@ extension SpecDecoder {
                 missing("path", in: f, note: " (the intervals file `from: intervals` reads)")
                 ok = false
             }
-        } else if from != nil, f.has("path") {
-            notApplicable("path", in: f, "applies only to `from: intervals`")
+        } else if let from, f.has("path") {
+            notApplicable("path", in: f, "applies only to `from: intervals`"
+                          + (from == .path ? " (`from: path` names recordings' labels with `template`, e.g. `template: \"{dir}\"`)" : ""))
+            ok = false
+        }
+        var clock = LabelsSpec.Clock.input
+        if let n = f["clock"] {
+            if from == .intervals {
+                if let c: LabelsSpec.Clock = choice(n, "labels.clock") { clock = c } else { ok = false }
+            } else if from != nil {
+                notApplicable("clock", in: f, "applies only to `from: intervals` (the other sources' times are the input's own)")
+                ok = false
+            }
+        }
+        var template: String?
+        if from == .path {
+            if let n = f["template"] {
+                template = self.template(n, "labels.template")
+                ok = ok && template != nil
+            } else {
+                missing("template", in: f, note: " (the path template, such as `\"{dir}\"`, whose value labels each recording with `from: path`)")
+                ok = false
+            }
+        } else if from != nil, f.has("template") {
+            notApplicable("template", in: f, "applies only to `from: path`")
             ok = false
         }
         var map: [KeyValue<String>] = []
@@ -189,7 +212,8 @@ extension SpecDecoder {
             ok = false
         }
         guard ok, let from, let policy else { return nil }
-        return LabelsSpec(from: from, policy: policy, minFraction: minFraction, path: path, map: map, classes: classes)
+        return LabelsSpec(from: from, policy: policy, minFraction: minFraction, path: path, clock: clock, template: template,
+                          map: map, classes: classes)
     }
 
     // MARK: - features

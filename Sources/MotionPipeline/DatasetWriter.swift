@@ -77,6 +77,9 @@ final class DatasetWriter {
         for split in SplitName.allCases { files[split] = try sinks[split]!.finish() }
         sinks.removeAll()
         var warnings = plan.planWarnings
+        if let ignored = plan.ignoredLabelRows, let w = IgnoredLabelRows.noOverlapWarning(totals.labelRowsNoOverlap.sorted(), path: ignored.path) {
+            warnings.append(w)
+        }
         let count = { (s: SplitName) in files[s]!.reduce(0) { $0 + $1.numWindows } }
         let total = SplitName.allCases.reduce(0) { $0 + count($1) }
         if total == 0 {
@@ -122,7 +125,8 @@ final class DatasetWriter {
                 .object(["path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256), "role": .string($0.role.rawValue)])
             },
             totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
-            foldCount: plan.foldCount)
+            foldCount: plan.foldCount,
+            ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } })
         checkpoint("before-manifest")
         try staging.write("manifest.json", manifest.pretty() + "\n")
         return RunSummary(
@@ -168,6 +172,8 @@ struct Totals {
     /// Per recording appended (canonical order), its longest gap-free stretch in grid points
     /// (nil when unknown: resumed from a record file).
     var longestRuns: [(recording: String, points: Int?)] = []
+    /// Lines of the intervals file that cover no grid point of their recording, ascending.
+    var labelRowsNoOverlap: [Int] = []
     var xMoments: RunningMoments
     var featureMoments: RunningMoments
 
@@ -184,6 +190,7 @@ struct Totals {
         gaps += r.gaps
         invalidPoints += r.invalidPoints
         longestRuns.append((r.source.name, r.longestRun))
+        labelRowsNoOverlap += r.labelRowsNoOverlap
         if let m = r.xMoments { xMoments.combine(m) }
         if let m = r.featureMoments { featureMoments.combine(m) }
     }

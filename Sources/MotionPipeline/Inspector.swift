@@ -98,6 +98,8 @@ public struct RecordingReport: Sendable {
     public var streams: [StreamReport]
     public var labels: [LabelSegment]
     public var labelSource: String
+    /// `from: intervals`: the file's rows naming this recording, in file order.
+    public var labelRows: [IntervalLabels.Row] = []
     public var warnings: [String]
     public var error: String?
 
@@ -111,6 +113,8 @@ public struct RecordingReport: Sendable {
             "streams": .array(streams.map(\.json)),
             "labels": .object([
                 "source": .string(labelSource),
+                "rows": .array(labelRows.map { .object(["line": .int($0.line), "start_s": .double($0.start), "end_s": .double($0.end),
+                                                        "label": .string($0.label)]) }),
                 "seconds": .object(totals.mapValues { .double($0) }),
                 "segments": .array(labels.map { .object(["start_s": .double($0.start), "end_s": .double($0.end),
                                                          "label": $0.label.map { .string($0) } ?? .null]) }),
@@ -128,6 +132,7 @@ public enum Inspector {
     public static func inspect(pipeline spec: PipelineSpec) throws -> [RecordingReport] {
         let layout = try ChannelLayout.make(spec)
         let sources = try InputDiscovery.recordings(spec)
+        let intervals = try loadIntervals(spec)
         return sources.map { source in
             let formats = Set(source.files.map { spec.inputs[$0.inputIndex].type.rawValue }).sorted().joined(separator: "+")
             var report = RecordingReport(name: source.name, subject: source.subject, files: source.files.map(\.path),
@@ -136,6 +141,7 @@ public enum Inspector {
             do {
                 let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
                 fill(&report, raw, maxGap: { spec.resample.maxGapS.value(for: $0) }, preferMarkers: spec.labels?.from == .markers)
+                try fillFixed(&report, source: source, spec: spec, raw: raw, intervals: intervals)
             } catch {
                 report.error = "\(error)"
             }
@@ -166,9 +172,40 @@ public enum Inspector {
         let useMarkers = preferMarkers || (raw.rowLabels.times.isEmpty && !raw.markers.times.isEmpty)
         let events = useMarkers ? raw.markers : raw.rowLabels
         report.labelSource = events.times.isEmpty ? "none" : (useMarkers ? "markers" : "rows")
-        let track = events.track()
-        let starts = report.streams.compactMap(\.firstTime), ends = report.streams.compactMap(\.lastTime)
-        guard let begin = starts.min(), let end = ends.max(), !track.times.isEmpty else { return }
+        report.labels = segments(events.track(), report.streams)
+    }
+
+    /// The intervals file of a pipeline with `from: intervals`, else nil.
+    static func loadIntervals(_ spec: PipelineSpec) throws -> IntervalLabels? {
+        guard let labels = spec.labels, labels.from == .intervals, let path = labels.path else { return nil }
+        return try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
+    }
+
+    /// The grid start T0 as `clock: recording` counts from: the latest first sample over the streams.
+    static func gridStart(_ raw: RawRecording) -> Double? {
+        raw.raw.values.joined().compactMap { $0.stream.times.min() }.max()
+    }
+
+    /// `from: intervals` or `from: path`: the labels the pipeline gives the recording, on the input's clock.
+    static func fillFixed(_ report: inout RecordingReport, source: RecordingSource, spec: PipelineSpec, raw: RawRecording,
+                          intervals: IntervalLabels?) throws {
+        guard let labels = spec.labels, let fixed = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals) else { return }
+        report.labelSource = labels.from.rawValue
+        report.labelRows = intervals?.rows.filter { $0.recording == source.name } ?? []
+        let track = fixed.onGrid(t0: gridStart(raw), clock: labels.clock)
+        if labels.from == .path {
+            let starts = report.streams.compactMap(\.firstTime), ends = report.streams.compactMap(\.lastTime)
+            guard let begin = starts.min(), let end = ends.max(), let name = track.names.first else { report.labels = []; return }
+            report.labels = [LabelSegment(start: begin, end: end, label: name)]
+        } else {
+            report.labels = segments(track, report.streams)
+        }
+    }
+
+    /// A track as segments over the streams' time span: unlabelled time before the first change, then one per change.
+    static func segments(_ track: LabelTrack, _ streams: [StreamReport]) -> [LabelSegment] {
+        let starts = streams.compactMap(\.firstTime), ends = streams.compactMap(\.lastTime)
+        guard let begin = starts.min(), let end = ends.max(), !track.times.isEmpty else { return [] }
         var segments: [LabelSegment] = []
         if track.times[0] > begin { segments.append(LabelSegment(start: begin, end: track.times[0], label: nil)) }
         for (i, t) in track.times.enumerated() {
@@ -176,7 +213,7 @@ public enum Inspector {
             let l = track.labels[i]
             segments.append(LabelSegment(start: t, end: next, label: l < 0 ? nil : track.names[Int(l)]))
         }
-        report.labels = segments
+        return segments
     }
 
     /// `inspect PIPELINE.yaml --samples DIR` (docs/commands.md): every parsed sample in file order,
@@ -195,6 +232,7 @@ public enum Inspector {
         for source in sources { try SamplesFolder.checkRecordingName(source.name, directory: directory) }
         try SamplesFolder.prepare(directory, entries: sources.map { SamplesFolder.topEntry(of: $0.name) })
         var written: [String] = []
+        let intervals = try loadIntervals(spec)
         for source in sources {
             let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
             let folder = try SamplesFolder.makeFolders(directory, recording: source.name)
@@ -218,10 +256,13 @@ public enum Inspector {
                 if let events {
                     let track = events.track()
                     for (t, l) in zip(track.times, track.labels) { text += "\(t),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n" }
-                } else if let path = labels.path {
-                    let intervals = try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path))
-                    if let track = intervals.tracks[source.name] {
-                        for (t, l) in zip(track.times, track.labels) { text += "\(t),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n" }
+                } else if let fixed = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals) {
+                    // `path`: the label from the first sample on; `intervals`: on the input's clock.
+                    let begin = raw.raw.values.joined().compactMap { $0.stream.times.min() }.min()
+                    let track = fixed.onGrid(t0: gridStart(raw), clock: labels.clock)
+                    for (t, l) in zip(track.times, track.labels) {
+                        let time = t.isFinite ? t : (begin ?? 0)
+                        text += "\(time),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n"
                     }
                 }
                 try OutputFiles.create(Array(text.utf8), at: folder + "/labels.csv")

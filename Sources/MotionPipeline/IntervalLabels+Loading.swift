@@ -1,20 +1,29 @@
 import Foundation
+import MotionConfig
 import MotionCore
 import MotionIngest
 
 extension IntervalLabels {
-    /// The longest line accepted, as `CSVReader` and `MotionCollectorReader` do.
-    static let maxLineBytes = 1 << 20
+    /// One row of an intervals file, as read.
+    public struct Row: Sendable, Equatable {
+        public var recording: String
+        public var start: Double
+        public var end: Double
+        public var label: String
+        /// The row's first physical line.
+        public var line: Int
+    }
 
     /// Reads an intervals file (docs/signal.md, "Windows and labels"): header `recording,start_s,end_s,label`, start inclusive,
     /// end exclusive; uncovered time has no label; overlapping intervals of a recording are an error.
+    /// Records are split by the csv input's rules (`CSVRecords`: RFC 4180 quoting, CRLF, a BOM) and
+    /// times parsed by its number grammar (`DecimalParser`: no hex, `inf` or `nan`).
     ///
     /// - Parameters:
     ///   - path: the file to open and name in messages.
     ///   - ledger: hears the bytes parsed (the manifest's `labels` input).
-    /// - Throws: `.noInput` when missing, `.dataError` for a bad row, an overlap or a line over
-    ///   ``maxLineBytes``, `.ioError` when it cannot be read (or, with a ledger, changes while it
-    ///   is read).
+    /// - Throws: `.noInput` when missing, `.dataError` (or `IngestError`) for a bad row or an
+    ///   overlap, `.ioError` when it cannot be read (or, with a ledger, changes while it is read).
     static func load(path: String, ledger: InputLedger? = nil) throws -> IntervalLabels {
         let bytes: [UInt8]
         do {
@@ -23,36 +32,36 @@ extension IntervalLabels {
             guard case .cannotOpen(let reason, _) = e.kind else { throw e }
             throw MotionError(.noInput, "cannot read labels file \(path): \(reason)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw MotionError(.dataError, "\(path): not UTF-8 text")
+        let records: [CSVRecord]
+        do {
+            records = try CSVRecords.split(bytes, displayPath: path)
+        } catch let e as IngestError {
+            guard case .recordTooLong(let limit) = e.kind else { throw e }
+            throw MotionError(.dataError, "\(e.location): line is longer than \(limit) bytes (is a quote left open, or is this not an intervals file, `recording,start_s,end_s,label`?)")
         }
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" }).map { line -> Substring in
-            line.hasSuffix("\r") ? line.dropLast() : line
+        let columns = ["recording", "start_s", "end_s", "label"]
+        guard let header = records.first, header.fields == columns else {
+            let first = records.first.map { $0.fields.joined(separator: ",") } ?? ""
+            let shown = first.count > 80 ? first.prefix(80) + "…" : Substring(first)
+            throw MotionError(.dataError, "\(records.first?.locations.first ?? SourceLocation(file: path, line: 1)): the header must be `recording,start_s,end_s,label`, not `\(shown)`")
         }
-        if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = first.dropFirst() }
-        // As the csv and MotionCollector readers: a line over 1 MiB is not a labels row.
-        if let i = lines.firstIndex(where: { $0.utf8.count > maxLineBytes }) {
-            throw MotionError(.dataError, "\(path):\(i + 1): line is longer than \(maxLineBytes) bytes (is this an intervals file, `recording,start_s,end_s,label`?)")
+        func seconds(_ r: CSVRecord, _ i: Int) throws -> Double {
+            if case .value(let v) = DecimalParser.parse(r.fields[i]) { return v }
+            throw MotionError(.dataError, "\(r.locations[i]): \(columns[i]) `\(Self.shown(r.fields[i]))` is not a number of seconds (expected a decimal such as `12.5` or `1.2e3`; hex, `inf`, `nan` and empty values are not accepted)")
         }
-        let header = lines.first.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
-        guard header == ["recording", "start_s", "end_s", "label"] else {
-            let first = lines.first ?? ""
-            let shown = first.count > 80 ? first.prefix(80) + "…" : first
-            throw MotionError(.dataError, "\(path):1: the header must be `recording,start_s,end_s,label`, not `\(shown)`")
-        }
-        var byRecording: [String: [(start: Double, end: Double, label: String, line: Int)]] = [:]
-        for (i, line) in lines.enumerated().dropFirst() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            let f = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard f.count == 4 else {
-                throw MotionError(.dataError, "\(path):\(i + 1): expected 4 fields (recording,start_s,end_s,label), found \(f.count)")
+        var rows: [Row] = []
+        var byRecording: [String: [Row]] = [:]
+        for r in records.dropFirst() {
+            guard r.fields.count == 4 else {
+                throw MotionError(.dataError, "\(path):\(r.line): expected 4 fields (recording,start_s,end_s,label), found \(r.fields.count) (a field that contains a comma must be quoted)")
             }
-            guard let s = Double(f[1]), s.isFinite else {
-                throw MotionError(.dataError, "\(path):\(i + 1): start_s `\(f[1])` is not a number of seconds")
+            let s = try seconds(r, 1), e = try seconds(r, 2)
+            guard e > s else {
+                throw MotionError(.dataError, "\(r.locations[2]): end_s `\(Self.shown(r.fields[2]))` must be a number of seconds greater than start_s \(r.fields[1])")
             }
-            guard let e = Double(f[2]), e.isFinite, e > s else {
-                throw MotionError(.dataError, "\(path):\(i + 1): end_s `\(f[2])` must be a number of seconds greater than start_s \(f[1])")
-            }
-            byRecording[f[0], default: []].append((s, e, f[3], i + 1))
+            let row = Row(recording: r.fields[0], start: s, end: e, label: r.fields[3], line: r.line)
+            rows.append(row)
+            byRecording[row.recording, default: []].append(row)
         }
         var tracks: [String: LabelTrack] = [:]
         for (name, items) in byRecording {
@@ -77,6 +86,11 @@ extension IntervalLabels {
             }
             tracks[name] = LabelTrack(names: names, times: times, labels: labels)
         }
-        return IntervalLabels(tracks: tracks)
+        return IntervalLabels(tracks: tracks, rows: rows, path: path)
+    }
+
+    /// A value as shown in a message: at most 60 characters.
+    static func shown(_ s: String) -> String {
+        s.count > 60 ? String(s.prefix(60)) + "…" : s
     }
 }

@@ -10,7 +10,7 @@ enum ManifestBuilder {
     static func manifest(spec: PipelineSpec, pipelineSHA256: String, description d: DatasetDescription, inputs: [JSONValue], totals: Totals,
                          recordings: Int, files: [SplitName: [WrittenFile]],
                          checksums: [(path: String, sha256: String, bytes: Int)],
-                         foldCount: Int? = nil) -> JSONValue {
+                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil) -> JSONValue {
         let T = d.windowLength, C = d.channelNames.count, F = d.featureNames.count
         var arrays: [String: JSONValue] = [
             "x": array("float32", [.null, .int(T), .int(C)]),
@@ -60,6 +60,18 @@ enum ManifestBuilder {
         }
         var dropped: [String: JSONValue] = [:]
         for (k, v) in totals.recordingsDropped { dropped[k] = .int(v) }
+        var counts: [String: JSONValue] = [
+            "recordings": .int(recordings),
+            "rows_read": .int(totals.rowsRead),
+            "rows_dropped": .object(totals.rowsDropped.mapValues { .int($0) }),
+            "windows_dropped": .object(totals.windowsDropped.mapValues { .int($0) }),
+            "recordings_dropped": .object(dropped),
+            "skipped_recordings": .array(totals.skipped.map { .object(["recording": .string($0.0), "error": .string($0.1)]) }),
+            "gaps": .int(totals.gaps),
+            "gap_seconds": .double(Double(totals.invalidPoints) / d.sampleRateHz),
+        ]
+        // `from: intervals` only: the file's rows that label nothing, by kind.
+        if let ignoredLabelRows { counts["label_rows_ignored"] = .object(ignoredLabelRows.mapValues { .int($0) }) }
         return .object([
             "format": .string("motionprep.dataset"),
             "format_version": .int(1),
@@ -78,16 +90,7 @@ enum ManifestBuilder {
             "arrays": .object(arrays),
             "split_policy": .object(policy),
             "normalization": normalization,
-            "counts": .object([
-                "recordings": .int(recordings),
-                "rows_read": .int(totals.rowsRead),
-                "rows_dropped": .object(totals.rowsDropped.mapValues { .int($0) }),
-                "windows_dropped": .object(totals.windowsDropped.mapValues { .int($0) }),
-                "recordings_dropped": .object(dropped),
-                "skipped_recordings": .array(totals.skipped.map { .object(["recording": .string($0.0), "error": .string($0.1)]) }),
-                "gaps": .int(totals.gaps),
-                "gap_seconds": .double(Double(totals.invalidPoints) / d.sampleRateHz),
-            ]),
+            "counts": .object(counts),
             "splits": .object(splits),
         ])
     }

@@ -35,6 +35,7 @@ enum PartManifest {
             "owned": .array(owned.map { .int($0) }),
             "failures": .array(failures.map { .object(["recording": .int($0.0), "error": .string($0.1)]) }),
             "inputs": .array(runInputs.map(\.json)),
+            "label_rows_ignored": plan.ignoredLabelRows?.json ?? .null,
         ])
         let text = json.pretty() + "\n"
         try staging.write(fileName, text)
@@ -53,6 +54,8 @@ enum PartManifest {
         var owned: Set<Int>
         var failures: [Int: String]
         var inputs: [InputEntry]
+        /// What the worker's plan counted of the intervals file (nil without one).
+        var ignoredLabelRows: IgnoredLabelRows?
     }
 
     /// Reads and checks `dir/part.json`: its checksum, then every field's type and range.
@@ -161,7 +164,8 @@ enum PartManifest {
             inputs.append(e)
         }
         return Part(directory: dir, worker: worker, workers: workers, pipelineSHA256: hash, yaml: yaml, file: file,
-                    baseDirectory: base, sources: sources, owned: owned, failures: failures, inputs: inputs)
+                    baseDirectory: base, sources: sources, owned: owned, failures: failures, inputs: inputs,
+                    ignoredLabelRows: IgnoredLabelRows(json: o["label_rows_ignored"]))
     }
 
     /// A JSON value as a message shows it.
@@ -218,7 +222,10 @@ extension PipelineRunner {
         for p in parts where p.sources != first.sources {
             throw MotionError(.dataError, "\(p.directory) lists other recordings (or other files for them) than \(first.directory): the workers found different input files; merge parts of one run only")
         }
-        let plan = try RunPlan(spec: spec, sources: first.sources)
+        // merge reads no labels file: what the workers' plans counted of it comes from the parts.
+        var replanned = try RunPlan(spec: spec, sources: first.sources, readLabels: false)
+        replanned.ignoredLabelRows = first.ignoredLabelRows
+        let plan = replanned
         guard plan.pipelineSHA256 == first.pipelineSHA256 else {
             throw MotionError(.dataError, "the pipeline stored in \(first.directory) no longer hashes to its recorded value; the part is damaged")
         }

@@ -19,11 +19,8 @@ public enum PipelineRunner {
         let sources = try InputDiscovery.recordings(spec, log: options.log)
         // Every file read is hashed from the bytes parsed (docs/hardening.md, "Data safety: provenance").
         let ledger = InputLedger(baseDirectory: spec.baseDirectory, onFirstBytes: { options.checkpoint("input-read") })
-        let intervals: IntervalLabels? = try spec.labels.flatMap { labels in
-            guard labels.from == .intervals, let path = labels.path else { return nil }
-            return try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path), ledger: ledger)
-        }
         let plan = try RunPlan(spec: spec, sources: sources, ledger: ledger)
+        let intervals = plan.intervals
         var outDir = PathText.normalize(options.outputDirectory ?? PathText.join(spec.baseDirectory, spec.output.path))
         if let w = options.worker, options.outputDirectory == nil { outDir += "-part-\(w.index)-of-\(w.count)" }
         let staging = DatasetStaging(outputDirectory: outDir)

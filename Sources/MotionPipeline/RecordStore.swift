@@ -242,6 +242,7 @@ enum RecordStore {
             "gaps": .int(p.gaps),
             "invalid_points": .int(p.invalidPoints),
             "warnings": .array(p.warnings.map { .string($0) }),
+            "label_rows_no_overlap": .array(p.labelRowsNoOverlap.map { .int($0) }),
             "x_moments": .int(p.xMoments == nil ? 0 : 1),
             "feature_moments": .int(p.featureMoments == nil ? 0 : 1),
             "inputs": .array(inputs.map(\.json)),
@@ -331,7 +332,8 @@ enum RecordStore {
             rowsDropped: counts("rows_dropped"), windowsDropped: counts("windows_dropped"),
             recordingDropped: h["recording_dropped"] as? String,
             gaps: int("gaps"), invalidPoints: int("invalid_points"), warnings: (h["warnings"] as? [String]) ?? [],
-            xMoments: xm, featureMoments: fm)
+            xMoments: xm, featureMoments: fm,
+            labelRowsNoOverlap: ((h["label_rows_no_overlap"] as? [NSNumber]) ?? []).map(\.intValue))
         let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F)
         if verify { try stored.verify() }
         return (RecordingRecord(processed: processed, inputs: inputs, stored: stored), h["pipeline_sha256"] as? String ?? "")

@@ -4,7 +4,12 @@ import MotionIngest
 
 /// Labels from an `intervals` file (docs/signal.md, "Windows and labels"): per recording name, a step function.
 public struct IntervalLabels: Sendable {
+    /// Per recording name, on the file's clock (`clock: recording` shifts them by T0 later).
     public var tracks: [String: LabelTrack]
+    /// Every row in file order, for the warnings about rows that label nothing.
+    public var rows: [Row] = []
+    /// The file as named in messages.
+    public var path: String = ""
 }
 
 /// Everything ingest parsed for a recording, in file order, before the time-order rules: what
@@ -54,7 +59,9 @@ enum RecordingLoader {
             switch labels.from {
             case .rows: track = r.rowLabels.track()
             case .markers: track = r.markers.track()
-            case .intervals: track = intervals?.tracks[source.name] ?? .empty
+            case .intervals, .path:
+                let t0 = streams.compactMap { $0.times.first }.max()
+                track = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals)?.onGrid(t0: t0, clock: labels.clock)
             }
         }
         return Recording(name: source.name, subject: source.subject, streams: streams, labels: track,

@@ -24,6 +24,9 @@ public struct ProcessedRecording: Sendable {
     /// The longest run of valid grid points (gap-free stretch), for the message of a run without
     /// windows; nil when not known (a recording resumed from a record file).
     public var longestRun: Int? = nil
+    /// Lines of the intervals file whose row (of this recording, label in `classes`) covers no
+    /// grid point of it (`counts.label_rows_ignored.no_overlap`).
+    public var labelRowsNoOverlap: [Int] = []
 }
 
 /// Runs one recording through ingest → resample → window → label → features. Stateless apart
@@ -90,7 +93,7 @@ final class RecordingProcessor {
             try reserve(ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
                                                         length: windowPlan.length, features: featurePlan?.count ?? 0))
             if extractor == nil, let featurePlan { extractor = FeatureExtractor(plan: featurePlan) }
-            let streaming = StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
+            let streaming = try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
                                                aligner: aligner, featurePlan: featurePlan, extractor: extractor,
                                                isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes,
                                                valueLimit: valueLimit, ledger: ledger)
@@ -138,7 +141,15 @@ final class RecordingProcessor {
         guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
             result.recordingDropped = "too_few_samples"
             result.longestRun = 0
+            if let intervals {
+                result.labelRowsNoOverlap = LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
+                                                                        gridCount: 0, time: { _ in 0 })
+            }
             return result
+        }
+        if let intervals {
+            result.labelRowsNoOverlap = LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
+                                                                    gridCount: signal.grid.count, time: signal.grid.time)
         }
         let gapStats = signal.gapStatistics
         result.gaps = gapStats.gaps

@@ -22,9 +22,18 @@ struct RunPlan: Sendable {
     let description: DatasetDescription
     let windowLength: Int
     let pipelineSHA256: String
+    /// The `intervals` file, read once (nil for other label sources, and in `merge`).
+    let intervals: IntervalLabels?
+    /// Intervals rows that label nothing, by kind, and their warnings (docs/signal.md, "The label of each point").
+    /// `merge` takes it from the parts (`part.json`), which recorded it: the labels file need not be there.
+    var ignoredLabelRows: IgnoredLabelRows?
 
-    /// - Parameter ledger: hears the files read to learn the channels (an IIO layout folder).
-    init(spec: PipelineSpec, sources: [RecordingSource], ledger: InputLedger? = nil) throws {
+    /// - Parameters:
+    ///   - ledger: hears the files read (an IIO layout folder to learn the channels, the
+    ///     intervals file).
+    ///   - readLabels: read the intervals file and check `from: path` labels (false for
+    ///     `merge`, which reads no input and takes what they gave from the parts).
+    init(spec: PipelineSpec, sources: [RecordingSource], ledger: InputLedger? = nil, readLabels: Bool = true) throws {
         self.spec = spec
         layout = try ChannelLayout.make(spec, ledger: ledger)
         self.sources = sources
@@ -48,11 +57,21 @@ struct RunPlan: Sendable {
             channelUnits: layout.channelUnits, classNames: spec.labels?.classes ?? [], featureNames: featureNames,
             subjectNames: subjects, recordingNames: recordingNames, hasFolds: assignment.foldCount != nil)
         pipelineSHA256 = SHA256Text.hex(spec.canonicalJSON())
+        // `from: path`: every file of a recording must give it one label, checked before anything is read.
+        if readLabels { for source in sources { _ = try LabelSources.pathLabel(source, spec: spec) } }
+        if readLabels, let labels = spec.labels, labels.from == .intervals, let path = labels.path {
+            let loaded = try IntervalLabels.load(path: PathText.join(spec.baseDirectory, path), ledger: ledger)
+            intervals = loaded
+            ignoredLabelRows = IgnoredLabelRows(loaded, recordings: Set(sources.map(\.name)), labels: labels)
+        } else {
+            intervals = nil
+            ignoredLabelRows = nil
+        }
     }
 
     /// Warnings known before reading anything.
     var planWarnings: [String] {
-        var warnings: [String] = []
+        var warnings: [String] = ignoredLabelRows?.warnings ?? []
         if spec.split.by == .subject && sources.count > 1 && subjects.count == sources.count {
             warnings.append("every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits")
         }

@@ -81,7 +81,10 @@ final class StreamingRecording {
     private var invalidPoints = 0
     private var longestRun = 0
     // Labels.
-    private let fixedTrack: LabelTrack?
+    /// The `intervals` or `path` track, on the input's clock once T0 is known (`clock: recording`).
+    private var fixedTrack: LabelTrack?
+    /// The intervals file, for the rows that cover no grid point.
+    private let intervals: IntervalLabels?
     private var eventNames: [String] = []
     private var eventTimes: [Double] = []
     private var eventLabels: [Int32] = []
@@ -108,7 +111,7 @@ final class StreamingRecording {
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
          intervals: IntervalLabels?, blockBytes: Int, valueLimit: Int = ResourceLimits.maxGridValues,
-         ledger: InputLedger? = nil) {
+         ledger: InputLedger? = nil) throws {
         self.valueLimit = valueLimit
         self.source = source
         self.ledger = ledger
@@ -127,11 +130,8 @@ final class StreamingRecording {
         streamFile = Array(repeating: nil, count: layout.sensors.count)
         streamNames = layout.sensors.map(\.name)
         row = [Float](repeating: 0, count: layout.channelNames.count)
-        if let labels = spec.labels, labels.from == .intervals {
-            fixedTrack = intervals?.tracks[source.name] ?? .empty
-        } else {
-            fixedTrack = nil
-        }
+        fixedTrack = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals)
+        self.intervals = intervals
         out = WindowBatch(length: windowPlan.length, channelCount: layout.channelNames.count,
                           featureCount: featurePlan?.count ?? 0)
     }
@@ -334,7 +334,11 @@ final class StreamingRecording {
             rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
             recordingDropped: dropped, gaps: dropped == nil ? gaps : 0, invalidPoints: dropped == nil ? invalidPoints : 0,
             warnings: warnings, xMoments: xMoments, featureMoments: featureMoments,
-            longestRun: dropped == nil ? longestRun : 0)
+            longestRun: dropped == nil ? longestRun : 0,
+            labelRowsNoOverlap: intervals.map { intervals in
+                LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
+                                            gridCount: dropped == nil ? nextPoint : 0, time: { self.time($0) })
+            } ?? [])
         let inputs = try (ledger ?? InputLedger(baseDirectory: spec.baseDirectory)).inputs(for: source)
         let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
                                        length: T, channels: C, featureCount: featurePlan?.count ?? 0)
@@ -441,6 +445,7 @@ final class StreamingRecording {
         if t0 == nil {
             guard streams.allSatisfy({ $0.firstTime != nil }) else { return }
             t0 = streams.map { $0.firstTime! }.max()!
+            if let labels = spec.labels { fixedTrack = fixedTrack?.onGrid(t0: t0, clock: labels.clock) }
         }
         var limit = Double.infinity
         if final {

@@ -217,7 +217,7 @@ struct ManifestDecoder {
         if let c = object(top["counts"], "counts") {
             checkKeys(c, path: "counts",
                       allowed: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds",
-                                "recordings_dropped", "skipped_recordings"],
+                                "recordings_dropped", "skipped_recordings", "label_rows_ignored"],
                       required: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds"])
             countedRecordings = int(c["recordings"], "counts.recordings", min: 0)
             _ = int(c["rows_read"], "counts.rows_read", min: 0)
@@ -228,6 +228,7 @@ struct ManifestDecoder {
             _ = counts(c["rows_dropped"], "counts.rows_dropped")
             windowsDropped = counts(c["windows_dropped"], "counts.windows_dropped")
             if c["recordings_dropped"] != nil { _ = counts(c["recordings_dropped"], "counts.recordings_dropped") }
+            if c["label_rows_ignored"] != nil { _ = counts(c["label_rows_ignored"], "counts.label_rows_ignored") }
             if let s = c["skipped_recordings"], let list = array(s, "counts.skipped_recordings") {
                 for (i, item) in list.enumerated() {
                     let path = "counts.skipped_recordings[\(i)]"

@@ -70,11 +70,25 @@ func canonicalJSONChangesWithAnyValue(old: String, new: String) throws {
     #expect(!json.contains("\"line\"") && !json.contains("\"file\"") && !json.contains("base"))
 }
 
+@Test func labelsClockAndTemplateInCanonicalJSON() throws {
+    let a = try load(minimalPipeline + "labels: {from: intervals, path: l.csv, classes: [walk]}\n")
+    let b = try load(minimalPipeline + "labels: {from: intervals, path: l.csv, clock: input, classes: [walk]}\n")
+    let c = try load(minimalPipeline + "labels: {from: intervals, path: l.csv, clock: recording, classes: [walk]}\n")
+    #expect(a.canonicalJSON() == b.canonicalJSON())
+    #expect(a.canonicalJSON() != c.canonicalJSON())
+    #expect(c.canonicalJSON().contains(#""clock":"recording","from":"intervals""#))
+    let d = try load(minimalPipeline + "labels: {from: path, template: \"{dir}\", classes: [walk]}\n")
+    let e = try load(minimalPipeline + "labels: {from: path, template: \"{dir:2}\", classes: [walk]}\n")
+    #expect(d.labels?.from == .path && d.labels?.template == "{dir}")
+    #expect(d.canonicalJSON().contains(#""template":"{dir}""#))
+    #expect(d.canonicalJSON() != e.canonicalJSON())
+}
+
 @Test func labelsAndSplitAssignInCanonicalJSON() throws {
     let a = try load(minimalPipeline + "labels: {map: {W: walk, T: turn}}\nsplit: {assign: {test: [s2, s1]}}\n")
     let b = try load(minimalPipeline + "labels:\n  classes: [turn, walk]\n  map: {T: turn, W: walk}\n  from: rows\n  min_fraction: 0.5\nsplit: {assign: {test: [s1, s2]}}\n")
     #expect(a.canonicalJSON() == b.canonicalJSON())
-    #expect(a.canonicalJSON().contains(#""labels":{"classes":["turn","walk"],"from":"rows","map":{"T":"turn","W":"walk"},"min_fraction":0.5,"path":null,"policy":"majority"}"#))
+    #expect(a.canonicalJSON().contains(#""labels":{"classes":["turn","walk"],"clock":"input","from":"rows","map":{"T":"turn","W":"walk"},"min_fraction":0.5,"path":null,"policy":"majority","template":null}"#))
 }
 
 /// An inline IIO layout decides how every byte of a dump is decoded, so each of its values must

@@ -82,6 +82,18 @@ let badPipelines: [BadPipeline] = [
                 "missing required key `length_s` or `length_samples` in `window` at walk.yaml:8:3"),
     BadPipeline("intervals without a path", minimalPipeline + "labels:\n  from: intervals\n  classes: [walk]\n",
                 "missing required key `path` in `labels` at walk.yaml:12:3 (the intervals file `from: intervals` reads)"),
+    BadPipeline("path labels without a template", minimalPipeline + "labels:\n  from: path\n  classes: [walk]\n",
+                "missing required key `template` in `labels` at walk.yaml:12:3 (the path template, such as `\"{dir}\"`, whose value labels each recording with `from: path`)"),
+    BadPipeline("path labels with an intervals path", minimalPipeline + "labels:\n  from: path\n  path: x.csv\n  template: \"{dir}\"\n  classes: [walk]\n",
+                "key `path` in `labels` at walk.yaml:13:3 applies only to `from: intervals` (`from: path` names recordings' labels with `template`, e.g. `template: \"{dir}\"`)"),
+    BadPipeline("template with intervals", minimalPipeline + "labels:\n  from: intervals\n  path: x.csv\n  template: \"{dir}\"\n  classes: [walk]\n",
+                "key `template` in `labels` at walk.yaml:14:3 applies only to `from: path`"),
+    BadPipeline("template with an unknown placeholder", minimalPipeline + "labels:\n  from: path\n  template: \"{folder}\"\n  classes: [walk]\n",
+                "`labels.template` at walk.yaml:13:13 uses the unknown placeholder `{folder}`; templates may use only `{stem}`, `{dir}`, `{dir:N}` or `{dirpath}` (N ≥ 1)"),
+    BadPipeline("clock with rows", minimalPipeline + "labels:\n  clock: recording\n  classes: [walk]\n",
+                "key `clock` in `labels` at walk.yaml:12:3 applies only to `from: intervals` (the other sources' times are the input's own)"),
+    BadPipeline("unknown clock", minimalPipeline + "labels:\n  from: intervals\n  path: x.csv\n  clock: sample\n  classes: [walk]\n",
+                "`labels.clock` at walk.yaml:14:10 must be `input` or `recording`, not `sample`"),
     BadPipeline("labels without classes or map", minimalPipeline + "labels:\n  policy: pure\n",
                 "missing required key `classes` or `map` in `labels` at walk.yaml:12:3; `classes` lists the class names in order"),
     // Conflicting keys.
@@ -128,7 +140,7 @@ let badPipelines: [BadPipeline] = [
                 "`labels.from: markers` at walk.yaml:14:9 needs motioncollector inputs, which alone carry markers, but `inputs[0]` is not; use `from: rows` or `from: intervals`"),
     BadPipeline("row labels without a label column", edited("type: motioncollector", "type: csv\n    time: {column: t}\n    channels: {acc_x: ax}")
                     + "labels:\n  classes: [W]\n",
-                "`labels` (`from: rows` by default) at walk.yaml:14:3 needs an input with row labels (a motioncollector input, or a csv input with `label_column`), but no input has them; use `from: intervals` with a labels file"),
+                "`labels` (`from: rows` by default) at walk.yaml:14:3 needs an input with row labels (a motioncollector input, or a csv input with `label_column`), but no input has them; use `from: intervals` with a labels file, or `from: path` to label recordings by their folder"),
     // YAML-level problems.
     BadPipeline("YAML syntax error", "version: [1\ninputs: []\n",
                 "invalid YAML at walk.yaml:2:7: did not find expected ',' or ']' while parsing a flow sequence that starts at 1:10"),

@@ -120,7 +120,11 @@ CASES = [
          [r"^motionprep: data/rec\.csv:12: line is longer than 1048576 bytes \(is a quote left open"]),
     Case("intervals-2MB-line", {REC: mc_file(), "labels.csv": b"recording,start_s,end_s,label\nrec,0,1,W\nrec,1," + b"2" * (2 << 20) + b",W\n"},
          pipeline(extra="labels: {from: intervals, path: labels.csv, classes: [W]}\n"), 65,
-         [r"^motionprep: labels\.csv:3: line is longer than 1048576 bytes \(is this an intervals file, `recording,start_s,end_s,label`\?\)$"]),
+         [r"^motionprep: labels\.csv:3: line is longer than 1048576 bytes \(is a quote left open, or is this not an intervals file, `recording,start_s,end_s,label`\?\)$"]),
+    # A quote left open runs to the end of the file: named where it opens.
+    Case("intervals-quote-left-open", {REC: mc_file(), "labels.csv": b'recording,start_s,end_s,label\nrec,0,1,"W\nrec,1,2,W\n'},
+         pipeline(extra="labels: {from: intervals, path: labels.csv, classes: [W]}\n"), 65,
+         [r"^motionprep: labels\.csv:2:9: a quoted field is not closed before the end of the file"]),
     # --- numbers (docs/inputs.md, "Bad rows and time order"): errors name line:column and the value
     Case("1.2.3", {REC: mc_file(b"A,W,0.105,1.2.3,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"1\.2\.3"]),
     Case("0x10", {REC: mc_file(b"A,W,0.105,0x10,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"0x10"]),

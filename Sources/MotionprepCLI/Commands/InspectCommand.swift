@@ -119,6 +119,10 @@ enum InspectCommand {
                 out.append("  labels (\(r.labelSource)): " + totals.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f s", $0.key, $0.value) }.joined(separator: ", ") + ", \(r.labels.count) segments")
                 for s in r.labels { out.append(String(format: "    %10.3f – %10.3f  %@", s.start, s.end, s.label ?? "(none)")) }
             }
+            if r.labelSource == "intervals" {
+                out.append("  intervals rows matched: \(r.labelRows.count)")
+                for row in r.labelRows { out.append("    line \(row.line): \(row.start) – \(row.end)  \(row.label)") }
+            }
             for w in r.warnings { out.append("  warning: \(w)") }
         }
         try Diagnostics.stdout(out.joined(separator: "\n"))

@@ -259,26 +259,31 @@ public enum ShardReader {
         return ShardContents(memberNames: members.map(\.name), samples: samples, arrays: arrays)
     }
 
-    /// JSONSerialization gives `true` and `false` as NSNumbers of type `c`.
-    private static func isBool(_ n: NSNumber) -> Bool { String(cString: n.objCType) == "c" }
+    /// The fields of `{key}.json`, decoded with JSONDecoder (which reads doubles exactly; the
+    /// key set is checked separately).
+    private struct SampleJSON: Decodable {
+        var subject: String
+        var recording: String
+        var startTimeS: Double
+        var label: String?
+        var foldIndex: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case subject, recording, label
+            case startTimeS = "start_time_s"
+            case foldIndex = "fold_index"
+        }
+    }
 
     private static func parseJSON(_ bytes: ArraySlice<UInt8>, member: String, key: String, number: Int, classID: Int64) throws -> ShardSample {
-        let fields = ["fold_index", "label", "recording", "start_time_s", "subject"]
-        guard let o = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              Set(o.keys).isSubset(of: fields),
-              let subject = o["subject"] as? String, let recording = o["recording"] as? String,
-              let startNumber = o["start_time_s"] as? NSNumber, !isBool(startNumber),
-              let label = o["label"], label is NSNull || label is String else {
+        let fields: Set<String> = ["fold_index", "label", "recording", "start_time_s", "subject"]
+        let data = Data(bytes)
+        guard let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              Set(o.keys).isSubset(of: fields), o.keys.contains("label"),
+              let j = try? JSONDecoder().decode(SampleJSON.self, from: data) else {
             throw MotionError(.dataError, "member `\(member)` is not a JSON object of subject, recording, start_time_s, label and fold_index")
         }
-        var fold: Int?
-        if let f = o["fold_index"] {
-            guard let n = f as? NSNumber, !isBool(n), let v = Int(exactly: n.doubleValue) else {
-                throw MotionError(.dataError, "member `\(member)` has a `fold_index` that is not a whole number")
-            }
-            fold = v
-        }
-        return ShardSample(key: key, windowNumber: number, classID: classID, subject: subject, recording: recording,
-                           startTimeS: startNumber.doubleValue, label: label as? String, foldIndex: fold)
+        return ShardSample(key: key, windowNumber: number, classID: classID, subject: j.subject, recording: j.recording,
+                           startTimeS: j.startTimeS, label: j.label, foldIndex: j.foldIndex)
     }
 }

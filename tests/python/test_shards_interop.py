@@ -351,3 +351,18 @@ def test_read_hdf5_example(datasets):
     with pytest.raises(IndexError):
         ds[len(ds)]
     ds.close()
+
+
+@pytest.mark.parametrize("which", ["zstd", "tar"])
+def test_inspect_a_shard(datasets, which):
+    root, _, tar_root = datasets
+    path = read_shards.shard_paths(root if which == "zstd" else tar_root, "validation")[0]
+    info = json.loads(motionprep("inspect", path, "--json").stdout)
+    windows = list(read_shards.iter_shard(path))
+    assert info["num_windows"] == len(windows) == PER_SHARD
+    assert info["sample_members"] == [".x.npy", ".y.cls", ".features.npy", ".json"]
+    assert info["first_key"] == windows[0][0]
+    assert sum(info["labels"].values()) == len(windows)
+    assert {a["name"]: a["shape"] for a in info["arrays"]}["x"] == [PER_SHARD, 128, 18]
+    text = motionprep("inspect", path).stdout
+    assert f"{PER_SHARD} windows (one webdataset sample each)" in text

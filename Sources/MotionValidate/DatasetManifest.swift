@@ -352,7 +352,9 @@ struct ManifestDecoder {
         }
 
         guard let storage, let rate, let length, let stride, let channelNames, let channelUnits, let classes,
-              let features, let subjects, let recordings, let arrays, let splits, foldsOK
+              let features, let subjects, let recordings, let arrays, let splits, foldsOK,
+              // Another version's files are not read as this one's: its data checks are skipped.
+              version == nil || version == Self.formatVersion
         else { return nil }
         return DatasetManifest(storage: storage, sampleRateHz: rate, windowLength: length, windowStride: stride,
                                channelNames: channelNames, channelUnits: channelUnits, classes: classes,

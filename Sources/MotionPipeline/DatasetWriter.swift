@@ -33,7 +33,8 @@ final class DatasetWriter {
                 sinks[split] = try ShardSplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description,
                                                   windowsPerShard: plan.spec.output.windowsPerShard,
                                                   compressionLevel: plan.spec.output.compressionLevel,
-                                                  compress: plan.spec.output.compression == .zstd, seed: plan.spec.split.seed)
+                                                  compress: plan.spec.output.compression == .zstd, seed: plan.spec.split.seed,
+                                                  threads: Swift.max(1, jobs))
             }
         }
     }

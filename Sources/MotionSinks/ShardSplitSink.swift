@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import MotionCore
 import MotionZstd
 
@@ -11,8 +13,8 @@ import MotionZstd
 /// Windows arrive per recording in canonical order and are spooled, one fixed-size row per
 /// window, into a temporary file beside the split folder. `finish()` then knows the split's
 /// window count, computes the shuffle permutation (``ShardShuffle``; 8 bytes a window) and
-/// writes every shard by gathering its windows from the spool with random-access reads, so at
-/// most one shard's windows are in memory.
+/// writes every shard by gathering its windows from the spool with random-access reads, on
+/// `threads` lanes, so at most one shard's windows per lane are in memory.
 ///
 /// Each window is one WebDataset sample: `{key}.x.npy`, `{key}.y.cls`, `{key}.features.npy`
 /// (with features) and `{key}.json`, the key `{split}-{canonical window number, 9 digits}`.
@@ -23,10 +25,11 @@ public final class ShardSplitSink: SplitSink {
     private let directory: String
     private let split: String
     private let description: DatasetDescription
-    private let windowsPerShard: Int
+    fileprivate let windowsPerShard: Int
     private let compressionLevel: Int
     private let compress: Bool
     private let seed: UInt64
+    private let threads: Int
     private var spool: _SpoolFile?
     private var count = 0
     private let rowFloats: Int
@@ -40,10 +43,13 @@ public final class ShardSplitSink: SplitSink {
     ///   - compressionLevel: zstd level (pipeline files allow 1–19; default 3).
     ///   - compress: `.tar.zst` when true, plain `.tar` when false.
     ///   - seed: `split.seed`, from which the shuffle is derived.
+    ///   - threads: shards gathered and compressed at once by `finish()` (the run's `--jobs`);
+    ///     memory is one shard per thread. The bytes do not depend on it.
     /// - Throws: `MotionError(.config)` when `windowsPerShard < 1`; `.cannotCreate` when the
     ///   folder or the spool cannot be made.
     public init(directory: String, split: String, description: DatasetDescription,
-                windowsPerShard: Int, compressionLevel: Int = 3, compress: Bool = true, seed: UInt64 = 0) throws {
+                windowsPerShard: Int, compressionLevel: Int = 3, compress: Bool = true, seed: UInt64 = 0,
+                threads: Int = 1) throws {
         guard windowsPerShard >= 1 else {
             throw MotionError(.config, "`output.windows_per_shard` is \(windowsPerShard); expected a whole number of at least 1")
         }
@@ -54,6 +60,7 @@ public final class ShardSplitSink: SplitSink {
         self.compressionLevel = compressionLevel
         self.compress = compress
         self.seed = seed
+        self.threads = Swift.max(1, threads)
         rowFloats = description.windowLength * description.channelNames.count + description.featureNames.count
         rowBytes = rowFloats * 4 + 32
         try _ShardFile.makeDirectory(directory + "/" + split)
@@ -92,15 +99,22 @@ public final class ShardSplitSink: SplitSink {
         guard let spool else { preconditionFailure("ShardSplitSink: finish twice") }
         defer { self.spool = nil }
         try spool.flush()
-        let order = ShardShuffle.permutation(count: count, seed: seed, split: split)
-        var files: [WrittenFile] = []
-        var from = 0
-        repeat {
-            let to = Swift.min(count, from + windowsPerShard)
-            files.append(try writeShard(index: files.count, windows: order[from..<to], spool: spool))
-            from = to
-        } while from < count
-        return files
+        let job = _ShardJob(sink: self, spool: spool,
+                            order: ShardShuffle.permutation(count: count, seed: seed, split: split),
+                            shards: Swift.max(1, (count + windowsPerShard - 1) / windowsPerShard))
+        // Shard k on lane k mod lanes; each shard is written whole by one lane, so the bytes do
+        // not depend on the number of lanes.
+        let lanes = Swift.min(threads, job.shards)
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            var k = lane
+            while k < job.shards {
+                let from = k * job.sink.windowsPerShard, to = Swift.min(job.order.count, from + job.sink.windowsPerShard)
+                let outcome = Result { try job.sink.writeShard(index: k, windows: job.order[from..<to], spool: job.spool) }
+                job.finished(k, outcome)
+                k += lanes
+            }
+        }
+        return try job.results.map { try $0!.get() }
     }
 
     public func abandon() { spool = nil }
@@ -119,7 +133,7 @@ public final class ShardSplitSink: SplitSink {
 
     /// Gathers the windows `windows` (canonical numbers, in shard order) from the spool and
     /// writes them as one shard.
-    private func writeShard(index: Int, windows: ArraySlice<Int>, spool: _SpoolFile) throws -> WrittenFile {
+    fileprivate func writeShard(index: Int, windows: ArraySlice<Int>, spool: _SpoolFile) throws -> WrittenFile {
         let n = windows.count
         var rows = [UInt8](repeating: 0, count: n * rowBytes)
         // Read in canonical order (mostly forward through the spool), place in shard order.
@@ -191,6 +205,31 @@ public final class ShardSplitSink: SplitSink {
         try frame?.finish()
         try file.commit()
         return WrittenFile(path: relativePath, numWindows: n, classCounts: counts)
+    }
+}
+
+/// One `finish()`: what the lanes share. The sink and the spool are only read (the spool with
+/// `pread`), each shard's result is stored under the lock.
+private final class _ShardJob: @unchecked Sendable {
+    let sink: ShardSplitSink
+    let spool: _SpoolFile
+    let order: [Int]
+    let shards: Int
+    private let lock = NSLock()
+    private(set) var results: [Result<WrittenFile, Error>?]
+
+    init(sink: ShardSplitSink, spool: _SpoolFile, order: [Int], shards: Int) {
+        self.sink = sink
+        self.spool = spool
+        self.order = order
+        self.shards = shards
+        results = Array(repeating: nil, count: shards)
+    }
+
+    func finished(_ shard: Int, _ outcome: Result<WrittenFile, Error>) {
+        lock.lock()
+        results[shard] = outcome
+        lock.unlock()
     }
 }
 

@@ -170,11 +170,13 @@ import Testing
     @Test func sameWindowsGiveTheSameBytesHoweverTheyArrive() throws {
         // One recording split into batches differently: identical files.
         var outputs: [[[UInt8]]] = []
-        for batches in [[13], [3, 4, 0, 6], [1, 1, 1, 10], [13]] {
+        // One recording split into batches differently, and 1 to 4 writing threads: identical files.
+        for (batches, threads) in [([13], 1), ([3, 4, 0, 6], 2), ([1, 1, 1, 10], 3), ([13], 4)] {
             let dir = try TemporaryDirectory()
             defer { dir.remove() }
             let d = fixtureDescription()
-            let sink = try ShardSplitSink(directory: dir.path, split: "test", description: d, windowsPerShard: 5, compressionLevel: 3)
+            let sink = try ShardSplitSink(directory: dir.path, split: "test", description: d, windowsPerShard: 5, compressionLevel: 3,
+                                          threads: threads)
             var first = 0
             for n in batches {
                 try sink.append(fixtureBatch(n, first: first, description: d), subjectIndex: 1, recordingIndex: 2, foldIndex: nil)

@@ -140,14 +140,14 @@ def test_webdataset_gives_every_window_once_equal_to_hdf5(datasets, which):
             assert all(m["fold_index"] == -1 for m in metas)
 
 
-def test_huggingface_datasets_one_row_per_window(datasets):
+def test_huggingface_datasets_one_row_per_window(datasets, tmp_path):
     try:
         import datasets as hf
     except ImportError as e:
         pytest.skip(f"Hugging Face `datasets` is not installed ({e}); `make venv` installs it")
     _, h5root, tar_root = datasets
     files = [str(p) for p in read_shards.shard_paths(tar_root, "validation")]
-    ds = hf.load_dataset("webdataset", data_files={"validation": files}, split="validation")
+    ds = hf.load_dataset("webdataset", data_files={"validation": files}, split="validation", cache_dir=str(tmp_path / "hf"))
     ref = hdf5(h5root, "validation")
     assert len(ds) == len(ref["y"])
     row = ds[0]

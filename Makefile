@@ -20,7 +20,7 @@ DESTDIR      ?=
 # The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
 # the Swift toolchain; the C libraries come from the Debian packages the README names.
 STATIC       := --static-swift-stdlib
-PY_PKGS      := numpy scipy h5py zstandard pytest webdataset
+PY_PKGS      := numpy scipy h5py zstandard pytest webdataset datasets
 
 .PHONY: all deps build install uninstall install-test run test swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
 

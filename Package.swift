@@ -97,7 +97,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
     .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5",
-                                                          "MotionCore", "MotionZstd"]),
+                                                          "MotionCore", "MotionZstd", "MotionSinks"]),
     .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionprepCLI", "MotionSynth"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionTestSupport", "MotionFeatures"], exclude: ["make_reference.py"]),
 ]

@@ -17,8 +17,9 @@ extension PipelineSpec {
         canonicalValue().compact()
     }
 
-    /// The value `canonicalJSON()` serializes.
-    func canonicalValue() -> JSONValue {
+    /// The value `canonicalJSON()` serializes: the fully resolved pipeline, embedded in the
+    /// manifest as `pipeline.resolved`.
+    public func canonicalValue() -> JSONValue {
         .object([
             "version": .int(version),
             "name": .string(name),
@@ -66,6 +67,7 @@ extension PipelineSpec {
                 "type": .string(output.type.rawValue),
                 "windows_per_shard": .int(output.windowsPerShard),
                 "compression_level": .int(output.compressionLevel),
+                "compression": .string(output.compression.rawValue),
             ]),
         ])
     }

@@ -377,11 +377,18 @@ public struct OutputSpec: Sendable, Equatable {
     public var windowsPerShard: Int
     /// `compression_level` (shards; zstd level 1–19, default 3).
     public var compressionLevel: Int
+    /// `compression` (shards): `zstd` (`.tar.zst`, the default) or `none` (plain `.tar`).
+    public enum Compression: String, Sendable, CaseIterable {
+        case zstd, none
+    }
+    public var compression: Compression
 
-    public init(type: OutputType = .hdf5, path: String, windowsPerShard: Int = 8192, compressionLevel: Int = 3) {
+    public init(type: OutputType = .hdf5, path: String, windowsPerShard: Int = 8192, compressionLevel: Int = 3,
+                compression: Compression = .zstd) {
         self.type = type
         self.path = path
         self.windowsPerShard = windowsPerShard
         self.compressionLevel = compressionLevel
+        self.compression = compression
     }
 }

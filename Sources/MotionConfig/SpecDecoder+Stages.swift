@@ -357,7 +357,7 @@ extension SpecDecoder {
     // MARK: - output
 
     func decodeOutput(_ node: YAMLNode) -> OutputSpec? {
-        guard let f = fields(node, path: "output", allowed: ["type", "path", "windows_per_shard", "compression_level"]) else { return nil }
+        guard let f = fields(node, path: "output", allowed: ["type", "path", "windows_per_shard", "compression_level", "compression"]) else { return nil }
         var ok = true
         var type: OutputSpec.OutputType? = .hdf5
         if let n = f["type"] { type = choice(n, "output.type") }
@@ -373,7 +373,11 @@ extension SpecDecoder {
         if let n = f["compression_level"] {
             if let v = integer(n, "output.compression_level", "a whole number from 1 to 19", { (1...19).contains($0) }) { level = v } else { ok = false }
         }
+        var compression: OutputSpec.Compression = .zstd
+        if let n = f["compression"] {
+            if let c: OutputSpec.Compression = choice(n, "output.compression") { compression = c } else { ok = false }
+        }
         guard ok, let type, let path else { return nil }
-        return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level)
+        return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level, compression: compression)
     }
 }

@@ -32,7 +32,9 @@ final class DatasetWriter {
             case .shards:
                 sinks[split] = try ShardSplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description,
                                                   windowsPerShard: plan.spec.output.windowsPerShard,
-                                                  compressionLevel: plan.spec.output.compressionLevel)
+                                                  compressionLevel: plan.spec.output.compressionLevel,
+                                                  compress: plan.spec.output.compression == .zstd, seed: plan.spec.split.seed,
+                                                  threads: Swift.max(1, jobs))
             }
         }
     }

@@ -74,10 +74,11 @@ enum ManifestBuilder {
         if let ignoredLabelRows { counts["label_rows_ignored"] = .object(ignoredLabelRows.mapValues { .int($0) }) }
         return .object([
             "format": .string("motionprep.dataset"),
-            "format_version": .int(1),
+            "format_version": .int(2),
             "created_by": .string(createdBy),
             "storage": .string(spec.output.type.rawValue),
-            "pipeline": .object(["name": .string(spec.name), "sha256": .string(pipelineSHA256)]),
+            "pipeline": .object(["name": .string(spec.name), "sha256": .string(pipelineSHA256),
+                                 "resolved": spec.canonicalValue()]),
             "sample_rate_hz": .double(d.sampleRateHz),
             "window_length": .int(T),
             "window_stride": .int(d.windowStride),

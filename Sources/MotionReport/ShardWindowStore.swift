@@ -2,8 +2,10 @@ import Foundation
 import MotionCore
 import MotionSinks
 
-/// The `shards` storage (docs/dataset-format.md, "Shards"): `{split}/{split}-NNNNN.tar.zst` per split, each shard one
-/// zstd-compressed tar of npy arrays, read with ``ShardReader``.
+/// The `shards` storage (docs/dataset-format.md, "Shards"): `{split}/{split}-NNNNN.tar.zst` (or `.tar`) per split,
+/// each shard a tar of one WebDataset sample per window, read with ``ShardReader``. Rows are the
+/// windows in the canonical order, as in the HDF5 file of the same pipeline, whatever the
+/// write-time shuffle.
 public final class ShardWindowStore: DatasetWindowStore {
     public let splits: [SplitWindowSource]
 
@@ -18,7 +20,7 @@ public final class ShardWindowStore: DatasetWindowStore {
             if files.isEmpty {
                 let folder = directory + "/" + s.name
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                files = names.filter { $0.hasPrefix(s.name + "-") && $0.hasSuffix(".tar.zst") }
+                files = names.filter { $0.hasPrefix(s.name + "-") && ($0.hasSuffix(".tar.zst") || $0.hasSuffix(".tar")) }
                     .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { s.name + "/" + $0 }
             }
             guard !files.isEmpty else {
@@ -29,137 +31,107 @@ public final class ShardWindowStore: DatasetWindowStore {
             }
             out.append(try ShardSplitSource(split: s.name, paths: files.map { directory + "/" + $0 },
                                             windowCounts: s.fileWindowCounts, channels: manifest.channels.count,
-                                            windowLength: manifest.windowLength))
+                                            windowLength: manifest.windowLength, subjects: manifest.subjects,
+                                            recordings: manifest.recordings))
         }
         splits = out
     }
 }
 
-/// The shards of one split, read as one row sequence. Shard bodies are decompressed on demand;
-/// the small per-window arrays are kept once read, `x` only for the most recent shard.
+/// The shards of one split, read as one row sequence in the canonical order: row r is the window
+/// whose sample key carries number r (docs/dataset-format.md, "Shards"), wherever the write-time
+/// shuffle put it. Opening reads every shard once for the keys and the small per-window values;
+/// `x` is then gathered shard by shard for each block asked for, the most recent shard's `x`
+/// kept.
 final class ShardSplitSource: SplitWindowSource {
     let split: String
     private let paths: [String]
     private let channels: Int
     private let windowLength: Int
-    /// Row offset of each shard, plus the total at the end.
-    private var offsets: [Int]
-    /// The per-window arrays of shards already read.
-    private var small: [Int: Small] = [:]
+    /// Per canonical row: its shard and its place in that shard.
+    private var shardOf: [Int32] = []
+    private var slotOf: [Int32] = []
+    private var y: [Int64] = []
+    private var subject: [Int32] = []
+    private var recording: [Int32] = []
+    private var start: [Double] = []
     private var cachedX: (shard: Int, x: [Float])?
     let preferredBlockRows: Int
 
-    private struct Small {
-        var y: [Int64]
-        var subject: [Int32]
-        var recording: [Int32]
-        var start: [Double]
-    }
-
-    /// - Parameter windowCounts: windows per shard from manifest.json, when it says; a shard
-    ///   whose count is unknown is opened to read its header.
-    init(split: String, paths: [String], windowCounts: [Int?], channels: Int, windowLength: Int) throws {
+    /// - Parameter windowCounts: windows per shard from manifest.json, when it says; checked
+    ///   against each shard.
+    init(split: String, paths: [String], windowCounts: [Int?], channels: Int, windowLength: Int,
+         subjects: [String], recordings: [String]) throws {
         self.split = split
         self.paths = paths
         self.channels = channels
         self.windowLength = windowLength
-        var offsets = [0]
-        for (i, path) in paths.enumerated() {
-            let n: Int
-            if i < windowCounts.count, let known = windowCounts[i] {
-                n = known
-            } else {
-                n = try Self.open(path).header.numWindows
+        var firstCount = 1
+        var rows: [(number: Int, shard: Int32, slot: Int32, y: Int64, subject: Int32, recording: Int32, start: Double)] = []
+        for (shard, path) in paths.enumerated() {
+            let contents = try Self.open(path)
+            let n = contents.numWindows
+            if shard < windowCounts.count, let known = windowCounts[shard], known != n {
+                throw ReportError.badData(path, "the shard holds \(n) windows, manifest.json says \(known)")
             }
-            offsets.append(offsets.last! + n)
+            if shard == 0 { firstCount = n }
+            if n > 0, let x = contents.array("x"), x.shape != [n, windowLength, channels] {
+                throw ReportError.badData(path, "`x` has shape \(x.shape), but manifest.json says [\(n), \(windowLength), \(channels)]")
+            }
+            let s = contents.indices(into: subjects, recording: false), r = contents.indices(into: recordings, recording: true)
+            for (i, sample) in contents.samples.enumerated() {
+                rows.append((sample.windowNumber, Int32(shard), Int32(i), sample.classID, s[i], r[i], sample.startTimeS))
+            }
         }
-        self.offsets = offsets
-        // Blocks of one shard (the first holds `windows_per_shard` windows), at least 1 row.
-        preferredBlockRows = max(1, offsets.count > 1 ? offsets[1] : 1)
+        rows.sort { $0.number < $1.number }
+        for (i, row) in rows.enumerated() where row.number != i {
+            throw ReportError.badData(paths[Int(row.shard)], "the split's sample keys do not number its windows 0 to \(rows.count - 1): window \(i) is missing or repeated")
+        }
+        shardOf = rows.map(\.shard)
+        slotOf = rows.map(\.slot)
+        y = rows.map(\.y)
+        subject = rows.map(\.subject)
+        recording = rows.map(\.recording)
+        start = rows.map(\.start)
+        // Blocks of one shard's size (`windows_per_shard`), at least 1 row.
+        preferredBlockRows = max(1, firstCount)
     }
 
-    var windowCount: Int { get throws { offsets.last! } }
+    var windowCount: Int { get throws { y.count } }
 
-    func labels(start s: Int, count: Int) throws -> [Int64] { try gather(s, count) { $0.y } }
-    func subjectIndices(start s: Int, count: Int) throws -> [Int32] { try gather(s, count) { $0.subject } }
-    func recordingIndices(start s: Int, count: Int) throws -> [Int32] { try gather(s, count) { $0.recording } }
-    func startTimes(start s: Int, count: Int) throws -> [Double] { try gather(s, count) { $0.start } }
+    func labels(start s: Int, count: Int) throws -> [Int64] { Array(y[s..<(s + count)]) }
+    func subjectIndices(start s: Int, count: Int) throws -> [Int32] { Array(subject[s..<(s + count)]) }
+    func recordingIndices(start s: Int, count: Int) throws -> [Int32] { Array(recording[s..<(s + count)]) }
+    func startTimes(start s: Int, count: Int) throws -> [Double] { Array(start[s..<(s + count)]) }
 
     func windows(start s: Int, count: Int) throws -> [Float] {
+        guard count > 0 else { return [] }
+        precondition(s >= 0 && s + count <= y.count, "rows \(s)..<\(s + count) outside the split")
         let row = windowLength * channels
-        var out: [Float] = []
-        out.reserveCapacity(count * row)
-        try forEachShard(s, count) { shard, lo, hi in
+        var out = [Float](repeating: 0, count: count * row)
+        // Each shard the block touches is decompressed once, the cached one first.
+        var byShard: [Int: [Int]] = [:]
+        for r in s..<(s + count) { byShard[Int(shardOf[r]), default: []].append(r) }
+        var order = byShard.keys.sorted()
+        if let c = cachedX?.shard, let i = order.firstIndex(of: c) { order.swapAt(0, i) }
+        for shard in order {
             let x = try loadX(shard)
-            out.append(contentsOf: x[(lo * row)..<(hi * row)])
+            for r in byShard[shard]! {
+                let slot = Int(slotOf[r])
+                out.replaceSubrange(((r - s) * row)..<((r - s + 1) * row), with: x[(slot * row)..<((slot + 1) * row)])
+            }
         }
         return out
-    }
-
-    // MARK: Shards
-
-    /// Calls `body(shard, lo, hi)` for the rows `lo ..< hi` (shard-local) that `start ..< start + count` covers.
-    private func forEachShard(_ start: Int, _ count: Int, _ body: (Int, Int, Int) throws -> Void) throws {
-        guard count > 0 else { return }
-        precondition(start >= 0 && start + count <= offsets.last!, "rows \(start)..<\(start + count) outside the split")
-        // The shard holding `start`: the last offset ≤ start (skipping empty shards).
-        var shard = 0
-        while offsets[shard + 1] <= start { shard += 1 }
-        var row = start
-        let end = start + count
-        while row < end {
-            let lo = row - offsets[shard], hi = min(end, offsets[shard + 1]) - offsets[shard]
-            if hi > lo { try body(shard, lo, hi) }
-            row = offsets[shard] + hi
-            shard += 1
-        }
-    }
-
-    private func gather<T>(_ start: Int, _ count: Int, _ pick: (Small) -> [T]) throws -> [T] {
-        var out: [T] = []
-        out.reserveCapacity(count)
-        try forEachShard(start, count) { shard, lo, hi in
-            out.append(contentsOf: pick(try loadSmall(shard))[lo..<hi])
-        }
-        return out
-    }
-
-    private func loadSmall(_ shard: Int) throws -> Small {
-        if let s = small[shard] { return s }
-        try read(shard)
-        return small[shard]!
     }
 
     private func loadX(_ shard: Int) throws -> [Float] {
         if let c = cachedX, c.shard == shard { return c.x }
-        try read(shard)
-        return cachedX!.x
-    }
-
-    /// Decompresses shard `shard` and checks its arrays against the manifest.
-    private func read(_ shard: Int) throws {
         let path = paths[shard]
         let contents = try Self.open(path)
-        let n = offsets[shard + 1] - offsets[shard]
-        guard contents.header.numWindows == n else {
-            throw ReportError.badData(path, "the shard header says \(contents.header.numWindows) windows, manifest.json says \(n)")
-        }
-        func array(_ name: String) throws -> ShardArray {
-            guard let a = contents.array(name) else { throw ReportError.badData(path, "the shard has no `\(name)` array") }
-            guard a.shape.first == n else {
-                throw ReportError.badData(path, "`\(name)` has shape \(a.shape), expected \(n) rows")
-            }
-            return a
-        }
         do {
-            let x = try array("x")
-            guard x.shape == [n, windowLength, channels] else {
-                throw ReportError.badData(path, "`x` has shape \(x.shape), but manifest.json says [\(n), \(windowLength), \(channels)]")
-            }
-            small[shard] = Small(y: try array("y").int64Values(), subject: try array("subject_index").int32Values(),
-                                 recording: try array("recording_index").int32Values(),
-                                 start: try array("start_time_s").float64Values())
-            cachedX = (shard, try x.float32Values())
+            let x = try contents.array("x")?.float32Values() ?? []
+            cachedX = (shard, x)
+            return x
         } catch let e as MotionError {
             throw ReportError.badData(path, e.message)
         }

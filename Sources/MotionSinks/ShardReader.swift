@@ -2,46 +2,41 @@ import Foundation
 import MotionCore
 import MotionZstd
 
-/// The `{stem}.json` member of a shard (docs/dataset-format.md, "Shards").
-public struct ShardHeader: Sendable, Equatable, Decodable {
-    /// `motionprep.shard`.
-    public var format: String
-    /// 1.
-    public var formatVersion: Int
-    public var split: String
-    public var shardIndex: Int
-    public var numWindows: Int
-    /// Windows per class id.
-    public var classCounts: [Int]
-
-    enum CodingKeys: String, CodingKey {
-        case format, split
-        case formatVersion = "format_version"
-        case shardIndex = "shard_index"
-        case numWindows = "num_windows"
-        case classCounts = "class_counts"
-    }
-}
-
 /// A shard larger than its manifest entry allows (``ShardReader/read(path:maxArchiveBytes:)``).
 public struct ShardSizeError: Error, CustomStringConvertible, Sendable {
     public var message: String
     public var description: String { message }
 }
 
-/// One npy member of a shard.
+/// One window of a shard: one WebDataset sample (docs/dataset-format.md, "Shards").
+public struct ShardSample: Sendable, Equatable {
+    /// `{split}-NNNNNNNNN`, the prefix every member of the sample shares.
+    public var key: String
+    /// The window's canonical number within the split: the key's digits.
+    public var windowNumber: Int
+    /// `{key}.y.cls`: the class id, −1 when unlabelled.
+    public var classID: Int64
+    /// From `{key}.json`.
+    public var subject: String
+    public var recording: String
+    public var startTimeS: Double
+    /// The class name, nil when unlabelled.
+    public var label: String?
+    /// Present when folds are on (−1 outside train).
+    public var foldIndex: Int?
+}
+
+/// An array of a shard, gathered over its windows in archive order (`x` from the `x.npy`
+/// members, `y` from the `y.cls` members, …), with the meaning of the HDF5 dataset of the same
+/// name.
 public struct ShardArray: Sendable, Equatable {
-    /// The array's name: the member name without the stem and `.npy` (`x`, `y`, `features`,
-    /// `subject_index`, `recording_index`, `start_time_s`, `fold_index`).
+    /// `x`, `y`, `features`, `start_time_s` or `fold_index`.
     public var name: String
     /// numpy's dtype string: `<f4`, `<f8`, `<i4` or `<i8`.
     public var dtype: String
     public var shape: [Int]
     /// The raw little-endian element bytes, C order.
     public var data: [UInt8]
-    /// Offset of the data from the start of the npy member (a multiple of 64 when written by
-    /// motionprep).
-    public var dataOffset: Int
 
     /// Number of elements.
     public var elementCount: Int { shape.reduce(1, *) }
@@ -64,33 +59,52 @@ public struct ShardArray: Sendable, Equatable {
     }
 }
 
-/// Everything in one shard: its header and its arrays, in member order.
+/// Everything in one shard: its samples and their arrays gathered in archive order.
 public struct ShardContents: Sendable, Equatable {
-    /// The stem shared by every member (`train-00000`).
-    public var stem: String
     /// Member names in archive order.
     public var memberNames: [String]
-    /// The parsed `{stem}.json`.
-    public var header: ShardHeader
-    /// The `{stem}.json` member as written.
-    public var headerJSON: String
-    /// The npy members in archive order.
+    /// One per window, in archive order.
+    public var samples: [ShardSample]
+    /// `x` [N, T, C] `<f4`, `y` [N] `<i8`, `features` [N, F] `<f4` (when the samples have
+    /// features), `start_time_s` [N] `<f8`, `fold_index` [N] `<i4` (when the samples have one).
+    /// Empty for a shard with no window.
     public var arrays: [ShardArray]
 
     /// The array called `name`, if present.
     public func array(_ name: String) -> ShardArray? { arrays.first { $0.name == name } }
+
+    /// Number of windows.
+    public var numWindows: Int { samples.count }
+
+    /// Windows per class id (ids outside `0 ..< classes` are not counted).
+    public func classCounts(classes: Int) -> [Int] {
+        var c = [Int](repeating: 0, count: classes)
+        for s in samples where s.classID >= 0 && s.classID < Int64(classes) { c[Int(s.classID)] += 1 }
+        return c
+    }
+
+    /// Each window's index into `names` of its subject (`recording: false`) or recording; −1 for
+    /// a name not in the list.
+    public func indices(into names: [String], recording: Bool) -> [Int32] {
+        var lookup: [String: Int32] = [:]
+        for (i, n) in names.enumerated() { lookup[n] = Int32(i) }
+        return samples.map { lookup[recording ? $0.recording : $0.subject] ?? -1 }
+    }
 }
 
-/// Reads a `.tar.zst` shard back (docs/dataset-format.md, "Shards"), for `motionprep validate`, `inspect` and tests.
+/// Reads a shard back (docs/dataset-format.md, "Shards"), for `motionprep validate`, `inspect`,
+/// `report` and tests.
 ///
-/// Checks the structure, not the dataset's rules: one zstd frame with content size and checksum
-/// and nothing after it; ustar headers with correct checksums; only regular-file members sharing
-/// one stem, the first being `{stem}.json`; every other member an npy v1.0 file in C order
-/// whose data length matches its shape and dtype. Counts, class ids and member order against
-/// the manifest are left to the caller.
+/// Checks the structure, not the dataset's rules: for `.tar.zst`, one zstd frame with content
+/// size and checksum and nothing after it; ustar headers with correct checksums; only
+/// regular-file members, grouped by key, each sample exactly `{key}.x.npy`, `{key}.y.cls`,
+/// optionally `{key}.features.npy`, and `{key}.json`, in that order, every sample alike; the
+/// npy members v1.0, C order, `<f4`, with data matching their shape; `y.cls` an ASCII
+/// integer; the JSON an object of `subject`, `recording`, `start_time_s`, `label` and
+/// optionally `fold_index`. Key and file names, counts and values against the manifest are left
+/// to the caller.
 public enum ShardReader {
-    /// Reads and checks one shard file.
-    /// - Parameter path: the `.tar.zst` file.
+    /// Reads and checks one shard file (`.tar.zst`, or `.tar` read as is).
     /// - Throws: `MotionError` naming the file: `.noInput` when missing, `.ioError` when
     ///   unreadable, `.dataError` for anything malformed.
     public static func read(path: String) throws -> ShardContents {
@@ -105,45 +119,51 @@ public enum ShardReader {
     /// libzstd never overruns (a frame that expands past its declared size fails).
     /// - Throws: ``ShardSizeError`` when a bound is exceeded; otherwise as ``read(path:)``.
     public static func read(path: String, maxArchiveBytes: Int?) throws -> ShardContents {
+        let compressed = !path.hasSuffix(".tar")
         // Above ZSTD_compressBound: the most a frame of that much content takes (incompressible
-        // blocks), plus its header.
-        let maxFileBytes = maxArchiveBytes.map { $0 > Int.max / 2 ? Int.max : $0 + $0 >> 7 + (128 << 10) }
+        // blocks), plus its header. A plain tar is at most the bound itself.
+        let maxFileBytes = maxArchiveBytes.map {
+            compressed ? ($0 > Int.max / 2 ? Int.max : $0 + $0 >> 7 + (128 << 10)) : $0
+        }
         let bytes = try _ShardFile.readAll(path, maxBytes: maxFileBytes)
-        if let maxArchiveBytes, let declared = try? ZstdFrameHeader(parsing: bytes).contentSize,
+        if compressed, let maxArchiveBytes, let declared = try? ZstdFrameHeader(parsing: bytes).contentSize,
            declared > UInt64(maxArchiveBytes) {
             throw ShardSizeError(message: "shard \(path) declares \(declared) bytes of content in its zstd frame header, more than the \(maxArchiveBytes) its manifest entry allows; it is not decompressed")
         }
         do {
-            return try read(compressed: bytes)
+            return compressed ? try read(compressed: bytes) : try read(archive: bytes)
         } catch let e as MotionError {
             throw MotionError(e.exitStatus, "shard \(path) is malformed: \(e.message)")
         }
     }
 
-    /// The most bytes the tar archive of a shard can legitimately hold: every array at 8 bytes
-    /// an element (the widest dtype a shard may store), each member with its tar header, its
-    /// largest npy header (version 1.0: 10 + 65 535 bytes) and its tar padding, the JSON header
-    /// member (at most 64 KiB plus 32 bytes a class), the end blocks and a tar record, and
-    /// 1 MiB of slack. Saturates at `Int.max` rather than overflow.
+    /// The most bytes of JSON one window's `{key}.json` may take in the bound below.
+    public static let maximumJSONBytes = 16 << 10
+
+    /// The most bytes the tar archive of a shard can legitimately hold, per window: every array
+    /// row at 8 bytes an element (the widest dtype), four members each with its tar header, tar
+    /// padding and up to 4 KiB of npy header or class id, and a `{key}.json` of at most
+    /// ``maximumJSONBytes``; plus the end blocks, a tar record and 1 MiB of slack. Saturates at
+    /// `Int.max` rather than overflow.
     ///
     /// The one place that knows how large a shard may be: change it with the shard format.
     /// - Parameters:
     ///   - windows: the windows the manifest lists for the shard.
     ///   - arrayRowElements: elements in one row (window) of each array.
-    ///   - classes: the dataset's classes (the header's `class_counts`).
+    ///   - classes: the dataset's classes (unused since every sample names its own label; kept
+    ///     so callers need not change).
     public static func maximumArchiveBytes(windows: Int, arrayRowElements: [Int], classes: Int) -> Int {
         let block = TarWriter.blockSize
-        let npyHeader = 10 + 65_535
-        var total = (64 << 10) + 32 * classes + 2 * block   // JSON member with its header and padding
-        total += 20 * block + (1 << 20)                       // end blocks, a tar record, slack
+        var perWindow = 4 * (2 * block + 4096) + maximumJSONBytes
         for elements in arrayRowElements {
             let (bytes, o1) = max(0, elements).multipliedReportingOverflow(by: 8)
-            let (data, o2) = bytes.multipliedReportingOverflow(by: max(0, windows))
-            let (sum, o3) = total.addingReportingOverflow(data)
-            guard !o1, !o2, !o3, sum <= Int.max - 2 * block - npyHeader else { return Int.max }
-            total = sum + 2 * block + npyHeader
+            let (sum, o2) = perWindow.addingReportingOverflow(bytes)
+            guard !o1, !o2 else { return Int.max }
+            perWindow = sum
         }
-        return total
+        let (data, o3) = perWindow.multipliedReportingOverflow(by: max(0, windows))
+        let (total, o4) = data.addingReportingOverflow(22 * block + (1 << 20))
+        return o3 || o4 ? Int.max : total
     }
 
     /// Reads a shard from its compressed bytes.
@@ -156,47 +176,114 @@ public enum ShardReader {
     /// - Throws: `MotionError(.dataError)` for anything malformed.
     public static func read(archive: [UInt8]) throws -> ShardContents {
         let members = try TarReader.members(archive)
-        guard let first = members.first else {
-            throw MotionError(.dataError, "the archive has no member; expected {stem}.json first")
+        var samples: [ShardSample] = []
+        var x: [UInt8] = [], features: [UInt8] = [], y: [Int64] = [], start: [Double] = [], fold: [Int32] = []
+        var xShape: [Int]?, fShape: [Int]?
+        var hasFeatures: Bool?, hasFold: Bool?
+        var m = 0
+        func npy(_ member: TarReader.Member, rank: Int) throws -> (shape: [Int], data: ArraySlice<UInt8>) {
+            let (h, offset): (NPYHeader, Int)
+            do {
+                (h, offset) = try NPYHeader.parse(archive[member.data])
+            } catch let e as MotionError {
+                throw MotionError(.dataError, "member `\(member.name)`: \(e.message)")
+            }
+            guard !h.fortranOrder else { throw MotionError(.dataError, "member `\(member.name)` is in Fortran order; expected C order") }
+            guard h.descr == "<f4" else { throw MotionError(.dataError, "member `\(member.name)` has dtype \(h.descr); expected <f4") }
+            guard h.shape.count == rank else {
+                throw MotionError(.dataError, "member `\(member.name)` has shape \(h.shapeLiteral); expected \(rank) dimension(s)")
+            }
+            let expected = h.elementCount * 4, actual = member.data.count - offset
+            guard actual == expected else {
+                throw MotionError(.dataError, "member `\(member.name)` holds \(actual) data bytes; shape \(h.shapeLiteral) of <f4 needs \(expected)")
+            }
+            return (h.shape, archive[(member.data.lowerBound + offset)..<member.data.upperBound])
         }
-        guard first.name.hasSuffix(".json"), let stem = first.name.split(separator: ".", maxSplits: 1).first.map(String.init),
-              first.name == stem + ".json" else {
-            throw MotionError(.dataError, "the first member is `\(first.name)`; expected `{stem}.json`")
-        }
-        let jsonBytes = archive[first.data]
-        let header: ShardHeader
-        do {
-            header = try JSONDecoder().decode(ShardHeader.self, from: Data(jsonBytes))
-        } catch {
-            throw MotionError(.dataError, "`\(first.name)` is not a shard header with format, format_version, split, shard_index, num_windows and class_counts (\(error))")
+        while m < members.count {
+            let first = members[m]
+            guard let dot = first.name.firstIndex(of: "."), first.name[dot...] == ".x.npy" else {
+                throw MotionError(.dataError, "member `\(first.name)` at byte \(first.headerOffset) does not start a sample; expected `{key}.x.npy`")
+            }
+            let key = String(first.name[..<dot])
+            guard let digitsStart = key.lastIndex(of: "-"), let number = Int(key[key.index(after: digitsStart)...]),
+                  key[key.index(after: digitsStart)...].allSatisfy(\.isASCII) else {
+                throw MotionError(.dataError, "sample key `\(key)` is not `{split}-NNNNNNNNN`")
+            }
+            var names = [".x.npy", ".y.cls"]
+            if m + 2 < members.count, members[m + 2].name == key + ".features.npy" { names.append(".features.npy") }
+            names.append(".json")
+            guard m + names.count <= members.count, zip(members[m..<(m + names.count)], names).allSatisfy({ $0.name == key + $1 }) else {
+                let got = members[m..<min(members.count, m + names.count)].map { "`\($0.name)`" }.joined(separator: ", ")
+                throw MotionError(.dataError, "sample `\(key)` has the members \(got); expected \(names.map { "`\(key)\($0)`" }.joined(separator: ", "))")
+            }
+            let withFeatures = names.count == 4
+            if let h = hasFeatures, h != withFeatures {
+                throw MotionError(.dataError, "sample `\(key)` \(withFeatures ? "has" : "has no") `features.npy` member, unlike the samples before it")
+            }
+            hasFeatures = withFeatures
+            let (xs, xd) = try npy(members[m], rank: 2)
+            if let s = xShape, s != xs { throw MotionError(.dataError, "member `\(members[m].name)` has shape \(xs); the samples before it have \(s)") }
+            xShape = xs
+            x += xd
+            let clsText = String(decoding: archive[members[m + 1].data], as: UTF8.self)
+            guard let cls = Int64(clsText), clsText.allSatisfy(\.isASCII) else {
+                throw MotionError(.dataError, "member `\(members[m + 1].name)` holds \(clsText.debugDescription); expected a class id in ASCII decimal")
+            }
+            y.append(cls)
+            if withFeatures {
+                let (fs, fd) = try npy(members[m + 2], rank: 1)
+                if let s = fShape, s != fs { throw MotionError(.dataError, "member `\(members[m + 2].name)` has shape \(fs); the samples before it have \(s)") }
+                fShape = fs
+                features += fd
+            }
+            let jsonMember = members[m + names.count - 1]
+            let sample = try parseJSON(archive[jsonMember.data], member: jsonMember.name, key: key, number: number, classID: cls)
+            if let h = hasFold, h != (sample.foldIndex != nil) {
+                throw MotionError(.dataError, "member `\(jsonMember.name)` \(h ? "lacks" : "has") `fold_index`, unlike the samples before it")
+            }
+            hasFold = sample.foldIndex != nil
+            start.append(sample.startTimeS)
+            if let f = sample.foldIndex { fold.append(Int32(clamping: f)) }
+            samples.append(sample)
+            m += names.count
         }
         var arrays: [ShardArray] = []
-        for m in members.dropFirst() {
-            guard m.name.hasPrefix(stem + "."), m.name.hasSuffix(".npy"), m.name.count > stem.count + 5 else {
-                throw MotionError(.dataError, "member `\(m.name)` is not named `\(stem).{array}.npy`")
-            }
-            let name = String(m.name.dropFirst(stem.count + 1).dropLast(4))
-            let (npy, offset): (NPYHeader, Int)
-            do {
-                (npy, offset) = try NPYHeader.parse(archive[m.data])
-            } catch let e as MotionError {
-                throw MotionError(.dataError, "member `\(m.name)`: \(e.message)")
-            }
-            guard !npy.fortranOrder else {
-                throw MotionError(.dataError, "member `\(m.name)` is in Fortran order; expected C order")
-            }
-            guard ["<f4", "<f8", "<i4", "<i8"].contains(npy.descr), let itemSize = npy.itemSize else {
-                throw MotionError(.dataError, "member `\(m.name)` has dtype \(npy.descr); expected <f4, <f8, <i4 or <i8")
-            }
-            let expected = npy.elementCount * itemSize
-            let actual = m.data.count - offset
-            guard actual == expected else {
-                throw MotionError(.dataError, "member `\(m.name)` holds \(actual) data bytes; shape \(npy.shapeLiteral) of \(npy.descr) needs \(expected)")
-            }
-            arrays.append(ShardArray(name: name, dtype: npy.descr, shape: npy.shape,
-                                     data: Array(archive[(m.data.lowerBound + offset)..<m.data.upperBound]), dataOffset: offset))
+        if let xs = xShape {
+            let n = samples.count
+            arrays.append(ShardArray(name: "x", dtype: "<f4", shape: [n] + xs, data: x))
+            arrays.append(ShardArray(name: "y", dtype: "<i8", shape: [n], data: y.withUnsafeBytes { Array($0) }))
+            if let fs = fShape { arrays.append(ShardArray(name: "features", dtype: "<f4", shape: [n] + fs, data: features)) }
+            arrays.append(ShardArray(name: "start_time_s", dtype: "<f8", shape: [n], data: start.withUnsafeBytes { Array($0) }))
+            if hasFold == true { arrays.append(ShardArray(name: "fold_index", dtype: "<i4", shape: [n], data: fold.withUnsafeBytes { Array($0) })) }
         }
-        return ShardContents(stem: stem, memberNames: members.map(\.name), header: header,
-                             headerJSON: String(decoding: jsonBytes, as: UTF8.self), arrays: arrays)
+        return ShardContents(memberNames: members.map(\.name), samples: samples, arrays: arrays)
+    }
+
+    /// The fields of `{key}.json`, decoded with JSONDecoder (which reads doubles exactly; the
+    /// key set is checked separately).
+    private struct SampleJSON: Decodable {
+        var subject: String
+        var recording: String
+        var startTimeS: Double
+        var label: String?
+        var foldIndex: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case subject, recording, label
+            case startTimeS = "start_time_s"
+            case foldIndex = "fold_index"
+        }
+    }
+
+    private static func parseJSON(_ bytes: ArraySlice<UInt8>, member: String, key: String, number: Int, classID: Int64) throws -> ShardSample {
+        let fields: Set<String> = ["fold_index", "label", "recording", "start_time_s", "subject"]
+        let data = Data(bytes)
+        guard let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              Set(o.keys).isSubset(of: fields), o.keys.contains("label"),
+              let j = try? JSONDecoder().decode(SampleJSON.self, from: data) else {
+            throw MotionError(.dataError, "member `\(member)` is not a JSON object of subject, recording, start_time_s, label and fold_index")
+        }
+        return ShardSample(key: key, windowNumber: number, classID: classID, subject: j.subject, recording: j.recording,
+                           startTimeS: j.startTimeS, label: j.label, foldIndex: j.foldIndex)
     }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import MotionCore
 import MotionZstd
 
@@ -5,39 +7,49 @@ import MotionZstd
 #error("ShardSplitSink writes arrays as little-endian npy straight from memory; big-endian hosts are not supported")
 #endif
 
-/// Writes one split as `{split}/{split}-NNNNN.tar.zst` shards (docs/dataset-format.md, "Shards").
+/// Writes one split as WebDataset shards `{split}/{split}-NNNNN.tar.zst` (or `.tar`)
+/// (docs/dataset-format.md, "Shards").
 ///
-/// Windows arrive per recording in canonical order and are buffered until a shard holds exactly
-/// `windowsPerShard` of them, cutting across recording boundaries, so every shard but the last
-/// is full. At most one shard's windows are held. An empty split still gets one shard with
-/// N = 0.
+/// Windows arrive per recording in canonical order and are spooled, one fixed-size row per
+/// window, into a temporary file beside the split folder. `finish()` then knows the split's
+/// window count, computes the shuffle permutation (``ShardShuffle``; 8 bytes a window) and
+/// writes every shard by gathering its windows from the spool with random-access reads, on
+/// `threads` lanes, so at most one shard's windows per lane are in memory.
 ///
-/// Each shard is a ustar archive (see `TarWriter`) whose members share the stem
-/// `{split}-NNNNN`, so that WebDataset reads the shard as one sample: `{stem}.json`, then one
-/// npy v1.0 file per array in the order of docs/dataset-format.md, "HDF5 files" (`x`, `y`, `features` when there are
-/// features, `subject_index`, `recording_index`, `start_time_s`, `fold_index` when folds are
-/// on). The archive is compressed while it is produced, as exactly one zstd frame with the
-/// content size and a checksum, into a temporary file renamed into place when complete. The
-/// same windows always give the same bytes.
+/// Each window is one WebDataset sample: `{key}.x.npy`, `{key}.y.cls`, `{key}.features.npy`
+/// (with features) and `{key}.json`, the key `{split}-{canonical window number, 9 digits}`.
+/// A `.tar.zst` shard is exactly one zstd frame with the content size and a checksum. Files
+/// are written under a temporary name and renamed into place; the same windows always give the
+/// same bytes.
 public final class ShardSplitSink: SplitSink {
     private let directory: String
     private let split: String
     private let description: DatasetDescription
-    private let windowsPerShard: Int
+    fileprivate let windowsPerShard: Int
     private let compressionLevel: Int
-    private var buffer: _ShardBuffer
-    private var files: [WrittenFile] = []
+    private let compress: Bool
+    private let seed: UInt64
+    private let threads: Int
+    private var spool: _SpoolFile?
+    private var count = 0
+    private let rowFloats: Int
+    private let rowBytes: Int
 
-    /// Prepares `{directory}/{split}/`; nothing is written before the first full shard.
+    /// Prepares `{directory}/{split}/` and the spool; no shard is written before `finish()`.
     /// - Parameters:
     ///   - directory: the dataset folder being built.
     ///   - split: `train`, `validation` or `test`.
     ///   - windowsPerShard: windows in every shard but the last (at least 1).
     ///   - compressionLevel: zstd level (pipeline files allow 1–19; default 3).
+    ///   - compress: `.tar.zst` when true, plain `.tar` when false.
+    ///   - seed: `split.seed`, from which the shuffle is derived.
+    ///   - threads: shards gathered and compressed at once by `finish()` (the run's `--jobs`);
+    ///     memory is one shard per thread. The bytes do not depend on it.
     /// - Throws: `MotionError(.config)` when `windowsPerShard < 1`; `.cannotCreate` when the
-    ///   folder cannot be made.
+    ///   folder or the spool cannot be made.
     public init(directory: String, split: String, description: DatasetDescription,
-                windowsPerShard: Int, compressionLevel: Int = 3) throws {
+                windowsPerShard: Int, compressionLevel: Int = 3, compress: Bool = true, seed: UInt64 = 0,
+                threads: Int = 1) throws {
         guard windowsPerShard >= 1 else {
             throw MotionError(.config, "`output.windows_per_shard` is \(windowsPerShard); expected a whole number of at least 1")
         }
@@ -46,8 +58,13 @@ public final class ShardSplitSink: SplitSink {
         self.description = description
         self.windowsPerShard = windowsPerShard
         self.compressionLevel = compressionLevel
-        buffer = _ShardBuffer(description: description)
+        self.compress = compress
+        self.seed = seed
+        self.threads = Swift.max(1, threads)
+        rowFloats = description.windowLength * description.channelNames.count + description.featureNames.count
+        rowBytes = rowFloats * 4 + 32
         try _ShardFile.makeDirectory(directory + "/" + split)
+        spool = try _SpoolFile(path: directory + "/" + split + ".spool.tmp")
     }
 
     public func append(_ batch: WindowBatch, subjectIndex: Int32, recordingIndex: Int32, foldIndex: Int32?) throws {
@@ -56,20 +73,51 @@ public final class ShardSplitSink: SplitSink {
         let rowF = description.featureNames.count
         precondition(batch.x.count == n * rowX && batch.startTimes.count == n && batch.features.count == n * rowF,
                      "ShardSplitSink: a batch of \(n) windows has \(batch.x.count) x values, \(batch.features.count) feature values and \(batch.startTimes.count) start times; expected \(rowX), \(rowF) and 1 per window")
-        var from = 0
-        while from < n {
-            let take = Swift.min(n - from, windowsPerShard - buffer.count)
-            buffer.append(batch, rows: from..<(from + take), subjectIndex: subjectIndex,
-                          recordingIndex: recordingIndex, foldIndex: foldIndex ?? 0)
-            from += take
-            if buffer.count == windowsPerShard { try writeShard() }
+        guard let spool else { preconditionFailure("ShardSplitSink: append after finish") }
+        var row = [UInt8](repeating: 0, count: rowBytes)
+        for i in 0..<n {
+            row.withUnsafeMutableBytes { out in
+                batch.x.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + i * rowX * 4, byteCount: rowX * 4) }
+                if rowF > 0 {
+                    batch.features.withUnsafeBytes {
+                        (out.baseAddress! + rowX * 4).copyMemory(from: $0.baseAddress! + i * rowF * 4, byteCount: rowF * 4)
+                    }
+                }
+                let tail = out.baseAddress! + rowFloats * 4
+                tail.storeBytes(of: batch.y[i], toByteOffset: 0, as: Int64.self)
+                tail.storeBytes(of: batch.startTimes[i], toByteOffset: 8, as: Double.self)
+                tail.storeBytes(of: subjectIndex, toByteOffset: 16, as: Int32.self)
+                tail.storeBytes(of: recordingIndex, toByteOffset: 20, as: Int32.self)
+                tail.storeBytes(of: foldIndex ?? -1, toByteOffset: 24, as: Int32.self)
+            }
+            try spool.append(row)
         }
+        count += n
     }
 
     public func finish() throws -> [WrittenFile] {
-        if buffer.count > 0 || files.isEmpty { try writeShard() }
-        return files
+        guard let spool else { preconditionFailure("ShardSplitSink: finish twice") }
+        defer { self.spool = nil }
+        try spool.flush()
+        let job = _ShardJob(sink: self, spool: spool,
+                            order: ShardShuffle.permutation(count: count, seed: seed, split: split),
+                            shards: Swift.max(1, (count + windowsPerShard - 1) / windowsPerShard))
+        // Shard k on lane k mod lanes; each shard is written whole by one lane, so the bytes do
+        // not depend on the number of lanes.
+        let lanes = Swift.min(threads, job.shards)
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            var k = lane
+            while k < job.shards {
+                let from = k * job.sink.windowsPerShard, to = Swift.min(job.order.count, from + job.sink.windowsPerShard)
+                let outcome = Result { try job.sink.writeShard(index: k, windows: job.order[from..<to], spool: job.spool) }
+                job.finished(k, outcome)
+                k += lanes
+            }
+        }
+        return try job.results.map { try $0!.get() }
     }
+
+    public func abandon() { spool = nil }
 
     /// `{split}-NNNNN` (at least five digits).
     static func stem(split: String, index: Int) -> String {
@@ -77,152 +125,130 @@ public final class ShardSplitSink: SplitSink {
         return split + "-" + String(repeating: "0", count: Swift.max(0, 5 - digits.count)) + digits
     }
 
-    private func writeShard() throws {
-        let index = files.count
-        let stem = Self.stem(split: split, index: index)
-        let relativePath = split + "/" + stem + ".tar.zst"
-        let counts = classCounts(buffer.y, classes: description.classNames.count)
-        let header: JSONValue = .object([
-            "format": .string("motionprep.shard"),
-            "format_version": .int(1),
-            "split": .string(split),
-            "shard_index": .int(index),
-            "num_windows": .int(buffer.count),
-            "class_counts": .array(counts.map { .int($0) }),
-        ])
-        let json = Array((header.compact() + "\n").utf8)
-        try Self.writeArchive(path: directory + "/" + relativePath, stem: stem, json: json,
-                              arrays: buffer.arrays(description: description), level: compressionLevel)
-        files.append(WrittenFile(path: relativePath, numWindows: buffer.count, classCounts: counts))
-        buffer.removeAll()
+    /// `{split}-NNNNNNNNN`: the sample key of canonical window `number` (at least nine digits).
+    public static func key(split: String, window number: Int) -> String {
+        let digits = String(number)
+        return split + "-" + String(repeating: "0", count: Swift.max(0, 9 - digits.count)) + digits
     }
-}
 
-extension ShardSplitSink {
-    /// Writes one shard: the tar archive is produced member by member straight into one zstd
-    /// frame (its size is known up front, so the frame records it) and into a temporary file,
-    /// renamed to `path` when complete. The arrays are only borrowed, so the caller's buffer
-    /// keeps its capacity once they are released.
-    static func writeArchive(path: String, stem: String, json: [UInt8], arrays: [_ShardArrayRef], level: Int) throws {
-        let npyHeaders = arrays.map { $0.header.encoded() }
-        var sizes = [json.count]
-        for (a, h) in zip(arrays, npyHeaders) { sizes.append(h.count + a.byteCount) }
-
-        let file = try _ShardFile(path: path)
-        let zstd = try ZstdFrameWriter(level: level, contentSize: TarWriter.archiveSize(memberSizes: sizes)) {
-            try file.write($0)
+    /// Gathers the windows `windows` (canonical numbers, in shard order) from the spool and
+    /// writes them as one shard.
+    fileprivate func writeShard(index: Int, windows: ArraySlice<Int>, spool: _SpoolFile) throws -> WrittenFile {
+        let n = windows.count
+        var rows = [UInt8](repeating: 0, count: n * rowBytes)
+        // Read in canonical order (mostly forward through the spool), place in shard order.
+        let byNumber = windows.enumerated().sorted { $0.element < $1.element }
+        for (slot, number) in byNumber {
+            try spool.read(at: number * rowBytes, into: &rows, offset: slot * rowBytes, count: rowBytes)
         }
-        var tar = TarWriter { try zstd.write($0) }
-        try tar.beginMember(name: stem + ".json", size: json.count)
-        try tar.writeContent(json)
-        for (i, a) in arrays.enumerated() {
-            try tar.beginMember(name: "\(stem).\(a.name).npy", size: sizes[i + 1])
-            try tar.writeContent(npyHeaders[i])
-            try a.withBytes { try tar.writeContent($0) }
+        let T = description.windowLength, C = description.channelNames.count, F = description.featureNames.count
+        let xHeader = NPYHeader(descr: "<f4", shape: [T, C]).encoded()
+        let fHeader = NPYHeader(descr: "<f4", shape: [F]).encoded()
+        var counts = [Int](repeating: 0, count: description.classNames.count)
+        var members: [(name: String, size: Int)] = []
+        var texts: [(cls: [UInt8], json: [UInt8])] = []
+        for (slot, number) in windows.enumerated() {
+            let base = slot * rowBytes + rowFloats * 4
+            let y = rows.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: base, as: Int64.self) }
+            let start = rows.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: base + 8, as: Double.self) }
+            let s = rows.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: base + 16, as: Int32.self) }
+            let r = rows.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: base + 20, as: Int32.self) }
+            let f = rows.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: base + 24, as: Int32.self) }
+            if y >= 0 && Int(y) < counts.count { counts[Int(y)] += 1 }
+            var object: [String: JSONValue] = [
+                "subject": .string(description.subjectNames[Int(s)]),
+                "recording": .string(description.recordingNames[Int(r)]),
+                "start_time_s": .double(start),
+                "label": y >= 0 && Int(y) < description.classNames.count ? .string(description.classNames[Int(y)]) : .null,
+            ]
+            if description.hasFolds { object["fold_index"] = .int(Int(f)) }
+            let text = (cls: Array(String(y).utf8), json: Array(JSONValue.object(object).compact().utf8))
+            texts.append(text)
+            let key = Self.key(split: split, window: number)
+            members.append((key + ".x.npy", xHeader.count + T * C * 4))
+            members.append((key + ".y.cls", text.cls.count))
+            if F > 0 { members.append((key + ".features.npy", fHeader.count + F * 4)) }
+            members.append((key + ".json", text.json.count))
+        }
+        let stem = Self.stem(split: split, index: index)
+        let relativePath = split + "/" + stem + (compress ? ".tar.zst" : ".tar")
+        let file = try _ShardFile(path: directory + "/" + relativePath)
+        var zstd: ZstdFrameWriter?
+        if compress {
+            zstd = try ZstdFrameWriter(level: compressionLevel, contentSize: TarWriter.archiveSize(memberSizes: members.map(\.size))) {
+                try file.write($0)
+            }
+        }
+        let frame = zstd
+        var tar = TarWriter { bytes in
+            if let frame { try frame.write(bytes) } else { try file.write(bytes) }
+        }
+        var m = 0
+        for slot in 0..<n {
+            let base = slot * rowBytes
+            try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
+            try tar.writeContent(xHeader)
+            try rows.withUnsafeBytes { try tar.writeContent(UnsafeRawBufferPointer(rebasing: $0[base..<(base + T * C * 4)])) }
+            try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
+            try tar.writeContent(texts[slot].cls)
+            if F > 0 {
+                try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
+                try tar.writeContent(fHeader)
+                try rows.withUnsafeBytes {
+                    try tar.writeContent(UnsafeRawBufferPointer(rebasing: $0[(base + T * C * 4)..<(base + rowFloats * 4)]))
+                }
+            }
+            try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
+            try tar.writeContent(texts[slot].json)
         }
         try tar.finish()
-        try zstd.finish()
+        try frame?.finish()
         try file.commit()
+        return WrittenFile(path: relativePath, numWindows: n, classCounts: counts)
     }
 }
 
-/// The windows of the shard being filled, one array per npy member.
-struct _ShardBuffer {
-    private(set) var x: [Float] = []
-    private(set) var y: [Int64] = []
-    private(set) var features: [Float] = []
-    private(set) var subjectIndex: [Int32] = []
-    private(set) var recordingIndex: [Int32] = []
-    private(set) var startTime: [Double] = []
-    private(set) var foldIndex: [Int32] = []
-    private let hasFeatures: Bool
-    private let hasFolds: Bool
+/// One `finish()`: what the lanes share. The sink and the spool are only read (the spool with
+/// `pread`), each shard's result is stored under the lock.
+private final class _ShardJob: @unchecked Sendable {
+    let sink: ShardSplitSink
+    let spool: _SpoolFile
+    let order: [Int]
+    let shards: Int
+    private let lock = NSLock()
+    private(set) var results: [Result<WrittenFile, Error>?]
 
-    init(description: DatasetDescription) {
-        hasFeatures = !description.featureNames.isEmpty
-        hasFolds = description.hasFolds
+    init(sink: ShardSplitSink, spool: _SpoolFile, order: [Int], shards: Int) {
+        self.sink = sink
+        self.spool = spool
+        self.order = order
+        self.shards = shards
+        results = Array(repeating: nil, count: shards)
     }
 
-    var count: Int { y.count }
-
-    mutating func append(_ batch: WindowBatch, rows: Range<Int>, subjectIndex s: Int32, recordingIndex r: Int32, foldIndex f: Int32) {
-        let rowX = batch.length * batch.channelCount
-        x.append(contentsOf: batch.x[(rows.lowerBound * rowX)..<(rows.upperBound * rowX)])
-        y.append(contentsOf: batch.y[rows])
-        if hasFeatures {
-            features.append(contentsOf: batch.features[(rows.lowerBound * batch.featureCount)..<(rows.upperBound * batch.featureCount)])
-        }
-        subjectIndex.append(contentsOf: repeatElement(s, count: rows.count))
-        recordingIndex.append(contentsOf: repeatElement(r, count: rows.count))
-        startTime.append(contentsOf: batch.startTimes[rows])
-        if hasFolds { foldIndex.append(contentsOf: repeatElement(f, count: rows.count)) }
-    }
-
-    /// Empties every array, keeping capacity for the next shard.
-    mutating func removeAll() {
-        x.removeAll(keepingCapacity: true)
-        y.removeAll(keepingCapacity: true)
-        features.removeAll(keepingCapacity: true)
-        subjectIndex.removeAll(keepingCapacity: true)
-        recordingIndex.removeAll(keepingCapacity: true)
-        startTime.removeAll(keepingCapacity: true)
-        foldIndex.removeAll(keepingCapacity: true)
-    }
-
-    /// The npy members in docs/dataset-format.md, "HDF5 files" table order.
-    func arrays(description d: DatasetDescription) -> [_ShardArrayRef] {
-        let n = count
-        var out: [_ShardArrayRef] = [
-            .float32("x", x, shape: [n, d.windowLength, d.channelNames.count]),
-            .int64("y", y, shape: [n]),
-        ]
-        if hasFeatures { out.append(.float32("features", features, shape: [n, d.featureNames.count])) }
-        out.append(.int32("subject_index", subjectIndex, shape: [n]))
-        out.append(.int32("recording_index", recordingIndex, shape: [n]))
-        out.append(.float64("start_time_s", startTime, shape: [n]))
-        if hasFolds { out.append(.int32("fold_index", foldIndex, shape: [n])) }
-        return out
+    func finished(_ shard: Int, _ outcome: Result<WrittenFile, Error>) {
+        lock.lock()
+        results[shard] = outcome
+        lock.unlock()
     }
 }
 
-/// One array to write as npy, borrowed from the buffer.
-enum _ShardArrayRef {
-    case float32(String, [Float], shape: [Int])
-    case float64(String, [Double], shape: [Int])
-    case int64(String, [Int64], shape: [Int])
-    case int32(String, [Int32], shape: [Int])
-
-    var name: String {
-        switch self {
-        case .float32(let n, _, _), .float64(let n, _, _), .int64(let n, _, _), .int32(let n, _, _): return n
+/// The write-time shuffle of a split's windows (docs/dataset-format.md, "Shards"): a
+/// Fisher–Yates shuffle of the canonical window numbers 0 ..< N, driven by splitmix64 seeded
+/// with `StableHash.hash("{seed}:shuffle:{split}")`.
+public enum ShardShuffle {
+    /// `result[i]` is the canonical number of the i-th window written (shards in order, samples
+    /// in archive order).
+    public static func permutation(count: Int, seed: UInt64, split: String) -> [Int] {
+        var order = Array(0..<count)
+        var state = StableHash.hash("\(seed):shuffle:\(split)")
+        var i = count - 1
+        while i > 0 {
+            state = state &+ 0x9e37_79b9_7f4a_7c15
+            let j = Int(StableHash.mix(state) % UInt64(i + 1))
+            order.swapAt(i, j)
+            i -= 1
         }
-    }
-
-    var header: NPYHeader {
-        switch self {
-        case .float32(_, _, let s): return NPYHeader(descr: "<f4", shape: s)
-        case .float64(_, _, let s): return NPYHeader(descr: "<f8", shape: s)
-        case .int64(_, _, let s): return NPYHeader(descr: "<i8", shape: s)
-        case .int32(_, _, let s): return NPYHeader(descr: "<i4", shape: s)
-        }
-    }
-
-    var byteCount: Int {
-        switch self {
-        case .float32(_, let v, _): return v.count * 4
-        case .float64(_, let v, _): return v.count * 8
-        case .int64(_, let v, _): return v.count * 8
-        case .int32(_, let v, _): return v.count * 4
-        }
-    }
-
-    /// The values' bytes in memory order (little-endian on every supported host).
-    func withBytes(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        switch self {
-        case .float32(_, let v, _): try v.withUnsafeBytes(body)
-        case .float64(_, let v, _): try v.withUnsafeBytes(body)
-        case .int64(_, let v, _): try v.withUnsafeBytes(body)
-        case .int32(_, let v, _): try v.withUnsafeBytes(body)
-        }
+        return order
     }
 }

@@ -97,3 +97,58 @@ final class _ShardFile {
 
     private static func reason() -> String { String(cString: strerror(errno)) }
 }
+
+/// A scratch file of fixed-size rows: appended through a buffer, read back at any offset, removed
+/// when released.
+final class _SpoolFile {
+    let path: String
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+    private static let bufferBytes = 1 << 20
+
+    init(path: String) throws {
+        self.path = path
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw MotionError(.cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        buffer.reserveCapacity(Self.bufferBytes)
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+
+    func append(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.bufferBytes { try flush() }
+    }
+
+    func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { _systemWrite(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MotionError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads `count` bytes at file offset `at` into `out[offset...]`.
+    func read(at: Int, into out: inout [UInt8], offset: Int, count: Int) throws {
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + offset + done, count - done, off_t(at + done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MotionError(.ioError, "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { throw MotionError(.ioError, "cannot read \(path): it ends at byte \(at + done)") }
+            done += n
+        }
+    }
+}

@@ -103,6 +103,8 @@ struct ManifestDecoder {
         "split_policy", "normalization", "counts", "splits",
     ]
     static let storages = ["hdf5", "shards"]
+    /// The manifest `format_version` this build writes and reads (docs/dataset-format.md).
+    static let formatVersion = 2
 
     /// The decoded manifest, or nil when a part every data check needs did not decode (the
     /// problems say which).
@@ -116,14 +118,22 @@ struct ManifestDecoder {
         if let f = string(top["format"], "format"), f != "motionprep.dataset" {
             problems.append("`format` must be \"motionprep.dataset\", not \"\(f)\"")
         }
-        if let v = int(top["format_version"], "format_version"), v != 1 {
-            problems.append("`format_version` \(v) is not supported; this build reads version 1")
+        let version = int(top["format_version"], "format_version")
+        if let v = version, v != Self.formatVersion {
+            if (1..<Self.formatVersion).contains(v) {
+                problems.append("`format_version` is \(v): the dataset was written by an older motionprep (format_version \(v)), whose shards and manifest this build no longer reads; rerun `motionprep run` to rewrite it in format_version \(Self.formatVersion)")
+            } else {
+                problems.append("`format_version` \(v) is not supported; this build reads version \(Self.formatVersion)")
+            }
         }
         _ = string(top["created_by"], "created_by")
         if let p = object(top["pipeline"], "pipeline") {
-            checkKeys(p, path: "pipeline", allowed: ["name", "sha256"], required: ["name", "sha256"])
+            // Version 1 had no `resolved`; its absence is not reported on top of the version.
+            let required = version == 1 ? ["name", "sha256"] : ["name", "sha256", "resolved"]
+            checkKeys(p, path: "pipeline", allowed: ["name", "sha256", "resolved"], required: required)
             _ = string(p["name"], "pipeline.name")
             _ = sha256(p["sha256"], "pipeline.sha256")
+            if version != 1, p["resolved"] != nil { _ = object(p["resolved"], "pipeline.resolved") }
         }
         var storage = string(top["storage"], "storage")
         if let s = storage, !Self.storages.contains(s) {
@@ -347,7 +357,9 @@ struct ManifestDecoder {
         }
 
         guard let storage, let rate, let length, let stride, let channelNames, let channelUnits, let classes,
-              let features, let subjects, let recordings, let arrays, let splits, foldsOK
+              let features, let subjects, let recordings, let arrays, let splits, foldsOK,
+              // Another version's files are not read as this one's: its data checks are skipped.
+              version == nil || version == Self.formatVersion
         else { return nil }
         return DatasetManifest(storage: storage, sampleRateHz: rate, windowLength: length, windowStride: stride,
                                channelNames: channelNames, channelUnits: channelUnits, classes: classes,

@@ -71,11 +71,22 @@ public struct ExpectedFileContents: Sendable, Equatable {
     public var arrayRowElements: [Int]
     /// Classes of the dataset.
     public var classes: Int
+    /// The row shape of each array the manifest lists (a shard with no window has no member
+    /// that would say).
+    public var arrayRowShapes: [String: [Int]]
+    /// The manifest's subjects and recordings: a shard names each window's subject and
+    /// recording, which the reader turns into `subject_index` and `recording_index`.
+    public var subjectNames: [String]
+    public var recordingNames: [String]
 
-    public init(windows: Int, arrayRowElements: [Int], classes: Int) {
+    public init(windows: Int, arrayRowElements: [Int], classes: Int, arrayRowShapes: [String: [Int]] = [:],
+                subjectNames: [String] = [], recordingNames: [String] = []) {
         self.windows = windows
         self.arrayRowElements = arrayRowElements
         self.classes = classes
+        self.arrayRowShapes = arrayRowShapes
+        self.subjectNames = subjectNames
+        self.recordingNames = recordingNames
     }
 }
 
@@ -118,6 +129,10 @@ public protocol DatasetFileReader: AnyObject {
     /// storage). Reading this never opens another file. Empty for a format without such features.
     func containerProblems() throws -> ContainerProblems
 
+    /// The window numbers the file's samples carry (a shard's sample keys), nil for a format
+    /// without them (HDF5).
+    func windowNumbers() throws -> [Int]?
+
     /// Releases the file.
     func close()
 }
@@ -151,6 +166,7 @@ public struct BlockRead: Sendable, Equatable {
 extension DatasetFileReader {
     public func willRead(_ plan: [BlockRead]) {}
     public func containerProblems() throws -> ContainerProblems { ContainerProblems() }
+    public func windowNumbers() throws -> [Int]? { nil }
 }
 
 /// The storages this build reads.

@@ -10,7 +10,8 @@ extension _ValidationRun {
         let reader: any DatasetFileReader
         let expectedContents = ExpectedFileContents(
             windows: file.numWindows, arrayRowElements: manifest.arrays.values.map { $0.rowShape.reduce(1, *) },
-            classes: manifest.classes.count)
+            classes: manifest.classes.count, arrayRowShapes: manifest.arrays.mapValues(\.rowShape),
+            subjectNames: manifest.subjects, recordingNames: manifest.recordings)
         do {
             reader = try storage.open(path: path(file.path), displayPath: file.path, expected: expectedContents)
         } catch let e as ContainerError {
@@ -75,6 +76,7 @@ extension _ValidationRun {
         scans[file.path] = scan
         windows += scan.windows ?? 0
         reportScan(file, scan, reader: reader)
+        if let numbers = try? reader.windowNumbers() { windowNumbers[file.split, default: []] += numbers }
     }
 
     /// `arrays.shape` and `arrays.dtype`; returns the arrays that can be read as the manifest
@@ -218,7 +220,10 @@ extension _ValidationRun {
                 builder.fail(.countsFile, f.path,
                              "the manifest lists \(f.numWindows) windows for it, but its class counts \(Self.list(f.classCounts)) add up to \(f.classCounts.reduce(0, +))")
             }
-            if manifest.storage == "shards" { checkShardSequence(split, s.files) }
+            if manifest.storage == "shards" {
+                checkShardSequence(split, s.files)
+                checkWindowNumbers(split, files: s.files)
+            }
             guard let (n, counts) = recomputed(split) else { continue }
             if n != s.numWindows {
                 builder.fail(.countsSplit, Self.manifestName, "split `\(name)` holds \(n) windows in its files, but the manifest lists \(s.numWindows)")
@@ -233,8 +238,10 @@ extension _ValidationRun {
     /// Shards of a split are numbered from 00000 without a hole, in manifest order, and every
     /// shard but the last holds the same number of windows (`windows_per_shard`), the last no more.
     private func checkShardSequence(_ split: SplitName, _ files: [ManifestFile]) {
+        // Every shard has the first one's extension: `.tar.zst` (compression zstd) or `.tar` (none).
+        let ext = files.first?.path.hasSuffix(".tar") == true ? ".tar" : ".tar.zst"
         for (i, f) in files.enumerated() {
-            let expected = "\(split.rawValue)/\(split.rawValue)-\(String(repeating: "0", count: max(0, 5 - String(i).count)))\(i).tar.zst"
+            let expected = "\(split.rawValue)/\(split.rawValue)-\(String(repeating: "0", count: max(0, 5 - String(i).count)))\(i)\(ext)"
             if f.path != expected {
                 builder.fail(.filesMetadata, f.path, "is shard \(i) of split `\(split.rawValue)` in the manifest, so it should be `\(expected)`")
             }
@@ -245,6 +252,37 @@ extension _ValidationRun {
         }
         if let last = files.last, last.numWindows > first.numWindows {
             builder.fail(.countsSplit, last.path, "the last shard of split `\(split.rawValue)` holds \(last.numWindows) windows, more than the \(first.numWindows) of the others")
+        }
+    }
+
+    /// The sample keys of a split's shards number its windows 0 ..< N, each once
+    /// (docs/dataset-format.md, "Shards"); checked when every shard was read.
+    private func checkWindowNumbers(_ split: SplitName, files: [ManifestFile]) {
+        guard files.allSatisfy({ !incomplete.contains($0.path) && scans[$0.path] != nil }) else { return }
+        var numbers = windowNumbers[split] ?? []
+        numbers.sort()
+        var missing = 0, repeated = 0, firstMissing: Int?, firstRepeated: Int?
+        var expected = 0
+        for (i, n) in numbers.enumerated() {
+            if i > 0 && numbers[i - 1] == n {
+                repeated += 1
+                if firstRepeated == nil { firstRepeated = n }
+                continue
+            }
+            if n > expected {
+                missing += n - expected
+                if firstMissing == nil { firstMissing = expected }
+            }
+            expected = n + 1
+        }
+        let total = numbers.count
+        if numbers.last.map({ $0 >= total }) == true || repeated > 0 || missing > 0 {
+            var parts: [String] = []
+            if let m = firstMissing { parts.append("\(missing) number(s) below the largest are missing, first \(m)") }
+            if let r = firstRepeated { parts.append("\(repeated) repeated, first \(r)") }
+            if parts.isEmpty { parts.append("the largest is \(numbers.last!)") }
+            builder.fail(.countsSplit, Self.manifestName,
+                         "the sample keys of split `\(split.rawValue)` do not number its \(total) windows 0 to \(total - 1) once each: \(parts.joined(separator: "; "))")
         }
     }
 

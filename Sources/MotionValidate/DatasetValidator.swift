@@ -53,6 +53,8 @@ final class _ValidationRun {
     var windows = 0
     /// Scans of the files that could be read, by manifest path.
     var scans: [String: FileScan] = [:]
+    /// Shards: the canonical window numbers of the samples read, per split.
+    var windowNumbers: [SplitName: [Int]] = [:]
     /// Files whose data could not all be read (missing, unreadable, wrong arrays).
     var incomplete: Set<String> = []
 

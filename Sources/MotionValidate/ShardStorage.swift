@@ -1,18 +1,20 @@
 import MotionSinks
 
-/// `storage: "shards"` (docs/dataset-format.md, "Shards"): `{split}/{split}-NNNNN.tar.zst`, each one zstd frame holding
-/// a ustar archive of `{stem}.json` and one npy file per array.
+/// `storage: "shards"` (docs/dataset-format.md, "Shards"): `{split}/{split}-NNNNN.tar.zst` (or
+/// `.tar`), each a ustar archive of one WebDataset sample per window (`{key}.x.npy`,
+/// `{key}.y.cls`, `{key}.features.npy`, `{key}.json`).
 ///
-/// A shard is decompressed whole (MotionSinks' `ShardReader`, which checks the zstd frame's
-/// checksum, the tar headers and the npy headers), so memory is one shard at a time — bounded
-/// by `windows_per_shard`, not by the dataset.
+/// A shard is read whole (MotionSinks' `ShardReader`, which checks the zstd frame's checksum,
+/// the tar headers, the samples' members and npy headers) and its windows gathered into the
+/// arrays of docs/dataset-format.md, "HDF5 files", in archive order, so memory is one shard at
+/// a time — bounded by `windows_per_shard`, not by the dataset.
 public struct ShardStorage: DatasetStorage {
     public var name: String { "shards" }
 
     public init() {}
 
     public func open(path: String, displayPath: String) throws -> any DatasetFileReader {
-        ShardFileReader(contents: try ShardReader.read(path: path), displayPath: displayPath)
+        ShardFileReader(contents: try ShardReader.read(path: path), displayPath: displayPath, expected: nil)
     }
 
     /// Opens a shard no larger than its manifest entry allows
@@ -22,7 +24,8 @@ public struct ShardStorage: DatasetStorage {
         let bound = ShardReader.maximumArchiveBytes(windows: expected.windows, arrayRowElements: expected.arrayRowElements,
                                                     classes: expected.classes)
         do {
-            return ShardFileReader(contents: try ShardReader.read(path: path, maxArchiveBytes: bound), displayPath: displayPath)
+            return ShardFileReader(contents: try ShardReader.read(path: path, maxArchiveBytes: bound), displayPath: displayPath,
+                                   expected: expected)
         } catch let e as ShardSizeError {
             throw ContainerError(message: e.message + " (\(expected.windows) windows)")
         }
@@ -33,13 +36,15 @@ public struct ShardStorage: DatasetStorage {
 final class ShardFileReader: DatasetFileReader {
     private let contents: ShardContents
     private let displayPath: String
+    private let expected: ExpectedFileContents?
     private var floats: [String: [Float]] = [:]
     private var doubles: [String: [Double]] = [:]
     private var integers: [String: [Int64]] = [:]
 
-    init(contents: ShardContents, displayPath: String) {
+    init(contents: ShardContents, displayPath: String, expected: ExpectedFileContents?) {
         self.contents = contents
         self.displayPath = displayPath
+        self.expected = expected
     }
 
     static func dtype(_ descr: String) -> String? {
@@ -52,9 +57,22 @@ final class ShardFileReader: DatasetFileReader {
         }
     }
 
+    /// The dtype each array of a shard has (a shard with no window has no member to say).
+    private static let dtypes = ["x": "float32", "y": "int64", "features": "float32", "subject_index": "int32",
+                                 "recording_index": "int32", "start_time_s": "float64", "fold_index": "int32"]
+
     func arrays() throws -> [String: StoredArray] {
         var out: [String: StoredArray] = [:]
+        let n = contents.numWindows
+        if n == 0, let expected {
+            for (name, row) in expected.arrayRowShapes { out[name] = StoredArray(dtype: Self.dtypes[name], shape: [0] + row) }
+            return out
+        }
         for a in contents.arrays { out[a.name] = StoredArray(dtype: Self.dtype(a.dtype), shape: a.shape) }
+        if n > 0 {
+            out["subject_index"] = StoredArray(dtype: "int32", shape: [n])
+            out["recording_index"] = StoredArray(dtype: "int32", shape: [n])
+        }
         return out
     }
 
@@ -63,9 +81,8 @@ final class ShardFileReader: DatasetFileReader {
         return a
     }
 
-    private func rowSlice<T>(_ values: [T], _ a: ShardArray, _ rows: Range<Int>) -> [T] {
-        let perRow = a.shape.dropFirst().reduce(1, *)
-        return Array(values[(rows.lowerBound * perRow)..<(rows.upperBound * perRow)])
+    private func rowSlice<T>(_ values: [T], perRow: Int, _ rows: Range<Int>) -> [T] {
+        Array(values[(rows.lowerBound * perRow)..<(rows.upperBound * perRow)])
     }
 
     func readFloats(_ name: String, rows: Range<Int>) throws -> [Float] {
@@ -73,7 +90,7 @@ final class ShardFileReader: DatasetFileReader {
         if floats[name] == nil {
             floats[name] = a.dtype == "<f8" ? try a.float64Values().map { Float($0) } : try a.float32Values()
         }
-        return rowSlice(floats[name]!, a, rows)
+        return rowSlice(floats[name]!, perRow: a.shape.dropFirst().reduce(1, *), rows)
     }
 
     func readDoubles(_ name: String, rows: Range<Int>) throws -> [Double] {
@@ -81,47 +98,59 @@ final class ShardFileReader: DatasetFileReader {
         if doubles[name] == nil {
             doubles[name] = a.dtype == "<f4" ? try a.float32Values().map { Double($0) } : try a.float64Values()
         }
-        return rowSlice(doubles[name]!, a, rows)
+        return rowSlice(doubles[name]!, perRow: a.shape.dropFirst().reduce(1, *), rows)
     }
 
     func readInt64s(_ name: String, rows: Range<Int>) throws -> [Int64] {
-        let a = try array(name)
         if integers[name] == nil {
-            integers[name] = a.dtype == "<i4" ? try a.int32Values().map { Int64($0) } : try a.int64Values()
+            switch name {
+            case "subject_index", "recording_index":
+                let names = (name == "subject_index" ? expected?.subjectNames : expected?.recordingNames) ?? []
+                integers[name] = contents.indices(into: names, recording: name == "recording_index").map { Int64($0) }
+            default:
+                let a = try array(name)
+                integers[name] = a.dtype == "<i4" ? try a.int32Values().map { Int64($0) } : try a.int64Values()
+            }
         }
-        return rowSlice(integers[name]!, a, rows)
+        return rowSlice(integers[name]!, perRow: 1, rows)
     }
 
     func metadataProblems(expected e: ExpectedFileMetadata) throws -> [String] {
         var problems: [String] = []
-        let h = contents.header
-        // `{split}/{split}-NNNNN.tar.zst`
+        // `{split}/{split}-NNNNN.tar.zst` or `.tar`
         let fileName = displayPath.split(separator: "/").last.map(String.init) ?? displayPath
-        let stem = fileName.hasSuffix(".tar.zst") ? String(fileName.dropLast(8)) : fileName
-        let prefix = "\(e.split)/\(e.split)-"
+        let stem = fileName.hasSuffix(".tar.zst") ? String(fileName.dropLast(8)) : fileName.hasSuffix(".tar") ? String(fileName.dropLast(4)) : fileName
         let digits = stem.dropFirst(e.split.count + 1)
-        if !displayPath.hasPrefix(prefix) || !displayPath.hasSuffix(".tar.zst") || digits.count != 5
-            || !digits.allSatisfy(\.isASCII) || Int(digits) == nil {
-            problems.append("is not named `\(e.split)/\(e.split)-NNNNN.tar.zst` (docs/dataset-format.md, \"Shards\")")
-        } else if let index = Int(digits), index != h.shardIndex {
-            problems.append("header `shard_index` is \(h.shardIndex), but the file name says \(index)")
+        if !displayPath.hasPrefix("\(e.split)/\(e.split)-") || !(displayPath.hasSuffix(".tar.zst") || displayPath.hasSuffix(".tar"))
+            || digits.count != 5 || !digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            problems.append("is not named `\(e.split)/\(e.split)-NNNNN.tar.zst` or `.tar` (docs/dataset-format.md, \"Shards\")")
         }
-        if contents.stem != stem { problems.append("its members are named `\(contents.stem).*`, not `\(stem).*`") }
-        if h.format != "motionprep.shard" { problems.append("header `format` is \"\(h.format)\", not \"motionprep.shard\"") }
-        if h.formatVersion != 1 { problems.append("header `format_version` is \(h.formatVersion), not 1") }
-        if h.split != e.split { problems.append("header `split` is \"\(h.split)\", but the manifest lists the shard under \"\(e.split)\"") }
-        // Members: the header, then the arrays in the contract's (docs/dataset-format.md, "HDF5 files") table order.
-        let names = contents.arrays.map(\.name)
-        let ordered = DatasetManifest.arrayOrder(names)
-        if names != ordered {
-            problems.append("its arrays are in the order \(names.joined(separator: ", ")); expected \(ordered.joined(separator: ", "))")
+        // Keys `{split}-NNNNNNNNN`, each window once; the label names the class of `y`.
+        var seen = Set<Int>()
+        var badKeys: [String] = [], repeated: [String] = [], badLabels: [String] = []
+        for s in contents.samples {
+            let d = s.key.dropFirst(e.split.count + 1)
+            if !s.key.hasPrefix(e.split + "-") || d.count != 9 || !d.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                badKeys.append(s.key)
+            }
+            if !seen.insert(s.windowNumber).inserted { repeated.append(s.key) }
+            let name: String? = s.classID >= 0 && s.classID < Int64(e.classNames.count) ? e.classNames[Int(s.classID)] : nil
+            if (s.classID == -1 || name != nil) && s.label != name {
+                badLabels.append("`\(s.key).json` has label \(s.label.map { "\"\($0)\"" } ?? "null") but `\(s.key).y.cls` is \(s.classID) (\(name.map { "\"\($0)\"" } ?? "null"))")
+            }
         }
+        if let first = badKeys.first {
+            problems.append("\(badKeys.count) sample key(s) are not `\(e.split)-NNNNNNNNN` (nine digits); first: `\(first)`")
+        }
+        if let first = repeated.first { problems.append("\(repeated.count) sample key(s) occur more than once; first: `\(first)`") }
+        if let first = badLabels.first { problems.append("\(badLabels.count) window(s) disagree on their class; first: \(first)") }
         return problems
     }
 
-    func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])? {
-        (contents.header.numWindows, contents.header.classCounts)
-    }
+    func windowNumbers() throws -> [Int]? { contents.samples.map(\.windowNumber) }
+
+    /// A shard declares no counts of its own: every sample carries its class.
+    func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])? { nil }
 
     func close() {
         floats = [:]

@@ -68,6 +68,8 @@ let badPipelines: [BadPipeline] = [
                 "`labels.min_fraction` at walk.yaml:13:17 must be a number from 0 to 1, not `1.5`"),
     BadPipeline("compression level 22", edited("  path: out", "  path: out\n  type: shards\n  compression_level: 22"),
                 "`output.compression_level` at walk.yaml:12:22 must be a whole number from 1 to 19, not `22`"),
+    BadPipeline("misspelt compression", edited("  path: out", "  path: out\n  type: shards\n  compression: zstdd"),
+                "`output.compression` at walk.yaml:12:16 must be `zstd` or `none`, not `zstdd`; did you mean `zstd`?"),
     BadPipeline("negative seed and one fold", minimalPipeline + "split:\n  seed: -1\n  folds: 1\n",
                 "`split.seed` at walk.yaml:12:9 must be a whole number from 0 to 9223372036854775807, not `-1`",
                 "`split.folds` at walk.yaml:13:10 must be a whole number from 2 to 1000, not `1`"),

@@ -5,7 +5,8 @@ import Testing
 
 @testable import MotionSinks
 
-/// Shards hold exactly `windows_per_shard` windows, cut across recording boundaries, in order.
+/// Shards hold exactly `windows_per_shard` windows, one WebDataset sample each, shuffled across the
+/// split's shards by the documented permutation.
 @Suite struct ShardCuttingTests {
     /// Feeds batches of the given sizes (recording i = batch i) and returns the written files
     /// with their contents.
@@ -21,43 +22,69 @@ import Testing
         return try sink.finish().map { ($0, try readShard(dir.path, $0)) }
     }
 
-    @Test func cutsAtExactCountsAcrossRecordings() throws {
+    @Test func everyWindowOnceAsOneSampleAcrossShuffledShards() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let d = fixtureDescription()
         let shards = try write(batches: [3, 4, 0, 6], perShard: 5, in: dir)
         #expect(shards.map(\.0.numWindows) == [5, 5, 3])
         #expect(shards.map(\.0.path) == ["train/train-00000.tar.zst", "train/train-00001.tar.zst", "train/train-00002.tar.zst"])
-        // Concatenated, the shards give back every window in order with its indices.
         let all = fixtureBatch(13, first: 0, description: d)
-        var x: [Float] = [], y: [Int64] = [], f: [Float] = [], t: [Double] = []
-        var s: [Int32] = [], r: [Int32] = [], k: [Int32] = []
-        for (i, (file, c)) in shards.enumerated() {
-            #expect(c.stem == "train-0000\(i)")
-            #expect(c.header == ShardHeader(format: "motionprep.shard", formatVersion: 1, split: "train", shardIndex: i,
-                                            numWindows: file.numWindows, classCounts: file.classCounts))
-            #expect(c.memberNames == ["json", "x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"]
-                .map { "\(c.stem).\($0)\($0 == "json" ? "" : ".npy")" })
-            #expect(c.array("x")?.shape == [file.numWindows, 4, 3])
-            #expect(c.array("features")?.shape == [file.numWindows, 2])
-            x += try c.array("x")!.float32Values()
-            y += try c.array("y")!.int64Values()
-            f += try c.array("features")!.float32Values()
-            t += try c.array("start_time_s")!.float64Values()
-            s += try c.array("subject_index")!.int32Values()
-            r += try c.array("recording_index")!.int32Values()
-            k += try c.array("fold_index")!.int32Values()
-        }
-        #expect(x == all.x && y == all.y && f == all.features)
-        #expect(t.map(\.bitPattern) == all.startTimes.map(\.bitPattern))
-        #expect(r == [0, 0, 0, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3])
-        #expect(s == [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1])
-        #expect(k == [0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
-        // Class counts per shard, from y (−1 not counted).
+        // Recording of each canonical window: batches [3, 4, 0, 6] are recordings 0, 1, 2, 3.
+        let recordingOf = [0, 0, 0, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3]
+        var numbers: [Int] = []
         for (file, c) in shards {
-            let ys = try c.array("y")!.int64Values()
-            #expect(file.classCounts == (0..<3).map { cls in ys.filter { $0 == Int64(cls) }.count })
+            #expect(c.numWindows == file.numWindows)
+            #expect(c.classCounts(classes: 3) == file.classCounts)
+            let x = try c.array("x")!.float32Values(), f = try c.array("features")!.float32Values()
+            #expect(c.array("x")?.shape == [file.numWindows, 4, 3])
+            for (i, s) in c.samples.enumerated() {
+                let w = s.windowNumber
+                numbers.append(w)
+                #expect(s.key == "train-" + String(repeating: "0", count: 9 - String(w).count) + String(w))
+                #expect(Array(c.memberNames[(4 * i)..<(4 * i + 4)]) == ["x.npy", "y.cls", "features.npy", "json"].map { "\(s.key).\($0)" })
+                #expect(Array(x[(i * 12)..<(i * 12 + 12)]) == Array(all.x[(w * 12)..<(w * 12 + 12)]))
+                #expect(Array(f[(i * 2)..<(i * 2 + 2)]) == Array(all.features[(w * 2)..<(w * 2 + 2)]))
+                #expect(s.classID == all.y[w])
+                #expect(s.label == (all.y[w] >= 0 ? d.classNames[Int(all.y[w])] : nil))
+                #expect(s.startTimeS.bitPattern == all.startTimes[w].bitPattern)
+                let r = recordingOf[w]
+                #expect(s.recording == d.recordingNames[r] && s.subject == d.subjectNames[r / 2])
+                #expect(s.foldIndex == r % 3)
+            }
         }
+        #expect(numbers == ShardShuffle.permutation(count: 13, seed: 0, split: "train"))
+        #expect(numbers.sorted() == Array(0..<13) && numbers != Array(0..<13))
+        // No spool left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["train"])
+    }
+
+    @Test func jsonMemberIsCompactSortedAndFoldsAreMinusOneOutsideTrain() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let d = fixtureDescription()
+        let sink = try ShardSplitSink(directory: dir.path, split: "test", description: d, windowsPerShard: 5, compress: false)
+        try sink.append(fixtureBatch(4, first: 0, description: d), subjectIndex: 1, recordingIndex: 2, foldIndex: -1)
+        let file = try sink.finish()[0]
+        #expect(file.path == "test/test-00000.tar")
+        let archive = [UInt8](FileManager.default.contents(atPath: dir.path + "/" + file.path)!)
+        let members = try TarReader.members(archive)
+        let window3 = try #require(members.first { $0.name == "test-000000003.json" })
+        #expect(String(decoding: archive[window3.data], as: UTF8.self)
+                == #"{"fold_index":-1,"label":null,"recording":"s2/a","start_time_s":1700000000.12,"subject":"s2"}"#)
+        let cls = try #require(members.first { $0.name == "test-000000002.y.cls" })
+        #expect(String(decoding: archive[cls.data], as: UTF8.self) == "2")
+        #expect(try ShardReader.read(path: dir.path + "/" + file.path).samples.allSatisfy { $0.foldIndex == -1 })
+    }
+
+    @Test func shufflePermutationIsTheDocumentedOne() {
+        // Computed independently from docs/dataset-format.md, "Shards" (Python, integers mod 2^64).
+        #expect(ShardShuffle.permutation(count: 10, seed: 42, split: "train") == [3, 1, 0, 9, 5, 7, 8, 6, 4, 2])
+        #expect(ShardShuffle.permutation(count: 10, seed: 42, split: "test") == [7, 1, 2, 4, 9, 5, 6, 3, 8, 0])
+        #expect(ShardShuffle.permutation(count: 0, seed: 1, split: "train") == [])
+        #expect(ShardShuffle.permutation(count: 1, seed: 1, split: "train") == [0])
+        let big = ShardShuffle.permutation(count: 10_000, seed: 7, split: "validation")
+        #expect(big.sorted() == Array(0..<10_000))
     }
 
     @Test func everyShardButTheLastIsFull() throws {
@@ -76,12 +103,13 @@ import Testing
                 #expect((1...perShard).contains(files.last!.numWindows), "\(context)")
                 // No stray temporary files.
                 let names = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/train").sorted()
+                #expect(!FileManager.default.fileExists(atPath: dir.path + "/train.spool.tmp"), "\(context)")
                 #expect(names == files.map { String($0.path.dropFirst("train/".count)) }, "\(context)")
             }
         }
     }
 
-    @Test func emptySplitHasOneShardWithNoWindows() throws {
+    @Test func emptySplitHasOneEmptyArchive() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         for batches in [[], [0, 0]] {
@@ -89,19 +117,40 @@ import Testing
             try #require(shards.count == 1)
             let (file, c) = shards[0]
             #expect(file == WrittenFile(path: "validation/validation-00000.tar.zst", numWindows: 0, classCounts: [0, 0, 0]))
-            #expect(c.header.numWindows == 0 && c.header.classCounts == [0, 0, 0] && c.header.split == "validation")
-            #expect(c.arrays.map(\.shape) == [[0, 4, 3], [0], [0, 2], [0], [0], [0], [0]])
-            #expect(c.arrays.allSatisfy { $0.data.isEmpty })
+            #expect(c.samples.isEmpty && c.arrays.isEmpty && c.memberNames.isEmpty)
+            let archive = try Zstd.decompressFrame([UInt8](FileManager.default.contents(atPath: dir.path + "/" + file.path)!))
+            #expect(archive == [UInt8](repeating: 0, count: 1024))
         }
     }
 
-    @Test func optionalArraysFollowTheDescription() throws {
+    @Test func optionalMembersFollowTheDescription() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let d = fixtureDescription(features: 0, folds: false)
         let shards = try write(batches: [2], perShard: 5, description: d, in: dir)
-        #expect(shards[0].1.arrays.map(\.name) == ["x", "y", "subject_index", "recording_index", "start_time_s"])
-        #expect(shards[0].1.arrays.map(\.dtype) == ["<f4", "<i8", "<i4", "<i4", "<f8"])
+        let c = shards[0].1
+        #expect(c.arrays.map(\.name) == ["x", "y", "start_time_s"])
+        #expect(c.arrays.map(\.dtype) == ["<f4", "<i8", "<f8"])
+        #expect(c.memberNames.count == 6 && c.memberNames.allSatisfy { !$0.contains("features") })
+        #expect(c.samples.allSatisfy { $0.foldIndex == nil })
+    }
+
+    @Test func readerRefusesASampleWithAnExtraMember() throws {
+        var archive: [UInt8] = []
+        var tar = TarWriter { archive.append(contentsOf: $0) }
+        let x = NPYHeader(descr: "<f4", shape: [1, 1]).encoded() + [0, 0, 0, 0]
+        for (name, body) in [("train-000000000.x.npy", x), ("train-000000000.y.cls", Array("0".utf8)),
+                             ("train-000000000.extra", [1]), ("train-000000000.json", Array("{}".utf8))] {
+            try tar.beginMember(name: name, size: body.count)
+            try tar.writeContent(body)
+        }
+        try tar.finish()
+        do {
+            _ = try ShardReader.read(archive: archive)
+            Issue.record("a sample with an extra member was read")
+        } catch let e as MotionError {
+            #expect(e.message.contains("sample `train-000000000` has the members"), "\(e.message)")
+        }
     }
 
     @Test func npyDataIsAlignedInTheArchive() throws {
@@ -121,11 +170,13 @@ import Testing
     @Test func sameWindowsGiveTheSameBytesHoweverTheyArrive() throws {
         // One recording split into batches differently: identical files.
         var outputs: [[[UInt8]]] = []
-        for batches in [[13], [3, 4, 0, 6], [1, 1, 1, 10], [13]] {
+        // One recording split into batches differently, and 1 to 4 writing threads: identical files.
+        for (batches, threads) in [([13], 1), ([3, 4, 0, 6], 2), ([1, 1, 1, 10], 3), ([13], 4)] {
             let dir = try TemporaryDirectory()
             defer { dir.remove() }
             let d = fixtureDescription()
-            let sink = try ShardSplitSink(directory: dir.path, split: "test", description: d, windowsPerShard: 5, compressionLevel: 3)
+            let sink = try ShardSplitSink(directory: dir.path, split: "test", description: d, windowsPerShard: 5, compressionLevel: 3,
+                                          threads: threads)
             var first = 0
             for n in batches {
                 try sink.append(fixtureBatch(n, first: first, description: d), subjectIndex: 1, recordingIndex: 2, foldIndex: nil)
@@ -170,7 +221,7 @@ import Testing
         let (file, _) = try write(batches: [3], perShard: 5, in: dir)[0]
         let path = dir.path + "/" + file.path
         let bound = ShardReader.maximumArchiveBytes(windows: 3, arrayRowElements: [128 * 7, 1, 1, 1, 1, 14], classes: 2)
-        #expect(try ShardReader.read(path: path, maxArchiveBytes: bound).header.numWindows == 3)
+        #expect(try ShardReader.read(path: path, maxArchiveBytes: bound).numWindows == 3)
         // A frame of zeros one byte over the bound: refused from its header, before decompressing.
         let zeros = [UInt8](repeating: 0, count: bound + 1)
         let bomb = try zeros.withUnsafeBytes { try Zstd.compressFrame($0, level: 1) }
@@ -182,8 +233,8 @@ import Testing
         } catch let e as ShardSizeError {
             #expect(e.message == "shard \(path) declares \(bound + 1) bytes of content in its zstd frame header, more than the \(bound) its manifest entry allows; it is not decompressed")
         }
-        // Without a bound it is a valid frame (and not a shard).
-        #expect(throws: MotionError.self) { _ = try ShardReader.read(path: path) }
+        // Without a bound it is a valid frame of zeros: a tar archive of end blocks, an empty shard.
+        #expect(try ShardReader.read(path: path).numWindows == 0)
         // A file longer than any compressed shard of that bound is not read at all.
         try Data(count: bound * 2).write(to: URL(fileURLWithPath: path))
         #expect(throws: ShardSizeError.self) { _ = try ShardReader.read(path: path, maxArchiveBytes: bound) }
@@ -194,6 +245,7 @@ import Testing
         #expect(ShardReader.maximumArchiveBytes(windows: 10, arrayRowElements: [Int.max / 2], classes: 2) == Int.max)
         let small = ShardReader.maximumArchiveBytes(windows: 0, arrayRowElements: [896, 1], classes: 2)
         #expect(small > 1 << 20 && small < 2 << 20)
-        #expect(ShardReader.maximumArchiveBytes(windows: 100, arrayRowElements: [896, 1], classes: 2) == small + 100 * 897 * 8)
+        let perWindow = 4 * (2 * 512 + 4096) + ShardReader.maximumJSONBytes + 897 * 8
+        #expect(ShardReader.maximumArchiveBytes(windows: 100, arrayRowElements: [896, 1], classes: 2) == small + 100 * perWindow)
     }
 }

@@ -24,8 +24,8 @@ final class ByteCollector {
 func fixtureDescription(features: Int = 2, folds: Bool = true) -> DatasetDescription {
     DatasetDescription(sampleRateHz: 50, windowLength: 4, windowStride: 2, channelNames: ["acc_x", "acc_y", "acc_z"],
                        channelUnits: ["m/s^2", "m/s^2", "m/s^2"], classNames: ["walk", "turn", "sit"],
-                       featureNames: (0..<features).map { "f\($0)" }, subjectNames: ["s1", "s2"],
-                       recordingNames: ["s1/a", "s1/b", "s2/a", "s2/b"], hasFolds: folds)
+                       featureNames: (0..<features).map { "f\($0)" }, subjectNames: ["s1", "s2", "s3", "s4"],
+                       recordingNames: ["s1/a", "s1/b", "s2/a", "s2/b", "s3/a", "s3/b", "s4/a", "s4/b"], hasFolds: folds)
 }
 
 /// A batch of `n` windows whose values encode their global position `first + i`, so that

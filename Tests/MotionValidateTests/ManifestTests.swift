@@ -9,7 +9,7 @@ import Testing
         let dir = Fixture.copy()
         let path = dir + "/manifest.json"
         var text = try String(contentsOfFile: path, encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"format_version\": 1,", with: "\"format_version\": 1,,")
+        text = text.replacingOccurrences(of: "\"format_version\": 2,", with: "\"format_version\": 2,,")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let (status, output) = try validate(dir)
         #expect(status == .checkFailed)
@@ -66,6 +66,31 @@ import Testing
         ] {
             #expect(output.contains(expected), "missing: \(expected)\n\(output)")
         }
+    }
+
+    @Test func formatVersion1IsExplainedAsWrittenByAnOlderMotionprep() throws {
+        let dir = Fixture.copy()
+        try editManifest(dir) { m in
+            m[["format_version"]] = .int(1)
+            m.remove("resolved", at: ["pipeline"])
+        }
+        let (status, output) = try validate(dir)
+        #expect(status == .checkFailed)
+        #expect(output.contains("manifest.json: manifest.schema: `format_version` is 1: the dataset was written by an older motionprep (format_version 1), whose shards and manifest this build no longer reads; rerun `motionprep run` to rewrite it in format_version 2"), "\(output)")
+        // Version 1 had no `pipeline.resolved`: its absence is not a second complaint; its files
+        // are not read as version 2 files (the data checks are skipped, not failed).
+        #expect(!output.contains("resolved"), "\(output)")
+        let r = report(dir)
+        #expect(failedChecks(r) == ["manifest.schema"])
+        #expect(r.outcome(.valuesFinite)?.status == .skipped)
+    }
+
+    @Test func version2NeedsTheResolvedPipeline() throws {
+        let dir = Fixture.copy()
+        try editManifest(dir) { $0.remove("resolved", at: ["pipeline"]) }
+        let (status, output) = try validate(dir)
+        #expect(status == .checkFailed)
+        #expect(output.contains("manifest.json: manifest.schema: missing key `resolved` in `pipeline`"), "\(output)")
     }
 
     @Test func unreadableStorageFailsSupported() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionSinks
 import MotionValidate
 import MotionZstd
 import Testing
@@ -41,24 +42,57 @@ import Testing
         #expect(output.contains("\(dir)/validation/validation-00000.tar.zst: files.readable: cannot be opened as shards"))
     }
 
-    /// A header that disagrees with its arrays, re-compressed and re-hashed so only that is wrong.
-    @Test func headerCountsDisagreeingWithDataFail() throws {
-        let dir = Fixture.copy(shards: true)
-        let file = "train/train-00000.tar.zst"
+    /// Replaces the first occurrence of `from` in a shard's archive by `to` (same length, so the
+    /// tar member sizes stay right), re-compresses and re-hashes so only that is wrong.
+    private func editArchive(_ dir: String, _ file: String, _ from: String, _ to: String) throws {
         let path = dir + "/" + file
         let archive = try Zstd.decompressFrame([UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
-        // Same length, so the tar member sizes stay right.
-        let from = Array("\"num_windows\":50".utf8), to = Array("\"num_windows\":49".utf8)
+        let f = Array(from.utf8), t = Array(to.utf8)
         var edited = archive
-        let at = try #require((0...(archive.count - from.count)).first { Array(archive[$0..<($0 + from.count)]) == from })
-        edited.replaceSubrange(at..<(at + from.count), with: to)
+        let at = try #require((0...(archive.count - f.count)).first { Array(archive[$0..<($0 + f.count)]) == f })
+        edited.replaceSubrange(at..<(at + f.count), with: t)
         let compressed = try edited.withUnsafeBytes { try Zstd.compressFrame($0, level: 3) }
         try Data(compressed).write(to: URL(fileURLWithPath: path))
         try refreshChecksums(dir, file)
+    }
+
+    /// A window whose json label disagrees with its `y.cls`.
+    @Test func labelDisagreeingWithTheClassIdFails() throws {
+        let dir = Fixture.copy(shards: true)
+        let file = "train/train-00000.tar.zst"
+        try editArchive(dir, file, "\"label\":\"walk\"", "\"label\":\"turn\"")
         let (status, output) = try validate(dir)
         #expect(status == .checkFailed)
-        #expect(output.contains("\(dir)/train/train-00000.tar.zst: counts.file: its header declares 49 windows, but it holds 50"))
-        #expect(failedChecks(report(dir)) == ["counts.file"])
+        #expect(output.contains("\(dir)/train/train-00000.tar.zst: files.metadata: 1 window(s) disagree on their class; first: `train-"), "\(output)")
+        #expect(failedChecks(report(dir)) == ["files.metadata"])
+    }
+
+    /// The clean fixture's keys number each split's windows 0 ..< N, shuffled.
+    @Test func cleanShardsNumberEveryWindowOnceShuffled() throws {
+        let dir = Fixture.copy(shards: true)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/manifest.json"))) as! [String: Any]
+        let splits = manifest["splits"] as! [String: Any]
+        for name in ["train", "validation", "test"] {
+            let split = splits[name] as! [String: Any]
+            var numbers: [Int] = []
+            for f in split["files"] as! [[String: Any]] {
+                numbers += try ShardReader.read(path: dir + "/" + (f["path"] as! String)).samples.map(\.windowNumber)
+            }
+            #expect(numbers.sorted() == Array(0..<(split["num_windows"] as! Int)), "\(name)")
+            #expect(numbers != numbers.sorted(), "\(name) is shuffled")
+        }
+    }
+
+    /// A shard copied over another of its split: its windows appear twice, the other's never.
+    @Test func repeatedWindowsFailCountsSplit() throws {
+        let dir = Fixture.copy(shards: true)
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/train/train-00000.tar.zst"))
+        try data.write(to: URL(fileURLWithPath: dir + "/train/train-00001.tar.zst"))
+        try refreshChecksums(dir, "train/train-00001.tar.zst")
+        let (status, output) = try validate(dir)
+        #expect(status == .checkFailed)
+        #expect(output.contains("manifest.json: counts.split: the sample keys of split `train` do not number its"), "\(output)")
+        #expect(output.contains("repeated, first"), "\(output)")
     }
 
     @Test func shardDeclaringMoreThanItsEntryAllowsFailsContainer() throws {

@@ -117,7 +117,7 @@ def test_arrays_attributes_and_values_match_numpy_reference(walk_data, dataset):
 
 def test_manifest_contents(walk_data, dataset):
     m = json.loads((dataset / "manifest.json").read_text())
-    assert m["format"] == "motionprep.dataset" and m["format_version"] == 1 and m["storage"] == "hdf5"
+    assert m["format"] == "motionprep.dataset" and m["format_version"] == 2 and m["storage"] == "hdf5"
     assert m["window_length"] == LENGTH and m["window_stride"] == STRIDE and m["sample_rate_hz"] == RATE
     assert [c["name"] for c in m["channels"]][:3] == ["acc_x", "acc_y", "acc_z"]
     assert m["classes"] == CLASSES

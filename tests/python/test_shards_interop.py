@@ -1,19 +1,27 @@
-"""Runs the same pipeline with `output: {type: shards}` and `{type: hdf5}` and reads the shards
-back with numpy, zstandard, tarfile, the zstd CLI and tar (docs/dataset-format.md, "Shards"): the arrays must equal the
-HDF5 arrays exactly, and every shard must follow the documented container layout."""
+"""Runs the same pipeline with `output: {type: shards}` (zstd and plain tar) and `{type: hdf5}` and
+reads the shards back with webdataset, Hugging Face datasets, numpy + zstandard + tarfile, the zstd
+CLI and tar (docs/dataset-format.md, "Shards"): one WebDataset sample per window, every window
+exactly once with the HDF5 bytes, shuffled across shards deterministically.
+
+A PyTorch DataLoader test is not here: torch is too large for CI; the WebDataset pipeline below is
+what a DataLoader would wrap."""
 import hashlib
 import io
 import json
+import os
+import shutil
+import signal
 import subprocess
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 import h5py
 import numpy as np
 import pytest
 
-from conftest import motionprep
+from conftest import BIN, motionprep
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import read_shards  # noqa: E402
@@ -34,80 +42,121 @@ features: [mean, std, max]
 split: {{seed: 42, fractions: {{train: 0.5, validation: 0.25, test: 0.25}}, folds: 3}}
 output: {output}
 """
-ARRAYS = ["x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"]
 
 
 @pytest.fixture(scope="module")
 def datasets(walk_data):
     (walk_data / "shards.yaml").write_text(PIPELINE.format(output=f"{{type: shards, path: out-shards, windows_per_shard: {PER_SHARD}}}"))
+    (walk_data / "shards-tar.yaml").write_text(PIPELINE.format(
+        output=f"{{type: shards, path: out-shards-tar, windows_per_shard: {PER_SHARD}, compression: none}}"))
     (walk_data / "shards-h5.yaml").write_text(PIPELINE.format(output="{type: hdf5, path: out-shards-h5}"))
-    motionprep("run", walk_data / "shards.yaml", "--jobs", 2, "--quiet")
-    motionprep("run", walk_data / "shards-h5.yaml", "--jobs", 2, "--quiet")
-    return walk_data / "out-shards", walk_data / "out-shards-h5"
+    for name in ("shards", "shards-tar", "shards-h5"):
+        motionprep("run", walk_data / f"{name}.yaml", "--jobs", 2, "--quiet")
+    return walk_data / "out-shards", walk_data / "out-shards-h5", walk_data / "out-shards-tar"
 
 
 def shard_files(root):
     return [p for split in SPLITS for p in read_shards.shard_paths(root, split)]
 
 
+def urls(root, split):
+    return [f"pipe:zstd -dc < {p}" if p.name.endswith(".zst") else str(p) for p in read_shards.shard_paths(root, split)]
+
+
+def hdf5(h5root, split):
+    with h5py.File(h5root / f"{split}.h5", "r") as f:
+        return {k: f[k][...] for k in f}
+
+
 def test_layout_manifest_and_checksums(datasets):
-    root, _ = datasets
-    manifest = json.loads((root / "manifest.json").read_text())
-    assert manifest["storage"] == "shards"
-    on_disk = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-    listed = [f["path"] for s in SPLITS for f in manifest["splits"][s]["files"]]
-    assert on_disk == sorted(listed + ["SHA256SUMS", "manifest.json"])
-    sums = (root / "SHA256SUMS").read_text().splitlines()
-    assert [line.split("  ", 1)[1] for line in sums] == listed
-    subprocess.run(["sha256sum", "--quiet", "-c", "SHA256SUMS"], cwd=root, check=True)
+    root, _, tar_root = datasets
+    for r, ext in ((root, ".tar.zst"), (tar_root, ".tar")):
+        manifest = json.loads((r / "manifest.json").read_text())
+        assert manifest["storage"] == "shards" and manifest["format_version"] == 2
+        resolved = manifest["pipeline"]["resolved"]
+        assert resolved["output"]["compression"] == ("zstd" if ext == ".tar.zst" else "none")
+        assert resolved["output"]["windows_per_shard"] == PER_SHARD and resolved["split"]["seed"] == 42
+        on_disk = sorted(str(p.relative_to(r)) for p in r.rglob("*") if p.is_file())
+        listed = [f["path"] for s in SPLITS for f in manifest["splits"][s]["files"]]
+        assert on_disk == sorted(listed + ["SHA256SUMS", "manifest.json"])
+        subprocess.run(["sha256sum", "--quiet", "-c", "SHA256SUMS"], cwd=r, check=True)
+        for split in SPLITS:
+            files = manifest["splits"][split]["files"]
+            assert [f["path"] for f in files] == [f"{split}/{split}-{i:05d}{ext}" for i in range(len(files))]
+            counts = [f["num_windows"] for f in files]
+            assert all(n == PER_SHARD for n in counts[:-1]) and 0 < counts[-1] <= PER_SHARD
+            assert sum(counts) == manifest["splits"][split]["num_windows"]
+    # The plain tars are the zstd shards decompressed.
+    zstandard = pytest.importorskip("zstandard")
+    for p in shard_files(root):
+        plain = tar_root / p.relative_to(root).with_suffix("")
+        assert zstandard.ZstdDecompressor().decompress(p.read_bytes()) == plain.read_bytes()
+
+
+def test_hdf5_manifest_is_version_2_with_the_resolved_pipeline(datasets):
+    _, h5root, _ = datasets
+    manifest = json.loads((h5root / "manifest.json").read_text())
+    assert manifest["format_version"] == 2
+    resolved = manifest["pipeline"]["resolved"]
+    assert resolved["output"]["type"] == "hdf5" and resolved["resample"]["rate_hz"] == 50.0
+    # The hash is the SHA-256 of this object as compact sorted-key JSON.
+    text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert hashlib.sha256(text.encode()).hexdigest() == manifest["pipeline"]["sha256"]
+
+
+@pytest.mark.parametrize("which", ["zstd", "tar"])
+def test_webdataset_gives_every_window_once_equal_to_hdf5(datasets, which):
+    wds = pytest.importorskip("webdataset")
+    root, h5root, tar_root = datasets
+    r = root if which == "zstd" else tar_root
+    manifest = json.loads((r / "manifest.json").read_text())
     for split in SPLITS:
-        files = manifest["splits"][split]["files"]
-        assert [f["path"] for f in files] == [f"{split}/{split}-{i:05d}.tar.zst" for i in range(len(files))]
-        counts = [f["num_windows"] for f in files]
-        assert all(n == PER_SHARD for n in counts[:-1]) and 0 < counts[-1] <= PER_SHARD
-        assert sum(counts) == manifest["splits"][split]["num_windows"]
-        for f in files:
-            p = root / f["path"]
-            assert f["bytes"] == p.stat().st_size
-            assert f["sha256"] == hashlib.sha256(p.read_bytes()).hexdigest()
+        # The recipe of docs/dataset-format.md, as is.
+        pairs = list(wds.WebDataset(urls(r, split), shardshuffle=False).decode().to_tuple("x.npy", "y.cls"))
+        got = list(wds.WebDataset(urls(r, split), shardshuffle=False).decode()
+                   .to_tuple("__key__", "x.npy", "y.cls", "features.npy", "json"))
+        ref = hdf5(h5root, split)
+        n = len(ref["y"])
+        assert len(pairs) == len(got) == n
+        assert [int(p[1]) for p in pairs] == [int(g[2]) for g in got]
+        keys = [g[0] for g in got]
+        numbers = [int(k.split("-")[1]) for k in keys]
+        assert all(k == f"{split}-{i:09d}" for k, i in zip(keys, numbers))
+        assert sorted(numbers) == list(range(n))               # every window exactly once
+        order = np.argsort(numbers)
+        x = np.stack([got[i][1] for i in order])
+        assert x.dtype == np.float32 and x.shape == ref["x"].shape
+        assert x.tobytes() == ref["x"].tobytes()
+        assert np.stack([got[i][3] for i in order]).tobytes() == ref["features"].tobytes()
+        assert [got[i][2] for i in order] == ref["y"].tolist()
+        metas = [got[i][4] for i in order]
+        classes = manifest["classes"]
+        for m, y, s, rec, t, fold in zip(metas, ref["y"], ref["subject_index"], ref["recording_index"],
+                                         ref["start_time_s"], ref["fold_index"]):
+            assert list(m) == sorted(m)
+            assert m == {"subject": manifest["subjects"][s], "recording": manifest["recordings"][rec],
+                         "start_time_s": float(t), "label": classes[y] if y >= 0 else None, "fold_index": int(fold)}
+        if split != "train":
+            assert all(m["fold_index"] == -1 for m in metas)
 
 
-def test_arrays_equal_the_hdf5_arrays(datasets):
-    root, h5root = datasets
-    manifest = json.loads((root / "manifest.json").read_text())
-    for split in SPLITS:
-        got = read_shards.load_split(root, split)
-        assert list(got) == ARRAYS
-        with h5py.File(h5root / f"{split}.h5", "r") as f:
-            for name in ARRAYS:
-                expected = f[name][...]
-                assert got[name].dtype == expected.dtype, (split, name)
-                assert got[name].shape == expected.shape, (split, name)
-                # Exactly equal, bit for bit (NaN-free, but compare bytes anyway).
-                assert got[name].tobytes() == expected.tobytes(), (split, name)
-        # Per-shard headers agree with the arrays and the manifest.
-        for i, (path, entry) in enumerate(zip(read_shards.shard_paths(root, split), manifest["splits"][split]["files"])):
-            shard = read_shards.read_shard(path)
-            header = shard["json"]
-            assert header == {"format": "motionprep.shard", "format_version": 1, "split": split, "shard_index": i,
-                              "num_windows": entry["num_windows"], "class_counts": entry["class_counts"]}
-            assert header["class_counts"] == [int((shard["y"] == c).sum()) for c in range(2)]
-            assert all(shard[a].shape[0] == header["num_windows"] for a in ARRAYS)
-
-
-def test_iter_windows_gives_every_window_in_order(datasets):
-    root, h5root = datasets
-    with h5py.File(h5root / "validation.h5", "r") as f:
-        x, y = f["x"][...], f["y"][...]
-    windows = list(read_shards.iter_windows(root, "validation"))
-    assert len(windows) == len(y)
-    for i, (wx, wy) in enumerate(windows):
-        assert wx.shape == (128, 18) and wy == y[i]
-        np.testing.assert_array_equal(wx, x[i])
+def test_huggingface_datasets_one_row_per_window(datasets, tmp_path):
+    try:
+        import datasets as hf
+    except ImportError as e:
+        pytest.skip(f"Hugging Face `datasets` is not installed ({e}); `make venv` installs it")
+    _, h5root, tar_root = datasets
+    files = [str(p) for p in read_shards.shard_paths(tar_root, "validation")]
+    ds = hf.load_dataset("webdataset", data_files={"validation": files}, split="validation", cache_dir=str(tmp_path / "hf"))
+    ref = hdf5(h5root, "validation")
+    assert len(ds) == len(ref["y"])
+    row = ds[0]
+    assert {"__key__", "x.npy", "y.cls", "features.npy", "json"} <= set(row)
+    assert np.asarray(row["x.npy"]).shape == (128, 18)
 
 
 def test_one_zstd_frame_with_content_size_and_checksum(datasets):
-    root, _ = datasets
+    root, _, _ = datasets
     zstandard = pytest.importorskip("zstandard")
     for path in shard_files(root):
         subprocess.run(["zstd", "-q", "-t", str(path)], check=True)
@@ -115,8 +164,6 @@ def test_one_zstd_frame_with_content_size_and_checksum(datasets):
         params = zstandard.get_frame_parameters(data)
         assert params.has_checksum
         assert params.content_size != zstandard.CONTENTSIZE_UNKNOWN
-        # Exactly one frame: its compressed size is the file size.
-        assert zstandard.frame_content_size(data) == params.content_size
         raw = zstandard.ZstdDecompressor().decompress(data)
         assert len(raw) == params.content_size
         assert len(data) == _frame_length(data)
@@ -137,69 +184,101 @@ def _frame_length(data):
     return i + (4 if fhd & 0x04 else 0)
 
 
-def test_tar_members_in_order_with_clean_headers(datasets):
-    root, _ = datasets
-    for path in shard_files(root):
-        stem = path.name[:-len(".tar.zst")]
-        expected = [f"{stem}.json"] + [f"{stem}.{a}.npy" for a in ARRAYS]
-        listing = subprocess.run(f"zstd -dc '{path}' | tar t", shell=True, check=True, capture_output=True, text=True)
-        assert listing.stdout.split() == expected
-        raw = read_shards.decompress(path.read_bytes())
+def test_tar_members_per_window_with_clean_headers(datasets):
+    _, _, tar_root = datasets
+    for path in shard_files(tar_root):
+        raw = path.read_bytes()
         assert len(raw) % 512 == 0 and raw[-1024:] == bytes(1024)
         with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
             members = tar.getmembers()
-            assert [m.name for m in members] == expected
-            for m in members:
-                assert m.isreg() and m.mode == 0o644 and m.uid == 0 and m.gid == 0 and m.mtime == 0
-                assert m.offset_data % 512 == 0
-                if m.name.endswith(".npy"):
-                    blob = raw[m.offset_data:m.offset_data + m.size]
-                    assert blob[:8] == b"\x93NUMPY\x01\x00"
-                    header_len = int.from_bytes(blob[8:10], "little")
-                    data_offset = 10 + header_len
-                    assert data_offset % 64 == 0 and (m.offset_data + data_offset) % 64 == 0, m.name
-                    assert blob[data_offset - 1:data_offset] == b"\n"
+        assert len(members) % 4 == 0
+        for i in range(0, len(members), 4):
+            key = members[i].name.split(".")[0]
+            assert [m.name for m in members[i:i + 4]] == [f"{key}.x.npy", f"{key}.y.cls", f"{key}.features.npy", f"{key}.json"]
+        for m in members:
+            assert m.isreg() and m.mode == 0o644 and m.uid == 0 and m.gid == 0 and m.mtime == 0
+            assert m.uname == "root" and m.gname == "root"
+            if m.name.endswith(".npy"):
+                blob = raw[m.offset_data:m.offset_data + m.size]
+                header_len = int.from_bytes(blob[8:10], "little")
+                assert blob[:8] == b"\x93NUMPY\x01\x00" and (10 + header_len) % 64 == 0
 
 
-def test_npy_files_load_after_tar_x(datasets, tmp_path):
-    root, _ = datasets
+def test_zstd_dc_tar_x_and_the_example(datasets, tmp_path):
+    root, h5root, _ = datasets
     path = read_shards.shard_paths(root, "train")[-1]
     subprocess.run(f"zstd -dc '{path}' | tar x", shell=True, check=True, cwd=tmp_path)
-    stem = path.name[:-len(".tar.zst")]
-    header = json.loads((tmp_path / f"{stem}.json").read_text())
-    n = header["num_windows"]
-    shapes = {"x": (n, 128, 18), "features": (n, 3 * 18)}
-    dtypes = {"x": "<f4", "y": "<i8", "features": "<f4", "start_time_s": "<f8"}
-    for a in ARRAYS:
-        arr = np.load(tmp_path / f"{stem}.{a}.npy", allow_pickle=False)
-        assert arr.shape == shapes.get(a, (n,)), a
-        assert arr.dtype.str == dtypes.get(a, "<i4"), a
-        assert arr.flags.c_contiguous
+    keys = sorted(p.name.split(".")[0] for p in tmp_path.glob("*.json"))
+    assert len(list(tmp_path.iterdir())) == 4 * len(keys) > 0
+    for k in keys[:3]:
+        x = np.load(tmp_path / f"{k}.x.npy", allow_pickle=False)
+        assert x.shape == (128, 18) and x.dtype.str == "<f4" and x.flags.c_contiguous
+        assert np.load(tmp_path / f"{k}.features.npy").shape == (54,)
+        int((tmp_path / f"{k}.y.cls").read_text())
+    # examples/read_shards.py: load_split gives the canonical order.
+    x, y = read_shards.load_split(root, "test")
+    ref = hdf5(h5root, "test")
+    assert x.tobytes() == ref["x"].tobytes() and y.tolist() == ref["y"].tolist()
 
 
-def test_webdataset_recipe(datasets):
-    wds = pytest.importorskip("webdataset")
-    root, h5root = datasets
-    urls = [f"pipe:zstd -dc {p}" for p in read_shards.shard_paths(root, "test")]
-    ds = wds.WebDataset(urls, shardshuffle=False).decode().to_tuple("x.npy", "y.npy").unbatched()
-    got = list(ds)
-    with h5py.File(h5root / "test.h5", "r") as f:
-        x, y = f["x"][...], f["y"][...]
-    assert len(got) == len(y)
-    np.testing.assert_array_equal(np.stack([g[0] for g in got]), x)
-    assert [int(g[1]) for g in got] == y.tolist()
+def test_windows_are_shuffled_across_shards(datasets):
+    root, _, _ = datasets
+    metas = [m for _, _, _, m in read_shards.iter_windows(root, "train")]
+    keys = [k for k, _, _, _ in read_shards.iter_windows(root, "train")]
+    assert keys != sorted(keys)
+    same = sum(a["recording"] == b["recording"] for a, b in zip(metas, metas[1:]))
+    # In canonical order nearly all neighbours share a recording; shuffled, about Σ p_r² do.
+    recordings = [m["recording"] for m in metas]
+    random_share = sum((recordings.count(r) / len(recordings)) ** 2 for r in set(recordings))
+    assert len(set(recordings)) >= 2 and random_share < 0.6
+    assert same < (random_share + 0.15) * (len(metas) - 1), f"{same} of {len(metas) - 1} neighbours from one recording"
+    # The first shard draws from the whole split, not from its first recordings.
+    assert {m["recording"] for m in metas[:PER_SHARD]} == set(recordings)
 
 
 def test_same_bytes_for_any_jobs(walk_data, datasets):
-    root, _ = datasets
+    root, _, _ = datasets
     motionprep("run", walk_data / "shards.yaml", "--jobs", 1, "--quiet", "--out", walk_data / "out-shards-j1")
-    other = walk_data / "out-shards-j1"
-    for p in sorted(root.rglob("*")):
-        if p.is_file():
-            assert p.read_bytes() == (other / p.relative_to(root)).read_bytes(), p
+    _same_tree(root, walk_data / "out-shards-j1")
 
 
-def test_empty_split_has_one_empty_shard(walk_data):
+def test_same_bytes_after_worker_parts_and_merge(walk_data, datasets):
+    root, _, _ = datasets
+    parts = []
+    for i in range(2):
+        part = walk_data / f"shards-part{i}"
+        motionprep("run", walk_data / "shards.yaml", "--quiet", "--worker", f"{i}/2", "--out", part)
+        parts.append(part)
+    motionprep("merge", walk_data / "out-shards-merged", *parts, "--quiet", "--jobs", 2)
+    _same_tree(root, walk_data / "out-shards-merged")
+
+
+def test_same_bytes_after_kill_and_resume(walk_data, datasets, tmp_path):
+    root, _, _ = datasets
+    out = tmp_path / "out"
+    errf = open(tmp_path / "stderr", "w+")
+    proc = subprocess.Popen([BIN, "run", walk_data / "shards.yaml", "--quiet", "--jobs", "2", "--out", out],
+                            stdout=subprocess.DEVNULL, stderr=errf,
+                            env={**os.environ, "MOTIONPREP_TEST_PAUSE_AT": "before-manifest"})
+    deadline = time.monotonic() + 60
+    while "paused at" not in (tmp_path / "stderr").read_text() and time.monotonic() < deadline:
+        assert proc.poll() is None, (tmp_path / "stderr").read_text()
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    motionprep("run", walk_data / "shards.yaml", "--quiet", "--resume", "--jobs", "1", "--out", out)
+    _same_tree(root, out)
+
+
+def _same_tree(a, b):
+    fa = sorted(str(p.relative_to(a)) for p in a.rglob("*") if p.is_file())
+    fb = sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file())
+    assert fa == fb
+    for f in fa:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+
+
+def test_empty_split_has_one_empty_archive(walk_data):
     text = PIPELINE.format(output="{type: shards, path: out-shards-empty, windows_per_shard: 1000}")
     text = text.replace("fractions: {train: 0.5, validation: 0.25, test: 0.25}",
                         "fractions: {train: 0.5, validation: 0.5, test: 0.0}")
@@ -209,16 +288,55 @@ def test_empty_split_has_one_empty_shard(walk_data):
     manifest = json.loads((root / "manifest.json").read_text())
     files = manifest["splits"]["test"]["files"]
     assert [(f["path"], f["num_windows"], f["class_counts"]) for f in files] == [("test/test-00000.tar.zst", 0, [0, 0])]
-    shard = read_shards.read_shard(root / files[0]["path"])
-    assert shard["json"]["num_windows"] == 0
-    assert shard["x"].shape == (0, 128, 18) and shard["features"].shape == (0, 54) and shard["y"].shape == (0,)
     subprocess.run(["zstd", "-q", "-t", str(root / files[0]["path"])], check=True)
+    assert list(read_shards.iter_shard(root / files[0]["path"])) == []
+    motionprep("validate", root)
+
+
+def test_validate_passes_and_fails_on_a_tampered_member(datasets, tmp_path):
+    root, _, tar_root = datasets
+    motionprep("validate", root)
+    motionprep("validate", tar_root)
+    # Change one window's label in its json, and re-seal the checksums so only the content is wrong.
+    copy = tmp_path / "tampered"
+    shutil.copytree(tar_root, copy)
+    path = copy / "train" / "train-00000.tar"
+    raw = bytearray(path.read_bytes())
+    with tarfile.open(fileobj=io.BytesIO(bytes(raw)), mode="r:") as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith(".json") and b'"walk"' in raw[m.offset_data:m.offset_data + m.size])
+    blob = raw[member.offset_data:member.offset_data + member.size]
+    raw[member.offset_data:member.offset_data + member.size] = blob.replace(b'"walk"', b'"turn"')
+    path.write_bytes(bytes(raw))
+    digest = hashlib.sha256(bytes(raw)).hexdigest()
+    manifest = json.loads((copy / "manifest.json").read_text())
+    old = manifest["splits"]["train"]["files"][0]["sha256"]
+    manifest["splits"]["train"]["files"][0]["sha256"] = digest
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    (copy / "SHA256SUMS").write_text((copy / "SHA256SUMS").read_text().replace(old, digest))
+    p = motionprep("validate", copy, check=False)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "disagree on their class" in p.stdout + p.stderr
+    assert member.name.split(".")[0] in p.stdout + p.stderr
+
+
+def test_validate_explains_a_format_version_1_dataset(datasets, tmp_path):
+    _, h5root, _ = datasets
+    copy = tmp_path / "old"
+    shutil.copytree(h5root, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["format_version"] = 1
+    del manifest["pipeline"]["resolved"]
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    p = motionprep("validate", copy, check=False)
+    assert p.returncode == 1
+    out = p.stdout + p.stderr
+    assert "manifest.schema" in out and "older motionprep (format_version 1)" in out and "motionprep run" in out
 
 
 def test_read_hdf5_example(datasets):
     import pickle
     import read_hdf5
-    _, h5root = datasets
+    _, h5root, _ = datasets
     ds = read_hdf5.WindowDataset(h5root / "train.h5")
     with h5py.File(h5root / "train.h5", "r") as f:
         x, y = f["x"][...], f["y"][...]
@@ -233,3 +351,18 @@ def test_read_hdf5_example(datasets):
     with pytest.raises(IndexError):
         ds[len(ds)]
     ds.close()
+
+
+@pytest.mark.parametrize("which", ["zstd", "tar"])
+def test_inspect_a_shard(datasets, which):
+    root, _, tar_root = datasets
+    path = read_shards.shard_paths(root if which == "zstd" else tar_root, "validation")[0]
+    info = json.loads(motionprep("inspect", path, "--json").stdout)
+    windows = list(read_shards.iter_shard(path))
+    assert info["num_windows"] == len(windows) == PER_SHARD
+    assert info["sample_members"] == [".x.npy", ".y.cls", ".features.npy", ".json"]
+    assert info["first_key"] == windows[0][0]
+    assert sum(info["labels"].values()) == len(windows)
+    assert {a["name"]: a["shape"] for a in info["arrays"]}["x"] == [PER_SHARD, 128, 18]
+    text = motionprep("inspect", path).stdout
+    assert f"{PER_SHARD} windows (one webdataset sample each)" in text

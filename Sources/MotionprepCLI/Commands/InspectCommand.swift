@@ -19,7 +19,7 @@ enum InspectCommand {
                                      pipeline's max_gap_s); a recording that cannot be read is listed
                                      with its error, never stops the inspection
           a dataset folder           its manifest's summary (splits, classes, counts)
-          a shard (.tar.zst)         its header and arrays
+          a shard (.tar.zst, .tar)   its windows and arrays
 
         --samples DIR writes every sample ingest parsed, in file order (duplicates and out-of-order rows
         included, rows with missing values left out), as DIR/{recording}/{sensor}.csv (`time_s` then one
@@ -56,24 +56,39 @@ enum InspectCommand {
             try output(reports, json: a.flag("--json"))
             return .success
         }
-        if path.hasSuffix(".tar.zst") {
+        if path.hasSuffix(".tar.zst") || path.hasSuffix(".tar") {
             let shard = try ShardReader.read(path: path)
+            // Windows per label (the class name in each sample's JSON; "null" when unlabelled), by name.
+            var labels: [String: Int] = [:]
+            for s in shard.samples { labels[s.label ?? "null", default: 0] += 1 }
+            let numbers = shard.samples.map(\.windowNumber)
+            let sampleMembers = shard.samples.first.map { first in
+                shard.memberNames.prefix { $0.hasPrefix(first.key + ".") }.map { String($0.dropFirst(first.key.count)) }
+            } ?? []
             let json: JSONValue = .object([
-                "path": .string(path), "format": .string("motionprep shard"), "header": .object(["split": .string(shard.header.split), "shard_index": .int(shard.header.shardIndex),
-                                "num_windows": .int(shard.header.numWindows),
-                                "class_counts": .array(shard.header.classCounts.map { .int($0) })]),
+                "path": .string(path), "format": .string("motionprep shard (webdataset)"),
+                "num_windows": .int(shard.numWindows),
+                "labels": .object(labels.mapValues { .int($0) }),
+                "sample_members": .array(sampleMembers.map { .string($0) }),
+                "first_key": shard.samples.first.map { .string($0.key) } ?? .null,
+                "window_numbers": numbers.isEmpty ? .null : .object(["min": .int(numbers.min()!), "max": .int(numbers.max()!)]),
+                "subjects": .array(Set(shard.samples.map(\.subject)).sorted(by: Text.utf8Less).map { .string($0) }),
                 "arrays": .array(shard.arrays.map { .object(["name": .string($0.name), "dtype": .string($0.dtype),
                                                               "shape": .array($0.shape.map { .int($0) })]) }),
             ])
             if a.flag("--json") { try Diagnostics.stdout(json.pretty()) } else {
-                try Diagnostics.stdout("\(path): motionprep shard \(shard.header.split) #\(shard.header.shardIndex), \(shard.header.numWindows) windows, class counts \(shard.header.classCounts)")
+                let perLabel = labels.sorted { Text.utf8Less($0.key, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                try Diagnostics.stdout("\(path): motionprep shard, \(shard.numWindows) windows (one webdataset sample each)" + (perLabel.isEmpty ? "" : "; labels: \(perLabel)"))
+                if let first = shard.samples.first {
+                    try Diagnostics.stdout("  sample members: {key}" + sampleMembers.joined(separator: ", {key}") + "; first key \(first.key)")
+                }
                 for arr in shard.arrays { try Diagnostics.stdout("  \(arr.name)  \(arr.dtype)  \(arr.shape)") }
             }
             return .success
         }
         let head = try readHead(path)
         guard MotionCollectorReader.sniff(head) != nil else {
-            throw MotionError(.dataError, "\(path): not a format `inspect` recognises (expected a MotionCollector CSV with a `Source, Label, When, …` or `Type, When, …` header, a pipeline .yaml, a dataset folder or a .tar.zst shard); for csv and iio files inspect a pipeline that reads them")
+            throw MotionError(.dataError, "\(path): not a format `inspect` recognises (expected a MotionCollector CSV with a `Source, Label, When, …` or `Type, When, …` header, a pipeline .yaml, a dataset folder or a .tar.zst or .tar shard); for csv and iio files inspect a pipeline that reads them")
         }
         try output([try Inspector.inspect(motionCollectorFile: path)], json: a.flag("--json"))
         return .success

@@ -179,6 +179,9 @@ extension CSVFormat {
                   timeUnit: CSVFormat.TimeUnit(rawValue: options.timeUnit.rawValue) ?? .s,
                   channels: channels(options.channels), labelColumn: options.labelColumn,
                   sensorColumn: options.sensorColumn,
-                  sensorGroups: options.sensorChannels.map { CSVFormat.SensorGroup(sensor: $0.key, channels: channels($0.value)) })
+                  sensorGroups: options.sensorChannels.map { CSVFormat.SensorGroup(sensor: $0.key, channels: channels($0.value)) },
+                  delimiterGiven: options.delimiterGiven, skipLines: options.skipLines,
+                  // The decoder has checked the pattern; a pattern built in code that is not valid reads as no format.
+                  timeFormat: options.timeFormat.flatMap { try? CSVTimeFormat(pattern: $0) })
     }
 }

@@ -81,8 +81,9 @@ def write(root):
                 lines += ["when\tx\ty\tz"]
                 for i in range(n):
                     v = signal(i / 100, k)
-                    t = datetime.datetime.fromtimestamp(T0_WALL + i / 100, datetime.timezone.utc)
-                    stamp = t.strftime("%Y-%m-%d %H:%M:%S") + f":{round(t.microsecond / 1000) % 1000:03d}"
+                    ms = round(T0_WALL * 1000) + i * 10
+                    t = datetime.datetime.fromtimestamp(ms // 1000, datetime.timezone.utc)
+                    stamp = t.strftime("%Y-%m-%d %H:%M:%S") + f":{ms % 1000:03d}"
                     lines.append(f"{stamp}\t{v[0]}\t{v[1]}\t{v[2]}")
                 start = T0_WALL
             (root / app / f"{name}.csv").write_text("\r\n".join(lines) + "\r\n")

@@ -154,3 +154,17 @@ def test_channel_shared_with_other_units_is_a_pipeline_error(tmp_path):
     assert proc.returncode == 78, proc.stderr
     assert "channel `acc_x` occurs twice in" in proc.stderr
     assert "inputs[0] gives it with acc_x [m/s^2], acc_y [m/s^2], acc_z [m/s^2] but inputs[1] with acc_x [1], acc_y [1], acc_z [1]" in proc.stderr
+
+
+def test_recording_without_any_source_of_shared_channels(tmp_path):
+    """A recording with none of the inputs that give the shared channels lacks a stream: with `on_error: skip` it is
+    skipped, and the message says which inputs could have given them."""
+    write(tmp_path)
+    (tmp_path / "baro").mkdir()
+    (tmp_path / "baro" / "lonely.csv").write_text("t,p\n" + "".join(f"{i / 10},{100 + i}\n" for i in range(100)))
+    text = PIPELINE.replace("resample:", '  - {type: csv, paths: ["baro/*.csv"], time: {column: t}, channels: {pressure: p}}\n'
+                            "on_error: skip\nresample:", 1)
+    (tmp_path / "pipeline.yaml").write_text(text)
+    proc = run(tmp_path, tmp_path / "out", {})  # every recording lacks a stream: nothing is left
+    assert ("skipped recording `lonely`: recording `lonely` has none of the streams inputs[0], inputs[1], inputs[2] "
+            "that give acc_x, acc_y, acc_z (read ") in proc.stderr, proc.stderr

@@ -137,6 +137,12 @@ public struct CSVOptions: Sendable, Equatable {
     public var sensorColumn: String?
     /// `sensor_channels`: sensor → (output name → column), in mapping order (long format).
     public var sensorChannels: [KeyValue<[KeyValue<String>]>]
+    /// True when the pipeline file sets `delimiter` (a `sep=` first line that disagrees is then an error).
+    public var delimiterGiven = false
+    /// `skip_lines`: lines skipped before the header (default 0).
+    public var skipLines = 0
+    /// `time.format`: a wall-clock format (docs/inputs.md, "Delimited text (csv)"), read instead of `time.unit`.
+    public var timeFormat: String?
 
     public init(delimiter: UInt8 = UInt8(ascii: ","), timeColumn: String, timeUnit: TimeUnit = .s,
                 channels: [KeyValue<String>] = [], labelColumn: String? = nil, sensorColumn: String? = nil,

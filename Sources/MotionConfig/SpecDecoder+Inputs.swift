@@ -4,7 +4,7 @@ import MotionIngest
 
 extension SpecDecoder {
     static let commonInputKeys = ["type", "paths", "subject", "recording", "sensors", "sort", "strict", "sensor", "units"]
-    static let csvKeys = ["delimiter", "time", "channels", "label_column", "sensor_column", "sensor_channels"]
+    static let csvKeys = ["delimiter", "skip_lines", "time", "channels", "label_column", "sensor_column", "sensor_channels"]
     static let iioKeys = ["layout"]
 
     func decodeInputs(_ node: YAMLNode) -> [InputSpec]? {
@@ -162,7 +162,15 @@ extension SpecDecoder {
         let path = f.path
         var ok = true
         var options = CSVOptions(timeColumn: "")
+        if let n = f["skip_lines"] {
+            if let k = integer(n, "\(path).skip_lines", "a whole number of at least 0", { $0 >= 0 && $0 <= 1_000_000 }) {
+                options.skipLines = k
+            } else {
+                ok = false
+            }
+        }
         if let n = f["delimiter"] {
+            options.delimiterGiven = true
             switch n.scalar?.value {
             case ",": options.delimiter = UInt8(ascii: ",")
             case ";": options.delimiter = UInt8(ascii: ";")
@@ -173,7 +181,7 @@ extension SpecDecoder {
             }
         }
         if let n = f["time"] {
-            if let tf = fields(n, path: "\(path).time", allowed: ["column", "unit"]) {
+            if let tf = fields(n, path: "\(path).time", allowed: ["column", "unit", "format"]) {
                 if let c = tf["column"] {
                     if let column = string(c, "\(path).time.column") { options.timeColumn = column } else { ok = false }
                 } else {
@@ -182,6 +190,23 @@ extension SpecDecoder {
                 }
                 if let u = tf["unit"] {
                     if let unit: CSVOptions.TimeUnit = choice(u, "\(path).time.unit") { options.timeUnit = unit } else { ok = false }
+                }
+                if let fm = tf["format"] {
+                    if tf.has("unit") {
+                        notApplicable("format", in: tf, "does not apply with `unit`; a `format` says how to read the time on its own")
+                        ok = false
+                    } else if let pattern = string(fm, "\(path).time.format") {
+                        do throws(CSVTimeFormat.Invalid) {
+                            _ = try CSVTimeFormat(pattern: pattern)
+                            options.timeFormat = pattern
+                        } catch {
+                            report(fm.mark, "`\(path).time.format` at \(at(fm.mark)) \(error.reason) (expected a pattern of \(Text.alternatives(CSVTimeFormat.directives)) "
+                                + "and literal characters, with `%Y`, `%m`, `%d`, `%H`, `%M` and `%S` once each, such as `%Y-%m-%d %H:%M:%S:%f`)")
+                            ok = false
+                        }
+                    } else {
+                        ok = false
+                    }
                 }
             } else {
                 ok = false

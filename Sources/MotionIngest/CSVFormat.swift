@@ -48,10 +48,17 @@ public struct CSVFormat: Sendable, Equatable {
     public var sensorColumn: String?
     /// Long format: the sensors and their channels, in output order.
     public var sensorGroups: [SensorGroup]
+    /// True when the pipeline set `delimiter:`; a `sep=` first line that names another delimiter is then an error.
+    public var delimiterGiven: Bool
+    /// Lines skipped before the header (after the BOM and a `sep=` line), `skip_lines`.
+    public var skipLines: Int
+    /// `time.format`: a wall-clock format read instead of `timeUnit`.
+    public var timeFormat: CSVTimeFormat?
 
     public init(delimiter: UInt8 = UInt8(ascii: ","), timeColumn: String, timeUnit: TimeUnit = .s,
                 channels: [Channel] = [], labelColumn: String? = nil, sensorColumn: String? = nil,
-                sensorGroups: [SensorGroup] = []) {
+                sensorGroups: [SensorGroup] = [], delimiterGiven: Bool = false, skipLines: Int = 0,
+                timeFormat: CSVTimeFormat? = nil) {
         precondition(delimiter == UInt8(ascii: ",") || delimiter == UInt8(ascii: ";") || delimiter == 0x09,
                      "CSVFormat: the delimiter must be `,`, `;` or a tab")
         self.delimiter = delimiter
@@ -61,6 +68,9 @@ public struct CSVFormat: Sendable, Equatable {
         self.labelColumn = labelColumn
         self.sensorColumn = sensorColumn
         self.sensorGroups = sensorGroups
+        self.delimiterGiven = delimiterGiven
+        self.skipLines = skipLines
+        self.timeFormat = timeFormat
     }
 
     /// True when a sensor column splits rows into several streams.

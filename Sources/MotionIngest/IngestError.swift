@@ -41,6 +41,15 @@ public struct IngestError: UserFacingError, Equatable {
         case missingColumn(column: String, role: String, header: [String])
         /// csv: a column the input reads occurs more than once in the header.
         case duplicateColumn(column: String, role: String)
+        /// csv: a first line `sep=…` that names no accepted delimiter (`value` is the line).
+        case badSepLine(value: String)
+        /// csv: the first line `sep=X` names another delimiter than the input's `delimiter:`.
+        case sepConflict(sep: String, given: String)
+        /// csv: the file ends within the `skip_lines` preamble (`lines` physical lines in all).
+        case preambleTooShort(lines: Int, skip: Int)
+        /// csv: two header names that are equal after trimming name a column the input reads
+        /// (`first` and `second` are their 1-based positions, `raw` their names as written).
+        case ambiguousColumn(column: String, role: String, first: Int, second: Int, firstRaw: String, secondRaw: String)
         /// csv: a time field is neither a time in `unit` (`s`, `ms`, `us`, `ns`, `iso8601`) nor a
         /// missing value.
         case notATime(value: String, unit: String)
@@ -144,6 +153,18 @@ public struct IngestError: UserFacingError, Equatable {
         case .duplicateColumn(let column, let role):
             return "\(at): column `\(column)` (named by `\(role)`) occurs more than once in the header "
                 + "(expected each column the input reads to be named once)"
+        case .badSepLine(let value):
+            return "\(at): `\(value)` is not a delimiter line (expected `sep=,`, `sep=;` or `sep=` and a tab, "
+                + "Excel's first-line convention, alone on line 1)"
+        case .sepConflict(let sep, let given):
+            return "\(at): the file's first line says the delimiter is `\(sep)` but the input's `delimiter:` is `\(given)` "
+                + "(remove `delimiter:` or make them agree)"
+        case .preambleTooShort(let lines, let skip):
+            return "\(at): the file has \(lines) line\(lines == 1 ? "" : "s") but `skip_lines` is \(skip) "
+                + "(expected the skipped lines, then a header and data rows)"
+        case .ambiguousColumn(let column, let role, let first, let second, let firstRaw, let secondRaw):
+            return "\(at): column `\(column)` (named by `\(role)`) matches header columns \(first) (`\(firstRaw)`) and \(second) "
+                + "(`\(secondRaw)`), which are equal after trimming spaces and tabs (expected each column the input reads to be named once)"
         case .notATime(let value, let unit):
             return "\(at): `\(value)` is not a time (expected \(Self.timeForm(unit)); empty or NA mark a missing value)"
         case .unterminatedQuote:
@@ -164,9 +185,11 @@ public struct IngestError: UserFacingError, Equatable {
         case "ms": return "milliseconds as a decimal such as `1700000000250`"
         case "us": return "microseconds as a decimal such as `1700000000250000`"
         case "ns": return "nanoseconds as a decimal such as `1700000000250000000`"
-        default:
+        case "iso8601":
             return "an ISO 8601 time such as `2024-05-01T12:30:00.25Z`, `2024-05-01 14:30:00+02:00` "
                 + "or `2024-05-01T12:30:00` (UTC)"
+        default:
+            return "a time in the format `\(unit)` of `time.format`"
         }
     }
 }

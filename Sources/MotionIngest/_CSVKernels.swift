@@ -65,8 +65,12 @@ struct _CSVParser {
 
     let displayPath: String
     let format: CSVFormat
-    let delimiter: UInt8
+    /// The input's delimiter, or the one a first line `sep=X` sets.
+    var delimiter: UInt8
     let timeUnit: CSVFormat.TimeUnit
+    let timeFormat: CSVTimeFormat?
+    /// Preamble lines (`skip_lines`) still to skip: read as plain lines, without quote rules.
+    var rawLinesLeft: Int
     /// Total size of the input when known, to reserve capacity after the first chunk.
     var expectedTotalBytes: Int?
 
@@ -117,6 +121,8 @@ struct _CSVParser {
         self.format = format
         self.delimiter = format.delimiter
         self.timeUnit = format.timeUnit
+        self.timeFormat = format.timeFormat
+        self.rawLinesLeft = format.skipLines
         self.expectedTotalBytes = expectedTotalBytes
         func accumulator(_ name: String, _ channels: [CSVFormat.Channel], role: String) -> Accumulator {
             let conversions = channels.map { PhysicalUnit.conversion(from: units[$0.name] ?? "1", to: unitSystem) }
@@ -173,7 +179,19 @@ struct _CSVParser {
     private mutating func consumeBody(_ start: Pointer, _ end: Pointer) throws {
         guard start < end else { return }
         var p = start
-        if !carry.isEmpty {
+        if !carry.isEmpty && rawLinesLeft > 0 {
+            let nl = memchr(p, Int32(Self.newline), end - p).map { Pointer($0.assumingMemoryBound(to: UInt8.self)) }
+            let stop = nl ?? end
+            if carry.count + (stop - p) > Self.maxLineBytes { throw tooLong(lineNumber + 1) }
+            carry.append(contentsOf: UnsafeBufferPointer(start: p, count: stop - p))
+            guard let nl else { return }
+            var line = carry
+            carry = []
+            try line.withUnsafeBufferPointer { try rawLine($0.baseAddress!, $0.baseAddress! + $0.count) }
+            line.removeAll(keepingCapacity: true)
+            carry = line
+            p = nl + 1
+        } else if !carry.isEmpty {
             let recordEnd = Self.scanRecord(p, end, delimiter: delimiter, state: &carryState)
             let stop = recordEnd ?? end
             if carry.count + (stop - p) > Self.maxLineBytes { throw tooLong(lineNumber + 1) }
@@ -190,6 +208,11 @@ struct _CSVParser {
         while p < end {
             guard let nl = memchr(p, Int32(Self.newline), end - p) else { break }
             let newline = Pointer(nl.assumingMemoryBound(to: UInt8.self))
+            if rawLinesLeft > 0 {
+                try rawLine(p, newline)
+                p = newline + 1
+                continue
+            }
             if memchr(p, Int32(Self.quote), newline - p) == nil {
                 try processRecord(p, newline, hasQuote: false)
                 p = newline + 1
@@ -204,12 +227,42 @@ struct _CSVParser {
             try processRecord(p, recordEnd, hasQuote: true)
             p = recordEnd + 1
         }
-        if p < end {
+        if p < end && rawLinesLeft > 0 {
+            try keep(p, end, state: .fieldStart)
+        } else if p < end {
             var state = ScanState.fieldStart
             _ = Self.scanRecord(p, end, delimiter: delimiter, state: &state)  // no line end here: nil
             try keep(p, end, state: state)
         }
         if !reserved { reserveFromSample() }
+    }
+
+    /// One physical line `[s, e)` (without its `\n`) of the `skip_lines` preamble; line 1 may be a `sep=` line, which
+    /// is not counted in `skip_lines`.
+    private mutating func rawLine(_ s: Pointer, _ e: Pointer) throws {
+        let line = lineNumber + 1
+        lineNumber += 1
+        if e - s > Self.maxLineBytes { throw tooLong(line) }
+        var end = e
+        if end > s && (end - 1).pointee == 0x0D { end -= 1 }
+        if line == 1, try sepLine(s, end) { return }
+        rawLinesLeft -= 1
+    }
+
+    /// Line 1 `[s, e)` (without its line end): true when it is Excel's `sep=X` line, which sets the delimiter.
+    private mutating func sepLine(_ s: Pointer, _ e: Pointer) throws -> Bool {
+        guard e - s >= 4, s[0] | 0x20 == UInt8(ascii: "s"), s[1] | 0x20 == UInt8(ascii: "e"), s[2] | 0x20 == UInt8(ascii: "p"),
+              s[3] == UInt8(ascii: "=") else { return false }
+        let c = s[4 < e - s ? 4 : 3]
+        guard e - s == 5, c == UInt8(ascii: ",") || c == UInt8(ascii: ";") || c == 0x09 else {
+            throw IngestError(.badSepLine(value: _FieldText.display(s, e)), at: SourceLocation(file: displayPath, line: 1, column: 1))
+        }
+        if format.delimiterGiven && c != delimiter {
+            func shown(_ d: UInt8) -> String { d == 0x09 ? "\\t" : String(UnicodeScalar(d)) }
+            throw IngestError(.sepConflict(sep: shown(c), given: shown(delimiter)), at: SourceLocation(file: displayPath, line: 1, column: 5))
+        }
+        delimiter = c
+        return true
     }
 
     /// Keeps the start of a record that continues in the next chunk.
@@ -249,6 +302,14 @@ struct _CSVParser {
     /// Parses the last record (when the input does not end with a line end) and builds the result.
     mutating func finish() throws -> CSVFile {
         if !bomChecked { try flushHead() }
+        if !carry.isEmpty && rawLinesLeft > 0 {
+            let line = carry
+            carry = []
+            try line.withUnsafeBufferPointer { try rawLine($0.baseAddress!, $0.baseAddress! + $0.count) }
+        }
+        if rawLinesLeft > 0 {
+            throw IngestError(.preambleTooShort(lines: lineNumber, skip: format.skipLines), at: SourceLocation(file: displayPath))
+        }
         if !carry.isEmpty {
             if carryState == .quoted { throw unterminatedQuote() }
             let record = carry
@@ -283,6 +344,7 @@ struct _CSVParser {
         if end - s > Self.maxLineBytes { throw tooLong(firstLine) }
         var e = end
         if e > s && (e - 1).pointee == 0x0D { e -= 1 }
+        if firstLine == 1 && !headerSeen, try sepLine(s, e) { return }
         if !quoted {
             var q = s
             while q < e && _NumberKernels.isBlank(q.pointee) { q += 1 }
@@ -402,17 +464,23 @@ struct _CSVParser {
 
     private mutating func header(_ row: Row) throws {
         var names: [String] = []
+        var raw: [String] = []
         for i in 0..<fields.count {
             try checkText(i, row)
             let (s, e) = trimmed(i)
             names.append(String(decoding: UnsafeBufferPointer(start: s, count: e - s), as: UTF8.self))
+            raw.append(String(decoding: UnsafeBufferPointer(start: fields.starts[i], count: fields.ends[i] - fields.starts[i]), as: UTF8.self))
         }
         let location = SourceLocation(file: displayPath, line: row.firstLine)
         func index(_ column: String, _ role: String) throws -> Int {
             guard let first = names.firstIndex(of: column) else {
                 throw IngestError(.missingColumn(column: column, role: role, header: names), at: location)
             }
-            if names[(first + 1)...].contains(column) {
+            if let second = names[(first + 1)...].firstIndex(of: column) {
+                if raw[first] != raw[second] {
+                    throw IngestError(.ambiguousColumn(column: column, role: role, first: first + 1, second: second + 1,
+                                                       firstRaw: raw[first], secondRaw: raw[second]), at: location)
+                }
                 throw IngestError(.duplicateColumn(column: column, role: role), at: location)
             }
             return first
@@ -443,7 +511,7 @@ struct _CSVParser {
         }
         let time: Number
         let ts = fields.starts[timeIndex], te = fields.ends[timeIndex]
-        switch CSVTime.parse(ts, te, unit: timeUnit) {
+        switch timeFormat.map({ $0.parse(ts, te) }) ?? CSVTime.parse(ts, te, unit: timeUnit) {
         case .value(let v): time = Number(value: v, ok: true)
         case .missing: time = Number(value: 0, ok: false)
         case .invalid: throw notATime(row)
@@ -524,7 +592,7 @@ struct _CSVParser {
     private func notATime(_ row: Row) -> IngestError {
         do { try checkText(timeIndex, row) } catch let error as IngestError { return error } catch {}
         return IngestError(.notATime(value: _FieldText.display(fields.starts[timeIndex], fields.ends[timeIndex]),
-                                     unit: timeUnit.rawValue), at: location(timeIndex, row))
+                                     unit: timeFormat?.pattern ?? timeUnit.rawValue), at: location(timeIndex, row))
     }
 
     /// The stream index of the row's sensor: ≥ 0, or -1 (listed but not kept), -2 (not listed).

@@ -5,10 +5,34 @@ import MotionCore
 /// channels in their documented order, then the magnitude channels.
 public struct ChannelLayout: Sendable, Equatable {
     public struct Sensor: Sendable, Equatable {
+        /// The first input giving these channels, and its stream's name.
         public var inputIndex: Int
         public var name: String
         public var channelNames: [String]
         public var channelUnits: [String]
+        /// Every (input, stream name) that gives these channels, the first one first: inputs may share channels
+        /// (docs/inputs.md, "Recordings, subjects and channels"), as long as no recording has files of two of them.
+        public var sources: [Source]
+
+        public struct Source: Sendable, Equatable {
+            public var inputIndex: Int
+            public var name: String
+        }
+
+        public init(inputIndex: Int, name: String, channelNames: [String], channelUnits: [String]) {
+            self.inputIndex = inputIndex
+            self.name = name
+            self.channelNames = channelNames
+            self.channelUnits = channelUnits
+            self.sources = [Source(inputIndex: inputIndex, name: name)]
+        }
+
+        /// True when input `i` gives this stream.
+        public func isGiven(by i: Int) -> Bool { sources.contains { $0.inputIndex == i } }
+        /// True when stream `name` read from a file of input `i` is this one (`{stem}` matches any name).
+        func matches(input i: Int, stream name: String) -> Bool {
+            sources.contains { $0.inputIndex == i && ($0.name == name || $0.name == "{stem}") }
+        }
     }
     /// The streams every recording must have, in channel order.
     public var sensors: [Sensor]
@@ -19,6 +43,14 @@ public struct ChannelLayout: Sendable, Equatable {
         a.sensors == b.sensors && a.magnitudes.map(\.name) == b.magnitudes.map(\.name)
             && a.magnitudes.map(\.axes) == b.magnitudes.map(\.axes)
     }
+
+    /// The stream names the layout keeps from input `i` (for the readers' `keep`).
+    public func keptNames(input i: Int) -> Set<String> {
+        Set(sensors.flatMap(\.sources).filter { $0.inputIndex == i }.map(\.name))
+    }
+
+    /// The layout stream input `i` gives, for inputs with one stream (iio).
+    public func sensor(input i: Int) -> Sensor? { sensors.first { $0.isGiven(by: i) } }
 
     /// Every channel name of `x`.
     public var channelNames: [String] { sensors.flatMap(\.channelNames) + magnitudes.map(\.name) }
@@ -89,11 +121,31 @@ public struct ChannelLayout: Sendable, Equatable {
                 if let sensor = try IIOLayoutResolver.sensor(inputIndex: i, spec: spec, ledger: ledger) { sensors.append(sensor) }
             }
         }
-        let names = sensors.flatMap(\.channelNames)
-        var seen = Set<String>()
-        for n in names where !seen.insert(n).inserted {
-            throw MotionError(.config, "channel `\(n)` occurs twice in \(spec.file); each channel name may occur only once")
+        // A sensor of a later input with the same channels (names, order and units) as an earlier input's is another
+        // source of those channels; any other repeated channel name is an error. Without shared channels the list is
+        // as before, so existing pipelines keep their channel order.
+        var merged: [Sensor] = []
+        for sensor in sensors {
+            if let k = merged.firstIndex(where: { $0.channelNames == sensor.channelNames && $0.channelUnits == sensor.channelUnits
+                                                  && !$0.isGiven(by: sensor.inputIndex) }) {
+                merged[k].sources.append(Sensor.Source(inputIndex: sensor.inputIndex, name: sensor.name))
+                continue
+            }
+            for n in sensor.channelNames {
+                if let other = merged.first(where: { $0.channelNames.contains(n) }) {
+                    let same = other.isGiven(by: sensor.inputIndex)
+                        ? "inputs[\(sensor.inputIndex)] gives it twice"
+                        : "inputs[\(other.inputIndex)] gives it with \(Self.describe(other)) but inputs[\(sensor.inputIndex)] with \(Self.describe(sensor))"
+                    throw MotionError(.config, "channel `\(n)` occurs twice in \(spec.file): \(same); inputs may share channels only when they give the same channels in the same order and units, and each channel name may occur only once per input")
+                }
+            }
+            if let n = Self.firstRepeat(sensor.channelNames) {
+                throw MotionError(.config, "channel `\(n)` occurs twice in \(spec.file): inputs[\(sensor.inputIndex)] gives it twice; each channel name may occur only once per input")
+            }
+            merged.append(sensor)
         }
+        sensors = merged
+        let names = sensors.flatMap(\.channelNames)
         var mags: [(String, [Int])] = []
         for prefix in spec.magnitude {
             let axes = ["x", "y", "z"].compactMap { names.firstIndex(of: "\(prefix)_\($0)") }
@@ -103,5 +155,28 @@ public struct ChannelLayout: Sendable, Equatable {
             mags.append(("\(prefix)_mag", axes))
         }
         return ChannelLayout(sensors: sensors, magnitudes: mags.map { (name: $0.0, axes: $0.1) })
+    }
+
+    static func describe(_ s: Sensor) -> String {
+        zip(s.channelNames, s.channelUnits).map { "\($0) [\($1)]" }.joined(separator: ", ")
+    }
+
+    static func firstRepeat(_ names: [String]) -> String? {
+        var seen = Set<String>()
+        return names.first { !seen.insert($0).inserted }
+    }
+
+    /// Refuses a recording with files of two inputs that give the same channels (docs/inputs.md, "Recordings, subjects
+    /// and channels"): it would get each of those channels twice. Names the channels, both inputs and the recording.
+    public func checkShared(_ sources: [RecordingSource], spec: PipelineSpec) throws {
+        let shared = sensors.filter { Set($0.sources.map(\.inputIndex)).count > 1 }
+        guard !shared.isEmpty else { return }
+        for recording in sources {
+            for sensor in shared {
+                let files = recording.files.filter { sensor.isGiven(by: $0.inputIndex) }
+                guard let first = files.first, let second = files.first(where: { $0.inputIndex != first.inputIndex }) else { continue }
+                throw MotionError(.config, "recording `\(recording.name)` has files of inputs[\(first.inputIndex)] (\(first.path)) and inputs[\(second.inputIndex)] (\(second.path)), which both give \(sensor.channelNames.joined(separator: ", ")) of \(spec.file); inputs may share channels only when no recording gets them from two inputs, so give their recordings other names (`recording:`) or narrow the patterns")
+            }
+        }
     }
 }

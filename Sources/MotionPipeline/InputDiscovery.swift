@@ -184,10 +184,13 @@ public enum InputDiscovery {
                 recordingOf[id] = (name, file)
             }
         }
-        return order.map { byName[$0]! }.sorted {
+        let sorted = order.map { byName[$0]! }.sorted {
             if $0.subject != $1.subject { return Text.utf8Less($0.subject, $1.subject) }
             return Text.utf8Less($0.name, $1.name)
         }
+        // Inputs that share channels must not meet in one recording (docs/inputs.md, "Recordings, subjects and channels").
+        if spec.inputs.count > 1 { try ChannelLayout.make(spec).checkShared(sorted, spec: spec) }
+        return sorted
     }
 
     /// The longest folder containing every path (absolute paths).

@@ -39,17 +39,19 @@ enum RecordingLoader {
         var streams: [SensorStream] = []
         var extents: [ResourceLimits.Extent] = []
         for sensor in layout.sensors {
-            let candidates = (raw[sensor.inputIndex] ?? []).filter { sensor.name == "{stem}" || $0.stream.name == sensor.name }
+            let candidates = sensor.sources.flatMap { src in
+                (raw[src.inputIndex] ?? []).filter { src.name == "{stem}" || $0.stream.name == src.name }
+            }
             guard let first = candidates.first else { throw noStream(sensor, source: source, spec: spec) }
             if candidates.count > 1 {
                 throw MotionError(.dataError, "recording `\(source.name)` has stream `\(sensor.name)` in both \(candidates[0].file.path) and \(candidates[1].file.path); a channel may occur only once per recording")
             }
-            let (stream, duplicates) = try TimeOrder.finalize(first.stream, sort: spec.inputs[sensor.inputIndex].sort,
+            let (stream, duplicates) = try TimeOrder.finalize(first.stream, sort: spec.inputs[first.file.inputIndex].sort,
                                                               displayPath: first.file.path)
             if duplicates > 0 { dropped["duplicate_time", default: 0] += duplicates }
             streams.append(stream)
             if let e = ResourceLimits.Extent(first.stream, path: first.file.path,
-                                             isIIO: spec.inputs[sensor.inputIndex].type == .iio) { extents.append(e) }
+                                             isIIO: spec.inputs[first.file.inputIndex].type == .iio) { extents.append(e) }
         }
         try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: spec.resample.rateHz,
                                      channels: layout.channelNames.count, limit: gridLimit)
@@ -70,12 +72,17 @@ enum RecordingLoader {
 
     /// The error for a recording without `sensor`'s stream.
     static func noStream(_ sensor: ChannelLayout.Sensor, source: RecordingSource, spec: PipelineSpec) -> MotionError {
-        let files = source.files.filter { $0.inputIndex == sensor.inputIndex }.map(\.path)
-        if sensor.name == "{stem}" {
+        let files = source.files.filter { sensor.isGiven(by: $0.inputIndex) }.map(\.path)
+        if sensor.name == "{stem}" && sensor.sources.count == 1 {
             // A wide csv input without `sensor:`: the recording has no file of that input.
             let patterns = spec.inputs[sensor.inputIndex].paths.map { "`\($0)`" }.joined(separator: ", ")
             let read = source.files.map(\.path).joined(separator: ", ")
             return MotionError(.dataError, "recording `\(source.name)` has no file matching \(patterns) of inputs[\(sensor.inputIndex)] (read \(read)); every recording needs every channel (\(sensor.channelNames.joined(separator: ", ")))")
+        }
+        if sensor.sources.count > 1 {
+            let inputs = sensor.sources.map { "inputs[\($0.inputIndex)]" + ($0.name == "{stem}" ? "" : " `\($0.name)`") }
+            let read = source.files.map(\.path).joined(separator: ", ")
+            return MotionError(.dataError, "recording `\(source.name)` has none of the streams \(inputs.joined(separator: ", ")) that give \(sensor.channelNames.joined(separator: ", ")) (read \(read)); every recording needs every channel")
         }
         return MotionError(.dataError, "recording `\(source.name)` has no `\(sensor.name)` stream (read \(files.joined(separator: ", "))); every recording needs every channel (\(sensor.channelNames.joined(separator: ", "))), or list the sensors to keep with `sensors:`")
     }
@@ -106,7 +113,7 @@ enum RecordingLoader {
             let input = spec.inputs[file.inputIndex]
             switch input.type {
             case .motioncollector:
-                let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+                let keep = layout.keptNames(input: file.inputIndex)
                 let mc = try MotionCollectorReader.read(path: file.path, displayPath: file.path, units: spec.units, keep: keep,
                                                         observer: observer)
                 rowsRead += mc.rowsRead
@@ -121,7 +128,7 @@ enum RecordingLoader {
                 // Long: the sensors the layout keeps. Wide: the one stream, named by `sensor` or
                 // the file's stem (docs/inputs.md, "Recordings, subjects and channels"); the layout calls it "{stem}" when unnamed.
                 let keep: Set<String>? = options.sensorColumn == nil
-                    ? nil : Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+                    ? nil : layout.keptNames(input: file.inputIndex)
                 let csv = try CSVReader.read(path: file.path, displayPath: file.path, format: CSVFormat(options),
                                              units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
                                              unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
@@ -131,7 +138,7 @@ enum RecordingLoader {
                 for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
                 add(csv.rowLabels, &rowNames, &rowTimes, &rowIdx)
             case .iio:
-                guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { continue }
+                guard let sensor = layout.sensor(input: file.inputIndex) else { continue }
                 let dump = try loadIIO(file, input: input, sensor: sensor, spec: spec, checkOrder: checkOrder, warnings: &warnings,
                                        ledger: ledger)
                 rowsRead += dump.scans
@@ -179,6 +186,9 @@ extension CSVFormat {
                   timeUnit: CSVFormat.TimeUnit(rawValue: options.timeUnit.rawValue) ?? .s,
                   channels: channels(options.channels), labelColumn: options.labelColumn,
                   sensorColumn: options.sensorColumn,
-                  sensorGroups: options.sensorChannels.map { CSVFormat.SensorGroup(sensor: $0.key, channels: channels($0.value)) })
+                  sensorGroups: options.sensorChannels.map { CSVFormat.SensorGroup(sensor: $0.key, channels: channels($0.value)) },
+                  delimiterGiven: options.delimiterGiven, skipLines: options.skipLines,
+                  // The decoder has checked the pattern; a pattern built in code that is not valid reads as no format.
+                  timeFormat: options.timeFormat.flatMap { try? CSVTimeFormat(pattern: $0) })
     }
 }

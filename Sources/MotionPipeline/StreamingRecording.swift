@@ -150,7 +150,7 @@ final class StreamingRecording {
         }
         switch input.type {
         case .iio:
-            guard let sensor = layout.sensors.first(where: { $0.inputIndex == file.inputIndex }) else { return nil }
+            guard let sensor = layout.sensor(input: file.inputIndex) else { return nil }
             let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path, ledger: ledger)
             guard iio.channelNames == sensor.channelNames && iio.channelUnits(spec.units) == sensor.channelUnits else {
                 throw StreamFallback(description: "\(file.path): its layout's channels differ from the input's first file's")
@@ -163,13 +163,13 @@ final class StreamingRecording {
             // As `RecordingLoader.loadRaw`: long files keep the layout's sensors, wide files
             // have one stream named by `sensor` or the file's stem.
             let keep: Set<String>? = options.sensorColumn == nil
-                ? nil : Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+                ? nil : layout.keptNames(input: file.inputIndex)
             return try CSVBlockReader(path: file.path, displayPath: file.path, format: CSVFormat(options),
                                       units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
                                       unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
                                       keep: keep, blockBytes: blockBytes, observer: ledger?.observer(.recording))
         case .motioncollector:
-            let keep = Set(layout.sensors.filter { $0.inputIndex == file.inputIndex }.map(\.name))
+            let keep = layout.keptNames(input: file.inputIndex)
             return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
                                                   keep: keep, blockBytes: blockBytes, observer: ledger?.observer(.recording))
         }
@@ -177,7 +177,7 @@ final class StreamingRecording {
 
     /// The layout stream `raw` of `file` is, if it is kept (an unnamed iio stream is `{stem}`).
     private func streamIndex(_ raw: RawStream, _ file: InputFile) -> Int? {
-        layout.sensors.firstIndex { $0.inputIndex == file.inputIndex && ($0.name == raw.name || $0.name == "{stem}") }
+        layout.sensors.firstIndex { $0.matches(input: file.inputIndex, stream: raw.name) }
     }
 
     /// Sets stream `s`'s resampling options from its name as read (a wide csv or iio stream

@@ -155,9 +155,11 @@ output:
     #expect(spec.inputs[0].paths == ["../gait/*.csv"])
     #expect(spec.inputs[0].sort && spec.inputs[0].sensor == "ankle")
     #expect(spec.inputs[0].units == [KeyValue("acc_x", "g"), KeyValue("acc_y", "g")])
-    #expect(spec.inputs[0].csv == CSVOptions(delimiter: UInt8(ascii: "\t"), timeColumn: "timestamp", timeUnit: .iso8601,
-                                             channels: [KeyValue("acc_x", "ankle_fwd"), KeyValue("acc_y", "ankle_vert")],
-                                             labelColumn: "activity"))
+    var tabbed = CSVOptions(delimiter: UInt8(ascii: "\t"), timeColumn: "timestamp", timeUnit: .iso8601,
+                            channels: [KeyValue("acc_x", "ankle_fwd"), KeyValue("acc_y", "ankle_vert")],
+                            labelColumn: "activity")
+    tabbed.delimiterGiven = true
+    #expect(spec.inputs[0].csv == tabbed)
     #expect(spec.inputs[1].csv == CSVOptions(timeColumn: "t", sensorColumn: "sensor",
                                              sensorChannels: [KeyValue("A", [KeyValue("acc_x", "x")]),
                                                               KeyValue("G", [KeyValue("gyro_x", "x")])]))

@@ -77,13 +77,7 @@ public enum OutputFiles {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot create `\(path)`: \(reason(errno))") }
         do {
-            do {
-                try writeAll(fd, bytes, path: path)
-            } catch {
-                _ = close(fd)
-                throw error
-            }
-            try closeChecked(fd, path: path)
+            try writeAndClose(fd, bytes, path: path, sync: false)
         } catch {
             unlink(path)  // ours: created just now, and incomplete
             throw error
@@ -94,13 +88,7 @@ public enum OutputFiles {
     private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
         let fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot open `\(path)` for writing: \(reason(errno))") }
-        do {
-            try writeAll(fd, bytes, path: path)
-        } catch {
-            _ = close(fd)
-            throw error
-        }
-        try closeChecked(fd, path: path)
+        try writeAndClose(fd, bytes, path: path, sync: false)
     }
 
     /// Temporary file in the same folder, synced, renamed over `path`.
@@ -114,15 +102,8 @@ public enum OutputFiles {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         do {
-            do {
-                _ = fchmod(fd, 0o644)
-                try writeAll(fd, bytes, path: path)
-                guard fsync(fd) == 0 else { throw MotionError(.ioError, "cannot write `\(path)`: \(reason(errno))") }
-            } catch {
-                _ = close(fd)
-                throw error
-            }
-            try closeChecked(fd, path: path)
+            _ = fchmod(fd, 0o644)
+            try writeAndClose(fd, bytes, path: path, sync: true)
         } catch {
             unlink(temporary)
             throw error
@@ -132,6 +113,19 @@ public enum OutputFiles {
             unlink(temporary)
             throw MotionError(.cannotCreate, "cannot write `\(path)`: \(why)")
         }
+    }
+
+    /// Writes all of `bytes` (then `fsync`s with `sync`) and closes `fd`, which is closed on
+    /// failure too.
+    private static func writeAndClose(_ fd: Int32, _ bytes: [UInt8], path: String, sync: Bool) throws {
+        do {
+            try writeAll(fd, bytes, path: path)
+            if sync && fsync(fd) != 0 { throw MotionError(.ioError, "cannot write `\(path)`: \(reason(errno))") }
+        } catch {
+            _ = close(fd)
+            throw error
+        }
+        try closeChecked(fd, path: path)
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {

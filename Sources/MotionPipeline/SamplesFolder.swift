@@ -43,7 +43,7 @@ enum SamplesFolder {
     /// one. Paths are compared component by component after resolving links (`realpath`), so
     /// `./data/../data` or a link to the input folder is caught too.
     static func checkOutsideInputs(_ directory: String, spec: PipelineSpec) throws {
-        let target = resolvedComponents(directory)
+        let target = OutputFolder.resolved(directory).split(separator: "/").map(String.init)
         for (i, input) in spec.inputs.enumerated() {
             for pattern in input.paths {
                 let base = fixedBase(of: PathText.join(spec.baseDirectory, pattern))
@@ -79,19 +79,6 @@ enum SamplesFolder {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    /// The components of `path` with its longest existing prefix resolved (`realpath`) and the
-    /// rest appended (normalized), so a folder that does not exist yet compares correctly.
-    static func resolvedComponents(_ path: String) -> [String] {
-        var existing = PathText.absolute(path)
-        var rest: [String] = []
-        while realPath(existing) == nil && existing != "/" {
-            rest.insert(PathText.lastComponent(existing), at: 0)
-            existing = PathText.parent(existing)
-        }
-        let base = realPath(existing) ?? existing
-        return PathText.normalize(base + "/" + rest.joined(separator: "/")).split(separator: "/").map(String.init)
     }
 
     /// Makes DIR ready: creates it when missing; accepts it empty; when it holds the marker,

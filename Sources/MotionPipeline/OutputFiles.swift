@@ -30,21 +30,40 @@ public enum OutputFiles {
         case fifo
         case blockDevice
         case socket
+
+        /// The kind of a file with `st_mode` `mode`.
+        public init(mode: mode_t) {
+            switch mode & S_IFMT {
+            case S_IFREG: self = .regularFile
+            case S_IFDIR: self = .directory
+            case S_IFLNK: self = .symbolicLink
+            case S_IFCHR: self = .characterDevice
+            case S_IFIFO: self = .fifo
+            case S_IFBLK: self = .blockDevice
+            default: self = .socket
+            }
+        }
+
+        /// "a FIFO", "a character device", … for messages.
+        public var phrase: String {
+            switch self {
+            case .missing: "nothing"
+            case .regularFile: "a regular file"
+            case .directory: "a folder"
+            case .symbolicLink: "a symbolic link"
+            case .characterDevice: "a character device"
+            case .fifo: "a FIFO"
+            case .blockDevice: "a block device"
+            case .socket: "a socket"
+            }
+        }
     }
 
     /// What is at `path` (`lstat`, so a symbolic link is reported as one).
     public static func kind(_ path: String) -> Kind {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .missing }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: return .regularFile
-        case S_IFDIR: return .directory
-        case S_IFLNK: return .symbolicLink
-        case S_IFCHR: return .characterDevice
-        case S_IFIFO: return .fifo
-        case S_IFBLK: return .blockDevice
-        default: return .socket
-        }
+        return Kind(mode: st.st_mode)
     }
 
     /// Writes `bytes` as the whole content of `path` (see the type's rules).
@@ -59,7 +78,7 @@ public enum OutputFiles {
         case .directory:
             throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: it is a folder; give a file name")
         case .blockDevice, .socket:
-            throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: it is a \(kind(path) == .socket ? "socket" : "block device"), not a file")
+            throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: it is \(kind(path).phrase), not a file")
         case .characterDevice, .fifo:
             try writeInPlace(bytes, to: path)
         case .missing, .regularFile:

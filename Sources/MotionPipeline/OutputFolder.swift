@@ -205,15 +205,5 @@ enum OutputFolder {
         }
     }
 
-    static func describe(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFIFO: return "a FIFO"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFSOCK: return "a socket"
-        case S_IFLNK: return "a symbolic link"
-        case S_IFDIR: return "a folder"
-        default: return "a regular file"
-        }
-    }
+    static func describe(_ mode: mode_t) -> String { OutputFiles.Kind(mode: mode).phrase }
 }

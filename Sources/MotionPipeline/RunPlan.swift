@@ -19,6 +19,8 @@ struct RunPlan: Sendable {
     let foldOf: [Int32?]
     /// The number of folds (`folds`, or the train subjects with `leave_one_out`).
     let foldCount: Int?
+    /// The subjects (or recordings, with `by: recording`) in the train split.
+    let trainKeyCount: Int
     let description: DatasetDescription
     let windowLength: Int
     let pipelineSHA256: String
@@ -50,6 +52,7 @@ struct RunPlan: Sendable {
         splitOf = keys.map { assignment.split[$0]! }
         foldOf = keys.map { key in assignment.foldCount == nil ? nil : (assignment.fold[key] ?? -1) }
         foldCount = assignment.foldCount
+        trainKeyCount = assignment.split.values.filter { $0 == .train }.count
         let featureNames = spec.features.isEmpty ? [] :
             FeaturePlan(features: spec.features, channelNames: layout.channelNames, rateHz: rate, windowLength: windowLength).featureNames
         description = DatasetDescription(
@@ -76,8 +79,7 @@ struct RunPlan: Sendable {
             warnings.append("every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits")
         }
         if let k = foldCount {
-            let splitter = SplitAssigner(spec.split)
-            let train = Set(zip(sources, splitOf).filter { $0.1 == .train }.map { splitter.key(subject: $0.0.subject, recording: $0.0.name) }).count
+            let train = trainKeyCount
             if spec.split.leaveOneOut && train < 2 {
                 warnings.append("`split.leave_one_out` needs at least 2 train \(spec.split.by.rawValue)s to cross-validate, and the train split has \(train)")
             } else if !spec.split.leaveOneOut && train < k {

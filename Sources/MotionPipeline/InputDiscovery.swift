@@ -52,6 +52,15 @@ public enum InputDiscovery {
     /// (by device and inode); the patterns matching nothing; the matches that are not regular
     /// files; the matches left out as another name of a file already matched.
     public static func match(_ spec: PipelineSpec) -> (files: [[InputFile]], unmatched: [Unmatched], irregular: [Irregular], aliases: [Alias]) {
+        let m = scan(spec)
+        return (m.files, m.unmatched, m.irregular, m.aliases)
+    }
+
+    /// `match`, plus the identity of every file kept (from the one `stat` that checked it), for
+    /// the check across inputs in `recordings`.
+    private static func scan(_ spec: PipelineSpec) -> (files: [[InputFile]], unmatched: [Unmatched], irregular: [Irregular],
+                                                       aliases: [Alias], identity: [String: FileIdentity]) {
+        var identity: [String: FileIdentity] = [:]
         var all: [[InputFile]] = []
         var unmatched: [Unmatched] = []
         var irregular: [Irregular] = []
@@ -77,6 +86,7 @@ public enum InputDiscovery {
                 }
                 let id = FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
                 let file = InputFile(inputIndex: i, path: f, manifestPath: PathText.relative(f, to: spec.baseDirectory))
+                identity[f] = id
                 if let k = byIdentity[id] {
                     // The file's own name wins over a symbolic link to it; else the first in order.
                     if isLink(files[k].path) && !isLink(f) {
@@ -93,7 +103,7 @@ public enum InputDiscovery {
             files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             all.append(files)
         }
-        return (all, unmatched, irregular, aliases)
+        return (all, unmatched, irregular, aliases, identity)
     }
 
     private static func isLink(_ path: String) -> Bool {
@@ -106,16 +116,6 @@ public enum InputDiscovery {
         var device: UInt64
         var inode: UInt64
 
-        init(device: UInt64, inode: UInt64) {
-            self.device = device
-            self.inode = inode
-        }
-
-        init?(path: String) {
-            var st = stat()
-            guard stat(path, &st) == 0 else { return nil }
-            self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
-        }
     }
 
     /// Groups matched files into recordings, sorted by (subject, name) by UTF-8 bytes.
@@ -128,7 +128,7 @@ public enum InputDiscovery {
     ///   opened, so a FIFO cannot make the run wait), and `.config` when one file is matched
     ///   into two different recordings (by two inputs, under two names).
     public static func recordings(_ spec: PipelineSpec, log: (String) -> Void = { _ in }) throws -> [RecordingSource] {
-        let (matched, unmatched, irregular, aliases) = match(spec)
+        let (matched, unmatched, irregular, aliases, identity) = scan(spec)
         if let u = unmatched.first {
             throw MotionError(.noInput, "`\(u.pattern)` in inputs[\(u.inputIndex)] of \(spec.file) matches no file (paths are relative to the pipeline file's folder `\(spec.baseDirectory)`)")
         }
@@ -177,7 +177,7 @@ public enum InputDiscovery {
         var recordingOf: [FileIdentity: (name: String, file: InputFile)] = [:]
         for name in order {
             for file in byName[name]!.files {
-                guard let id = FileIdentity(path: file.path) else { continue }
+                guard let id = identity[file.path] else { continue }
                 if let other = recordingOf[id], other.name != name {
                     throw MotionError(.config, "\(file.path) (inputs[\(file.inputIndex)]) is the same file as \(other.file.path) (inputs[\(other.file.inputIndex)]) but would be read into recording `\(name)` as well as `\(other.name)`; a file belongs to one recording, so narrow the patterns of \(spec.file)")
                 }

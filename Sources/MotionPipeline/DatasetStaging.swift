@@ -26,9 +26,12 @@ struct DatasetStaging {
     /// Refuses an output folder that motionprep may not replace.
     ///
     /// - Throws: `MotionError(.cannotCreate)` naming the folder and what is in it.
-    func checkOutput() throws {
-        switch OutputFolder.classify(outputDirectory) {
-        case .absent, .empty, .own: return
+    /// - Returns: what is at the output (absent, empty or an own dataset).
+    @discardableResult
+    func checkOutput() throws -> OutputFolder.Kind {
+        let kind = OutputFolder.classify(outputDirectory)
+        switch kind {
+        case .absent, .empty, .own: return kind
         case .foreign(let reason):
             var st = stat()
             if lstat(outputDirectory, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
@@ -134,8 +137,7 @@ struct DatasetStaging {
     /// - Parameter log: receives a notice when something the previous dataset did not list had
     ///   to be left behind.
     func commit(log: (String) -> Void = { _ in }) throws {
-        try checkOutput()
-        let old = OutputFolder.classify(outputDirectory)
+        let old = try checkOutput()
         let oldEntries: [String]
         switch old {
         case .own(let entries): oldEntries = entries

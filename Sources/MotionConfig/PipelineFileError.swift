@@ -34,6 +34,15 @@ public struct PipelineFileError: UserFacingError, Equatable {
     /// One line per issue.
     public var message: String { issues.map(\.message).joined(separator: "\n") }
 
+    /// One diagnostic per issue, at the issue's own location.
+    public var diagnostics: [Diagnostic] {
+        issues.map { issue in
+            var known = issue.location
+            if known.line == nil { known = SourceLocation(file: file) }
+            return Diagnostic.from(sentence: issue.message, severity: .error, known: known)
+        }
+    }
+
     /// Always `.config` (78).
     public var exitStatus: ExitStatus { .config }
 }

@@ -27,6 +27,26 @@ public struct PipelineSpec: Sendable, Equatable {
     public var split: SplitSpec
     public var onError: OnError
     public var output: OutputSpec
+    /// `ignore_warnings`: warnings the user expects and does not want to see (docs/pipeline.md).
+    /// They change no output byte, so the resolved pipeline does not record them.
+    public var ignoreWarnings: [WarningName] = []
+
+    /// The warnings `ignore_warnings` can silence: situations that are sometimes intended.
+    public enum WarningName: String, Sendable, CaseIterable {
+        /// A split is empty, or more than 10 points off its fraction (few subjects).
+        case splitShare = "split_share"
+        /// A class in `labels.classes` got no window.
+        case emptyClass = "empty_class"
+        /// Labels in the data reach no class (their windows are dropped).
+        case unclassifiedLabels = "unclassified_labels"
+        /// Every recording is its own subject while splitting by subject.
+        case subjectPerRecording = "subject_per_recording"
+
+        /// The hint printed under such a warning.
+        public var silenceHint: String {
+            "if this is intended, add `\(rawValue)` to `ignore_warnings` in the pipeline to silence it"
+        }
+    }
 
     public init(file: String, baseDirectory: String, version: Int = 1, name: String, inputs: [InputSpec],
                 units: UnitSystem = .si, resample: ResampleSpec, window: WindowSpec, labels: LabelsSpec? = nil,
@@ -318,6 +338,8 @@ public struct LabelsSpec: Sendable, Equatable {
     public var map: [KeyValue<String>]
     /// `classes`, or the sorted unique values of `map` when absent.
     public var classes: [String]
+    /// Where `labels` starts in the pipeline file (for messages).
+    public var location: SourceLocation?
 
     public init(from: Source = .rows, policy: Policy = .majority, minFraction: Double = 0.5, path: String? = nil,
                 clock: Clock = .input, template: String? = nil, map: [KeyValue<String>] = [], classes: [String]) {

@@ -3,7 +3,7 @@ import MotionYAML
 
 extension SpecDecoder {
     static let topLevelKeys = ["version", "name", "inputs", "units", "resample", "window", "labels",
-                               "features", "magnitude", "split", "on_error", "output"]
+                               "features", "magnitude", "split", "on_error", "output", "ignore_warnings"]
 
     /// The whole file. Returns nil when anything is wrong (see `issues`).
     func decodePipeline(_ root: YAMLNode) -> PipelineSpec? {
@@ -57,15 +57,26 @@ extension SpecDecoder {
         var output: OutputSpec?
         if let node = required("output", in: f) { output = decodeOutput(node) }
 
+        var ignoreWarnings: [PipelineSpec.WarningName] = []
+        if let node = f["ignore_warnings"], let names = stringList(node, "ignore_warnings", unique: "warning name", allowSingle: true, nonEmpty: false) {
+            for (i, name) in names.enumerated() {
+                if let w = PipelineSpec.WarningName(rawValue: name) { ignoreWarnings.append(w); continue }
+                let all = PipelineSpec.WarningName.allCases.map(\.rawValue)
+                mustBe("ignore_warnings[\(i)]", node.sequence?[i] ?? node, Text.alternatives(all), suggestion: Self.suggestion(for: name, among: all))
+            }
+        }
+
         if let labelsValue = labels, let inputs, let labelsNode = f["labels"] {
             crossCheck(labels: labelsValue, labelsNode: labelsNode, inputs: inputs)
         }
 
         guard let version, let name, let inputs, let units, let resample, let window, labelsOK,
               let features, let magnitude, let split, let onError, let output, issues.isEmpty else { return nil }
-        return PipelineSpec(file: file, baseDirectory: baseDirectory, version: version, name: name, inputs: inputs,
-                            units: units, resample: resample, window: window, labels: labels, features: features,
-                            magnitude: magnitude, split: split, onError: onError, output: output)
+        var spec = PipelineSpec(file: file, baseDirectory: baseDirectory, version: version, name: name, inputs: inputs,
+                                units: units, resample: resample, window: window, labels: labels, features: features,
+                                magnitude: magnitude, split: split, onError: onError, output: output)
+        spec.ignoreWarnings = ignoreWarnings
+        return spec
     }
 
     // MARK: - Cross-checks

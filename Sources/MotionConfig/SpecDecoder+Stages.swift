@@ -212,8 +212,10 @@ extension SpecDecoder {
             ok = false
         }
         guard ok, let from, let policy else { return nil }
-        return LabelsSpec(from: from, policy: policy, minFraction: minFraction, path: path, clock: clock, template: template,
-                          map: map, classes: classes)
+        var spec = LabelsSpec(from: from, policy: policy, minFraction: minFraction, path: path, clock: clock, template: template,
+                              map: map, classes: classes)
+        spec.location = location(node.mark)
+        return spec
     }
 
     // MARK: - features

@@ -29,6 +29,8 @@ public protocol UserFacingError: Error, CustomStringConvertible {
     var message: String { get }
     /// The process exit status this error maps to.
     var exitStatus: ExitStatus { get }
+    /// How it is printed (docs/commands.md, "Messages"); derived from `message` by default.
+    var diagnostics: [Diagnostic] { get }
 }
 
 extension UserFacingError {
@@ -44,5 +46,16 @@ public struct MotionError: UserFacingError, Equatable {
     public init(_ exitStatus: ExitStatus, _ message: String) {
         self.message = message
         self.exitStatus = exitStatus
+    }
+}
+
+extension UserFacingError {
+    /// The printed form: one ``Diagnostic`` per line of `message`, each split into location,
+    /// sentence and hints by ``Diagnostic/from(sentence:severity:known:)``. Error types that
+    /// know their location exactly override this.
+    public var diagnostics: [Diagnostic] {
+        message.split(separator: "\n", omittingEmptySubsequences: true).map {
+            Diagnostic.from(sentence: String($0), severity: .error)
+        }
     }
 }

@@ -93,6 +93,11 @@ public struct IngestError: UserFacingError, Equatable {
         }
     }
 
+    /// At ``location``; the sentence is ``message`` without its leading location.
+    public var diagnostics: [Diagnostic] {
+        [Diagnostic.from(sentence: message, severity: .error, known: location)]
+    }
+
     public var message: String {
         let at = location.description
         switch kind {

@@ -47,7 +47,7 @@ final class DatasetWriter {
             guard plan.spec.onError == .skip, PipelineRunner.canSkip(error) else { throw error }
             totals.recordingsDropped["skipped_on_error", default: 0] += 1
             totals.skipped.append((source.name, "\(error)"))
-            log("skipped recording `\(source.name)`: \(error)")
+            log("warning: skipped recording `\(source.name)`: \(error)")
         case .success(let record):
             let done = record.processed
             inputs += record.inputs
@@ -92,12 +92,15 @@ final class DatasetWriter {
             let n = count(split)
             let share = Double(n) / Double(total)
             let wanted = [SplitName.train: spec.split.train, .validation: spec.split.validation, .test: spec.split.test][split]!
-            if n == 0 && wanted > 0 {
-                warnings.append("split `\(split.rawValue)` is empty (it was meant to hold \(Int((wanted * 100).rounded())) % of the windows)" + (spec.split.allocation == .hash ? "; with few subjects, `split.allocation: exact` gives every split its share" : ""))
+            let silence = "; " + PipelineSpec.WarningName.splitShare.silenceHint
+            if spec.ignoreWarnings.contains(.splitShare) {
+                // Expected by the user (docs/pipeline.md, `ignore_warnings`).
+            } else if n == 0 && wanted > 0 {
+                warnings.append("split `\(split.rawValue)` is empty (it was meant to hold \(Int((wanted * 100).rounded())) % of the windows)" + (spec.split.allocation == .hash ? "; with few subjects, `split.allocation: exact` gives every split its share" : "") + silence)
             } else if abs(share - wanted) > 0.10 {
                 warnings.append(String(format: "split `%@` holds %.1f %% of the windows, more than 10 points off its fraction %.1f %%",
                                        split.rawValue, share * 100, wanted * 100)
-                                + (spec.split.allocation == .hash ? "; with few subjects, `split.allocation: exact` shares them by count" : ""))
+                                + (spec.split.allocation == .hash ? "; with few subjects, `split.allocation: exact` shares them by count" : "; with few subjects or recordings of unequal length, shares of windows cannot match the fractions") + silence)
             }
         }
         if count(.train) == 0 {
@@ -107,8 +110,8 @@ final class DatasetWriter {
         if !classNames.isEmpty {
             var perClass = [Int](repeating: 0, count: classNames.count)
             for f in files.values.joined() { for (c, n) in f.classCounts.enumerated() where c < perClass.count { perClass[c] += n } }
-            for (c, n) in perClass.enumerated() where n == 0 {
-                warnings.append("class `\(classNames[c])` got no window in any split; check `labels.map` and `labels.classes` against the labels in the data (`motionprep inspect`)")
+            for (c, n) in perClass.enumerated() where n == 0 && !spec.ignoreWarnings.contains(.emptyClass) {
+                warnings.append("class `\(classNames[c])` got no window in any split; check `labels.map` and `labels.classes` against the labels in the data (`motionprep inspect`); " + PipelineSpec.WarningName.emptyClass.silenceHint)
             }
         }
         for w in warnings { log("warning: \(w)") }

@@ -25,8 +25,15 @@ public struct StreamReport: Sendable {
     public var gaps: Int
     public var gapSeconds: Double
     public var maxGapS: Double
+    /// Per channel, the smallest and largest value (units after conversion); nil without samples.
+    public var minimum: [Double?]
+    public var maximum: [Double?]
+    /// Jitter: the population standard deviation of the positive intervals, seconds.
+    public var intervalStd: Double?
 
     init(_ raw: RawStream, maxGapS: Double) {
+        minimum = raw.channels.map { $0.min() }
+        maximum = raw.channels.map { $0.max() }
         sensor = raw.name
         channels = raw.channelNames
         units = raw.channelUnits
@@ -54,6 +61,10 @@ public struct StreamReport: Sendable {
         if let f = firstTime, let l = lastTime, l > f, sorted.count > 1 {
             effectiveRateHz = Double(sorted.count - 1 - duplicates) / (l - f)
         }
+        if !intervals.isEmpty {
+            let mean = intervals.reduce(0, +) / Double(intervals.count)
+            intervalStd = (intervals.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(intervals.count)).squareRoot()
+        }
         intervals.sort()
         func percentile(_ p: Double) -> Double? {
             guard !intervals.isEmpty else { return nil }
@@ -73,7 +84,8 @@ public struct StreamReport: Sendable {
             "sensor": .string(sensor), "channels": .array(channels.map { .string($0) }), "units": .array(units.map { .string($0) }),
             "samples": .int(samples), "first_time_s": num(firstTime), "last_time_s": num(lastTime),
             "effective_rate_hz": num(effectiveRateHz),
-            "interval_s": .object(["p50": num(intervalP50), "p95": num(intervalP95), "p99": num(intervalP99)]),
+            "interval_s": .object(["p50": num(intervalP50), "p95": num(intervalP95), "p99": num(intervalP99), "std": num(intervalStd)]),
+            "min": .array(minimum.map(num)), "max": .array(maximum.map(num)),
             "duplicate_times": .int(duplicates), "out_of_order": .int(outOfOrder),
             "gaps": .object(["max_gap_s": .double(maxGapS), "count": .int(gaps), "seconds": .double(gapSeconds)]),
         ])

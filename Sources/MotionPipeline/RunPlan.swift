@@ -75,8 +75,8 @@ struct RunPlan: Sendable {
     /// Warnings known before reading anything.
     var planWarnings: [String] {
         var warnings: [String] = ignoredLabelRows?.warnings ?? []
-        if spec.split.by == .subject && sources.count > 1 && subjects.count == sources.count {
-            warnings.append("every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits")
+        if spec.split.by == .subject && sources.count > 1 && subjects.count == sources.count && !spec.ignoreWarnings.contains(.subjectPerRecording) {
+            warnings.append("every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits; " + PipelineSpec.WarningName.subjectPerRecording.silenceHint)
         }
         if let k = foldCount {
             let train = trainKeyCount

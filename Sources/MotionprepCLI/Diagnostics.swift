@@ -58,14 +58,33 @@ enum Diagnostics {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// Prints `error` as `motionprep: <sentence>` and returns its exit status.
+    /// Prints `error` as diagnostics (`FILE:LINE:COL: error: sentence`, hints indented below;
+    /// docs/commands.md, "Messages") and returns its exit status.
     static func report(_ error: Error) -> ExitStatus {
         if let e = error as? UserFacingError {
-            stderr("motionprep: " + e.message)
+            print(e.diagnostics)
             return e.exitStatus
         }
-        stderr("motionprep: internal error: \(error)")
+        stderr("motionprep: error: internal error: \(error)")
         return .ioError
+    }
+
+    /// Prints diagnostics to stderr, one block each.
+    static func print(_ diagnostics: [Diagnostic]) {
+        for d in diagnostics { stderr(d.description) }
+    }
+
+    /// Prints a line logged by the library: `warning: sentence` (`notice: sentence`) becomes a warning (note) diagnostic
+    /// (located when the sentence starts with `FILE:LINE…:`); anything else is progress and is
+    /// printed as `motionprep: line`.
+    static func log(_ line: String) {
+        if line.hasPrefix("warning: ") {
+            print([Diagnostic.from(sentence: String(line.dropFirst(9)), severity: .warning)])
+        } else if line.hasPrefix("notice: ") {
+            print([Diagnostic.from(sentence: String(line.dropFirst(8)), severity: .note)])
+        } else {
+            stderr("motionprep: " + line)
+        }
     }
 
     /// Whether stderr is a terminal (progress is drawn only then).

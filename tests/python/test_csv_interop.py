@@ -316,4 +316,4 @@ def test_bad_number_is_exit_65_with_line_and_column(tmp_path):
     (tmp_path / "long.yaml").write_text(LONG_PIPELINE)
     proc = motionprep("run", tmp_path / "long.yaml", "--quiet", check=False)
     assert proc.returncode == 65
-    assert "long/rec.csv:3:3: `2024-05-01T12:30:01\\u{a}Z` is not a time (expected an ISO 8601 time" in proc.stderr
+    assert "long/rec.csv:3:3: error: `2024-05-01T12:30:01\\u{a}Z` is not a time (expected an ISO 8601 time" in proc.stderr

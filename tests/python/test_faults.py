@@ -12,6 +12,7 @@
   symbolic link or a folder; `inspect --samples DIR` refuses a folder that is not empty and not
   its own, a link, and a folder inside (or holding) an input tree, and never follows links.
 """
+import re
 import os
 import shutil
 import signal
@@ -127,7 +128,7 @@ def assert_clean_failure(proc, disk: Path, what: str):
     err = proc.stderr.strip()
     assert NOSPACE in err.lower(), f"{what}: {err}"
     assert str(disk) in err, f"{what}: the message names no file on the disk: {err}"
-    assert err.startswith("motionprep: "), err
+    assert re.match(r"^(motionprep|\S+?): error: ", err), err
     left = sorted(p.name for p in disk.iterdir())
     assert left == [], f"{what}: left behind {left}"
 

@@ -103,28 +103,28 @@ CASES = [
     Case("csv-short-row", {REC: csv_file(b"0.105,1,2\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12(:\d+)?\b"]),
     Case("csv-long-row", {REC: csv_file(b"0.105,1,2,3,4\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12\b", r"5 fields"]),
     Case("10MB-line-no-newline", {REC: MC_HEADER + mc_rows(10) + b"A,W,0.5," + b"1" * TEN_MB}, pipeline(), 65,
-         [r"data/rec\.csv:12: line is longer than 1048576 bytes \(is this a MotionCollector file\?\)"]),
+         [r"data/rec\.csv:12: error: line is longer than 1048576 bytes \(is this a MotionCollector file\?\)"]),
     Case("csv-10MB-line-no-newline", {REC: CSV_HEADER + b"0," + b"9" * TEN_MB}, pipeline("csv"), 65,
-         [r"data/rec\.csv:2: line is longer than 1048576 bytes"]),
+         [r"data/rec\.csv:2: error: line is longer than 1048576 bytes"]),
     # Issue 14 §10: every reader names the line over the limit, in the middle of a file too.
     Case("2MB-line-mid-file", {REC: mc_file(b"A,W,0.5," + b"1" * (2 << 20) + b"\n")}, pipeline(), 65,
-         [r"^motionprep: data/rec\.csv:12: line is longer than 1048576 bytes \(is this a MotionCollector file\?\)$"]),
+         [r"^data/rec\.csv:12: error: line is longer than 1048576 bytes \(is this a MotionCollector file\?\)$"]),
     # A long first line is judged as a header first (shown cut to 60 characters).
     Case("2MB-first-line", {REC: b"S" * (2 << 20) + b"\n" + mc_rows()}, pipeline(), 65,
-         [r"^motionprep: data/rec\.csv:1: not a MotionCollector header: `S{60}…` \(expected"]),
+         [r"^data/rec\.csv:1: error: not a MotionCollector header: `S{60}…` \(expected"]),
     Case("csv-2MB-line-mid-file", {REC: csv_file(b"0.105," + b"9" * (2 << 20) + b",1,1\n")}, pipeline("csv"), 65,
-         [r"^motionprep: data/rec\.csv:12: line is longer than 1048576 bytes \(is a quote left open, or is this not a delimited text file\?\)$"]),
+         [r"^data/rec\.csv:12: error: line is longer than 1048576 bytes \(is a quote left open, or is this not a delimited text file\?\)$"]),
     Case("csv-2MB-header", {REC: b"t," + b"x" * (2 << 20) + b"\n" + csv_rows()}, pipeline("csv"), 65,
-         [r"^motionprep: data/rec\.csv:1: line is longer than 1048576 bytes"]),
+         [r"^data/rec\.csv:1: error: line is longer than 1048576 bytes"]),
     Case("csv-quote-left-open", {REC: csv_file(b'0.105,"1\n' + b"2,3,4\n" * 300_000)}, pipeline("csv"), 65,
-         [r"^motionprep: data/rec\.csv:12: line is longer than 1048576 bytes \(is a quote left open"]),
+         [r"^data/rec\.csv:12: error: line is longer than 1048576 bytes \(is a quote left open"]),
     Case("intervals-2MB-line", {REC: mc_file(), "labels.csv": b"recording,start_s,end_s,label\nrec,0,1,W\nrec,1," + b"2" * (2 << 20) + b",W\n"},
          pipeline(extra="labels: {from: intervals, path: labels.csv, classes: [W]}\n"), 65,
-         [r"^motionprep: labels\.csv:3: line is longer than 1048576 bytes \(is a quote left open, or is this not an intervals file, `recording,start_s,end_s,label`\?\)$"]),
+         [r"^labels\.csv:3: error: line is longer than 1048576 bytes \(is a quote left open, or is this not an intervals file, `recording,start_s,end_s,label`\?\)$"]),
     # A quote left open runs to the end of the file: named where it opens.
     Case("intervals-quote-left-open", {REC: mc_file(), "labels.csv": b'recording,start_s,end_s,label\nrec,0,1,"W\nrec,1,2,W\n'},
          pipeline(extra="labels: {from: intervals, path: labels.csv, classes: [W]}\n"), 65,
-         [r"^motionprep: labels\.csv:2:9: a quoted field is not closed before the end of the file"]),
+         [r"^labels\.csv:2:9: error: a quoted field is not closed before the end of the file"]),
     # --- numbers (docs/inputs.md, "Bad rows and time order"): errors name line:column and the value
     Case("1.2.3", {REC: mc_file(b"A,W,0.105,1.2.3,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"1\.2\.3"]),
     Case("0x10", {REC: mc_file(b"A,W,0.105,0x10,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"0x10"]),
@@ -155,11 +155,11 @@ CASES = [
     # the stream's own sampling interval (at 1e12 s it is 1.2e-4 s, at 1000 Hz) is an error at the
     # line of the largest time, not thousands of rows dropped as duplicate_time.
     Case("time-too-coarse-for-grid", {REC: MC_HEADER + mc_rows(300, start=1.7e15)}, pipeline(), 65,
-         [r"^motionprep: data/rec\.csv:301: recording `rec` has times near 1700000000000003\.0 s, where float64 has "
+         [r"^data/rec\.csv:301: error: recording `rec` has times near 1700000000000003\.0 s, where float64 has "
           r"a resolution of 0\.25 s, coarser than 1/16 of the 0\.02 s grid period \(50 Hz\), so samples would collapse "
           r"onto the same time; store times relative to the recording's start, or check the time unit \(an input's `time\.unit`\)$"]),
     Case("time-too-coarse-for-stream", {REC: MC_HEADER + mc_rows(3000, start=1e12, rate=1000.0)}, pipeline(), 65,
-         [r"^motionprep: data/rec\.csv:3001: recording `rec` has times near 1000000000002\.999\d* s, where float64 has "
+         [r"^data/rec\.csv:3001: error: recording `rec` has times near 1000000000002\.999\d* s, where float64 has "
           r"a resolution of 0\.0001220703125 s, coarser than 1/16 of the stream's mean sampling interval of 0\.001\d* s "
           r"\(3000 samples over 2\.99\d* s\)"]),
     # Legitimate clocks pass: epoch seconds at 1000 Hz, IIO epoch nanoseconds, ISO 8601 epochs.
@@ -173,16 +173,16 @@ CASES = [
     # An inline layout is part of the pipeline file (78 at the value's line:column); a layout
     # folder is input data (65 naming the sysfs file).
     Case("iio-invalid-type", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s17/16>>0", 1)), 78,
-         [r"pipeline\.yaml:5:60: `in_accel_x`", r"le:s17/16>>0", r"realbits 17"]),
+         [r"pipeline\.yaml:5:60: error: `in_accel_x`", r"le:s17/16>>0", r"realbits 17"]),
     Case("iio-garbage-type", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("xx:q16", 1)), 78,
-         [r"pipeline\.yaml:5:60: `in_accel_x`", r"xx:q16"]),
+         [r"pipeline\.yaml:5:60: error: `in_accel_x`", r"xx:q16"]),
     Case("iio-duplicate-index", {BIN: iio_dump()}, pipeline("iio", layout=IIO_LAYOUT % ("le:s16/16>>0", 0)), 78,
          [r"pipeline\.yaml:6:\d+: ", r"index 0", r"in_accel_x", r"in_accel_y"]),
     Case("iio-units-unknown-channel", {BIN: iio_dump()}, pipeline("iio", input_extra="    units: {acc_q: g}\n"), 78,
          [r"pipeline\.yaml:8:13\b", r"acc_q", r"acc_x"]),
     Case("iio-sysfs-invalid-type", {BIN: iio_dump(), **SYSFS, "data/sysfs/scan_elements/in_accel_x_type": b"le:s17/16>>0\n"},
          pipeline("iio", layout='"{dirpath}/sysfs"'), 65,
-         [r"data/sysfs/scan_elements/in_accel_x_type: `in_accel_x`", r"le:s17/16>>0"]),
+         [r"data/sysfs/scan_elements/in_accel_x_type: error: `in_accel_x`", r"le:s17/16>>0"]),
     Case("iio-truncated", {BIN: iio_dump(tail=b"\x01\x02\x03")}, pipeline("iio"), 0,
          rows_dropped={"partial_scan": 1}),
     Case("iio-truncated-strict", {BIN: iio_dump(tail=b"\x01\x02\x03")}, pipeline("iio", input_extra="    strict: true\n"),
@@ -204,7 +204,7 @@ CASES = [
     Case("yaml-rate-nan", {REC: mc_file()}, pipeline(rate=".nan"), 78, [r"pipeline\.yaml:\d+:\d+", r"rate_hz"]),
     # Issue 14 §8: 1 / 1e-320 overflows to infinity: no grid time could be computed.
     Case("yaml-rate-subnormal", {REC: mc_file()}, pipeline(rate="1e-320"), 78,
-         [r"^motionprep: `resample\.rate_hz` at pipeline\.yaml:6:21 must be a number whose period "
+         [r"^pipeline\.yaml:6:21: error: `resample\.rate_hz` must be a number whose period "
           r"1 / rate_hz is finite \(at least 2\.2250738585072014e-308 Hz\), not `1e-320`"]),
     Case("yaml-window-negative", {REC: mc_file()}, pipeline(window="{length_s: -1, stride_s: 0.5}"), 78,
          [r"pipeline\.yaml:\d+:\d+", r"length_s"]),
@@ -217,13 +217,13 @@ CASES = [
     Case("window-1e9-samples", {REC: mc_file()}, pipeline(window="{length_samples: 1000000000, stride_samples: 1}"), 78,
          [r"pipeline\.yaml:\d+:\d+", r"resource limit"]),
     Case("window-longer-than-every-recording", {REC: mc_file()}, pipeline(window="{length_s: 3600, stride_s: 1}"), 65,
-         [r"^motionprep: pipeline\.yaml:7:1: the run produced no window: one window is 180000 samples \(3600\.0 s at 50 Hz\), "
+         [r"^pipeline\.yaml:7:1: error: the run produced no window: one window is 180000 samples \(3600\.0 s at 50 Hz\), "
           r"longer than every recording's longest gap-free stretch; longest gap-free stretch per recording: "
           r"`rec` 3\.1 s \(155 samples\); 1 recording\(s\) read$"]),
     # More than 5 recordings: the 5 longest, longest first, and how many there are.
     Case("window-longer-than-seven-recordings", {f"data/r{i}.csv": MC_HEADER + mc_rows(100 + 50 * i) for i in range(7)},
          pipeline(window="{length_s: 3600, stride_s: 1}"), 65,
-         [r"^motionprep: pipeline\.yaml:7:1: the run produced no window: one window is 180000 samples \(3600\.0 s at 50 Hz\), "
+         [r"^pipeline\.yaml:7:1: error: the run produced no window: one window is 180000 samples \(3600\.0 s at 50 Hz\), "
           r"longer than every recording's longest gap-free stretch; the 5 longest gap-free stretches of 7 recordings: "
           r"`r6` 4\.0 s \(200 samples\), `r5` 3\.5 s \(175 samples\), `r4` 3\.0 s \(150 samples\), "
           r"`r3` 2\.5 s \(125 samples\), `r2` 2\.0 s \(100 samples\); 7 recording\(s\) read$"]),
@@ -273,7 +273,7 @@ def test_hostile_input(tmp_path, case):
             assert manifest["counts"]["rows_dropped"].get(reason) == n, manifest["counts"]
     else:
         # One sentence on stderr, not a dump.
-        assert err.startswith("motionprep: "), err[:500]
+        assert re.match(r"^(motionprep|\S+?): error: ", err), err[:500]
         assert len(err) < 20_000, f"{len(err)} bytes on stderr"
         assert not (out / "manifest.json").exists()
         assert not list(tmp_path.rglob("manifest.json")), list(tmp_path.rglob("manifest.json"))
@@ -350,7 +350,7 @@ def test_memory_budget_is_run_wide(tmp_path):
     # Smaller than one recording's grid (1500 points x 3 channels): the resource limit's message.
     code, err, files, _ = _budget_run(tmp_path, 2, budget=1000)
     assert code == 65, err
-    assert re.search(r"^motionprep: data/r0\.csv:3001: recording `r0` runs from 0\.0 s \(data/r0\.csv:2\) to 29\.99 s here, "
+    assert re.search(r"^data/r0\.csv:3001: error: recording `r0` runs from 0\.0 s \(data/r0\.csv:2\) to 29\.99 s here, "
                      r"a grid of 1500\.5 points × 3 channel\(s\) at 50 Hz, more than the 1000 values motionprep accepts for one "
                      r"recording \(a resource limit\)", err, re.M), err
     assert not files

@@ -192,7 +192,7 @@ def test_truncated_tail_warns_and_strict_fails(iio_data, tmp_path):
                                           .replace("path: out", "path: out-strict"))
     proc = motionprep("run", tmp_path / "strict.yaml", check=False)
     assert proc.returncode == 65
-    assert f"rec-01.bin at byte {size}: the dump ends with a partial scan of 5 bytes" in proc.stderr
+    assert f"rec-01.bin: error: at byte {size}: the dump ends with a partial scan of 5 bytes" in proc.stderr
 
 
 def test_declared_units_convert_like_the_spec_says(iio_data, tmp_path):

@@ -84,7 +84,7 @@ def test_inspect_never_fails_on_a_bad_recording_in_a_pipeline(tmp_path):
     (tmp_path / "p.yaml").write_text(
         "version: 1\ninputs:\n  - type: motioncollector\n    paths: [data/*.csv]\n    sensors: [A]\n"
         "resample: {rate_hz: 50}\nwindow: {length_samples: 8}\noutput: {path: out}\n")
-    reports = json.loads(motionprep("inspect", tmp_path / "p.yaml", "--json").stdout)
+    reports = json.loads(motionprep("inspect", tmp_path / "p.yaml", "--json").stdout)["recordings"]
     bad = next(r for r in reports if r["recording"] == "bad")
     assert "1.2.3" in bad["error"] and "bad.csv:2" in bad["error"]
     assert next(r for r in reports if r["recording"] == "good")["error"] is None

@@ -109,7 +109,7 @@ def test_path_labels_every_window_of_a_recording_by_its_folder(by_folder):
     assert manifest["counts"]["windows_dropped"] == {"label_not_in_classes": sum(c == "Squats" for *_, c in expected)}
     assert "label_rows_ignored" not in manifest["counts"]
     # inspect lists the rendered label of every recording.
-    reports = json.loads(motionprep("inspect", yaml, "--json").stdout)
+    reports = json.loads(motionprep("inspect", yaml, "--json").stdout)["recordings"]
     assert {r["recording"]: (r["labels"]["source"], [s["label"] for s in r["labels"]["segments"]]) for r in reports} == {
         "Walking/a": ("path", ["Walking"]), "Walking/b": ("path", ["Walking"]), "Squats/c": ("path", ["Squats"])}
     assert "  labels (path): Squats " in motionprep("inspect", yaml).stdout
@@ -156,7 +156,7 @@ def test_rfc4180_intervals_file_with_quoted_names(walk_data, tmp_path):
     assert got == sorted(expected) and {c for *_, c in got} == {'fast, "really"', "multi\r\nline"}
     assert data_files(tmp_path / "whole") == data_files(tmp_path / "streamed")
     # inspect lists the rows matched for each recording.
-    reports = {r["recording"]: r for r in json.loads(motionprep("inspect", yaml, "--json").stdout)}
+    reports = {r["recording"]: r for r in json.loads(motionprep("inspect", yaml, "--json").stdout)["recordings"]}
     assert reports["walk, slow"]["labels"]["source"] == "intervals"
     assert reports["walk, slow"]["labels"]["rows"] == [{"line": 2, "start_s": 5.0, "end_s": 20.0, "label": 'fast, "really"'}]
     assert reports['say "hi"']["labels"]["rows"] == [{"line": 4, "start_s": 12.25, "end_s": 40.0, "label": "multi\r\nline"}]
@@ -164,8 +164,8 @@ def test_rfc4180_intervals_file_with_quoted_names(walk_data, tmp_path):
 
 
 @pytest.mark.parametrize("value,message", [
-    ("0x10", "intervals.csv:2:3: start_s `0x10` is not a number of seconds (expected a decimal such as `12.5` or `1.2e3`; hex, `inf`, `nan` and empty values are not accepted)"),
-    ("inf", "intervals.csv:2:3: start_s `inf` is not a number of seconds (expected a decimal such as `12.5` or `1.2e3`; hex, `inf`, `nan` and empty values are not accepted)"),
+    ("0x10", "intervals.csv:2:3: error: start_s `0x10` is not a number of seconds (expected a decimal such as `12.5` or `1.2e3`; hex, `inf`, `nan` and empty values are not accepted)"),
+    ("inf", "intervals.csv:2:3: error: start_s `inf` is not a number of seconds (expected a decimal such as `12.5` or `1.2e3`; hex, `inf`, `nan` and empty values are not accepted)"),
 ])
 def test_intervals_numbers_use_the_input_grammar(walk_data, tmp_path, value, message):
     (tmp_path / "data").mkdir()
@@ -184,7 +184,7 @@ def test_intervals_unclosed_quote_names_where_it_opens(walk_data, tmp_path):
     yaml = pipeline(tmp_path, "quote", "{from: intervals, path: intervals.csv, classes: [walk]}", paths='"data/*.csv"')
     p = motionprep("run", yaml, "--quiet", check=False)
     assert p.returncode == 65
-    assert "intervals.csv:2:8: a quoted field is not closed before the end of the file" in p.stderr, p.stderr
+    assert "intervals.csv:2:8: error: a quoted field is not closed before the end of the file" in p.stderr, p.stderr
 
 
 def test_clock_recording_gives_the_windows_of_shifted_input_times(walk_data, tmp_path):
@@ -230,10 +230,10 @@ def test_rows_that_label_nothing_are_warned_about_and_counted(walk_data, tmp_pat
     f = tmp_path / "intervals.csv"
     for env, tag in ((WHOLE, "whole"), (STREAMED, "streamed")):
         p = run(yaml, tmp_path / tag, env)
-        warnings = [l for l in p.stderr.splitlines() if l.startswith("warning:")]
-        assert f"warning: 2 row(s) of {f} name no recording of the pipeline and label nothing: `ghost` at {f}:3, `phantom` at {f}:6; recording names are listed by `motionprep inspect`" in warnings
-        assert f"warning: 1 row(s) of {f} have a label that is not in `labels.classes` (after `labels.map`), so their windows are dropped: `sit` at {f}:4; add it to `classes` or rename it with `map`" in warnings
-        assert f"warning: 1 row(s) of {f} cover no sample of their recording and label nothing: {f}:5; check the times against the recording's (`labels.clock`, `motionprep inspect`)" in warnings
+        warnings = [l for l in p.stderr.splitlines() if l.startswith("motionprep: warning:")]
+        assert f"motionprep: warning: 2 row(s) of {f} name no recording of the pipeline and label nothing: `ghost` at {f}:3, `phantom` at {f}:6; recording names are listed by `motionprep inspect`" in warnings
+        assert f"motionprep: warning: 1 row(s) of {f} have a label that is not in `labels.classes` (after `labels.map`), so their windows are dropped: `sit` at {f}:4; add it to `classes` or rename it with `map`" in warnings
+        assert f"motionprep: warning: 1 row(s) of {f} cover no sample of their recording and label nothing: {f}:5; check the times against the recording's (`labels.clock`, `motionprep inspect`)" in warnings
         manifest = json.loads((tmp_path / tag / "manifest.json").read_text())
         assert manifest["counts"]["label_rows_ignored"] == {"unknown_recording": 2, "label_not_in_classes": 1, "no_overlap": 1}
         motionprep("validate", tmp_path / tag)
@@ -269,4 +269,4 @@ def test_merge_keeps_the_counts_without_the_labels_file(walk_data, tmp_path):
     merged = json.loads((tmp_path / "merged" / "manifest.json").read_text())
     assert merged["counts"] == one["counts"]
     assert one["counts"]["label_rows_ignored"] == {"unknown_recording": 1, "label_not_in_classes": 1, "no_overlap": 1}
-    assert sum("row(s) of" in l for l in p.stderr.splitlines() if l.startswith("warning:")) == 3
+    assert sum("row(s) of" in l for l in p.stderr.splitlines() if l.startswith("motionprep: warning:")) == 3

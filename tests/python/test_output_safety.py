@@ -6,6 +6,7 @@ Every refusal is checked three ways: the exit status (73 for the output, 66/78 f
 message naming the folder and what is in the way, and that nothing on disk changed (a snapshot of
 every file's bytes, links and modes before and after).
 """
+import re
 import os
 import shutil
 import signal
@@ -66,7 +67,7 @@ def tree(root: Path):
 def refused(args, cwd=None, status=73):
     p = motionprep(*args, cwd=cwd, check=False)
     assert p.returncode == status, f"exit {p.returncode}:\n{p.stderr}"
-    assert p.stderr.count("\n") == 1 and p.stderr.startswith("motionprep: "), p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("motionprep: error: "), p.stderr
     return p.stderr
 
 

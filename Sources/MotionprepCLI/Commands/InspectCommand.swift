@@ -13,11 +13,15 @@ enum InspectCommand {
 
         Describes, without resampling anything:
           a MotionCollector file     format, sensors, rows; per sensor the effective rate, interval
-                                     percentiles (p50/p95/p99), duplicate and out-of-order timestamps,
-                                     gaps over 0.25 s; the labels found and their segments
+                                     percentiles (p50/p95/p99) and jitter, duplicate and out-of-order
+                                     timestamps, gaps over 0.25 s, value ranges; the labels found
+          any other csv file         the same, after guessing its delimiter, header, time column and
+                                     unit (each guess with its reason), plus a pipeline input that
+                                     reads it
           a pipeline file            the same for every recording of every input (gaps over the
                                      pipeline's max_gap_s); a recording that cannot be read is listed
-                                     with its error, never stops the inspection
+                                     with its error, never stops the inspection; then the checks of
+                                     `validate PIPELINE.yaml` (columns, labels against map/classes)
           a dataset folder           its manifest's summary (splits, classes, counts)
           a shard (.tar.zst, .tar)   its windows and arrays
 
@@ -31,7 +35,7 @@ enum InspectCommand {
         if args.contains("--help") || args.contains("-h") { try Diagnostics.stdout(help); return .success }
         let a = try ArgumentScanner(args, valueOptions: CommandCatalogue["inspect"].valueOptions, flagOptions: CommandCatalogue["inspect"].flagOptions, command: "inspect")
         guard a.positionals.count == 1 else {
-            throw UsageError(message: "`motionprep inspect` takes one path (a MotionCollector file, a pipeline file, a dataset folder or a shard)")
+            throw UsageError(message: "`motionprep inspect` takes one path (a csv or MotionCollector file, a pipeline file, a dataset folder or a shard)")
         }
         let path = a.positionals[0]
         var isDir: ObjCBool = false
@@ -53,7 +57,15 @@ enum InspectCommand {
         if path.hasSuffix(".yaml") || path.hasSuffix(".yml") {
             let spec = try PipelineLoader.load(path: path)
             let reports = try Inspector.inspect(pipeline: spec)
-            try output(reports, json: a.flag("--json"))
+            let checks = PipelineChecks.check(spec)
+            if a.flag("--json") {
+                try Diagnostics.stdout(JSONValue.object(["recordings": .array(reports.map(\.json)),
+                                                         "checks": .array(checks.map(ValidateCommand.json))]).pretty())
+            } else {
+                try output(reports, json: false)
+                Diagnostics.print(checks)
+            }
+            // Describing never fails on what it finds; `validate PIPELINE.yaml` is the gate.
             return .success
         }
         if path.hasSuffix(".tar.zst") || path.hasSuffix(".tar") {
@@ -87,10 +99,16 @@ enum InspectCommand {
             return .success
         }
         let head = try readHead(path)
-        guard MotionCollectorReader.sniff(head) != nil else {
-            throw MotionError(.dataError, "\(path): not a format `inspect` recognises (expected a MotionCollector CSV with a `Source, Label, When, …` or `Type, When, …` header, a pipeline .yaml, a dataset folder or a .tar.zst or .tar shard); for csv and iio files inspect a pipeline that reads them")
+        if MotionCollectorReader.sniff(head) != nil {
+            try output([try Inspector.inspect(motionCollectorFile: path)], json: a.flag("--json"))
+            return .success
         }
-        try output([try Inspector.inspect(motionCollectorFile: path)], json: a.flag("--json"))
+        let csv = try Inspector.inspect(csvFile: path)
+        if a.flag("--json") {
+            try Diagnostics.stdout(csv.json.pretty())
+            return .success
+        }
+        try outputCSV(csv)
         return .success
     }
 
@@ -98,6 +116,27 @@ enum InspectCommand {
         guard let h = FileHandle(forReadingAtPath: path) else { throw MotionError(.ioError, "cannot read \(path)") }
         defer { try? h.close() }
         return [UInt8]((try? h.read(upToCount: 4096)) ?? Data())
+    }
+
+    /// `inspect FILE.csv`: the guess, the columns, the streams as read with the guess, and an
+    /// input entry to paste into a pipeline.
+    static func outputCSV(_ r: CSVFileReport) throws {
+        let g = r.guess
+        let shown = g.delimiter == 9 ? "tab" : "`\(g.delimiterText)`"
+        var out = ["\(r.path): delimited text, delimiter \(shown) (\(g.delimiterReason)), header on line \(g.headerLine), \(g.columns.count) columns"]
+        if let t = g.timeColumn {
+            out.append("  time: column `\(t)`, unit \(g.timeUnit?.rawValue ?? "?") (\(g.timeReason))")
+        } else {
+            out.append("  time: none found (\(g.timeReason))")
+        }
+        for c in g.columns {
+            let role = c.name == g.timeColumn ? " (time)" : c.name == g.labelColumn ? " (labels)" : ""
+            out.append("  column `\(c.name)`: \(c.kind.rawValue)\(role)" + (c.examples.isEmpty ? "" : ", values such as " + c.examples.map { "`\($0)`" }.joined(separator: ", ")))
+        }
+        try Diagnostics.stdout(out.joined(separator: "\n"))
+        if let rec = r.recording { try output([rec], json: false) }
+        if let e = r.error { try Diagnostics.stdout("  could not read it with this guess: \(e)") }
+        try Diagnostics.stdout("a pipeline input that reads it (check the time unit; add `units:` for each channel):\n" + r.inputYAML.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
     }
 
     static func output(_ reports: [RecordingReport], json: Bool) throws {
@@ -125,6 +164,11 @@ enum InspectCommand {
                 out.append("  " + pad(s.sensor, 12) + pad("\(s.samples)", 9, left: true) + pad(rate, 10, left: true)
                            + pad(iv, 26, left: true) + pad("\(s.duplicates)", 12, left: true)
                            + pad("\(s.outOfOrder)", 14, left: true) + "  " + gaps)
+            }
+            for s in r.streams where !s.channels.isEmpty {
+                func v(_ x: Double?) -> String { x.map { String(format: "%.6g", $0) } ?? "-" }
+                let ranges = s.channels.indices.map { "\(s.channels[$0]) [\(v(s.minimum[$0])), \(v(s.maximum[$0]))]" + (s.units[$0].isEmpty || s.units[$0] == "1" ? "" : " \(s.units[$0])") }
+                out.append("  \(s.sensor) ranges: " + ranges.joined(separator: ", ") + (s.intervalStd.map { String(format: "; interval jitter (std) %.3f ms", $0 * 1000) } ?? ""))
             }
             if r.labels.isEmpty {
                 out.append("  labels: none found")

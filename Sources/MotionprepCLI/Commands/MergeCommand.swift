@@ -18,7 +18,7 @@ enum MergeCommand {
             throw UsageError(message: "`motionprep merge` needs an output folder and at least one part folder: `motionprep merge OUT_DIR PART_DIR...`")
         }
         let jobs = try a.int("--jobs", in: 1...4096, command: "merge") ?? ProcessInfo.processInfo.activeProcessorCount
-        let options = RunOptions(jobs: jobs, log: { Diagnostics.stderr($0) })
+        let options = RunOptions(jobs: jobs, log: { Diagnostics.log($0) })
         let summary = try PipelineRunner.merge(outputDirectory: a.positionals[0], parts: Array(a.positionals.dropFirst()), options: options)
         if !a.flag("--quiet") { Diagnostics.stderr(RunCommand.text(summary, worker: nil)) }
         if a.flag("--json") { try Diagnostics.stdout(RunCommand.json(summary).pretty()) }

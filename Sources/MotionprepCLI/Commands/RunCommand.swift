@@ -52,7 +52,7 @@ enum RunCommand {
         defer { signals.cancel(); signal(SIGINT, SIG_DFL) }
         var options = RunOptions(
             jobs: jobs, outputDirectory: a.value("--out"), worker: worker, resume: a.flag("--resume"),
-            log: { line in bar.clear(); Diagnostics.stderr(line) },
+            log: { line in bar.clear(); Diagnostics.log(line) },
             progress: { bar.draw($0) },
             isCancelled: { cancel.isSet })
         let env = ProcessInfo.processInfo.environment

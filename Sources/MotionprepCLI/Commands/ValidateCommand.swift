@@ -22,10 +22,14 @@ enum ValidateCommand {
         is the same for any N. Exit 0 when every check passes, 1 when any fails, 64 usage, 66 no such
         folder or expectations file, 78 a bad expectations file.
 
-        With pipeline files: checks them without running them: the schema, every stage option, and
-        that every input path matches at least one file. Exit 0 when all are fine, 78 when a file
-        has a pipeline problem (all problems are listed), else 65 when an iio input's layout folder
-        is unusable, else 66 when a path matches nothing.
+        With pipeline files: checks them without running them: the schema, every stage option, that
+        every input path matches at least one file, that each input's first file reads with the
+        input's settings (its columns exist, its times and values parse), and that the labels found
+        can reach `labels.classes` through `labels.map`. Problems are printed as
+        `FILE:LINE:COL: error|warning: …` on stderr (`--format json`: one JSON document on stdout).
+        Exit 0 when all are fine (warnings allowed), 78 when a file has a pipeline problem (all
+        problems are listed), else 65 when the data does not match the pipeline (or an iio
+        layout folder is unusable), else 66 when a path matches nothing.
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
@@ -43,10 +47,17 @@ enum ValidateCommand {
             try Diagnostics.stdout(output)
             return status
         }
-        for option in ["--expect", "--format", "--jobs"] where a.value(option) != nil {
+        for option in ["--expect", "--jobs"] where a.value(option) != nil {
             throw UsageError(message: "option `\(option)` of `motionprep validate` applies to a dataset folder, not to pipeline files")
         }
-        return try validatePipelines(a.positionals)
+        var json = false
+        if let format = a.value("--format") {
+            guard format == "text" || format == "json" else {
+                throw UsageError(message: "option `--format` of `motionprep validate` with pipeline files must be `text` or `json`, not `\(format)`")
+            }
+            json = format == "json"
+        }
+        return try validatePipelines(a.positionals, json: json)
     }
 
     /// A folder, or a path that does not exist and does not look like a pipeline file.
@@ -91,45 +102,81 @@ enum ValidateCommand {
 
     /// - Throws: ``StandardOutputError`` when stdout cannot be written (the other errors are
     ///   reported per file, and the worst status returned).
-    static func validatePipelines(_ paths: [String]) throws -> ExitStatus {
+    /// - Parameter json: print one JSON document on stdout instead of diagnostics on stderr.
+    static func validatePipelines(_ paths: [String], json: Bool = false) throws -> ExitStatus {
         var worst = ExitStatus.success
+        var documents: [JSONValue] = []
         for path in paths {
+            var found: [Diagnostic] = []
+            var status = ExitStatus.success
+            func add(_ ds: [Diagnostic], _ s: ExitStatus) {
+                found += ds
+                if ds.contains(where: { $0.severity == .error }) { status = worse(status, s) }
+            }
             do {
                 let spec = try PipelineLoader.load(path: path)
                 do {
                     _ = try ChannelLayout.make(spec)
+                    let matched = InputDiscovery.match(spec)
+                    for u in matched.unmatched {
+                        add([Diagnostic(.error, at: spec.inputs[u.inputIndex].location ?? SourceLocation(file: path),
+                                        "`\(u.pattern)` in inputs[\(u.inputIndex)] matches no file",
+                                        hints: ["paths are relative to `\(spec.baseDirectory)`, the pipeline file's folder"])], .noInput)
+                    }
+                    for bad in matched.irregular {
+                        add([Diagnostic(.error, at: SourceLocation(file: bad.path),
+                                        "matched by `\(bad.pattern)` in inputs[\(bad.inputIndex)] of \(path), this is \(bad.kind), not a regular file; motionprep reads only regular files")], .noInput)
+                    }
+                    if matched.unmatched.isEmpty && matched.irregular.isEmpty {
+                        add(PipelineChecks.check(spec), .dataError)
+                    }
                 } catch let e as UserFacingError {
-                    Diagnostics.stderr("motionprep: " + e.message)
                     // An iio layout folder whose files are unusable is bad input data (65), one
                     // that cannot be found because the input matches no file a missing path (66);
                     // neither is a pipeline problem (78). Inline layouts are checked by the loader.
                     switch e.exitStatus {
-                    case .config: worst = worse(worst, .config)
-                    case .dataError: worst = worse(worst, .dataError)
-                    default: worst = worse(worst, .noInput)
+                    case .config: add(e.diagnostics, .config)
+                    case .dataError: add(e.diagnostics, .dataError)
+                    default: add(e.diagnostics, .noInput)
                     }
-                    continue
-                }
-                let matched = InputDiscovery.match(spec)
-                if matched.unmatched.isEmpty && matched.irregular.isEmpty {
-                    try Diagnostics.stdout("\(path): ok")
-                } else {
-                    for u in matched.unmatched {
-                        Diagnostics.stderr("motionprep: `\(u.pattern)` in inputs[\(u.inputIndex)] of \(path) matches no file (paths are relative to `\(spec.baseDirectory)`)")
-                    }
-                    for bad in matched.irregular {
-                        Diagnostics.stderr("motionprep: \(bad.path) (matched by `\(bad.pattern)` in inputs[\(bad.inputIndex)] of \(path)) is \(bad.kind), not a regular file; motionprep reads only regular files")
-                    }
-                    if worst == .success { worst = .noInput }
                 }
             } catch let e as StandardOutputError {
                 throw e
-            } catch {
-                let status = Diagnostics.report(error)
-                if status == .config || worst == .success { worst = status }
+            } catch let e as UserFacingError {
+                add(e.diagnostics, e.exitStatus == .config ? .config : e.exitStatus)
+            }
+            worst = worse(worst, status)
+            if json {
+                documents.append(.object([
+                    "path": .string(path), "ok": .bool(status == .success), "exit_status": .int(Int(status.rawValue)),
+                    "diagnostics": .array(found.map(Self.json)),
+                ]))
+            } else {
+                Diagnostics.print(found)
+                if status == .success {
+                    let warnings = found.filter { $0.severity == .warning }.count
+                    try Diagnostics.stdout("\(path): ok" + (warnings == 0 ? "" : " (\(warnings) warning\(warnings == 1 ? "" : "s"))"))
+                }
             }
         }
+        if json {
+            try Diagnostics.stdout(JSONValue.object(["pipelines": .array(documents), "ok": .bool(worst == .success)]).pretty())
+        }
         return worst
+    }
+
+    /// A diagnostic as `validate --format json` lists it.
+    static func json(_ d: Diagnostic) -> JSONValue {
+        .object([
+            "severity": .string(d.severity.rawValue),
+            "file": d.location.map { .string($0.file) } ?? .null,
+            "line": d.location?.line.map { .int($0) } ?? .null,
+            "column": d.location?.column.map { .int($0) } ?? .null,
+            "byte_offset": d.location?.byteOffset.map { .int($0) } ?? .null,
+            "message": .string(d.message),
+            "hints": .array(d.hints.map { .string($0) }),
+            "text": .string(d.description),
+        ])
     }
 
     /// The status to exit with when files had `a` and `b`: 78 before 65 before 66 before 0

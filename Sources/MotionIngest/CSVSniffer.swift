@@ -1,0 +1,297 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Guesses how a delimited text file is laid out from its first bytes, for `motionprep inspect
+/// FILE` and `motionprep init` (docs/commands.md, "inspect"): the delimiter, the header line,
+/// which columns are numbers or text, the time column and its unit.
+///
+/// It only guesses; the csv reader then reads the file with the guess as if a pipeline said so,
+/// so what inspect reports is what `run` would read. Each guess carries the reason shown to the
+/// user ("a `sep=;` first line", "the header says `ms`", "integers 10 apart: 100 Hz in ms").
+public enum CSVSniffer {
+    /// How many bytes of the file the guess looks at (whole lines only).
+    public static let headBytes = 256 * 1024
+
+    /// A column of the header.
+    public struct Column: Sendable, Equatable {
+        public enum Kind: String, Sendable {
+            /// Every non-missing value in the rows looked at is a decimal.
+            case number
+            /// Some value is not a decimal (labels, dates, names).
+            case text
+            /// No value in the rows looked at.
+            case empty
+        }
+        /// The header name, trimmed of blanks (as the csv reader matches it).
+        public var name: String
+        public var kind: Kind
+        /// Up to 8 distinct values, in order of first appearance (text columns only).
+        public var examples: [String]
+    }
+
+    public struct Guess: Sendable, Equatable {
+        /// `,`, `;` or tab.
+        public var delimiter: UInt8
+        /// Why that delimiter.
+        public var delimiterReason: String
+        /// A first line `sep=X` (Excel's), which the csv reader skips by itself.
+        public var sepLine: Bool
+        /// Lines before the header other than a `sep=` line (`skip_lines`).
+        public var skipLines: Int
+        /// The header's 1-based physical line.
+        public var headerLine: Int
+        public var columns: [Column]
+        /// Data rows looked at.
+        public var rowsLooked: Int
+        /// The time column's name, nil when none could be told.
+        public var timeColumn: String?
+        public var timeUnit: CSVFormat.TimeUnit?
+        /// Why that column and unit.
+        public var timeReason: String
+        /// A text column named like a label (`label`, `activity`, `class`…), nil when none.
+        public var labelColumn: String?
+
+        /// The `delimiter:` value as a pipeline writes it.
+        public var delimiterText: String { delimiter == 9 ? "\\t" : String(UnicodeScalar(delimiter)) }
+        /// Numeric columns other than the time column, in file order.
+        public var valueColumns: [String] {
+            columns.filter { $0.kind == .number && $0.name != timeColumn }.map(\.name)
+        }
+    }
+
+    /// Guesses the layout of `head` (the file's first bytes, at most ``headBytes``; a last
+    /// incomplete line is ignored when the file is longer).
+    ///
+    /// - Returns: nil when the bytes are not delimited text with a header (binary, one column,
+    ///   no header); `problem` then says why, for the message.
+    public static func sniff(_ head: [UInt8], isWholeFile: Bool) -> (guess: Guess?, problem: String) {
+        var bytes = head
+        if !isWholeFile, let lastNewline = bytes.lastIndex(of: 0x0A) { bytes.removeSubrange((lastNewline + 1)...) }
+        if bytes.contains(0) { return (nil, "it holds NUL bytes, so it is not text") }
+        guard String(validating: bytes, as: UTF8.self) != nil else { return (nil, "it is not UTF-8 text") }
+        var lines = physicalLines(bytes)
+        var sepLine = false
+        var delimiter: UInt8?
+        var delimiterReason = ""
+        if let first = lines.first, first.lowercased().hasPrefix("sep="), first.utf8.count == 5 {
+            let d = first.utf8.last!
+            if d == UInt8(ascii: ",") || d == UInt8(ascii: ";") || d == 9 {
+                sepLine = true
+                delimiter = d
+                delimiterReason = "a `sep=` first line"
+                lines.removeFirst()
+            }
+        }
+        let offset = sepLine ? 1 : 0
+        guard lines.contains(where: { !$0.allSatisfy(\.isWhitespace) }) else { return (nil, "it holds no text lines") }
+        if delimiter == nil {
+            // The candidate splitting the most lines into the same field count (> 1).
+            var best: (d: UInt8, score: Int, fields: Int)?
+            for d in [UInt8(ascii: ","), UInt8(ascii: ";"), 9] {
+                let counts = lines.prefix(50).filter { !$0.isEmpty }.map { fields($0, d).count }
+                guard let mode = mostCommon(counts), mode > 1 else { continue }
+                let score = counts.filter { $0 == mode }.count
+                if best == nil || score > best!.score || (score == best!.score && mode > best!.fields) { best = (d, score, mode) }
+            }
+            guard let best else { return (nil, "no line splits into several fields at `,`, `;` or a tab") }
+            delimiter = best.d
+            delimiterReason = "\(best.fields) fields per line"
+        }
+        let d = delimiter!
+        // The header: the first line whose next non-blank line has the same field count and
+        // more numbers than it has.
+        var headerIndex: Int?
+        let split = lines.map { $0.isEmpty ? [] : fields($0, d) }
+        for i in split.indices where split[i].count > 1 {
+            guard let next = split[(i + 1)...].first(where: { !$0.isEmpty }) else { break }
+            let numbersHere = split[i].filter(isNumber).count, numbersNext = next.filter(isNumber).count
+            if next.count >= split[i].count - 1 && numbersHere < split[i].count && numbersNext > numbersHere {
+                headerIndex = i
+                break
+            }
+        }
+        guard let h = headerIndex else {
+            return (nil, "no header line was found (a line of column names followed by rows of numbers)")
+        }
+        let names = split[h]
+        let rows = split[(h + 1)...].filter { !$0.isEmpty }
+        var columns: [Column] = []
+        for (c, name) in names.enumerated() {
+            var kind = Column.Kind.empty
+            var examples: [String] = []
+            for r in rows where c < r.count {
+                switch DecimalParser.parse(r[c]) {
+                case .value: if kind == .empty { kind = .number }
+                case .missing: break
+                case .invalid:
+                    kind = .text
+                    if examples.count < 8 && !examples.contains(r[c]) { examples.append(r[c]) }
+                }
+            }
+            if kind != .text { examples = [] }
+            columns.append(Column(name: name, kind: kind, examples: examples))
+        }
+        var guess = Guess(delimiter: d, delimiterReason: delimiterReason, sepLine: sepLine, skipLines: h,
+                          headerLine: h + 1 + offset, columns: columns, rowsLooked: rows.count,
+                          timeColumn: nil, timeUnit: nil, timeReason: "", labelColumn: nil)
+        guessTime(&guess, rows: Array(rows))
+        guess.labelColumn = columns.first { $0.kind == .text && labelNames.contains(normalized($0.name)) }?.name
+        return (guess, "")
+    }
+
+    // MARK: - Time
+
+    static let labelNames: Set<String> = ["label", "labels", "activity", "class", "classname", "annotation", "state", "gesture", "action"]
+
+    /// Lowercased, without blanks, `_`, `-`.
+    static func normalized(_ s: String) -> String {
+        String(s.lowercased().filter { !($0.isWhitespace || $0 == "_" || $0 == "-") })
+    }
+
+    /// The unit a header names: `Time (s)`, `time_ms`, `Time since start in ms`, `timestamp [ns]`.
+    static func unitInName(_ name: String) -> CSVFormat.TimeUnit? {
+        let words = name.lowercased().split { !($0.isLetter || $0 == "µ") }.map(String.init)
+        for w in words.reversed() {
+            switch w {
+            case "s", "sec", "secs", "second", "seconds", "elapsed": return .s
+            case "ms", "msec", "millis", "milliseconds": return .ms
+            case "us", "µs", "usec", "micros", "microseconds": return .us
+            case "ns", "nsec", "nanos", "nanoseconds": return .ns
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    static func isTimeName(_ name: String) -> Bool {
+        let n = normalized(name)
+        return n == "t" || n.hasPrefix("time") || n.hasSuffix("time") || n.contains("timestamp")
+            || n.hasPrefix("secondselapsed") || n == "when" || n == "epoch"
+    }
+
+    static func guessTime(_ g: inout Guess, rows: [[String]]) {
+        let candidates = g.columns.enumerated().filter { isTimeName($0.element.name) && $0.element.kind != .empty }
+        guard let (index, column) = candidates.first(where: { $0.element.kind == .number }) ?? candidates.first else {
+            g.timeReason = "no column is named like a time (`time`, `timestamp`, `t`, `Time (s)`…)"
+            return
+        }
+        g.timeColumn = column.name
+        let values = rows.compactMap { index < $0.count ? $0[index] : nil }.filter { !$0.isEmpty }
+        if column.kind == .text {
+            if let v = values.first, case .value = CSVTime.parse(v, unit: .iso8601) {
+                g.timeUnit = .iso8601
+                g.timeReason = "values such as `\(v)` are ISO 8601 dates"
+            } else {
+                g.timeReason = "its values (such as `\(values.first ?? "")`) are neither numbers nor ISO 8601 dates; a pipeline can read wall-clock times with `time.format`"
+            }
+            return
+        }
+        let numbers = values.compactMap { v -> Double? in if case .value(let x) = DecimalParser.parse(v) { return x }; return nil }
+        if let unit = unitInName(column.name) {
+            g.timeUnit = unit
+            g.timeReason = "the header says `\(unit.rawValue)`"
+            return
+        }
+        let integral = numbers.allSatisfy { $0 == $0.rounded() } && values.allSatisfy { !$0.contains(".") && !$0.lowercased().contains("e") }
+        var steps: [Double] = []
+        for i in numbers.indices.dropFirst() where numbers[i] > numbers[i - 1] { steps.append(numbers[i] - numbers[i - 1]) }
+        steps.sort()
+        let median = steps.isEmpty ? nil : steps[steps.count / 2]
+        let first = numbers.first.map(abs) ?? 0
+        // An epoch tells its unit by its size (1.7e9 s, 1.7e12 ms, 1.7e15 us, 1.7e18 ns).
+        if integral && first >= 1e17 { g.timeUnit = .ns; g.timeReason = "integers near \(Int(first)) are Unix times in ns" ; return }
+        if integral && first >= 1e14 { g.timeUnit = .us; g.timeReason = "integers near \(Int(first)) are Unix times in us"; return }
+        if integral && first >= 1e11 { g.timeUnit = .ms; g.timeReason = "integers near \(Int(first)) are Unix times in ms"; return }
+        guard let step = median else {
+            g.timeUnit = .s
+            g.timeReason = "a guess: too few increasing values to tell the unit"
+            return
+        }
+        if !integral {
+            g.timeUnit = .s
+            g.timeReason = "decimals \(short(step)) apart: \(short(1 / step)) Hz in seconds"
+            return
+        }
+        // Integers: the unit that puts the median rate between 1 Hz and 2 kHz, smallest first.
+        for (unit, scale) in [(CSVFormat.TimeUnit.ms, 1e-3), (.us, 1e-6), (.ns, 1e-9), (.s, 1.0)] {
+            let rate = 1 / (step * scale)
+            if rate >= 1 && rate <= 2000 {
+                g.timeUnit = unit
+                g.timeReason = "integers \(short(step)) apart: \(short(rate)) Hz in \(unit.rawValue)"
+                return
+            }
+        }
+        g.timeUnit = .s
+        g.timeReason = "a guess: integers \(short(step)) apart fit no usual rate"
+    }
+
+    /// `x` to 4 significant digits, shortest form (`0.01001`, `99.88`, `20`).
+    static func short(_ x: Double) -> String {
+        guard x.isFinite, x != 0 else { return "0" }
+        let digits = max(0, 3 - Int(log10(abs(x)).rounded(.down)))
+        let p = pow(10, Double(digits))
+        let r = (x * p).rounded() / p
+        if r == r.rounded() && abs(r) < 1e15 { return String(Int(r)) }
+        return String(r)
+    }
+
+    // MARK: - Splitting
+
+    static func isNumber(_ s: String) -> Bool {
+        if case .value = DecimalParser.parse(s) { return true }
+        return false
+    }
+
+    static func mostCommon(_ xs: [Int]) -> Int? {
+        var counts: [Int: Int] = [:]
+        for x in xs { counts[x, default: 0] += 1 }
+        return counts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
+    }
+
+    /// Physical lines without their LF or CRLF, a UTF-8 byte-order mark dropped.
+    static func physicalLines(_ bytes: [UInt8]) -> [String] {
+        var b = bytes[...]
+        if b.starts(with: [0xEF, 0xBB, 0xBF]) { b = b.dropFirst(3) }
+        var out = b.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> String in
+            var l = line
+            if l.last == 0x0D { l = l.dropLast() }
+            return String(decoding: l, as: UTF8.self)
+        }
+        if out.last == "" { out.removeLast() }
+        return out
+    }
+
+    /// One line's fields by RFC 4180 quoting, unquoted and trimmed of blanks (as the csv reader
+    /// does; a quoted newline is not joined here: the guess looks at single lines).
+    static func fields(_ line: String, _ d: UInt8) -> [String] {
+        var out: [String] = []
+        var field: [UInt8] = []
+        var quoted = false, wasQuoted = false
+        var it = Array(line.utf8)[...]
+        while let c = it.popFirst() {
+            if quoted {
+                if c == UInt8(ascii: "\"") {
+                    if it.first == UInt8(ascii: "\"") { field.append(c); it = it.dropFirst() } else { quoted = false }
+                } else { field.append(c) }
+            } else if c == d {
+                out.append(trim(field, wasQuoted)); field = []; wasQuoted = false
+            } else if c == UInt8(ascii: "\"") && field.allSatisfy({ $0 == 32 || $0 == 9 }) {
+                quoted = true; wasQuoted = true; field = []
+            } else {
+                field.append(c)
+            }
+        }
+        out.append(trim(field, wasQuoted))
+        return out
+    }
+
+    private static func trim(_ f: [UInt8], _ quoted: Bool) -> String {
+        var s = f[...]
+        while let c = s.first, c == 32 || c == 9 { s = s.dropFirst() }
+        while let c = s.last, c == 32 || c == 9 { s = s.dropLast() }
+        return String(decoding: s, as: UTF8.self)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import MotionConfig
+import MotionCore
+import MotionIngest
+
+/// `motionprep inspect FILE.csv`: a delimited text file that no pipeline describes yet
+/// (docs/commands.md, "inspect").
+public struct CSVFileReport: Sendable {
+    public var path: String
+    public var guess: CSVSniffer.Guess
+    /// The file read with the guess as a csv input would read it; nil when it could not be
+    /// (then `error` says why).
+    public var recording: RecordingReport?
+    public var error: String?
+
+    /// A pipeline `inputs` entry that reads the file as guessed, YAML, indented by 2 spaces.
+    public var inputYAML: String {
+        var lines = ["- type: csv", "  paths: [\(YAMLText.quoted(PathText.lastComponent(path)))]"]
+        if guess.delimiter != UInt8(ascii: ",") && !guess.sepLine { lines.append("  delimiter: \(YAMLText.quoted(guess.delimiterText))") }
+        if guess.skipLines > 0 { lines.append("  skip_lines: \(guess.skipLines)") }
+        if let t = guess.timeColumn {
+            lines.append("  time: {column: \(YAMLText.quoted(t)), unit: \(guess.timeUnit?.rawValue ?? "s")}"
+                         + "   # \(guess.timeReason)")
+        } else {
+            lines.append("  time: {column: ?, unit: s}   # \(guess.timeReason)")
+        }
+        let names = CSVFileReport.channelNames(guess.valueColumns)
+        lines.append("  channels:")
+        for (name, column) in zip(names, guess.valueColumns) { lines.append("    \(name): \(YAMLText.quoted(column))") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Channel names for columns: lowercase words joined by `_`, units in brackets dropped
+    /// (`Acceleration x (m/s^2)` → `acceleration_x`), made unique with a number.
+    public static func channelNames(_ columns: [String]) -> [String] {
+        var out: [String] = []
+        for c in columns {
+            var base = c
+            for (open, close) in [("(", ")"), ("[", "]")] {
+                while let o = base.firstIndex(of: Character(open)), let e = base[o...].firstIndex(of: Character(close)) {
+                    base.removeSubrange(o...e)
+                }
+            }
+            var name = ""
+            for ch in base.lowercased() {
+                if ch.isLetter || ch.isNumber, ch.isASCII { name.append(ch) } else if !name.isEmpty && name.last != "_" { name.append("_") }
+            }
+            while name.last == "_" { name.removeLast() }
+            if name.isEmpty || name.first!.isNumber { name = "c" + name }
+            var unique = name, n = 2
+            while out.contains(unique) { unique = "\(name)_\(n)"; n += 1 }
+            out.append(unique)
+        }
+        return out
+    }
+
+    public var json: JSONValue {
+        .object([
+            "path": .string(path), "format": .string("csv"),
+            "delimiter": .string(guess.delimiterText), "delimiter_reason": .string(guess.delimiterReason),
+            "sep_line": .bool(guess.sepLine), "skip_lines": .int(guess.skipLines), "header_line": .int(guess.headerLine),
+            "columns": .array(guess.columns.map {
+                .object(["name": .string($0.name), "kind": .string($0.kind.rawValue), "examples": .array($0.examples.map { .string($0) })])
+            }),
+            "time": .object(["column": guess.timeColumn.map { .string($0) } ?? .null,
+                             "unit": guess.timeUnit.map { .string($0.rawValue) } ?? .null,
+                             "reason": .string(guess.timeReason)]),
+            "label_column": guess.labelColumn.map { .string($0) } ?? .null,
+            "recording": recording?.json ?? .null,
+            "error": error.map { .string($0) } ?? .null,
+            "input": .string(inputYAML),
+        ])
+    }
+}
+
+/// YAML scalars as the pipeline snippets write them.
+public enum YAMLText {
+    /// `name` plain when YAML reads it back as the same string, else double-quoted.
+    public static func quoted(_ s: String) -> String {
+        let plainSafe = !s.isEmpty && s.allSatisfy { $0.isLetter || $0.isNumber || "_-./*".contains($0) }
+            && !["true", "false", "null", "yes", "no", "on", "off", "~"].contains(s.lowercased())
+            && !(s.first!.isNumber || s.first == "-" || s.first == ".")
+        if plainSafe { return s }
+        var out = "\""
+        for ch in s {
+            switch ch {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            default: out.append(ch)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension Inspector {
+    /// Sniffs a delimited text file (``CSVSniffer``) and reads it with the guess as a csv input
+    /// would: every number column a channel, the label column's values as row labels.
+    ///
+    /// - Throws: `MotionError` (65) when the file is not delimited text with a header, naming
+    ///   why; 66/74 when it cannot be read.
+    public static func inspect(csvFile path: String) throws -> CSVFileReport {
+        guard let h = FileHandle(forReadingAtPath: path) else {
+            throw MotionError(.noInput, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { try? h.close() }
+        var head: [UInt8]
+        do { head = [UInt8]((try h.read(upToCount: CSVSniffer.headBytes + 1)) ?? Data()) } catch {
+            throw MotionError(.ioError, "cannot read \(path): \(error.localizedDescription)")
+        }
+        let isWholeFile = head.count <= CSVSniffer.headBytes
+        if !isWholeFile { head.removeLast() }
+        let (found, problem) = CSVSniffer.sniff(head, isWholeFile: isWholeFile)
+        guard let guess = found else {
+            throw MotionError(.dataError, "\(path): not a format `inspect` recognises: \(problem) (expected a MotionCollector CSV, a delimited text file with a header line, a pipeline .yaml, a dataset folder or a .tar.zst or .tar shard)")
+        }
+        var report = CSVFileReport(path: path, guess: guess, recording: nil, error: nil)
+        guard let time = guess.timeColumn, let unit = guess.timeUnit else {
+            report.error = "no time column: \(guess.timeReason)"
+            return report
+        }
+        let names = CSVFileReport.channelNames(guess.valueColumns)
+        let format = CSVFormat(delimiter: guess.delimiter, timeColumn: time, timeUnit: unit,
+                               channels: zip(names, guess.valueColumns).map { CSVFormat.Channel(name: $0, column: $1) },
+                               labelColumn: guess.labelColumn, skipLines: guess.skipLines)
+        do {
+            let csv = try CSVReader.read(path: path, displayPath: path, format: format, units: [:], unitSystem: .native,
+                                         wideSensorName: PathText.stem(path), keep: nil)
+            let file = InputFile(inputIndex: 0, path: path, manifestPath: path)
+            let raw = RawRecording(raw: [0: csv.streams.map { ($0, file) }], rowLabels: csv.rowLabels, markers: LabelEvents(),
+                                   rowsRead: csv.rowsRead, dropped: csv.rowsDropped, warnings: [])
+            var r = RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "csv", rows: 0, rowsDropped: [:],
+                                    streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
+            // No pipeline says what a gap is: an interval over max(0.25 s, 2.5 × the stream's median interval).
+            var gapLimit: [String: Double] = [:]
+            for stream in csv.streams {
+                let t = stream.times.sorted()
+                var d: [Double] = []
+                for i in t.indices.dropFirst() where t[i] > t[i - 1] { d.append(t[i] - t[i - 1]) }
+                d.sort()
+                gapLimit[stream.name] = d.isEmpty ? 0.25 : max(0.25, 2.5 * d[d.count / 2])
+            }
+            fill(&r, raw, maxGap: { gapLimit[$0] ?? 0.25 }, preferMarkers: false)
+            report.recording = r
+        } catch let e as UserFacingError {
+            report.error = e.message
+        }
+        return report
+    }
+}

@@ -1,0 +1,136 @@
+import MotionConfig
+import MotionCore
+import MotionIngest
+
+/// What `validate PIPELINE.yaml` and `inspect PIPELINE.yaml` check against the data without
+/// running (docs/commands.md, "validate"):
+///
+/// - every input's first file (in sorted order) is read with the input's settings, so a column
+///   the input names that is not in the header, a header that does not match the format, or a
+///   time or value that does not parse is found before a run;
+/// - the labels found — in those first files for `from: rows` and `from: markers`, in every
+///   recording for `from: path`, in the whole file for `from: intervals` — are checked against
+///   `labels.map` and `labels.classes`: none reaching a class is an error (every window would
+///   be dropped), labels reaching no class and, where every label was seen, classes no label
+///   reaches are warnings.
+///
+/// Reading only first files keeps the check fast on big datasets; `run` still checks every file.
+public enum PipelineChecks {
+    /// The problems found, errors first within each input, in input order.
+    public static func check(_ spec: PipelineSpec) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        let layout: ChannelLayout
+        do { layout = try ChannelLayout.make(spec) } catch { return diagnostics(error) }
+        let matched = InputDiscovery.match(spec)
+        var found: [String] = []
+        var seen: Set<String> = []
+        var firstFiles: [String] = []
+        var unreadable = false
+        for (i, files) in matched.files.enumerated() {
+            guard let file = files.first else { continue }
+            firstFiles.append(file.path)
+            let source = RecordingSource(name: PathText.stem(file.path), subject: "", files: [file])
+            do {
+                let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
+                if raw.raw[i]?.isEmpty ?? true, spec.inputs[i].type != .motioncollector {
+                    out.append(Diagnostic(.warning, at: SourceLocation(file: file.path), "no samples were read from this first file of inputs[\(i)]"))
+                }
+                if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
+                    for name in (labels.from == .rows ? raw.rowLabels.names : raw.markers.names) where seen.insert(name).inserted {
+                        found.append(name)
+                    }
+                }
+            } catch {
+                out += diagnostics(error)
+                unreadable = true
+            }
+        }
+        // Labels from rows of a file that could not be read are unknown, not absent.
+        guard let labels = spec.labels, !(unreadable && (spec.labels?.from == .rows || spec.labels?.from == .markers)) else { return out }
+        var complete = false
+        var where_ = firstFiles.count == 1 ? firstFiles[0] : "the first file of each input (\(firstFiles.joined(separator: ", ")))"
+        switch labels.from {
+        case .rows, .markers:
+            break
+        case .path:
+            complete = true
+            where_ = "the paths of the recordings"
+            do {
+                for source in try InputDiscovery.recordings(spec) {
+                    if let l = try LabelSources.pathLabel(source, spec: spec), !l.isEmpty, seen.insert(l).inserted { found.append(l) }
+                }
+            } catch { return out + diagnostics(error) }
+        case .intervals:
+            complete = true
+            do {
+                if let intervals = try Inspector.loadIntervals(spec) {
+                    where_ = intervals.path
+                    for row in intervals.rows where seen.insert(row.label).inserted { found.append(row.label) }
+                }
+            } catch { return out + diagnostics(error) }
+        }
+        out += labelDiagnostics(labels, found: found, where: where_, complete: complete, file: spec.file, ignored: spec.ignoreWarnings)
+        return out
+    }
+
+    /// The label checks alone (see ``check(_:)``); `found` in order of first appearance.
+    static func labelDiagnostics(_ labels: LabelsSpec, found: [String], where place: String, complete: Bool, file: String,
+                                 ignored: [PipelineSpec.WarningName] = []) -> [Diagnostic] {
+        var renames: [String: String] = [:]
+        for e in labels.map { renames[e.key] = e.value }
+        let classes = Set(labels.classes)
+        let at = labels.location ?? SourceLocation(file: file)
+        let shownClasses = labels.classes.map { "`\($0)`" }.joined(separator: ", ")
+        func list(_ xs: [String]) -> String {
+            let shown = xs.prefix(8).map { "`\($0)`" }.joined(separator: ", ")
+            return xs.count > 8 ? shown + " and \(xs.count - 8) more" : shown
+        }
+        guard !found.isEmpty else {
+            return [Diagnostic(.warning, at: at, "no label was found in \(place) (`labels.from: \(labels.from.rawValue)`), so its windows would all be unlabelled and dropped",
+                               hints: ["check `labels.from` and the input's label column; `motionprep inspect` lists the labels of every recording"])]
+        }
+        var out: [Diagnostic] = []
+        let outside = found.filter { !classes.contains(renames[$0] ?? $0) }
+        if outside.count == found.count {
+            var hints = ["classes: \(shownClasses)"]
+            for l in outside.prefix(4) {
+                if let s = Text.suggestion(for: l, among: labels.classes + labels.map.map(\.key)) { hints.append("did you mean `\(s)` for `\(l)`?") }
+            }
+            hints.append("add the labels to `classes`, or rename them to classes with `map`")
+            out.append(Diagnostic(.error, at: at, "none of the labels found in \(place) (\(list(found))) is a class after `labels.map`, so every window would be dropped", hints: hints))
+            return out
+        }
+        if !outside.isEmpty && !ignored.contains(.unclassifiedLabels) {
+            var hints: [String] = []
+            for l in outside.prefix(4) {
+                if let s = Text.suggestion(for: l, among: labels.classes) { hints.append("did you mean `\(s)` for `\(l)`? (rename it with `map: {\(l): \(s)}`)") }
+            }
+            hints.append("add them to `classes` or rename them with `map`")
+            hints.append(PipelineSpec.WarningName.unclassifiedLabels.silenceHint)
+            out.append(Diagnostic(.warning, at: at, "label(s) \(list(outside)) found in \(place) are not in `labels.classes` after `labels.map`, so their windows are dropped (counted as `no_label`)",
+                                  hints: hints))
+        }
+        let unusedKeys = labels.map.map(\.key).filter { !seen(found, $0) }
+        if !unusedKeys.isEmpty {
+            let sev: Diagnostic.Severity = complete ? .warning : .note
+            out.append(Diagnostic(sev, at: at, "`labels.map` key(s) \(list(unusedKeys)) match no label found in \(place)",
+                                  hints: complete ? ["labels found: \(list(found))"] : ["labels found there: \(list(found)); later files may hold the others"]))
+        }
+        if complete && !ignored.contains(.emptyClass) {
+            let reached = Set(found.map { renames[$0] ?? $0 })
+            let missed = labels.classes.filter { !reached.contains($0) }
+            if !missed.isEmpty {
+                out.append(Diagnostic(.warning, at: at, "class(es) \(list(missed)) get no label from \(place), so no window can have them",
+                                      hints: ["labels found: \(list(found))", PipelineSpec.WarningName.emptyClass.silenceHint]))
+            }
+        }
+        return out
+    }
+
+    private static func seen(_ found: [String], _ key: String) -> Bool { found.contains(key) }
+
+    static func diagnostics(_ error: Error) -> [Diagnostic] {
+        if let e = error as? UserFacingError { return e.diagnostics }
+        return [Diagnostic(.error, "\(error)")]
+    }
+}

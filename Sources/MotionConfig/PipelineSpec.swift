@@ -352,6 +352,12 @@ public struct LabelsSpec: Sendable, Equatable {
         self.map = map
         self.classes = classes
     }
+
+    /// Equal values, wherever they are written.
+    public static func == (a: LabelsSpec, b: LabelsSpec) -> Bool {
+        a.from == b.from && a.policy == b.policy && a.minFraction == b.minFraction && a.path == b.path
+            && a.clock == b.clock && a.template == b.template && a.map == b.map && a.classes == b.classes
+    }
 }
 
 /// `split` (docs/dataset-format.md, "Splits and normalisation").

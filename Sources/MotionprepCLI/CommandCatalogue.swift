@@ -60,8 +60,11 @@ enum CommandCatalogue {
                              ("--histogram-windows", .text), ("--recordings", .file(extensions: ["yaml", "yml"])),
                              ("--max-recordings", .text)],
                     flags: ["--quiet"], positionals: .directory),
+        CommandSpec(name: "init", summary: "draft a pipeline from a folder of recordings", help: InitCommand.help,
+                    values: [("-o", .file(extensions: ["yaml", "yml"])), ("--output", .file(extensions: ["yaml", "yml"]))],
+                    flags: [], positionals: .directory),
         CommandSpec(name: "help", summary: "show a command's help (`motionprep help run`)", help: helpHelp,
-                    values: [], flags: [], positionals: .choices(["run", "validate", "inspect", "merge", "synth", "report", "completions"])),
+                    values: [], flags: [], positionals: .choices(["run", "validate", "inspect", "init", "merge", "synth", "report", "completions"])),
         CommandSpec(name: "completions", summary: "print shell completions (bash, zsh or fish)", help: CompletionsCommand.help,
                     values: [], flags: [], positionals: .choices(["bash", "zsh", "fish"])),
     ]

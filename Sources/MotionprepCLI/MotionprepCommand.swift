@@ -62,6 +62,7 @@ public enum MotionprepCommand {
             case "merge": return try MergeCommand.run(rest)
             case "report": return try ReportCommand.run(rest)
             case "inspect": return try InspectCommand.run(rest)
+            case "init": return try InitCommand.run(rest)
             case "completions": return try CompletionsCommand.run(rest)
             default:
                 var msg = "unknown command `\(first)`"

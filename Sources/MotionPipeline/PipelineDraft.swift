@@ -1,0 +1,413 @@
+import Foundation
+import MotionConfig
+import MotionCore
+import MotionIngest
+
+/// `motionprep init DATA_DIR`: looks at the files and drafts a commented pipeline that runs
+/// (docs/commands.md, "init").
+///
+/// Every file under the folder is recognised — a MotionCollector CSV, a phone logger's export
+/// (through the presets' detectors), any other delimited text (``CSVSniffer``), an IIO dump with
+/// a copied sysfs folder beside it — and read as `inspect` reads it, so the draft's rates, time
+/// units and labels are the data's. Files of one kind and name form one input; the folder
+/// layout gives recordings, subjects and (when no file has a label column) labels.
+public enum PipelineDraft {
+    /// What init found in one file.
+    public struct Finding: Sendable {
+        /// The path relative to the data folder.
+        public var path: String
+        /// `motioncollector (current header)`, `csv`, `iio`, or why it is skipped.
+        public var kind: String
+        /// One line per stream: `acc 100.0 Hz, 1200 samples`.
+        public var streams: [String]
+        /// Labels found in the file, in order of appearance.
+        public var labels: [String]
+        /// Set when the file is not used.
+        public var skipped: String?
+    }
+
+    public struct Draft: Sendable {
+        public var findings: [Finding]
+        /// The pipeline file's text.
+        public var yaml: String
+        /// One-line summary for the terminal.
+        public var summary: String
+    }
+
+    /// The most files looked at; a folder with more is refused (point init at a smaller folder).
+    public static let maxFiles = 20_000
+
+    /// Drafts a pipeline for the files under `dataDirectory`, to be written at `pipelinePath`
+    /// (paths in the draft are relative to its folder).
+    ///
+    /// - Throws: `MotionError` 66 when the folder does not exist or holds no usable file.
+    public static func draft(dataDirectory: String, pipelinePath: String) throws -> Draft {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDir), isDir.boolValue else {
+            throw MotionError(.noInput, "\(dataDirectory): no such folder (`motionprep init` looks at a folder of recordings)")
+        }
+        let files = try listFiles(dataDirectory)
+        var findings: [Finding] = []
+        var groups: [Group] = []
+        for rel in files {
+            let full = PathText.join(dataDirectory, rel)
+            var f = Finding(path: rel, kind: "", streams: [], labels: [], skipped: nil)
+            defer { findings.append(f) }
+            if isIIOLayoutFile(rel) { f.kind = "iio layout"; f.skipped = "part of a copied sysfs folder"; continue }
+            if let iio = iioDump(rel, dataDirectory: dataDirectory) {
+                f.kind = "iio"
+                add(&groups, key: "iio|" + iio.layoutTemplate, kind: .iio(layout: iio.layoutTemplate), file: rel, finding: &f)
+                continue
+            }
+            let lower = rel.lowercased()
+            guard lower.hasSuffix(".csv") || lower.hasSuffix(".txt") || lower.hasSuffix(".tsv") else {
+                f.skipped = "not a .csv, .txt or .tsv file, nor an iio dump with a `sysfs` folder beside it"
+                continue
+            }
+            let head: [UInt8]
+            do { head = try readHead(full) } catch { f.skipped = "cannot be read: \(error)"; continue }
+            if let variant = MotionCollectorReader.sniff(head) {
+                f.kind = "motioncollector (\(variant.rawValue) header)"
+                do {
+                    let r = try Inspector.inspect(motionCollectorFile: full)
+                    describe(&f, r)
+                    add(&groups, key: "motioncollector", kind: .motioncollector, file: rel, finding: &f, report: r)
+                } catch let e as UserFacingError { f.skipped = e.message }
+                continue
+            }
+            do {
+                let r = try Inspector.inspect(csvFile: full)
+                f.kind = "csv"
+                if let e = r.error { f.skipped = e; continue }
+                guard r.guess.timeColumn != nil, !r.guess.valueColumns.isEmpty else {
+                    f.skipped = r.guess.timeColumn == nil ? "no time column (\(r.guess.timeReason))" : "no number column besides the time"
+                    continue
+                }
+                if let rec = r.recording { describe(&f, rec) }
+                let key = "csv|\(PathText.stem(rel))|\(r.guess.columns.map(\.name).joined(separator: "\u{1}"))|\(r.guess.delimiter)|\(r.guess.timeUnit?.rawValue ?? "")"
+                add(&groups, key: key, kind: .csv(r.guess, stem: PathText.stem(rel)), file: rel, finding: &f, report: r.recording)
+            } catch let e as UserFacingError {
+                f.kind = "not recognised"
+                f.skipped = e.message
+            }
+        }
+        guard !groups.isEmpty else {
+            let shown = findings.prefix(3).map { "\($0.path) (\($0.skipped ?? $0.kind))" }.joined(separator: "; ")
+            throw MotionError(.noInput, "\(dataDirectory): no recording motionprep can read was found among \(files.count) file(s)\(shown.isEmpty ? "" : ": " + shown)")
+        }
+        let yaml = render(groups, dataDirectory: dataDirectory, pipelinePath: pipelinePath, findings: findings)
+        let used = groups.reduce(0) { $0 + $1.files.count }
+        let summary = "\(groups.count) input(s) over \(used) file(s)" + (findings.count > used ? ", \(findings.count - used) file(s) not used" : "")
+        return Draft(findings: findings, yaml: yaml, summary: summary)
+    }
+
+    // MARK: - Groups
+
+    enum Kind {
+        case motioncollector
+        case csv(CSVSniffer.Guess, stem: String)
+        case iio(layout: String)
+    }
+
+    struct Group {
+        var kind: Kind
+        var key: String
+        var files: [String] = []
+        var labels: [String] = []
+        /// `rows` or `markers` (MotionCollector's legacy variant).
+        var labelSource = "rows"
+        /// Effective rate of each stream of each file.
+        var rates: [Double] = []
+        /// Stream names every file has (nil before the first file), and those some file has.
+        var commonStreams: [String]?
+        var anyStreams: [String] = []
+    }
+
+    static func add(_ groups: inout [Group], key: String, kind: Kind, file: String, finding: inout Finding, report: RecordingReport? = nil) {
+        let i: Int
+        if let j = groups.firstIndex(where: { $0.key == key }) { i = j } else { groups.append(Group(kind: kind, key: key)); i = groups.count - 1 }
+        groups[i].files.append(file)
+        if let report {
+            for l in finding.labels where !groups[i].labels.contains(l) { groups[i].labels.append(l) }
+            groups[i].rates += report.streams.compactMap(\.effectiveRateHz)
+            if report.labelSource == "markers" { groups[i].labelSource = "markers" }
+            let names = report.streams.map(\.sensor)
+            groups[i].commonStreams = groups[i].commonStreams.map { c in c.filter(names.contains) } ?? names
+            for n in names where !groups[i].anyStreams.contains(n) { groups[i].anyStreams.append(n) }
+        }
+    }
+
+    static func describe(_ f: inout Finding, _ r: RecordingReport) {
+        for s in r.streams {
+            let rate = s.effectiveRateHz.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
+            f.streams.append("\(s.sensor) \(rate), \(s.samples) samples, \(s.channels.count) channel(s)")
+        }
+        for seg in r.labels { if let l = seg.label, !f.labels.contains(l) { f.labels.append(l) } }
+    }
+
+    // MARK: - Files
+
+    /// Regular files under `dir`, relative, sorted by UTF-8 bytes; hidden entries and links are
+    /// not followed (as `**` does not follow folder links).
+    static func listFiles(_ dir: String) throws -> [String] {
+        var out: [String] = []
+        var stack = [""]
+        while let rel = stack.popLast() {
+            let full = rel.isEmpty ? dir : PathText.join(dir, rel)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: full) else { continue }
+            for name in names where !name.hasPrefix(".") {
+                let child = rel.isEmpty ? name : rel + "/" + name
+                var st = stat()
+                guard lstat(PathText.join(dir, child), &st) == 0 else { continue }
+                if (st.st_mode & S_IFMT) == S_IFDIR { stack.append(child) } else if (st.st_mode & S_IFMT) == S_IFREG { out.append(child) }
+                if out.count > maxFiles {
+                    throw MotionError(.dataError, "\(dir) holds more than \(maxFiles) files; point `motionprep init` at a folder of recordings")
+                }
+            }
+        }
+        return out.sorted(by: Text.utf8Less)
+    }
+
+    static func readHead(_ path: String) throws -> [UInt8] {
+        guard let h = FileHandle(forReadingAtPath: path) else { throw MotionError(.noInput, "cannot read \(path)") }
+        defer { try? h.close() }
+        return [UInt8]((try h.read(upToCount: 4096)) ?? Data())
+    }
+
+    /// A file inside a copied sysfs folder (`…/sysfs/scan_elements/in_accel_x_en`).
+    static func isIIOLayoutFile(_ rel: String) -> Bool {
+        rel.split(separator: "/").dropLast().contains("sysfs")
+    }
+
+    /// A dump (`.bin`, `.dat`, `.raw`) whose folder holds `sysfs/scan_elements`.
+    static func iioDump(_ rel: String, dataDirectory: String) -> (layoutTemplate: String, Void)? {
+        let lower = rel.lowercased()
+        guard lower.hasSuffix(".bin") || lower.hasSuffix(".dat") || lower.hasSuffix(".raw") else { return nil }
+        let folder = rel.contains("/") ? String(rel[..<rel.lastIndex(of: "/")!]) : ""
+        var isDir: ObjCBool = false
+        let scan = PathText.join(dataDirectory, (folder.isEmpty ? "" : folder + "/") + "sysfs/scan_elements")
+        guard FileManager.default.fileExists(atPath: scan, isDirectory: &isDir), isDir.boolValue else { return nil }
+        return ("{dirpath}/sysfs", ())
+    }
+
+    // MARK: - Layout: recordings, subjects, labels from folders
+
+    static let subjectLike = try! NSRegularExpression(pattern: "^(subject|subj|user|participant|person|volunteer|s|p|u|id)[-_ ]?[0-9]+$", options: [.caseInsensitive])
+
+    static func isSubjectLike(_ name: String) -> Bool {
+        subjectLike.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
+    }
+
+    static func folders(_ rel: String) -> [String] { rel.split(separator: "/").dropLast().map(String.init) }
+
+    // MARK: - Rendering
+
+    static let niceRates: [Double] = [1, 2, 5, 10, 20, 25, 30, 50, 60, 100, 120, 200, 250, 400, 500, 1000]
+
+    static func render(_ groups: [Group], dataDirectory: String, pipelinePath: String, findings: [Finding]) -> String {
+        let base = relativePath(from: parentDirectory(pipelinePath), to: dataDirectory)
+        let allFiles = groups.flatMap(\.files)
+        let csvGroups = groups.filter { if case .csv = $0.kind { return true }; return false }
+        // Files of several inputs in one folder: the folder is the recording.
+        let folderRecordings = Set(csvGroups.map { parentDirectory($0.files[0]) }).count < csvGroups.reduce(0) { $0 + $1.files.count }
+            && csvGroups.count > 1
+        let depth = allFiles.map { folders($0).count }.min() ?? 0
+        let recordingLevels = folderRecordings ? 1 : 0
+        // Levels above the recording, outermost first (index 0 = first folder under DATA_DIR).
+        var subjectLevel: Int?
+        var labelLevel: Int?
+        let hasRowLabels = groups.contains { !$0.labels.isEmpty }
+        for level in 0..<max(0, depth - recordingLevels) {
+            let names = Set(allFiles.map { folders($0)[level] })
+            if subjectLevel == nil && names.allSatisfy(isSubjectLike) { subjectLevel = level; continue }
+            if !hasRowLabels && labelLevel == nil && names.count >= 2 && names.count <= 50
+                && names.allSatisfy({ n in n.contains { $0.isLetter } && !isSubjectLike(n) }) {
+                labelLevel = level
+                continue
+            }
+            if subjectLevel == nil { subjectLevel = level }
+        }
+        func template(_ level: Int) -> String {
+            // {dir:N} counts up from the file: its folder is {dir:1}.
+            let n = depth - level
+            return n == 1 ? "{dir}" : "{dir:\(n)}"
+        }
+        let name = PathText.stem(pipelinePath) == "pipeline" ? PathText.lastComponent(dataDirectory) : PathText.stem(pipelinePath)
+
+        var y: [String] = []
+        y.append("# A pipeline drafted by `motionprep init` from \(findings.count) file(s) in \(PathText.lastComponent(dataDirectory)).")
+        y.append("# Check the lines marked `check`, then: motionprep validate \(PathText.lastComponent(pipelinePath)) && motionprep run \(PathText.lastComponent(pipelinePath))")
+        y.append("# Every key with its default and unit: docs/pipeline.md.")
+        y.append("version: 1")
+        y.append("name: \(YAMLText.quoted(sanitizedName(name)))")
+        y.append("inputs:")
+        var channelNamesUsed: Set<String> = []
+        var rates: [Double] = []
+        for g in groups {
+            let pattern = patternFor(g, in: groups, base: base)
+            let rate = median(g.rates)
+            if let r = rate { rates.append(r) }
+            let rateNote = rate.map { String(format: "~%.1f Hz", $0) } ?? "rate unknown"
+            switch g.kind {
+            case .motioncollector:
+                y.append("  # \(g.files.count) MotionCollector file(s), \(rateNote)" + (g.labels.isEmpty ? "" : ", labels in rows: \(g.labels.joined(separator: ", "))"))
+                y.append("  - type: motioncollector")
+                y.append("    paths: [\"\(pattern)\"]")
+                let common = g.commonStreams ?? []
+                if !common.isEmpty {
+                    let missing = g.anyStreams.filter { !common.contains($0) }
+                    y.append("    sensors: [\(common.joined(separator: ", "))]   # the sensors every file has" + (missing.isEmpty ? "" : " (\(missing.joined(separator: ", ")) missing from some)"))
+                }
+            case .iio(let layout):
+                y.append("  # \(g.files.count) IIO dump(s) with a copied sysfs folder, \(rateNote)")
+                y.append("  - type: iio")
+                y.append("    paths: [\"\(pattern)\"]")
+                y.append("    layout: \(YAMLText.quoted(layout))")
+            case .csv(let guess, let stem):
+                y.append("  # \(g.files.count) file(s) named \(stem), \(rateNote); time `\(guess.timeColumn!)` in \(guess.timeUnit!.rawValue): \(guess.timeReason)")
+                y.append("  - type: csv")
+                y.append("    paths: [\"\(pattern)\"]")
+                if guess.delimiter != UInt8(ascii: ",") && !guess.sepLine { y.append("    delimiter: \(YAMLText.quoted(guess.delimiterText))") }
+                if guess.skipLines > 0 { y.append("    skip_lines: \(guess.skipLines)") }
+                if folderRecordings { y.append("    recording: \"{dirpath}\"   # the files of one folder are one recording") }
+                y.append("    time: {column: \(YAMLText.quoted(guess.timeColumn!)), unit: \(guess.timeUnit!.rawValue)}")
+                let prefix = sensorPrefix(stem)
+                var names = CSVFileReport.channelNames(guess.valueColumns)
+                if groups.count > 1 { names = names.map { $0.hasPrefix(prefix + "_") || $0 == prefix ? $0 : prefix + "_" + $0 } }
+                names = names.map { n in var u = n, k = 2; while channelNamesUsed.contains(u) { u = "\(n)_\(k)"; k += 1 }; channelNamesUsed.insert(u); return u }
+                y.append("    channels:   # check: output name: column")
+                for (n, c) in zip(names, guess.valueColumns) { y.append("      \(n): \(YAMLText.quoted(c))") }
+                y.append("    # units: {\(names.prefix(3).map { "\($0): ?" }.joined(separator: ", "))}   # check: each channel's unit as written (g, m/s^2, rad/s, deg/s, uT, kPa…; docs/inputs.md, Units)")
+                if let l = guess.labelColumn, !g.labels.isEmpty { y.append("    label_column: \(YAMLText.quoted(l))") }
+            }
+            if let s = subjectLevel {
+                let examples = Array(Set(g.files.map { folders($0)[s] })).sorted(by: Text.utf8Less)
+                y.append("    subject: \(YAMLText.quoted(template(s)))   # the folder \(examples.prefix(3).joined(separator: ", "))\(examples.count > 3 ? " …" : "")")
+            } else {
+                y.append("    # no subject folders were found: each recording is its own subject; check: set `subject:` if you know who recorded what")
+                y.append("    subject: \(YAMLText.quoted(folderRecordings ? "{dirpath}" : "{stem}"))")
+            }
+        }
+        let slowest = rates.filter { $0 >= 10 }.min() ?? rates.min()
+        let rate = slowest.map { r in niceRates.last { $0 <= r * 1.05 } ?? 1 } ?? 50
+        y.append("resample:")
+        y.append("  rate_hz: \(MessageNumber.number(rate))" + (slowest.map { String(format: "   # check: the slowest motion stream runs at ~%.1f Hz", $0) } ?? ""))
+        // A stream slower than 12.5 Hz has intervals over the default max_gap_s (0.2 s): give it
+        // 2.5 of its intervals, so that its samples are not all gaps.
+        var slow: [(String, Double)] = []
+        for g in groups {
+            guard case .csv(_, let stem) = g.kind, let r = median(g.rates), r < 12.5 else { continue }
+            slow.append((stem, ((2.5 / r) * 10).rounded(.up) / 10))
+        }
+        if !slow.isEmpty {
+            y.append("  max_gap_s: {default: 0.2, " + slow.map { "\(YAMLText.quoted($0.0)): \(MessageNumber.number($0.1))" }.joined(separator: ", ") + "}   # slow streams: 2.5 of their intervals")
+        }
+        y.append("window:")
+        y.append("  length_s: 2.56     # check: the window your model takes")
+        y.append("  stride_s: 1.28")
+        let labels = groups.flatMap(\.labels)
+        var classes: [String] = []
+        for l in labels where !classes.contains(l) { classes.append(l) }
+        if !classes.isEmpty {
+            y.append("labels:")
+            y.append("  from: \(groups.first { !$0.labels.isEmpty }?.labelSource ?? "rows")")
+            y.append("  classes: [\(classes.sorted(by: Text.utf8Less).map(YAMLText.quoted).joined(separator: ", "))]   # every label found in the files")
+        } else if let l = labelLevel {
+            let names = Array(Set(allFiles.map { folders($0)[l] })).sorted(by: Text.utf8Less)
+            y.append("labels:   # from the folder each recording sits in")
+            y.append("  from: path")
+            y.append("  template: \(YAMLText.quoted(template(l)))")
+            y.append("  classes: [\(names.map(YAMLText.quoted).joined(separator: ", "))]")
+        } else {
+            y.append("# no labels were found (no label column, no activity folders): windows are unlabelled (y = -1)")
+        }
+        // Subjects (or recordings when no folder names them): with few, fractions that give every
+        // split at least one, so that `allocation: exact` leaves none empty.
+        let units: Int = {
+            if let s = subjectLevel { return Set(allFiles.map { folders($0)[s] }).count }
+            return folderRecordings ? Set(allFiles.map(parentDirectory)).count : allFiles.count
+        }()
+        y.append("split:")
+        y.append("  by: subject")
+        y.append("  allocation: exact   # each split gets its share of subjects, by count")
+        if units >= 3 && units < 10 {
+            // Hundredths that add up to 1 exactly in decimal: validation and test just under 1/n
+            // each, which largest-remainder allocation rounds up to one subject.
+            let hundredths = 100 / units
+            let one = String(format: "0.%02d", hundredths), train = String(format: "0.%02d", 100 - 2 * hundredths)
+            y.append("  fractions: {train: \(train), validation: \(one), test: \(one)}   # \(units) subjects: \(units - 2) / 1 / 1")
+        } else if units == 2 {
+            y.append("  fractions: {train: 0.5, validation: 0, test: 0.5}   # 2 subjects: 1 / 0 / 1")
+        } else if units == 1 {
+            y.append("  fractions: {train: 1, validation: 0, test: 0}   # 1 subject: nothing to hold out")
+        }
+        y.append("output:")
+        y.append("  type: hdf5")
+        y.append("  path: \(YAMLText.quoted("build/" + sanitizedName(name)))")
+        return y.joined(separator: "\n") + "\n"
+    }
+
+    /// A glob relative to the pipeline's folder matching exactly the group's files: by file name
+    /// when no other group has files of that name, else the files listed.
+    static func patternFor(_ g: Group, in groups: [Group], base: String) -> String {
+        let prefix = base == "." ? "" : base + "/"
+        let names = Set(g.files.map { PathText.lastComponent($0) })
+        let others = groups.filter { $0.key != g.key }.flatMap(\.files)
+        if names.count == 1, let n = names.first, !others.contains(where: { PathText.lastComponent($0) == n }), !n.contains(where: { "*?[]{}".contains($0) }) {
+            return prefix + "**/" + n
+        }
+        let exts = Set(g.files.map { PathText.lastComponent($0).split(separator: ".").last.map(String.init) ?? "" })
+        if exts.count == 1, let e = exts.first, !others.contains(where: { $0.hasSuffix("." + e) }) {
+            return prefix + "**/*." + e
+        }
+        return prefix + "**/*"
+    }
+
+    static func sensorPrefix(_ stem: String) -> String {
+        let s = stem.lowercased()
+        if s.contains("gyro") { return "gyro" }
+        if s.contains("magnet") || s.hasPrefix("mag") { return "mag" }
+        if s.contains("gravity") { return "grav" }
+        if s.contains("linear") || s.contains("useracc") { return "lin" }
+        if s.contains("acc") { return "acc" }
+        if s.contains("baro") || s.contains("pressure") { return "baro" }
+        if s.contains("orient") { return "ori" }
+        return CSVFileReport.channelNames([stem])[0]
+    }
+
+    /// The folder of `path` (`.` for a bare name).
+    static func parentDirectory(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func sanitizedName(_ s: String) -> String {
+        let n = CSVFileReport.channelNames([s])[0]
+        return n.isEmpty ? "dataset" : n
+    }
+
+    static func median(_ xs: [Double]) -> Double? {
+        guard !xs.isEmpty else { return nil }
+        let s = xs.sorted()
+        return s[s.count / 2]
+    }
+
+    /// `to` relative to the folder `from` (both relative to the current folder or absolute).
+    static func relativePath(from: String, to: String) -> String {
+        func absolute(_ p: String) -> [String] {
+            let full = p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p
+            var parts: [String] = []
+            for c in full.split(separator: "/") {
+                if c == "." || c.isEmpty { continue }
+                if c == ".." { if !parts.isEmpty { parts.removeLast() } } else { parts.append(String(c)) }
+            }
+            return parts
+        }
+        let a = absolute(from.isEmpty ? "." : from), b = absolute(to)
+        var i = 0
+        while i < a.count && i < b.count && a[i] == b[i] { i += 1 }
+        let up = Array(repeating: "..", count: a.count - i)
+        let rest = up + b[i...]
+        return rest.isEmpty ? "." : rest.joined(separator: "/")
+    }
+}

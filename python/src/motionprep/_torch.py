@@ -1,0 +1,120 @@
+"""PyTorch datasets over a motionprep split (imported only by Dataset.torch_dataset)."""
+from __future__ import annotations
+
+import os
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+import torch
+from torch.utils.data import Dataset as MapDataset
+from torch.utils.data import IterableDataset, get_worker_info
+
+from ._dataset import Stats
+from ._shards import iter_shard
+
+
+def _item(x: np.ndarray, feats: Optional[np.ndarray], y: int, window: int, x_stats: Optional[Stats],
+          f_stats: Optional[Stats], features: bool, with_index: bool) -> Tuple[Any, ...]:
+    x = x_stats.apply(x) if x_stats is not None else np.ascontiguousarray(x, dtype=np.float32)
+    out: List[Any] = [torch.from_numpy(x)]
+    if features:
+        assert feats is not None
+        f = f_stats.apply(feats) if f_stats is not None else np.ascontiguousarray(feats, dtype=np.float32)
+        out.append(torch.from_numpy(f))
+    out.append(int(y))
+    if with_index:
+        out.append(int(window))
+    return tuple(out)
+
+
+class HDF5Windows(MapDataset):  # type: ignore[misc]
+    """Map-style dataset over the selected rows of one split's .h5 file.
+
+    The file is opened on first access in each process (and again after a fork), never pickled."""
+
+    def __init__(self, path: str, indices: np.ndarray, x_stats: Optional[Stats], f_stats: Optional[Stats],
+                 features: bool, with_index: bool):
+        self.path = path
+        self.indices = np.asarray(indices, np.int64)
+        self.x_stats, self.f_stats = x_stats, f_stats
+        self.features, self.with_index = features, with_index
+        self._file: Any = None
+        self._pid: Optional[int] = None
+
+    def _h5(self) -> Any:
+        if self._file is None or self._pid != os.getpid():
+            import h5py
+            self._file = h5py.File(self.path, "r")
+            self._pid = os.getpid()
+        return self._file
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, i: int) -> Tuple[Any, ...]:
+        n = len(self.indices)
+        if not -n <= i < n:
+            raise IndexError(f"window {i} out of range for a dataset of {n}")
+        w = int(self.indices[i])
+        f = self._h5()
+        feats = f["features"][w] if self.features else None
+        return _item(f["x"][w], feats, int(f["y"][w]), w, self.x_stats, self.f_stats, self.features, self.with_index)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_file"], state["_pid"] = None, None
+        return state
+
+    def close(self) -> None:
+        """Closes this process's h5py handle (it is reopened on the next access)."""
+        if self._file is not None and self._pid == os.getpid():
+            self._file.close()
+        self._file, self._pid = None, None
+
+
+class ShardWindows(IterableDataset):  # type: ignore[misc]
+    """Iterable dataset over a split's shards, dealt out across DataLoader workers without overlap."""
+
+    def __init__(self, paths: List[str], fold: Optional[int], holdout: bool, length: Optional[int],
+                 x_stats: Optional[Stats], f_stats: Optional[Stats], features: bool, with_index: bool,
+                 shuffle: bool, seed: int):
+        self.paths = list(paths)
+        self.fold, self.holdout, self.length = fold, holdout, length
+        self.x_stats, self.f_stats = x_stats, f_stats
+        self.features, self.with_index = features, with_index
+        self.shuffle, self.seed, self.epoch = shuffle, seed, 0
+
+    def set_epoch(self, epoch: int) -> None:
+        """Sets the epoch that, with ``seed``, draws the shuffle (call before each epoch's iteration)."""
+        self.epoch = int(epoch)
+
+    def __len__(self) -> int:
+        if self.length is None:
+            raise TypeError("the number of windows of a fold of a shards dataset is not known without reading the "
+                            "shards; take len() of the View (it reads them once)")
+        return self.length
+
+    def shards_for_worker(self, worker: int, workers: int) -> List[str]:
+        """The shards worker ``worker`` of ``workers`` reads this epoch (every shard goes to exactly one)."""
+        paths = list(self.paths)
+        if self.shuffle:
+            order = np.random.default_rng([self.seed, self.epoch]).permutation(len(paths))
+            paths = [paths[i] for i in order]
+        return paths[worker::workers]
+
+    def __iter__(self) -> Any:
+        info = get_worker_info()
+        worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
+        for path in self.shards_for_worker(worker, workers):
+            samples = iter_shard(path)
+            if self.shuffle:
+                listed = list(samples)
+                rng = np.random.default_rng([self.seed, self.epoch, self.paths.index(path)])
+                samples = iter([listed[i] for i in rng.permutation(len(listed))])
+            for s in samples:
+                if self.fold is not None:
+                    fold = int(s["meta"]["fold_index"])
+                    if (fold == self.fold) != self.holdout:
+                        continue
+                yield _item(s["x"], s["features"], s["y"], s["window"], self.x_stats, self.f_stats,
+                            self.features, self.with_index)

@@ -7,7 +7,6 @@ DataLoader runs with worker processes; the Hugging Face rows are compared too.
 `make test` installs python/ into the venv first (and torch; these tests do not skip without it)."""
 import io
 import json
-import os
 import pickle
 import shutil
 import subprocess
@@ -35,10 +34,10 @@ inputs:
     paths: ["data/**/*.csv"]
 resample: {{rate_hz: 50, max_gap_s: 0.2, antialias: false}}
 window: {{length_samples: 64, stride_samples: 32}}
-labels: {{from: rows, policy: majority, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [walk, turn, run]}}
-{features}split: {{seed: 42, fractions: {{train: 0.5, validation: 0.25, test: 0.25}}, allocation: exact{folds}}}
+{labels}{features}split: {{seed: 42, fractions: {{train: 0.5, validation: 0.25, test: 0.25}}, allocation: exact{folds}}}
 output: {output}
 """
+LABELS = "labels: {from: rows, policy: majority, min_fraction: 0.8, map: {W: walk, T: turn}, classes: [walk, turn, run]}\n"
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +51,13 @@ def data(tmp_path_factory):
         "tar": f"{{type: shards, path: out-tar, windows_per_shard: {PER_SHARD}, compression: none}}",
     }
     for name, output in outputs.items():
-        (root / f"{name}.yaml").write_text(PIPELINE.format(features="features: [mean, std]\n", folds=f", folds: {FOLDS}", output=output))
-    (root / "plain.yaml").write_text(PIPELINE.format(features="", folds="", output="{type: hdf5, path: out-plain}"))
-    for name in (*outputs, "plain"):
+        (root / f"{name}.yaml").write_text(PIPELINE.format(labels=LABELS, features="features: [mean, std]\n",
+                                                           folds=f", folds: {FOLDS}", output=output))
+    # Leave-one-out folds; and a dataset with no labels (every y is -1), no features and no folds.
+    (root / "loo.yaml").write_text(PIPELINE.format(labels=LABELS, features="", folds=", leave_one_out: true",
+                                                   output="{type: hdf5, path: out-loo}"))
+    (root / "plain.yaml").write_text(PIPELINE.format(labels="", features="", folds="", output="{type: hdf5, path: out-plain}"))
+    for name in (*outputs, "loo", "plain"):
         run_motionprep("run", root / f"{name}.yaml", "--quiet")
     return root
 
@@ -150,6 +153,20 @@ def test_arrays_equal_the_raw_files_in_canonical_order(data, h5ref, which):
                 assert meta["fold_index"] == a["fold_index"][w] and meta["start_time_s"] == a["start_time_s"][w]
 
 
+@pytest.mark.parametrize("which", ["zstd", "tar"])
+def test_windows_in_storage_order_equal_what_webdataset_reads(data, which):
+    wds = pytest.importorskip("webdataset")
+    ds = motionprep.open_dataset(data / f"out-{which}")
+    for split in SPLITS:
+        urls = [f"pipe:zstd -dc < {p}" if p.name.endswith(".zst") else str(p) for p in ds.files(split)]
+        ref = list(wds.WebDataset(urls, shardshuffle=False).decode().to_tuple("__key__", "x.npy", "y.cls", "features.npy", "json"))
+        got = list(ds.iter_windows(split))
+        assert [g["key"] for g in got] == [r[0] for r in ref] and len(got) == ds.num_windows(split)
+        for g, (key, x, y, f, meta) in zip(got, ref):
+            assert g["x"].tobytes() == x.tobytes() and g["y"] == y and g["features"].tobytes() == f.tobytes()
+            assert g["meta"] == meta and g["window"] == int(key.split("-")[1])
+
+
 @pytest.mark.parametrize("which", ["h5", "zstd"])
 def test_normalisation_is_the_manifests_float64_statistics(data, h5ref, which):
     ds = motionprep.open_dataset(data / f"out-{which}")
@@ -220,9 +237,38 @@ def test_folds_train_on_the_others_and_validate_on_k(data, h5ref, which):
     assert sorted(seen) == list(range(len(folds)))
 
 
+def test_leave_one_out_folds_hold_out_one_subject_each(data):
+    ds = motionprep.open_dataset(data / "out-loo")
+    with h5py.File(data / "out-loo/train.h5", "r") as f:
+        subjects, folds = f["subject_index"][...], f["fold_index"][...]
+    assert ds.num_folds == len(set(subjects.tolist())) >= 2 and ds.manifest["split_policy"]["leave_one_out"] is True
+    held = []
+    for k in range(ds.num_folds):
+        train, val = ds.folds(k)
+        assert val.indices().tolist() == np.flatnonzero(folds == k).tolist()
+        (subject,) = set(val.arrays()["subject_index"].tolist())
+        assert subject not in set(train.arrays()["subject_index"].tolist())
+        held.append(subject)
+    assert sorted(held) == sorted(set(subjects.tolist()))
+
+
+def test_a_dataset_without_labels_features_or_folds(data, tmp_path):
+    plain = motionprep.open_dataset(data / "out-plain")
+    assert plain.classes == [] and plain.feature_names == [] and plain.num_folds is None and not plain.has_features
+    assert set(plain.arrays("train")["y"].tolist()) == {-1}
+    with pytest.raises(ValueError, match=r"has no classes \(its pipeline has no `labels`\)"):
+        plain.class_weights("train")
+    items = _loader_items(plain.torch_dataset("validation", with_index=True), workers=2)
+    assert [int(it[-1]) for it in items] == list(range(plain.num_windows("validation")))
+    assert {int(it[1]) for it in items} == {-1}
+    import datasets
+    hf = plain.hf_dataset("test", cache_dir=str(tmp_path / "hf"))
+    assert hf.features["y"] == datasets.Value("int64") and set(hf["y"]) == {-1}
+    assert "features" not in hf.column_names and "fold_index" not in hf.column_names
+
+
 def test_fold_errors(data):
     plain = motionprep.open_dataset(data / "out-plain")
-    assert plain.num_folds is None and not plain.has_features
     with pytest.raises(ValueError, match=r"has no folds .*split.folds"):
         plain.folds(0)
     ds = motionprep.open_dataset(data / "out-h5")

@@ -315,6 +315,8 @@ class Dataset:
         split); the weights of the present classes average to 1 over the windows. Raises ValueError
         when the split has no labelled window."""
         view = self.view(split)
+        if not self.classes:
+            raise ValueError(f"{self.path}: the dataset has no classes (its pipeline has no `labels`), so there are no class weights")
         counts = self.class_counts(view)
         n, present = int(counts.sum()), counts > 0
         if n == 0:

@@ -57,7 +57,11 @@ def data(tmp_path_factory):
     (root / "loo.yaml").write_text(PIPELINE.format(labels=LABELS, features="", folds=", leave_one_out: true",
                                                    output="{type: hdf5, path: out-loo}"))
     (root / "plain.yaml").write_text(PIPELINE.format(labels="", features="", folds="", output="{type: hdf5, path: out-plain}"))
-    for name in (*outputs, "loo", "plain"):
+    # More folds than the 3 train subjects: folds 3 to 8 are empty (run warns).
+    for name, output in (("many-h5", "{type: hdf5, path: out-many-h5}"),
+                         ("many-zstd", f"{{type: shards, path: out-many-zstd, windows_per_shard: {PER_SHARD}}}")):
+        (root / f"{name}.yaml").write_text(PIPELINE.format(labels=LABELS, features="", folds=", folds: 9", output=output))
+    for name in (*outputs, "loo", "plain", "many-h5", "many-zstd"):
         run_motionprep("run", root / f"{name}.yaml", "--quiet")
     return root
 
@@ -252,6 +256,25 @@ def test_leave_one_out_folds_hold_out_one_subject_each(data):
     assert sorted(held) == sorted(set(subjects.tolist()))
 
 
+@pytest.mark.parametrize("which", ["h5", "zstd"])
+def test_an_empty_fold_gives_an_empty_validation_view(data, which):
+    ds = motionprep.open_dataset(data / f"out-many-{which}")
+    assert ds.num_folds == 9
+    with h5py.File(data / "out-many-h5/train.h5", "r") as f:
+        folds = f["fold_index"][...]
+    empty = [k for k in range(9) if k not in set(folds.tolist())]
+    assert empty
+    train, val = ds.folds(empty[0])
+    assert len(val) == 0 and len(train) == len(folds)
+    a = val.arrays(normalize=True)
+    assert a["x"].shape == (0, 64, len(ds.channels)) and a["y"].shape == (0,)
+    assert val.class_counts().tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match=r"split 'train\[fold==\d\]' has no labelled window"):
+        val.class_weights()
+    assert _loader_items(val.torch_dataset(with_index=True), workers=2) == []
+    assert len(_loader_items(train.torch_dataset(with_index=True), workers=2)) == len(folds)
+
+
 def test_a_dataset_without_labels_features_or_folds(data, tmp_path):
     plain = motionprep.open_dataset(data / "out-plain")
     assert plain.classes == [] and plain.feature_names == [] and plain.num_folds is None and not plain.has_features
@@ -430,6 +453,18 @@ def test_verify_names_a_changed_or_missing_file(data, tmp_path):
         (copy / rel).unlink()
         with pytest.raises(motionprep.ChecksumError, match=f"{rel}: missing"):
             motionprep.open_dataset(copy, verify=True)
+    # SHA256SUMS that disagrees with the manifest, leaves a file out, or is not `HEX  PATH` lines.
+    sums = (copy / "SHA256SUMS").read_text()
+    first = sums.splitlines()[0]
+    (copy / "SHA256SUMS").write_text(sums.replace(first, "0" * 64 + first[64:]))
+    with pytest.raises(motionprep.ChecksumError, match=r"SHA256SUMS: train/train-00000.tar.zst is listed with SHA-256 0{64}, manifest.json says"):
+        motionprep.open_dataset(copy, verify=True)
+    (copy / "SHA256SUMS").write_text(sums.replace(first + "\n", ""))
+    with pytest.raises(motionprep.ChecksumError, match="train/train-00000.tar.zst, a file of manifest.json, is not listed"):
+        motionprep.open_dataset(copy, verify=True)
+    (copy / "SHA256SUMS").write_text(sums.replace(first, first.replace("  ", " ")))
+    with pytest.raises(motionprep.ChecksumError, match=r"SHA256SUMS:1: not a `HEX  PATH` line"):
+        motionprep.open_dataset(copy, verify=True)
 
 
 def _write_manifest(folder, change):

@@ -394,9 +394,10 @@ class Dataset:
             sums[rel] = digest
         listed = {f["path"]: f["sha256"] for s in self.splits for f in self.manifest["splits"][s]["files"]}
         for rel, digest in listed.items():
-            if sums.get(rel) != digest:
-                raise ChecksumError(f"{sums_path}: {rel} is {'listed with another digest' if rel in sums else 'not listed'} "
-                                    "than in manifest.json")
+            if rel not in sums:
+                raise ChecksumError(f"{sums_path}: {rel}, a file of manifest.json, is not listed")
+            if sums[rel] != digest:
+                raise ChecksumError(f"{sums_path}: {rel} is listed with SHA-256 {sums[rel]}, manifest.json says {digest}")
         for rel, digest in sums.items():
             actual = _sha256(self.path / rel)
             if actual is None:

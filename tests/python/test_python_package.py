@@ -346,6 +346,13 @@ def test_torch_hdf5_dataset_is_picklable_after_opening_and_checks_its_index(data
     assert clone._file is None and clone[3][0].numpy().tobytes() == x.numpy().tobytes()
     with pytest.raises(IndexError):
         tds[len(tds)]
+    # A batch (what the DataLoader asks __getitems__ for): any order, repeats, negative indices.
+    batch = [5, 1, 5, -2, 0, 9]
+    assert [(it[0].numpy().tobytes(), it[1]) for it in tds.__getitems__(batch)] == \
+        [(h5ref["validation"]["x"][i].tobytes(), h5ref["validation"]["y"][i]) for i in batch]
+    assert tds.__getitems__([]) == []
+    with pytest.raises(IndexError):
+        tds.__getitems__([0, len(tds)])
     tds.close()
     clone.close()
 

@@ -30,7 +30,13 @@ def _item(x: np.ndarray, feats: Optional[np.ndarray], y: int, window: int, x_sta
 class HDF5Windows(MapDataset):  # type: ignore[misc]
     """Map-style dataset over the selected rows of one split's .h5 file.
 
-    The file is opened on first access in each process (and again after a fork), never pickled."""
+    The file is opened on first access in each process (and again after a fork), never pickled.
+    Its datasets stay open, so h5py's chunk cache serves neighbouring windows without inflating
+    their chunk again; ``__getitems__`` (used by the DataLoader for a batch) reads a batch with one
+    selection per array."""
+
+    #: h5py's chunk cache per dataset, in bytes (its default is 1 MiB).
+    CHUNK_CACHE_BYTES = 16 << 20
 
     def __init__(self, path: str, indices: np.ndarray, x_stats: Optional[Stats], f_stats: Optional[Stats],
                  features: bool, with_index: bool):
@@ -39,37 +45,53 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
         self.x_stats, self.f_stats = x_stats, f_stats
         self.features, self.with_index = features, with_index
         self._file: Any = None
+        self._arrays: Any = None
         self._pid: Optional[int] = None
 
     def _h5(self) -> Any:
         if self._file is None or self._pid != os.getpid():
             import h5py
-            self._file = h5py.File(self.path, "r")
+            self._file = h5py.File(self.path, "r", rdcc_nbytes=self.CHUNK_CACHE_BYTES)
+            self._arrays = (self._file["x"], self._file["y"], self._file["features"] if self.features else None)
             self._pid = os.getpid()
-        return self._file
+        return self._arrays
 
     def __len__(self) -> int:
         return len(self.indices)
 
-    def __getitem__(self, i: int) -> Tuple[Any, ...]:
+    def _window(self, i: int) -> int:
         n = len(self.indices)
         if not -n <= i < n:
             raise IndexError(f"window {i} out of range for a dataset of {n}")
-        w = int(self.indices[i])
-        f = self._h5()
-        feats = f["features"][w] if self.features else None
-        return _item(f["x"][w], feats, int(f["y"][w]), w, self.x_stats, self.f_stats, self.features, self.with_index)
+        return int(self.indices[i])
+
+    def __getitem__(self, i: int) -> Tuple[Any, ...]:
+        w = self._window(i)
+        x, y, f = self._h5()
+        return _item(x[w], f[w] if f is not None else None, int(y[w]), w, self.x_stats, self.f_stats,
+                     self.features, self.with_index)
+
+    def __getitems__(self, items: List[int]) -> List[Tuple[Any, ...]]:
+        windows = np.array([self._window(i) for i in items], np.int64)
+        if len(windows) == 0:
+            return []
+        x, y, f = self._h5()
+        rows, back = np.unique(windows, return_inverse=True)   # h5py reads increasing, distinct rows
+        xs, ys = x[rows], y[rows]
+        fs = f[rows] if f is not None else None
+        return [_item(xs[j], fs[j] if fs is not None else None, int(ys[j]), int(rows[j]), self.x_stats, self.f_stats,
+                      self.features, self.with_index) for j in back]
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state["_file"], state["_pid"] = None, None
+        state["_file"], state["_arrays"], state["_pid"] = None, None, None
         return state
 
     def close(self) -> None:
         """Closes this process's h5py handle (it is reopened on the next access)."""
         if self._file is not None and self._pid == os.getpid():
             self._file.close()
-        self._file, self._pid = None, None
+        self._file, self._arrays, self._pid = None, None, None
 
 
 class ShardWindows(IterableDataset):  # type: ignore[misc]

@@ -382,6 +382,30 @@ def test_torch_dataloader_with_workers_over_shards_gives_every_window_once(data,
     assert sorted(p for s in shards for p in s) == sorted(str(p) for p in ds.files("test"))
 
 
+DISTRIBUTED = """\
+import json, sys, torch, torch.distributed as dist
+import motionprep
+rank = int(sys.argv[1])
+dist.init_process_group("gloo", init_method="file://" + sys.argv[2], rank=rank, world_size=2)
+ds = motionprep.open_dataset(sys.argv[3])
+loader = torch.utils.data.DataLoader(ds.torch_dataset("train", with_index=True), batch_size=8, num_workers=2)
+print(json.dumps([int(w) for _, _, wb in loader for w in wb]))
+dist.destroy_process_group()
+"""
+
+
+def test_torch_shards_under_torch_distributed_go_to_one_rank_and_worker_each(data, tmp_path):
+    """Two ranks (gloo, a file store: no network) with two DataLoader workers each: every window once."""
+    (tmp_path / "rank.py").write_text(DISTRIBUTED)
+    procs = [subprocess.Popen([sys.executable, tmp_path / "rank.py", str(r), tmp_path / "store", data / "out-zstd"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in (0, 1)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    per_rank = [json.loads(o[0]) for o in outs]
+    assert all(per_rank) and not set(per_rank[0]) & set(per_rank[1])
+    assert sorted(per_rank[0] + per_rank[1]) == list(range(motionprep.open_dataset(data / "out-zstd").num_windows("train")))
+
+
 def test_torch_shards_fold_view_and_shuffle(data, h5ref):
     import torch
     ds = motionprep.open_dataset(data / "out-zstd")

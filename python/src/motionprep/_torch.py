@@ -117,7 +117,7 @@ class ShardWindows(IterableDataset):  # type: ignore[misc]
         return self.length
 
     def shards_for_worker(self, worker: int, workers: int) -> List[str]:
-        """The shards worker ``worker`` of ``workers`` reads this epoch (every shard goes to exactly one)."""
+        """The shards reader ``worker`` of ``workers`` reads this epoch (every shard goes to exactly one)."""
         paths = list(self.paths)
         if self.shuffle:
             order = np.random.default_rng([self.seed, self.epoch]).permutation(len(paths))
@@ -127,7 +127,10 @@ class ShardWindows(IterableDataset):  # type: ignore[misc]
     def __iter__(self) -> Any:
         info = get_worker_info()
         worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
-        for path in self.shards_for_worker(worker, workers):
+        rank, ranks = 0, 1
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            rank, ranks = torch.distributed.get_rank(), torch.distributed.get_world_size()
+        for path in self.shards_for_worker(rank * workers + worker, ranks * workers):
             samples = iter_shard(path)
             if self.shuffle:
                 listed = list(samples)

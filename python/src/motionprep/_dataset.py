@@ -9,7 +9,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -36,7 +36,8 @@ class Stats:
         becomes ``a - mean``: 0 on the train split, the offset from the train value elsewhere
         (scikit-learn's StandardScaler does the same)."""
         std = np.where(self.std == 0, 1.0, self.std)
-        return ((np.asarray(a, dtype=np.float64) - self.mean) / std).astype(np.float32)
+        out: np.ndarray = ((np.asarray(a, dtype=np.float64) - self.mean) / std).astype(np.float32)
+        return out
 
 
 @dataclass(frozen=True)
@@ -418,7 +419,7 @@ def _sha256(path: Path) -> Optional[str]:
     return h.hexdigest()
 
 
-def open_dataset(path: Union[str, os.PathLike], verify: bool = False) -> Dataset:
+def open_dataset(path: Union[str, "os.PathLike[str]"], verify: bool = False) -> Dataset:
     """Opens a dataset folder written by ``motionprep run`` or ``merge`` (manifest format_version 2).
 
     Raises FileNotFoundError (no such folder), NotADirectoryError, :class:`NotADatasetError` (no

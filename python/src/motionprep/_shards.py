@@ -20,7 +20,7 @@ def _zstd_reader(raw: IO[bytes]) -> IO[bytes]:
         import zstandard
     except ImportError:  # Python 3.14+ has zstd in the standard library
         try:
-            from compression import zstd  # type: ignore[import-not-found]
+            from compression import zstd  # type: ignore[import-not-found,unused-ignore]
         except ImportError as e:
             raise ImportError("reading .tar.zst shards needs the `zstandard` package (pip install zstandard)") from e
         return zstd.ZstdFile(raw)  # type: ignore[no-any-return]

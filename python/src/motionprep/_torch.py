@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -82,7 +82,7 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
         return [_item(xs[j], fs[j] if fs is not None else None, int(ys[j]), int(rows[j]), self.x_stats, self.f_stats,
                       self.features, self.with_index) for j in back]
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
         state["_file"], state["_arrays"], state["_pid"] = None, None, None
         return state

@@ -1,7 +1,7 @@
 # motionprep — build, run, test, bench.
 #
 #   make run     install what is missing, build (release) and run pipelines/walk.yaml
-#   make test    the whole test suite: Swift tests, then the Python interop checks
+#   make test    the whole test suite: Swift tests, then the Python interop checks (and the python/ package)
 #   make bench   benchmarks against the pandas/numpy/h5py way of doing the same job
 #   make fuzz    libFuzzer + ASan targets for the readers and the pipeline loader, FUZZ_SECONDS each
 #   make install PREFIX=/usr/local   the binary (Swift runtime linked in), shell completions
@@ -20,7 +20,14 @@ DESTDIR      ?=
 # The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
 # the Swift toolchain; the C libraries come from the Debian packages the README names.
 STATIC       := --static-swift-stdlib
-PY_PKGS      := numpy scipy h5py zstandard pytest webdataset datasets
+PY_PKGS      := numpy scipy h5py zstandard pytest webdataset datasets 'setuptools>=70.1'
+# PyTorch, for the DataLoader tests of the Python package (tests/python/test_python_package.py).
+# PyPI's only Linux x86-64 torch is the CUDA build: torch 2.15 pulls ~2.8 GB of wheels (nvidia-*,
+# triton) and takes 5.4 GB in the venv, because its libraries link the CUDA ones (with --no-deps
+# `import torch` fails). It is installed once per venv, with its own stamp, without byte-compiling.
+TORCH_PKG    ?= torch
+# The motionprep Python package: reinstalled into the venv whenever one of these files changes.
+PY_SRC       := python/pyproject.toml python/README.md $(filter-out %/__pycache__,$(wildcard python/src/motionprep/*))
 
 .PHONY: all deps build install uninstall install-test run test swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
 
@@ -74,7 +81,19 @@ $(VENV)/.ok:
 	$(VPY) -m pip install -q $(PY_PKGS)
 	touch $@
 
-venv: $(VENV)/.ok
+$(VENV)/.torch-ok: $(VENV)/.ok
+	$(VPY) -m pip install -q --no-compile $(TORCH_PKG)
+	touch $@
+
+# `pip install ./python` without build isolation (setuptools is in the venv, nothing to download);
+# python/build/ is removed first so that a file deleted from python/src cannot linger in the wheel.
+$(VENV)/.motionprep-py: $(VENV)/.ok $(PY_SRC)
+	rm -rf python/build
+	$(VPY) -m pip install -q 'setuptools>=70.1'
+	$(VPY) -m pip install -q --no-build-isolation ./python
+	touch $@
+
+venv: $(VENV)/.ok $(VENV)/.torch-ok $(VENV)/.motionprep-py
 
 test: deps venv swift-test asan-test build validate-pipelines validate-sample install-test interop-test
 

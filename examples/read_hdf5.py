@@ -1,73 +1,32 @@
-"""Read a motionprep `hdf5` dataset (docs/dataset-format.md, "HDF5 files") as a PyTorch-style map-style dataset.
+"""Train-side reading of a motionprep `hdf5` dataset with the motionprep Python package (docs/python.md).
 
-    from read_hdf5 import WindowDataset
-    ds = WindowDataset("build/walk/train.h5")
-    x, y = ds[0]                         # x: [T, C] float32, y: int64 class id (-1 = unlabelled)
-    print(len(ds), ds.class_names)
+    pip install ./python torch           # from the motionprep repository
+    python examples/read_hdf5.py build/walk
 
-With PyTorch (optional: the class works without torch installed):
-
-    loader = torch.utils.data.DataLoader(ds, batch_size=64, shuffle=True, num_workers=4)
-
-The file is opened lazily, once per process, on first access: an h5py handle must not be shared
-across the fork of DataLoader workers. Normalise with the train statistics in manifest.json
-(`normalization.x.mean` / `.std`, one value per channel).
+Prints the dataset's splits, normalisation and class weights, then one epoch of a PyTorch
+DataLoader with worker processes over the train split, normalised with the manifest's statistics
+(skipped when torch is not installed). The h5py file is opened in each worker, never shared.
 """
-import h5py
-import numpy as np
+import sys
+
+import motionprep
+
+ds = motionprep.open_dataset(sys.argv[1] if len(sys.argv) > 1 else "build/walk", verify=True)
+print(ds)
+print("classes", ds.classes, "channels", ds.channels)
+print("train class weights", ds.class_weights("train").round(3).tolist())
+a = ds.arrays("validation", normalize=True)               # numpy: x [N, T, C], y [N], …
+print("validation x", a["x"].shape, "y", a["y"].shape)
+if ds.num_folds:
+    train, val = ds.folds(0)                              # train on folds != 0, validate on fold 0
+    print(f"fold 0: {len(train)} training windows, {len(val)} validation windows")
 
 try:
-    from torch.utils.data import Dataset as _Base
+    import torch
 except ImportError:
-    _Base = object
-
-
-class WindowDataset(_Base):
-    """The windows of one split's .h5 file: ds[i] is (x [T, C] float32, y int64)."""
-
-    def __init__(self, path, features=False):
-        self.path = str(path)
-        self.features = features
-        self._file = None
-        with h5py.File(self.path, "r") as f:  # read the metadata, then close before any fork
-            self._len = f["x"].shape[0]
-            self.class_names = list(f.attrs["class_names"])
-            self.channel_names = list(f.attrs["channel_names"])
-            self.sample_rate_hz = float(f.attrs["sample_rate_hz"])
-
-    def _open(self):
-        if self._file is None:
-            self._file = h5py.File(self.path, "r")
-        return self._file
-
-    def __len__(self):
-        return self._len
-
-    def __getitem__(self, i):
-        if not -self._len <= i < self._len:
-            raise IndexError(i)
-        f = self._open()
-        x = np.asarray(f["x"][i], dtype=np.float32)
-        y = np.int64(f["y"][i])
-        if self.features:
-            return x, np.asarray(f["features"][i], dtype=np.float32), y
-        return x, y
-
-    def __getstate__(self):  # pickled into workers without the open handle
-        state = dict(self.__dict__)
-        state["_file"] = None
-        return state
-
-    def close(self):
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
-if __name__ == "__main__":
-    import sys
-    ds = WindowDataset(sys.argv[1] if len(sys.argv) > 1 else "build/walk/train.h5")
-    print(len(ds), "windows; classes", ds.class_names)
-    if len(ds):
-        x, y = ds[0]
-        print("x", x.shape, x.dtype, "y", y)
+    sys.exit(0)
+loader = torch.utils.data.DataLoader(ds.torch_dataset("train"), batch_size=32, shuffle=True, num_workers=2)
+windows = 0
+for x, y in loader:                                       # x [B, T, C] float32, y [B] int64
+    windows += len(y)
+print(f"one epoch: {windows} windows in batches of {tuple(x.shape[1:])}")

@@ -3,8 +3,8 @@ reads the shards back with webdataset, Hugging Face datasets, numpy + zstandard 
 CLI and tar (docs/dataset-format.md, "Shards"): one WebDataset sample per window, every window
 exactly once with the HDF5 bytes, shuffled across shards deterministically.
 
-A PyTorch DataLoader test is not here: torch is too large for CI; the WebDataset pipeline below is
-what a DataLoader would wrap."""
+The PyTorch DataLoader over shards (workers sharing the shards out) is tested with the motionprep
+Python package, in test_python_package.py."""
 import hashlib
 import io
 import json
@@ -12,19 +12,16 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tarfile
 import time
-from pathlib import Path
 
 import h5py
 import numpy as np
 import pytest
 
-from conftest import BIN, motionprep
+import motionprep as mpkg  # the Python package (python/); `motionprep` below runs the binary
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-import read_shards  # noqa: E402
+from conftest import BIN, motionprep
 
 PER_SHARD = 50
 SPLITS = ("train", "validation", "test")
@@ -55,12 +52,16 @@ def datasets(walk_data):
     return walk_data / "out-shards", walk_data / "out-shards-h5", walk_data / "out-shards-tar"
 
 
+def shard_paths(root, split):
+    return mpkg.open_dataset(root).files(split)
+
+
 def shard_files(root):
-    return [p for split in SPLITS for p in read_shards.shard_paths(root, split)]
+    return [p for split in SPLITS for p in shard_paths(root, split)]
 
 
 def urls(root, split):
-    return [f"pipe:zstd -dc < {p}" if p.name.endswith(".zst") else str(p) for p in read_shards.shard_paths(root, split)]
+    return [f"pipe:zstd -dc < {p}" if p.name.endswith(".zst") else str(p) for p in shard_paths(root, split)]
 
 
 def hdf5(h5root, split):
@@ -146,7 +147,7 @@ def test_huggingface_datasets_one_row_per_window(datasets, tmp_path):
     except ImportError as e:
         pytest.skip(f"Hugging Face `datasets` is not installed ({e}); `make venv` installs it")
     _, h5root, tar_root = datasets
-    files = [str(p) for p in read_shards.shard_paths(tar_root, "validation")]
+    files = [str(p) for p in shard_paths(tar_root, "validation")]
     ds = hf.load_dataset("webdataset", data_files={"validation": files}, split="validation", cache_dir=str(tmp_path / "hf"))
     ref = hdf5(h5root, "validation")
     assert len(ds) == len(ref["y"])
@@ -206,7 +207,7 @@ def test_tar_members_per_window_with_clean_headers(datasets):
 
 def test_zstd_dc_tar_x_and_the_example(datasets, tmp_path):
     root, h5root, _ = datasets
-    path = read_shards.shard_paths(root, "train")[-1]
+    path = shard_paths(root, "train")[-1]
     subprocess.run(f"zstd -dc '{path}' | tar x", shell=True, check=True, cwd=tmp_path)
     keys = sorted(p.name.split(".")[0] for p in tmp_path.glob("*.json"))
     assert len(list(tmp_path.iterdir())) == 4 * len(keys) > 0
@@ -215,16 +216,17 @@ def test_zstd_dc_tar_x_and_the_example(datasets, tmp_path):
         assert x.shape == (128, 18) and x.dtype.str == "<f4" and x.flags.c_contiguous
         assert np.load(tmp_path / f"{k}.features.npy").shape == (54,)
         int((tmp_path / f"{k}.y.cls").read_text())
-    # examples/read_shards.py: load_split gives the canonical order.
-    x, y = read_shards.load_split(root, "test")
+    # The motionprep package gathers the shards in the canonical order.
+    a = mpkg.open_dataset(root).arrays("test")
     ref = hdf5(h5root, "test")
-    assert x.tobytes() == ref["x"].tobytes() and y.tolist() == ref["y"].tolist()
+    assert a["x"].tobytes() == ref["x"].tobytes() and a["y"].tolist() == ref["y"].tolist()
 
 
 def test_windows_are_shuffled_across_shards(datasets):
     root, _, _ = datasets
-    metas = [m for _, _, _, m in read_shards.iter_windows(root, "train")]
-    keys = [k for k, _, _, _ in read_shards.iter_windows(root, "train")]
+    windows = list(mpkg.open_dataset(root).iter_windows("train"))
+    metas = [w["meta"] for w in windows]
+    keys = [w["key"] for w in windows]
     assert keys != sorted(keys)
     same = sum(a["recording"] == b["recording"] for a, b in zip(metas, metas[1:]))
     # In canonical order nearly all neighbours share a recording; shuffled, about Σ p_r² do.
@@ -289,7 +291,7 @@ def test_empty_split_has_one_empty_archive(walk_data):
     files = manifest["splits"]["test"]["files"]
     assert [(f["path"], f["num_windows"], f["class_counts"]) for f in files] == [("test/test-00000.tar.zst", 0, [0, 0])]
     subprocess.run(["zstd", "-q", "-t", str(root / files[0]["path"])], check=True)
-    assert list(read_shards.iter_shard(root / files[0]["path"])) == []
+    assert list(mpkg.iter_shard(root / files[0]["path"])) == []
     motionprep("validate", root)
 
 
@@ -333,35 +335,15 @@ def test_validate_explains_a_format_version_1_dataset(datasets, tmp_path):
     assert "manifest.schema" in out and "older motionprep (format_version 1)" in out and "motionprep run" in out
 
 
-def test_read_hdf5_example(datasets):
-    import pickle
-    import read_hdf5
-    _, h5root, _ = datasets
-    ds = read_hdf5.WindowDataset(h5root / "train.h5")
-    with h5py.File(h5root / "train.h5", "r") as f:
-        x, y = f["x"][...], f["y"][...]
-    assert len(ds) == len(y) and ds.class_names == ["walk", "turn"]
-    for i in (0, len(ds) // 2, -1):
-        wx, wy = ds[i]
-        np.testing.assert_array_equal(wx, x[i])
-        assert wy == y[i] and wx.dtype == np.float32
-    # Picklable for DataLoader workers even after the file was opened.
-    clone = pickle.loads(pickle.dumps(ds))
-    np.testing.assert_array_equal(clone[1][0], x[1])
-    with pytest.raises(IndexError):
-        ds[len(ds)]
-    ds.close()
-
-
 @pytest.mark.parametrize("which", ["zstd", "tar"])
 def test_inspect_a_shard(datasets, which):
     root, _, tar_root = datasets
-    path = read_shards.shard_paths(root if which == "zstd" else tar_root, "validation")[0]
+    path = shard_paths(root if which == "zstd" else tar_root, "validation")[0]
     info = json.loads(motionprep("inspect", path, "--json").stdout)
-    windows = list(read_shards.iter_shard(path))
+    windows = list(mpkg.iter_shard(path))
     assert info["num_windows"] == len(windows) == PER_SHARD
     assert info["sample_members"] == [".x.npy", ".y.cls", ".features.npy", ".json"]
-    assert info["first_key"] == windows[0][0]
+    assert info["first_key"] == windows[0]["key"]
     assert sum(info["labels"].values()) == len(windows)
     assert {a["name"]: a["shape"] for a in info["arrays"]}["x"] == [PER_SHARD, 128, 18]
     text = motionprep("inspect", path).stdout

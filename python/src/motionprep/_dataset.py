@@ -1,0 +1,461 @@
+"""A motionprep dataset folder: its manifest, its splits, selections of windows (views) and folds.
+
+The format is docs/dataset-format.md; the API is docs/python.md."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+
+from ._errors import ChecksumError, FormatVersionError, NotADatasetError
+from ._shards import Sample, iter_shard
+
+FORMAT = "motionprep.dataset"
+#: The manifest format_version this package reads.
+FORMAT_VERSION = 2
+SPLITS: Tuple[str, ...] = ("train", "validation", "test")
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Per-column mean and population standard deviation (float64), from the manifest."""
+
+    mean: np.ndarray
+    std: np.ndarray
+
+    def apply(self, a: np.ndarray) -> np.ndarray:
+        """``(a - mean) / std`` over the last axis, computed in float64 and returned as float32.
+
+        A column whose ``std`` is 0 (constant over the train split) is divided by 1 instead, so it
+        becomes ``a - mean``: 0 on the train split, the offset from the train value elsewhere
+        (scikit-learn's StandardScaler does the same)."""
+        std = np.where(self.std == 0, 1.0, self.std)
+        out: np.ndarray = ((np.asarray(a, dtype=np.float64) - self.mean) / std).astype(np.float32)
+        return out
+
+
+@dataclass(frozen=True)
+class Normalization:
+    """The manifest's ``normalization``: ``x`` per channel, ``features`` per feature (None without features)."""
+
+    x: Stats
+    features: Optional[Stats]
+
+
+class View:
+    """The windows of one split, or of one side of a fold: ``ds.view("train")``, ``ds.folds(k)``.
+
+    Every method of :class:`Dataset` that takes a split name takes a view as well."""
+
+    def __init__(self, dataset: "Dataset", split: str, fold: Optional[int] = None, holdout: bool = False):
+        self.dataset = dataset
+        self.split = split
+        #: None for the whole split; else the fold k, with ``holdout`` True for the windows of fold k
+        #: (the validation side) and False for those of every other fold (the training side).
+        self.fold = fold
+        self.holdout = holdout
+        self._indices: Optional[np.ndarray] = None
+
+    @property
+    def name(self) -> str:
+        """``train``, ``train[fold!=2]`` or ``train[fold==2]``."""
+        if self.fold is None:
+            return self.split
+        return f"{self.split}[fold{'==' if self.holdout else '!='}{self.fold}]"
+
+    def __repr__(self) -> str:
+        return f"<motionprep.View {self.name} of {self.dataset.path}>"
+
+    def accepts(self, fold_index: int) -> bool:
+        """Whether a window with this ``fold_index`` belongs to the view."""
+        if self.fold is None:
+            return True
+        return (fold_index == self.fold) if self.holdout else (fold_index != self.fold)
+
+    def indices(self) -> np.ndarray:
+        """The window numbers (positions in the split's canonical order) the view holds, ascending, int64.
+
+        For a fold of a shards dataset this reads every sample's JSON of the split once (cached)."""
+        if self._indices is None:
+            n = self.dataset.num_windows(self.split)
+            if self.fold is None:
+                self._indices = np.arange(n, dtype=np.int64)
+            else:
+                folds = self.dataset._fold_index(self.split)
+                mask = (folds == self.fold) if self.holdout else (folds != self.fold)
+                self._indices = np.flatnonzero(mask).astype(np.int64)
+        return self._indices
+
+    def __len__(self) -> int:
+        if self.fold is None:
+            return self.dataset.num_windows(self.split)
+        return len(self.indices())
+
+    # Conveniences: the Dataset methods on this view.
+    def arrays(self, normalize: bool = False) -> Dict[str, np.ndarray]:
+        return self.dataset.arrays(self, normalize=normalize)
+
+    def class_counts(self) -> np.ndarray:
+        return self.dataset.class_counts(self)
+
+    def class_weights(self) -> np.ndarray:
+        return self.dataset.class_weights(self)
+
+    def torch_dataset(self, **kwargs: Any) -> Any:
+        return self.dataset.torch_dataset(self, **kwargs)
+
+    def hf_dataset(self, **kwargs: Any) -> Any:
+        return self.dataset.hf_dataset(self, **kwargs)
+
+
+SplitLike = Union[str, View]
+
+
+class Dataset:
+    """A motionprep dataset folder (``format_version`` 2), opened with :func:`open_dataset`."""
+
+    def __init__(self, path: Union[str, Path], manifest: Dict[str, Any]):
+        self.path = Path(path)
+        #: The parsed manifest.json (docs/dataset-format.md, "manifest.json").
+        self.manifest = manifest
+        #: ``"hdf5"`` or ``"shards"``.
+        self.storage: str = manifest["storage"]
+        self.classes: List[str] = list(manifest["classes"])
+        self.channels: List[str] = [c["name"] for c in manifest["channels"]]
+        self.channel_units: List[str] = [c["unit"] for c in manifest["channels"]]
+        self.feature_names: List[str] = list(manifest["feature_names"])
+        self.subjects: List[str] = list(manifest["subjects"])
+        self.recordings: List[str] = list(manifest["recordings"])
+        self.sample_rate_hz: float = float(manifest["sample_rate_hz"])
+        self.window_length: int = int(manifest["window_length"])
+        self.window_stride: int = int(manifest["window_stride"])
+        #: The split names, in order: ``("train", "validation", "test")``.
+        self.splits: Tuple[str, ...] = tuple(s for s in SPLITS if s in manifest["splits"])
+        #: The number of folds (``split_policy.folds``), None when the pipeline has no folds.
+        self.num_folds: Optional[int] = manifest["split_policy"].get("folds") if "fold_index" in manifest["arrays"] else None
+        self.has_features: bool = "features" in manifest["arrays"]
+        norm = manifest.get("normalization")
+        #: The train split's statistics, None when the train split has no window.
+        self.normalization: Optional[Normalization] = None
+        if norm is not None:
+            f = norm.get("features")
+            self.normalization = Normalization(
+                x=Stats(np.asarray(norm["x"]["mean"], np.float64), np.asarray(norm["x"]["std"], np.float64)),
+                features=None if f is None else Stats(np.asarray(f["mean"], np.float64), np.asarray(f["std"], np.float64)))
+        self._folds_cache: Dict[str, np.ndarray] = {}
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{s} {self.num_windows(s)}" for s in self.splits)
+        return f"<motionprep.Dataset {self.path} ({self.storage}; {counts} windows)>"
+
+    # ----- splits, files, views
+
+    def view(self, split: SplitLike) -> View:
+        """The whole split ``split`` as a :class:`View` (a view is returned as is)."""
+        if isinstance(split, View):
+            if split.dataset is not self:
+                raise ValueError(f"{split!r} belongs to another dataset than {self.path}")
+            return split
+        if split not in self.splits:
+            raise ValueError(f"{self.path}: unknown split {split!r}; the dataset has {', '.join(self.splits)}")
+        return View(self, split)
+
+    def num_windows(self, split: SplitLike) -> int:
+        """The number of windows of a split (from the manifest) or of a view."""
+        if isinstance(split, View):
+            return len(split)
+        return int(self.manifest["splits"][self.view(split).split]["num_windows"])
+
+    def files(self, split: SplitLike) -> List[Path]:
+        """The split's data files, in order: ``[train.h5]`` or its shards ``train/train-00000.tar.zst``, …"""
+        name = self.view(split).split
+        return [self.path / f["path"] for f in self.manifest["splits"][name]["files"]]
+
+    def folds(self, k: int) -> Tuple[View, View]:
+        """``(train on folds != k, validate on fold k)``: two views of the train split, by ``fold_index``.
+
+        Raises ValueError when the dataset has no folds or k is not in ``0 … num_folds - 1``. A fold
+        with no window (more folds than train subjects; ``run`` warns) gives an empty validation view."""
+        if self.num_folds is None:
+            raise ValueError(f"{self.path}: the dataset has no folds (its pipeline sets neither `split.folds` "
+                             "nor `split.leave_one_out`; docs/pipeline.md, \"Splits and folds\")")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < self.num_folds:
+            raise ValueError(f"{self.path}: fold {k!r} does not exist; the dataset has folds 0 to {self.num_folds - 1}")
+        return View(self, "train", int(k), holdout=False), View(self, "train", int(k), holdout=True)
+
+    # ----- reading
+
+    def iter_windows(self, split: SplitLike) -> Iterator[Sample]:
+        """Every window of a split or view as a dict (``window``, ``x``, ``y``, ``features``, ``meta``),
+        in storage order: canonical for HDF5, the write-time shuffle for shards (one shard at a time)."""
+        view = self.view(split)
+        if self.storage == "shards":
+            for path in self.files(view):
+                for s in iter_shard(path):
+                    if view.fold is None or view.accepts(int(s["meta"].get("fold_index", -1))):
+                        yield s
+            return
+        a = self.arrays(view)
+        for i, w in enumerate(a["window"]):
+            meta: Dict[str, Any] = {"subject": self.subjects[a["subject_index"][i]],
+                                    "recording": self.recordings[a["recording_index"][i]],
+                                    "start_time_s": float(a["start_time_s"][i]),
+                                    "label": self.classes[a["y"][i]] if a["y"][i] >= 0 else None}
+            if "fold_index" in a:
+                meta["fold_index"] = int(a["fold_index"][i])
+            yield {"key": f"{view.split}-{int(w):09d}", "window": int(w), "x": a["x"][i], "y": int(a["y"][i]),
+                   "features": a["features"][i] if "features" in a else None, "meta": meta}
+
+    def arrays(self, split: SplitLike, normalize: bool = False) -> Dict[str, np.ndarray]:
+        """The windows of a split or view as numpy arrays, in canonical order (the HDF5 file's order).
+
+        Keys: ``x`` float32 [N, T, C], ``y`` int64 [N], ``features`` float32 [N, F] (when computed),
+        ``subject_index``, ``recording_index`` int32 [N], ``start_time_s`` float64 [N], ``fold_index``
+        int32 [N] (with folds) and ``window`` int64 [N], the window numbers within the split. With
+        ``normalize=True``, ``x`` and ``features`` are normalised with the manifest's statistics
+        (:meth:`Stats.apply`). Everything is read into memory."""
+        view = self.view(split)
+        idx = view.indices()
+        out: Dict[str, np.ndarray] = {}
+        if self.storage == "hdf5":
+            import h5py
+            with h5py.File(self.files(view)[0], "r") as f:
+                for name in ("x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"):
+                    if name in f:
+                        out[name] = f[name][...] if view.fold is None else f[name][...][idx]
+        else:
+            out = self._gather_shards(view, idx)
+        out["window"] = idx.copy()
+        if normalize:
+            out["x"] = self._stats("x").apply(out["x"])
+            if "features" in out:
+                out["features"] = self._stats("features").apply(out["features"])
+        return out
+
+    def _gather_shards(self, view: View, idx: np.ndarray) -> Dict[str, np.ndarray]:
+        n = len(idx)
+        arrays = self.manifest["arrays"]
+        shape = arrays["x"]["shape"]
+        out: Dict[str, np.ndarray] = {
+            "x": np.zeros((n, shape[1], shape[2]), np.float32), "y": np.zeros(n, np.int64),
+            "subject_index": np.zeros(n, np.int32), "recording_index": np.zeros(n, np.int32),
+            "start_time_s": np.zeros(n, np.float64)}
+        if "features" in arrays:
+            out["features"] = np.zeros((n, arrays["features"]["shape"][1]), np.float32)
+        if "fold_index" in arrays:
+            out["fold_index"] = np.zeros(n, np.int32)
+        row = {int(w): i for i, w in enumerate(idx)}
+        subject = {s: i for i, s in enumerate(self.subjects)}
+        recording = {r: i for i, r in enumerate(self.recordings)}
+        seen = np.zeros(n, bool)
+        for s in self.iter_windows(view):
+            i = row.get(s["window"])
+            if i is None or seen[i]:
+                raise ValueError(f"{self.path}: window {s['key']} is {'twice' if i is not None else 'not expected'} "
+                                 f"in split {view.split!r} (run `motionprep validate {self.path}`)")
+            seen[i] = True
+            meta = s["meta"]
+            out["x"][i], out["y"][i] = s["x"], s["y"]
+            out["subject_index"][i] = subject[meta["subject"]]
+            out["recording_index"][i] = recording[meta["recording"]]
+            out["start_time_s"][i] = meta["start_time_s"]
+            if "features" in out:
+                out["features"][i] = s["features"]
+            if "fold_index" in out:
+                out["fold_index"][i] = meta["fold_index"]
+        if not seen.all():
+            raise ValueError(f"{self.path}: {int((~seen).sum())} window(s) of split {view.split!r} are missing from "
+                             f"its shards (run `motionprep validate {self.path}`)")
+        return out
+
+    def _fold_index(self, split: str) -> np.ndarray:
+        if split not in self._folds_cache:
+            if self.storage == "hdf5":
+                import h5py
+                with h5py.File(self.files(split)[0], "r") as f:
+                    self._folds_cache[split] = f["fold_index"][...]
+            else:
+                folds = np.full(self.num_windows(split), -1, np.int32)
+                for path in self.files(split):
+                    for s in iter_shard(path):
+                        folds[s["window"]] = s["meta"]["fold_index"]
+                self._folds_cache[split] = folds
+        return self._folds_cache[split]
+
+    # ----- normalisation, classes
+
+    def _stats(self, which: str) -> Stats:
+        if self.normalization is None:
+            raise ValueError(f"{self.path}: the manifest has no normalisation statistics (its train split has no "
+                             "window), so normalize=True cannot be used")
+        stats = self.normalization.x if which == "x" else self.normalization.features
+        if stats is None:
+            raise ValueError(f"{self.path}: the manifest has no feature statistics (no features are computed)")
+        return stats
+
+    def class_counts(self, split: SplitLike = "train") -> np.ndarray:
+        """Windows per class (int64, class-id order) of a split (from the manifest) or view (counted
+        from ``y``); unlabelled windows (y = -1) are not counted."""
+        view = self.view(split)
+        if view.fold is None:
+            return np.asarray(self.manifest["splits"][view.split]["class_counts"], np.int64)
+        y = self.arrays(view)["y"] if self.storage == "hdf5" else np.array([s["y"] for s in self.iter_windows(view)], np.int64)
+        return np.bincount(y[y >= 0], minlength=len(self.classes)).astype(np.int64)
+
+    def class_weights(self, split: SplitLike = "train") -> np.ndarray:
+        """"Balanced" class weights (float64, class-id order) for a weighted loss: ``n / (k * count_c)``,
+        n the labelled windows of the split or view, k the number of classes with at least one window.
+
+        A class with no window gets weight 0 and a warning naming it (it cannot be learnt from this
+        split); the weights of the present classes average to 1 over the windows. Raises ValueError
+        when the split has no labelled window."""
+        view = self.view(split)
+        if not self.classes:
+            raise ValueError(f"{self.path}: the dataset has no classes (its pipeline has no `labels`), so there are no class weights")
+        counts = self.class_counts(view)
+        n, present = int(counts.sum()), counts > 0
+        if n == 0:
+            raise ValueError(f"{self.path}: split {view.name!r} has no labelled window, so there are no class weights")
+        absent = [self.classes[i] for i in np.flatnonzero(~present)]
+        if absent:
+            warnings.warn(f"{self.path}: class(es) {', '.join(absent)} have no window in {view.name!r}; their weight is 0",
+                          stacklevel=2)
+        weights = np.zeros(len(counts), np.float64)
+        weights[present] = n / (int(present.sum()) * counts[present])
+        return weights
+
+    # ----- training frameworks
+
+    def torch_dataset(self, split: SplitLike, normalize: bool = True, features: bool = False,
+                      with_index: bool = False, shuffle: bool = False, seed: int = 0) -> Any:
+        """A PyTorch dataset over a split or view (needs ``torch``).
+
+        HDF5: a map-style ``torch.utils.data.Dataset`` (the file is opened lazily in each process, so
+        DataLoader workers never share an h5py handle). Shards: an ``IterableDataset`` whose shards are
+        dealt out across DataLoader workers (worker w of W reads shards w, w + W, …), so every window
+        comes once per epoch; ``shuffle=True`` shuffles the shard order and the windows within each
+        shard, from ``seed`` and the epoch set with ``set_epoch`` (HDF5 ignores both: use the
+        DataLoader's ``shuffle``).
+
+        Items are ``(x, y)``, ``(x, features, y)`` with ``features=True``, and the window number
+        last with ``with_index=True``: x a float32 tensor [T, C], features float32 [F], y an int."""
+        view = self.view(split)
+        if features and not self.has_features:
+            raise ValueError(f"{self.path}: features=True but the dataset has no features")
+        try:
+            from . import _torch
+        except ImportError as e:
+            raise ImportError(f"torch_dataset() needs PyTorch, which is not importable here ({e}); "
+                              "install it with `pip install torch`") from e
+        x_stats = self._stats("x") if normalize else None
+        f_stats = self._stats("features") if normalize and features else None
+        if self.storage == "hdf5":
+            return _torch.HDF5Windows(str(self.files(view)[0]), view.indices(), x_stats, f_stats, features, with_index)
+        length = len(view) if view.fold is None or view._indices is not None else None
+        return _torch.ShardWindows([str(p) for p in self.files(view)], view.fold, view.holdout, length,
+                                   x_stats, f_stats, features, with_index, shuffle, seed)
+
+    def hf_dataset(self, split: SplitLike, normalize: bool = False, cache_dir: Optional[str] = None) -> Any:
+        """A Hugging Face ``datasets.Dataset`` of a split or view (needs ``datasets``), one row per
+        window in canonical order: ``x`` (Array2D float32 [T, C]), ``y`` (ClassLabel of the classes;
+        -1 unlabelled), ``features`` (float32 [F], when computed), ``subject``, ``recording``,
+        ``start_time_s``, ``fold_index`` (with folds) and ``window``. Built with
+        ``Dataset.from_generator`` into ``cache_dir`` (default: the Hugging Face cache)."""
+        view = self.view(split)
+        try:
+            from . import _hf
+        except ImportError as e:
+            raise ImportError(f"hf_dataset() needs Hugging Face `datasets`, which is not importable here ({e}); "
+                              "install it with `pip install datasets`") from e
+        if normalize:
+            self._stats("x")
+        return _hf.build(self, view, normalize, cache_dir)
+
+    # ----- checksums
+
+    def verify(self) -> None:
+        """Checks every data file against SHA256SUMS and the manifest's ``files`` digests; raises
+        :class:`ChecksumError` naming the first file that is missing, unlisted or changed."""
+        sums_path = self.path / "SHA256SUMS"
+        try:
+            lines = sums_path.read_text(encoding="utf-8").splitlines()
+        except OSError as e:
+            raise ChecksumError(f"{sums_path}: cannot be read ({e.strerror or e})") from e
+        sums: Dict[str, str] = {}
+        for number, line in enumerate(lines, 1):
+            digest, sep, rel = line.partition("  ")
+            if not sep or len(digest) != 64:
+                raise ChecksumError(f"{sums_path}:{number}: not a `HEX  PATH` line: {line!r}")
+            sums[rel] = digest
+        listed = {f["path"]: f["sha256"] for s in self.splits for f in self.manifest["splits"][s]["files"]}
+        for rel, digest in listed.items():
+            if rel not in sums:
+                raise ChecksumError(f"{sums_path}: {rel}, a file of manifest.json, is not listed")
+            if sums[rel] != digest:
+                raise ChecksumError(f"{sums_path}: {rel} is listed with SHA-256 {sums[rel]}, manifest.json says {digest}")
+        for rel, digest in sums.items():
+            actual = _sha256(self.path / rel)
+            if actual is None:
+                raise ChecksumError(f"{self.path / rel}: missing (listed in SHA256SUMS)")
+            if actual != digest:
+                raise ChecksumError(f"{self.path / rel}: SHA-256 is {actual}, SHA256SUMS says {digest}: "
+                                    "the file changed after motionprep wrote it")
+
+
+def _sha256(path: Path) -> Optional[str]:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except FileNotFoundError:
+        return None
+    return h.hexdigest()
+
+
+def open_dataset(path: Union[str, "os.PathLike[str]"], verify: bool = False) -> Dataset:
+    """Opens a dataset folder written by ``motionprep run`` or ``merge`` (manifest format_version 2).
+
+    Raises FileNotFoundError (no such folder), NotADirectoryError, :class:`NotADatasetError` (no
+    readable motionprep manifest.json), :class:`FormatVersionError` (another format_version) and,
+    with ``verify=True``, :class:`ChecksumError` (a data file differs from SHA256SUMS)."""
+    root = Path(path)
+    if not root.exists():
+        raise FileNotFoundError(f"{root}: no such dataset folder")
+    if not root.is_dir():
+        raise NotADirectoryError(f"{root}: not a folder; a motionprep dataset is a folder with manifest.json")
+    manifest_path = root / "manifest.json"
+    if not manifest_path.is_file():
+        hint = ""
+        if Path(f"{root}.partial").exists():
+            hint = f" ({root}.partial exists: a run into it has not finished)"
+        raise NotADatasetError(f"{root}: no manifest.json, so not a motionprep dataset{hint}; write one with `motionprep run`")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise NotADatasetError(f"{manifest_path}: not valid JSON ({e})") from e
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
+        raise NotADatasetError(f"{manifest_path}: `format` is {found!r}, not {FORMAT!r}: not a motionprep dataset manifest")
+    version = manifest.get("format_version")
+    if version != FORMAT_VERSION:
+        if isinstance(version, int) and not isinstance(version, bool) and version < FORMAT_VERSION:
+            raise FormatVersionError(f"{manifest_path}: format_version {version} was written by an older motionprep; "
+                                     f"this package reads version {FORMAT_VERSION}: rerun `motionprep run` to write the dataset again")
+        raise FormatVersionError(f"{manifest_path}: format_version {version!r} is not one this package reads "
+                                 f"({FORMAT_VERSION}); install the Python package of the motionprep that wrote it (`pip install ./python`)")
+    missing = [k for k in ("storage", "splits", "arrays", "channels", "classes", "feature_names", "subjects", "recordings",
+                           "split_policy", "sample_rate_hz", "window_length", "window_stride") if k not in manifest]
+    if missing or manifest.get("storage") not in ("hdf5", "shards"):
+        what = f"lacks {', '.join(missing)}" if missing else f"has storage {manifest.get('storage')!r}"
+        raise NotADatasetError(f"{manifest_path}: {what}; run `motionprep validate {root}`")
+    ds = Dataset(root, manifest)
+    if verify:
+        ds.verify()
+    return ds

@@ -29,7 +29,7 @@ TORCH_PKG    ?= torch
 # The motionprep Python package: reinstalled into the venv whenever one of these files changes.
 PY_SRC       := python/pyproject.toml python/README.md $(filter-out %/__pycache__,$(wildcard python/src/motionprep/*))
 
-.PHONY: all deps build install uninstall install-test run test swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
+.PHONY: all deps build install uninstall install-test run test test-builds swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
 
 all: build
 
@@ -87,7 +87,7 @@ $(VENV)/.torch-ok: $(VENV)/.ok
 
 # `pip install ./python` without build isolation (setuptools is in the venv, nothing to download);
 # python/build/ is removed first so that a file deleted from python/src cannot linger in the wheel.
-$(VENV)/.motionprep-py: $(VENV)/.ok $(PY_SRC)
+$(VENV)/.motionprep-py: $(VENV)/.ok $(PY_SRC) | $(VENV)/.torch-ok
 	rm -rf python/build
 	$(VPY) -m pip install -q 'setuptools>=70.1'
 	$(VPY) -m pip install -q --no-build-isolation ./python
@@ -95,7 +95,17 @@ $(VENV)/.motionprep-py: $(VENV)/.ok $(PY_SRC)
 
 venv: $(VENV)/.ok $(VENV)/.torch-ok $(VENV)/.motionprep-py
 
-test: deps venv swift-test asan-test build validate-pipelines validate-sample install-test interop-test
+# The venv (on a fresh machine ~2.8 GB of torch wheels: network and disk) is made while the Swift
+# builds (CPU) run, then the tests run one after another.
+test: deps
+	$(MAKE) --no-print-directory -j2 --output-sync=target venv test-builds
+	$(MAKE) --no-print-directory swift-test asan-test validate-pipelines validate-sample install-test interop-test
+
+# Every build the tests need, one after another (they share the two cores).
+test-builds: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
+	$(SWIFT) build -c release --product motionprep $(STATIC)
 
 # `make install` into a staging folder; tests/python/test_install.py checks what it wrote.
 install-test: build

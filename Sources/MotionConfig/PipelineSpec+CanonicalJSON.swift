@@ -131,6 +131,16 @@ extension InputSpec {
                 }
             }
         }
+        if let preset {
+            // What a phone-logger preset was expanded from (docs/inputs.md, "Phone-logger presets");
+            // the rest of this object is the plain csv input it stands for.
+            o["preset"] = .object([
+                "type": .string(preset.app.rawValue),
+                "input": .int(preset.entry),
+                "sensor": preset.sensor.map(JSONValue.string) ?? .null,
+                "paths": .array(preset.paths.map(JSONValue.string)),
+            ])
+        }
         if let iio {
             if let folder = iio.layoutFolder {
                 o["layout"] = .string(folder)

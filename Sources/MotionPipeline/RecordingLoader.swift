@@ -189,6 +189,6 @@ extension CSVFormat {
                   sensorGroups: options.sensorChannels.map { CSVFormat.SensorGroup(sensor: $0.key, channels: channels($0.value)) },
                   delimiterGiven: options.delimiterGiven, skipLines: options.skipLines,
                   // The decoder has checked the pattern; a pattern built in code that is not valid reads as no format.
-                  timeFormat: options.timeFormat.flatMap { try? CSVTimeFormat(pattern: $0) })
+                  timeFormat: options.timeFormat.flatMap { try? CSVTimeFormat(pattern: $0) }, app: options.app)
     }
 }

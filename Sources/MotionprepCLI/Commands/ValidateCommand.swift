@@ -115,10 +115,10 @@ enum ValidateCommand {
                     try Diagnostics.stdout("\(path): ok")
                 } else {
                     for u in matched.unmatched {
-                        Diagnostics.stderr("motionprep: `\(u.pattern)` in inputs[\(u.inputIndex)] of \(path) matches no file (paths are relative to `\(spec.baseDirectory)`)")
+                        Diagnostics.stderr("motionprep: " + InputDiscovery.unmatchedMessage(u, spec: spec, file: path))
                     }
                     for bad in matched.irregular {
-                        Diagnostics.stderr("motionprep: \(bad.path) (matched by `\(bad.pattern)` in inputs[\(bad.inputIndex)] of \(path)) is \(bad.kind), not a regular file; motionprep reads only regular files")
+                        Diagnostics.stderr("motionprep: \(bad.path) (matched by `\(bad.pattern)` in \(spec.inputName(bad.inputIndex)) of \(path)) is \(bad.kind), not a regular file; motionprep reads only regular files")
                     }
                     if worst == .success { worst = .noInput }
                 }

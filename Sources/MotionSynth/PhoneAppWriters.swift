@@ -107,11 +107,13 @@ enum PhoneAppWriter {
             let nanos = Int64((segment.start * 1e9).rounded())
             annotation += "\(epochNanos + nanos),\(number(Double(nanos) / 1e9)),\(activityName(segment.activity)),120\n"
         }
+        rows += annotation.utf8.filter { $0 == 0x0A }.count - 1
         bytes += try OutputFile.writeSmall(annotation, to: directory + "/Annotation.csv")
         let start = startEpochSeconds(subject: subject, recording: recording)
         let metadata = "version,device name,recording epoch time,recording time,recording timezone,platform,appVersion,device id,sensors,sampleRateMs,standardisation,platform version\n"
             + "3,motionprep synth,\(start * 1_000_000_000),\(civil(start, dateSeparator: "-", between: "_", timeSeparator: "-")),UTC,android,1.40.0,synth-\(subject)-\(recording),"
             + "Accelerometer|Gravity|TotalAcceleration|Gyroscope|Magnetometer|Orientation|Barometer|Annotation,10|10|10|10|10|10|1000|0,false,34\n"
+        rows += 1
         bytes += try OutputFile.writeSmall(metadata, to: directory + "/Metadata.csv")
         return (bytes, rows)
     }
@@ -203,6 +205,7 @@ enum PhoneAppWriter {
 
         try Synth.makeDirectory(directory + "/meta")
         let start = startEpochSeconds(subject: subject, recording: recording)
+        rows += 10 + 2  // the lines after the headers of meta/device.csv and meta/time.csv
         bytes += try OutputFile.writeSmall("\"property\",\"value\"\n\"version\",\"1.2.0\"\n\"build\",\"1020009\"\n\"fileFormat\",\"1.19\"\n"
             + "\"deviceModel\",\"motionprep synth\"\n\"deviceBrand\",\"synth\"\n\"deviceBoard\",\"\"\n\"deviceManufacturer\",\"motionprep\"\n"
             + "\"deviceBaseOS\",\"\"\n\"deviceCodename\",\"\"\n\"deviceRelease\",\"14\"\n", to: directory + "/meta/device.csv")

@@ -76,7 +76,8 @@ public struct SynthSummary: Sendable, Equatable {
     /// Total size of those files in bytes.
     public var bytes: Int
     /// Data rows written: CSV lines after the header (MotionCollector marker rows included,
-    /// both phone-logger files counted) or IIO scans.
+    /// both phone-logger files counted; for the phone-app formats every CSV file's, metadata
+    /// files included, and AndroSensor's after its `sep=;` line and header) or IIO scans.
     public var rows: Int
 
     public init(files: [String], bytes: Int, rows: Int) {

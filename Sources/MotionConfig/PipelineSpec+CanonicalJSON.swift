@@ -10,7 +10,8 @@ extension PipelineSpec {
     /// `{"length_samples": …}` as written, with the stride spelled out. Mappings whose order
     /// matters (csv `channels` and `sensor_channels`, which fix the channel order of `x`) are
     /// lists of one-key objects; the others (`units`, `labels.map`, `split.assign`, whose
-    /// subject lists are sorted) are objects. Nothing about where the file is (`file`,
+    /// subject lists are sorted) are objects. A phone-logger preset appears as the csv inputs it
+    /// expanded to, each with a `preset` object. Nothing about where the file is (`file`,
     /// `baseDirectory`, positions) is included, so equal pipelines written differently (key
     /// order, flow or block style, defaults spelled out or not) give equal text.
     public func canonicalJSON() -> String {

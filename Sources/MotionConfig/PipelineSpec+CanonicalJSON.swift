@@ -10,7 +10,8 @@ extension PipelineSpec {
     /// `{"length_samples": …}` as written, with the stride spelled out. Mappings whose order
     /// matters (csv `channels` and `sensor_channels`, which fix the channel order of `x`) are
     /// lists of one-key objects; the others (`units`, `labels.map`, `split.assign`, whose
-    /// subject lists are sorted) are objects. Nothing about where the file is (`file`,
+    /// subject lists are sorted) are objects. A phone-logger preset appears as the csv inputs it
+    /// expanded to, each with a `preset` object. Nothing about where the file is (`file`,
     /// `baseDirectory`, positions) is included, so equal pipelines written differently (key
     /// order, flow or block style, defaults spelled out or not) give equal text.
     public func canonicalJSON() -> String {
@@ -130,6 +131,16 @@ extension InputSpec {
                     PipelineSpec.orderedPairs($0) { .string($0) }
                 }
             }
+        }
+        if let preset {
+            // What a phone-logger preset was expanded from (docs/inputs.md, "Phone-logger presets");
+            // the rest of this object is the plain csv input it stands for.
+            o["preset"] = .object([
+                "type": .string(preset.app.rawValue),
+                "input": .int(preset.entry),
+                "sensor": preset.sensor.map(JSONValue.string) ?? .null,
+                "paths": .array(preset.paths.map(JSONValue.string)),
+            ])
         }
         if let iio {
             if let folder = iio.layoutFolder {

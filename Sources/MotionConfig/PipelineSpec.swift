@@ -1,4 +1,5 @@
 import MotionCore
+import MotionIngest
 
 /// A parsed, validated pipeline file (docs/pipeline.md) with every default filled in.
 ///
@@ -108,6 +109,9 @@ public struct InputSpec: Sendable, Equatable {
     public var iio: IIOOptions?
     /// Where this entry starts in the pipeline file (for messages).
     public var location: SourceLocation?
+    /// Set when the decoder expanded a phone-logger preset into this input (docs/inputs.md,
+    /// "Phone-logger presets"): which app, entry and sensor.
+    public var preset: InputPreset?
 
     public init(type: InputType, paths: [String], subject: String = "{dir}", recording: String? = nil,
                 sensors: [String]? = nil, sort: Bool = false, strict: Bool = false, sensor: String? = nil,
@@ -163,6 +167,9 @@ public struct CSVOptions: Sendable, Equatable {
     public var skipLines = 0
     /// `time.format`: a wall-clock format (docs/inputs.md, "Delimited text (csv)"), read instead of `time.unit`.
     public var timeFormat: String?
+    /// Phone-logger presets: what the app writes, for messages about a file that is not the
+    /// app's (not part of the canonical JSON: it changes no byte that is read).
+    public var app: CSVFormat.AppExport?
 
     public init(delimiter: UInt8 = UInt8(ascii: ","), timeColumn: String, timeUnit: TimeUnit = .s,
                 channels: [KeyValue<String>] = [], labelColumn: String? = nil, sensorColumn: String? = nil,

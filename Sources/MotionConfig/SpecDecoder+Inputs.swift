@@ -15,9 +15,20 @@ extension SpecDecoder {
         var out: [InputSpec] = []
         var ok = true
         for (i, item) in items.enumerated() {
+            // A phone-logger preset expands into csv inputs (docs/inputs.md, "Phone-logger presets").
+            if let name = item.mapping?.first(where: { $0.key.scalar?.value == "type" })?.value.scalar?.value,
+               let app = PhoneApp(rawValue: name) {
+                if let inputs = decodePreset(item, app: app, index: i) { out += inputs } else { ok = false }
+                continue
+            }
             if let input = decodeInput(item, index: i) { out.append(input) } else { ok = false }
         }
         return ok ? out : nil
+    }
+
+    /// Every `type` an input entry may have: the formats, then the presets.
+    enum InputTypeName: String, CaseIterable {
+        case motioncollector, csv, iio, sensorlogger, phyphox, androsensor
     }
 
     func decodeInput(_ node: YAMLNode, index: Int) -> InputSpec? {
@@ -30,7 +41,13 @@ extension SpecDecoder {
         }
 
         var type: InputSpec.InputType?
-        if let n = f["type"] { type = check(choice(n, "\(path).type")) } else { missing("type", in: f); ok = false }
+        if let n = f["type"] {
+            // A bad type lists the presets too; a preset never gets here.
+            type = check(choice(n, "\(path).type", InputTypeName.self).flatMap { InputSpec.InputType(rawValue: $0.rawValue) })
+        } else {
+            missing("type", in: f)
+            ok = false
+        }
         var paths: [String] = []
         if let n = required("paths", in: f) {
             paths = check(stringList(n, "\(path).paths", unique: nil, allowSingle: true)) ?? []
@@ -113,6 +130,96 @@ extension SpecDecoder {
             out.append((KeyValue(channel, unit), location(pair.key.mark)))
         }
         return ok ? out : nil
+    }
+
+    // MARK: - Phone-logger presets
+
+    static let presetKeys = ["delimiter", "raw_data"]
+
+    /// A `type: sensorlogger | phyphox | androsensor` entry, expanded into the csv inputs it
+    /// stands for (`PhonePreset.expand`), with every problem reported at its `line:column`.
+    func decodePreset(_ node: YAMLNode, app: PhoneApp, index: Int) -> [InputSpec]? {
+        let path = "inputs[\(index)]"
+        // Every input key is known here, so that a csv or iio key gets "does not apply" rather than "unknown".
+        guard let f = fields(node, path: path, allowed: Self.commonInputKeys + Self.csvKeys + Self.iioKeys + ["raw_data"]) else { return nil }
+        var ok = true
+        func check<T>(_ value: T?) -> T? {
+            if value == nil { ok = false }
+            return value
+        }
+        let doc = "(docs/inputs.md, \"Phone-logger presets\"); use `type: csv` to choose it yourself"
+        for key in ["time", "channels", "units", "label_column", "sensor_column", "sensor_channels", "skip_lines", "sensor", "strict", "layout"]
+            where f.has(key) {
+            notApplicable(key, in: f, "is set by `type: \(app.rawValue)`, which reads \(app.title)'s files as the app writes them \(doc)")
+            ok = false
+        }
+        if app != .phyphox {
+            for key in Self.presetKeys where f.has(key) {
+                let why = key == "delimiter" ? "\(app.title) writes `\(app == .androsensor ? ";" : ",")` between fields" : "applies only to `type: phyphox`"
+                notApplicable(key, in: f, "does not apply to `type: \(app.rawValue)`: \(why)")
+                ok = false
+            }
+        }
+        var entry = PhonePreset.Entry(app: app, paths: [])
+        entry.location = location(node.mark)
+        if let n = required("paths", in: f) {
+            if let paths = check(stringList(n, "\(path).paths", unique: nil, allowSingle: true)) {
+                entry.paths = paths
+                if app.readsFolders {
+                    let items = n.sequence ?? [n]
+                    for (k, p) in paths.enumerated() {
+                        let last = PhonePreset.fileName(PhonePreset.folderPattern(p)).lowercased()
+                        if last.hasSuffix(".csv") || last.hasSuffix(".zip") {
+                            let item = items[min(k, items.count - 1)]
+                            report(item.mark, "`\(path).paths` at \(at(item.mark)) names `\(Self.shorten(p))`, a file, but `type: \(app.rawValue)` "
+                                + "takes \(app.title)'s export folders, one per recording (the unzipped folders holding "
+                                + "`\(PhonePreset.sensors(app).prefix(2).compactMap(\.file).joined(separator: "`, `"))`, …), e.g. `data/*/*` or `data/**`")
+                            ok = false
+                        }
+                    }
+                }
+            }
+        } else {
+            ok = false
+        }
+        if let n = f["subject"] { entry.subject = check(template(n, "\(path).subject")) }
+        if let n = f["recording"] { entry.recording = check(template(n, "\(path).recording")) }
+        if let n = f["sort"] { entry.sort = check(bool(n, "\(path).sort")) ?? false }
+        if app == .phyphox, let n = f["delimiter"] {
+            switch n.scalar?.value {
+            case ",": entry.delimiter = UInt8(ascii: ",")
+            case ";": entry.delimiter = UInt8(ascii: ";")
+            case "\t": entry.delimiter = 0x09
+            default:
+                mustBe("\(path).delimiter", n, "`,`, `;` or `\"\\t\"` (a tab), the separator of the phyphox CSV format exported")
+                ok = false
+            }
+        }
+        if app == .phyphox, let n = f["raw_data"] { entry.rawData = check(bool(n, "\(path).raw_data")) ?? false }
+        let table = PhonePreset.sensors(app, raw: entry.rawData).map(\.name)
+        if let n = f["sensors"] {
+            if let names = check(stringList(n, "\(path).sensors", unique: "sensor", allowSingle: true)) {
+                let items = n.sequence ?? [n]
+                for (k, name) in names.enumerated() where !table.contains(name) {
+                    let item = items[min(k, items.count - 1)]
+                    let what = app == .phyphox && entry.rawData ? "a sensor of phyphox's one-sensor experiments (`raw_data: true`)" : "a sensor of \(app.title)"
+                    mustBe("\(path).sensors[\(k)]", item, "\(what): \(Text.alternatives(table))",
+                           suggestion: Self.suggestion(for: name, among: table))
+                    ok = false
+                }
+                if ok, entry.rawData, names.count != 1 {
+                    report(n.mark, "`\(path).sensors` at \(at(n.mark)) must name exactly one sensor with `raw_data: true` "
+                        + "(`Raw Data.csv` of a built-in phyphox experiment holds one sensor), not \(names.count)")
+                    ok = false
+                }
+                entry.sensors = names
+            }
+        } else if entry.rawData {
+            report(f.node.mark, "missing required key `sensors` in `\(path)` at \(at(f.node.mark)) (with `raw_data: true`, name the one sensor "
+                + "that `Raw Data.csv` holds: \(Text.alternatives(table)))")
+            ok = false
+        }
+        return ok ? PhonePreset.expand(entry, index: index) : nil
     }
 
     // MARK: - Templates

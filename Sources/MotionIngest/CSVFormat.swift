@@ -54,11 +54,34 @@ public struct CSVFormat: Sendable, Equatable {
     public var skipLines: Int
     /// `time.format`: a wall-clock format read instead of `timeUnit`.
     public var timeFormat: CSVTimeFormat?
+    /// Set when the input is a phone-logger preset (docs/inputs.md, "Phone-logger presets"): a
+    /// header without a column the input reads is then reported as not being the app's file,
+    /// naming the header the app writes.
+    public var app: AppExport?
+
+    /// What a phone app writes into the file, for messages.
+    public struct AppExport: Sendable, Equatable {
+        /// The file as the app names it, e.g. "Sensor Logger's `Accelerometer.csv`".
+        public var file: String
+        /// The header line the app writes, or a description of it.
+        public var header: String
+        /// Said after the expected header (e.g. how to read another export variant); empty for none.
+        public var headerNote: String
+        /// Said after a field that is not a number and holds a comma (a decimal-comma export); empty for none.
+        public var decimalCommaNote: String
+
+        public init(file: String, header: String, headerNote: String = "", decimalCommaNote: String = "") {
+            self.file = file
+            self.header = header
+            self.headerNote = headerNote
+            self.decimalCommaNote = decimalCommaNote
+        }
+    }
 
     public init(delimiter: UInt8 = UInt8(ascii: ","), timeColumn: String, timeUnit: TimeUnit = .s,
                 channels: [Channel] = [], labelColumn: String? = nil, sensorColumn: String? = nil,
                 sensorGroups: [SensorGroup] = [], delimiterGiven: Bool = false, skipLines: Int = 0,
-                timeFormat: CSVTimeFormat? = nil) {
+                timeFormat: CSVTimeFormat? = nil, app: AppExport? = nil) {
         precondition(delimiter == UInt8(ascii: ",") || delimiter == UInt8(ascii: ";") || delimiter == 0x09,
                      "CSVFormat: the delimiter must be `,`, `;` or a tab")
         self.delimiter = delimiter
@@ -71,6 +94,7 @@ public struct CSVFormat: Sendable, Equatable {
         self.delimiterGiven = delimiterGiven
         self.skipLines = skipLines
         self.timeFormat = timeFormat
+        self.app = app
     }
 
     /// True when a sensor column splits rows into several streams.

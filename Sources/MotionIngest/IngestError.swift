@@ -39,6 +39,12 @@ public struct IngestError: UserFacingError, Equatable {
         /// csv: a column the input reads (`role` names the pipeline key that asks for it) is not
         /// in the header, whose trimmed column names are `header`.
         case missingColumn(column: String, role: String, header: [String])
+        /// csv of a phone-logger preset: the header lacks `column`, so the file is not the app's
+        /// (`app` says which file and header the app writes).
+        case notAppHeader(column: String, header: [String], app: CSVFormat.AppExport)
+        /// csv of a phone-logger preset: a numeric field that is not a number, with the app's note
+        /// on decimal-comma exports.
+        case notANumberInApp(value: String, note: String)
         /// csv: a column the input reads occurs more than once in the header.
         case duplicateColumn(column: String, role: String)
         /// csv: a first line `sep=…` that names no accepted delimiter (`value` is the line).
@@ -98,6 +104,12 @@ public struct IngestError: UserFacingError, Equatable {
         [Diagnostic.from(sentence: message, severity: .error, known: location)]
     }
 
+    /// A header's names joined by commas, cut after 200 characters.
+    static func shortHeader(_ names: [String]) -> String {
+        let text = names.joined(separator: ",")
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+
     public var message: String {
         let at = location.description
         switch kind {
@@ -155,6 +167,12 @@ public struct IngestError: UserFacingError, Equatable {
             let hint = Text.suggestion(for: column, among: header).map { "; did you mean `\($0)`?" } ?? ""
             let columns = header.isEmpty ? "none" : header.map { "`\($0)`" }.joined(separator: ", ")
             return "\(at): no column `\(column)` (named by `\(role)`) in the header\(hint) (the columns are \(columns))"
+        case .notAppHeader(let column, let header, let app):
+            let found = header.isEmpty ? "an empty header" : "`\(Self.shortHeader(header))`"
+            return "\(at): not \(app.file): its header \(found) has no column `\(column)` "
+                + "(expected the header `\(app.header)`\(app.headerNote))"
+        case .notANumberInApp(let value, let note):
+            return "\(at): `\(value)` is not a number (expected a decimal such as `-0.25` or `1e-05`; \(note))"
         case .duplicateColumn(let column, let role):
             return "\(at): column `\(column)` (named by `\(role)`) occurs more than once in the header "
                 + "(expected each column the input reads to be named once)"

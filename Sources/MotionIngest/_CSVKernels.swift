@@ -474,6 +474,10 @@ struct _CSVParser {
         let location = SourceLocation(file: displayPath, line: row.firstLine)
         func index(_ column: String, _ role: String) throws -> Int {
             guard let first = names.firstIndex(of: column) else {
+                if let app = format.app {
+                    throw IngestError(.notAppHeader(column: column, header: names, app: app),
+                                      at: SourceLocation(file: displayPath, line: row.firstLine, column: 1))
+                }
                 throw IngestError(.missingColumn(column: column, role: role, header: names), at: location)
             }
             if let second = names[(first + 1)...].firstIndex(of: column) {
@@ -584,15 +588,22 @@ struct _CSVParser {
     @inline(never)
     private func notANumber(_ i: Int, _ row: Row) -> IngestError {
         do { try checkText(i, row) } catch let error as IngestError { return error } catch {}
-        return IngestError(.notANumber(value: _FieldText.display(fields.starts[i], fields.ends[i])), at: location(i, row))
+        let value = _FieldText.display(fields.starts[i], fields.ends[i])
+        if let note = format.app?.decimalCommaNote, !note.isEmpty, value.contains(",") {
+            return IngestError(.notANumberInApp(value: value, note: note), at: location(i, row))
+        }
+        return IngestError(.notANumber(value: value), at: location(i, row))
     }
 
     /// The error for the time field, which is neither a time nor a missing value.
     @inline(never)
     private func notATime(_ row: Row) -> IngestError {
         do { try checkText(timeIndex, row) } catch let error as IngestError { return error } catch {}
-        return IngestError(.notATime(value: _FieldText.display(fields.starts[timeIndex], fields.ends[timeIndex]),
-                                     unit: timeFormat?.pattern ?? timeUnit.rawValue), at: location(timeIndex, row))
+        let value = _FieldText.display(fields.starts[timeIndex], fields.ends[timeIndex])
+        if let note = format.app?.decimalCommaNote, !note.isEmpty, value.contains(",") {
+            return IngestError(.notANumberInApp(value: value, note: note), at: location(timeIndex, row))
+        }
+        return IngestError(.notATime(value: value, unit: timeFormat?.pattern ?? timeUnit.rawValue), at: location(timeIndex, row))
     }
 
     /// The stream index of the row's sensor: ≥ 0, or -1 (listed but not kept), -2 (not listed).

@@ -134,13 +134,13 @@ public struct ChannelLayout: Sendable, Equatable {
             for n in sensor.channelNames {
                 if let other = merged.first(where: { $0.channelNames.contains(n) }) {
                     let same = other.isGiven(by: sensor.inputIndex)
-                        ? "inputs[\(sensor.inputIndex)] gives it twice"
-                        : "inputs[\(other.inputIndex)] gives it with \(Self.describe(other)) but inputs[\(sensor.inputIndex)] with \(Self.describe(sensor))"
+                        ? "\(spec.inputName(sensor.inputIndex)) gives it twice"
+                        : "\(spec.inputName(other.inputIndex)) gives it with \(Self.describe(other)) but \(spec.inputName(sensor.inputIndex)) with \(Self.describe(sensor))"
                     throw MotionError(.config, "channel `\(n)` occurs twice in \(spec.file): \(same); inputs may share channels only when they give the same channels in the same order and units, and each channel name may occur only once per input")
                 }
             }
             if let n = Self.firstRepeat(sensor.channelNames) {
-                throw MotionError(.config, "channel `\(n)` occurs twice in \(spec.file): inputs[\(sensor.inputIndex)] gives it twice; each channel name may occur only once per input")
+                throw MotionError(.config, "channel `\(n)` occurs twice in \(spec.file): \(spec.inputName(sensor.inputIndex)) gives it twice; each channel name may occur only once per input")
             }
             merged.append(sensor)
         }
@@ -175,7 +175,7 @@ public struct ChannelLayout: Sendable, Equatable {
             for sensor in shared {
                 let files = recording.files.filter { sensor.isGiven(by: $0.inputIndex) }
                 guard let first = files.first, let second = files.first(where: { $0.inputIndex != first.inputIndex }) else { continue }
-                throw MotionError(.config, "recording `\(recording.name)` has files of inputs[\(first.inputIndex)] (\(first.path)) and inputs[\(second.inputIndex)] (\(second.path)), which both give \(sensor.channelNames.joined(separator: ", ")) of \(spec.file); inputs may share channels only when no recording gets them from two inputs, so give their recordings other names (`recording:`) or narrow the patterns")
+                throw MotionError(.config, "recording `\(recording.name)` has files of \(spec.inputName(first.inputIndex)) (\(first.path)) and \(spec.inputName(second.inputIndex)) (\(second.path)), which both give \(sensor.channelNames.joined(separator: ", ")) of \(spec.file); inputs may share channels only when no recording gets them from two inputs, so give their recordings other names (`recording:`) or narrow the patterns")
             }
         }
     }

@@ -130,19 +130,25 @@ public enum InputDiscovery {
     public static func recordings(_ spec: PipelineSpec, log: (String) -> Void = { _ in }) throws -> [RecordingSource] {
         let (matched, unmatched, irregular, aliases, identity) = scan(spec)
         if let u = unmatched.first {
-            throw MotionError(.noInput, "`\(u.pattern)` in inputs[\(u.inputIndex)] of \(spec.file) matches no file (paths are relative to the pipeline file's folder `\(spec.baseDirectory)`)")
+            throw MotionError(.noInput, unmatchedMessage(u, spec: spec))
         }
         if let bad = irregular.first {
-            throw MotionError(.noInput, "\(bad.path) (matched by `\(bad.pattern)` in inputs[\(bad.inputIndex)] of \(spec.file)) is \(bad.kind), not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket: move it out of the folder or narrow the pattern")
+            throw MotionError(.noInput, "\(bad.path) (matched by `\(bad.pattern)` in \(spec.inputName(bad.inputIndex)) of \(spec.file)) is \(bad.kind), not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket: move it out of the folder or narrow the pattern")
         }
         for a in aliases {
-            log("notice: \(a.path) is the same file as \(a.keptPath) (a link); inputs[\(a.inputIndex)] reads it once, as \(a.keptPath)")
+            log("notice: \(a.path) is the same file as \(a.keptPath) (a link); \(spec.inputName(a.inputIndex)) reads it once, as \(a.keptPath)")
         }
         var byName: [String: RecordingSource] = [:]
         var order: [String] = []
+        // The inputs one preset entry expanded into name their recordings from one common folder,
+        // so that the folders of all their sensors get the same names.
+        var presetFiles: [Int: [String]] = [:]
+        for (i, input) in spec.inputs.enumerated() {
+            if let entry = input.preset?.entry { presetFiles[entry, default: []] += matched[i].map { PathText.absolute($0.path) } }
+        }
         for (i, input) in spec.inputs.enumerated() {
             let files = matched[i]
-            let common = commonFolder(files.map { PathText.absolute($0.path) })
+            let common = commonFolder(input.preset.flatMap { presetFiles[$0.entry] } ?? files.map { PathText.absolute($0.path) })
             for file in files {
                 let subject = render(input.subject, file: file.path, base: spec.baseDirectory)
                 let name: String
@@ -179,7 +185,7 @@ public enum InputDiscovery {
             for file in byName[name]!.files {
                 guard let id = identity[file.path] else { continue }
                 if let other = recordingOf[id], other.name != name {
-                    throw MotionError(.config, "\(file.path) (inputs[\(file.inputIndex)]) is the same file as \(other.file.path) (inputs[\(other.file.inputIndex)]) but would be read into recording `\(name)` as well as `\(other.name)`; a file belongs to one recording, so narrow the patterns of \(spec.file)")
+                    throw MotionError(.config, "\(file.path) (\(spec.inputName(file.inputIndex))) is the same file as \(other.file.path) (\(spec.inputName(other.file.inputIndex))) but would be read into recording `\(name)` as well as `\(other.name)`; a file belongs to one recording, so narrow the patterns of \(spec.file)")
                 }
                 recordingOf[id] = (name, file)
             }
@@ -191,6 +197,23 @@ public enum InputDiscovery {
         // Inputs that share channels must not meet in one recording (docs/inputs.md, "Recordings, subjects and channels").
         if spec.inputs.count > 1 { try ChannelLayout.make(spec).checkShared(sorted, spec: spec) }
         return sorted
+    }
+
+    /// "`PATTERN` in inputs[i] of FILE matches no file", or for a preset, which folder pattern
+    /// has no folder holding the sensor's file (docs/inputs.md, "Phone-logger presets").
+    public static func unmatchedMessage(_ u: Unmatched, spec: PipelineSpec, file: String? = nil) -> String {
+        let shownFile = file ?? spec.file
+        let relative = "paths are relative to the pipeline file's folder `\(spec.baseDirectory)`"
+        let input = spec.inputs.indices.contains(u.inputIndex) ? spec.inputs[u.inputIndex] : nil
+        guard let preset = input?.preset else {
+            return "`\(u.pattern)` in inputs[\(u.inputIndex)] of \(shownFile) matches no file (\(relative))"
+        }
+        guard preset.app.readsFolders, let slash = u.pattern.lastIndex(of: "/") else {
+            return "`\(u.pattern)` in \(spec.inputName(u.inputIndex)) of \(shownFile) matches no file (\(relative))"
+        }
+        let folder = String(u.pattern[..<slash]), name = String(u.pattern[u.pattern.index(after: slash)...])
+        return "no folder matched by `\(folder.isEmpty ? "/" : folder)` in \(spec.inputName(u.inputIndex)) of \(shownFile) holds `\(name)` "
+            + "(\(relative); leave out of `sensors` the sensors that were not recorded)"
     }
 
     /// The longest folder containing every path (absolute paths).

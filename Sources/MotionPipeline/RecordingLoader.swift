@@ -77,10 +77,10 @@ enum RecordingLoader {
             // A wide csv input without `sensor:`: the recording has no file of that input.
             let patterns = spec.inputs[sensor.inputIndex].paths.map { "`\($0)`" }.joined(separator: ", ")
             let read = source.files.map(\.path).joined(separator: ", ")
-            return MotionError(.dataError, "recording `\(source.name)` has no file matching \(patterns) of inputs[\(sensor.inputIndex)] (read \(read)); every recording needs every channel (\(sensor.channelNames.joined(separator: ", ")))")
+            return MotionError(.dataError, "recording `\(source.name)` has no file matching \(patterns) of \(spec.inputName(sensor.inputIndex)) (read \(read)); every recording needs every channel (\(sensor.channelNames.joined(separator: ", ")))")
         }
         if sensor.sources.count > 1 {
-            let inputs = sensor.sources.map { "inputs[\($0.inputIndex)]" + ($0.name == "{stem}" ? "" : " `\($0.name)`") }
+            let inputs = sensor.sources.map { "\(spec.inputName($0.inputIndex))" + ($0.name == "{stem}" ? "" : " `\($0.name)`") }
             let read = source.files.map(\.path).joined(separator: ", ")
             return MotionError(.dataError, "recording `\(source.name)` has none of the streams \(inputs.joined(separator: ", ")) that give \(sensor.channelNames.joined(separator: ", ")) (read \(read)); every recording needs every channel")
         }
@@ -189,6 +189,6 @@ extension CSVFormat {
                   sensorGroups: options.sensorChannels.map { CSVFormat.SensorGroup(sensor: $0.key, channels: channels($0.value)) },
                   delimiterGiven: options.delimiterGiven, skipLines: options.skipLines,
                   // The decoder has checked the pattern; a pattern built in code that is not valid reads as no format.
-                  timeFormat: options.timeFormat.flatMap { try? CSVTimeFormat(pattern: $0) })
+                  timeFormat: options.timeFormat.flatMap { try? CSVTimeFormat(pattern: $0) }, app: options.app)
     }
 }

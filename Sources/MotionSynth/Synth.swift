@@ -18,6 +18,8 @@ public enum Synth {
     /// - `motioncollector`: `subjectNN/rec-NN.csv`
     /// - `csv`: `subjectNN/rec-NN/Accelerometer.csv` and `subjectNN/rec-NN/Barometer.csv`
     /// - `iio`: `subjectNN/rec-NN.bin`, with the device layout in `subjectNN/sysfs/`
+    /// - `sensorlogger`, `phyphox`: export folders `subjectNN/rec-NN/` (docs/inputs.md, "Phone-logger presets")
+    /// - `androsensor`: `subjectNN/Sensor_record_YYYYMMDD_HHMMSS_AndroSensor.csv`
     ///
     /// The same options always give byte-identical files: every random choice comes from a
     /// generator seeded by `options.seed`, the subject and the recording. Recordings are
@@ -59,6 +61,16 @@ public enum Synth {
                     files.append(stem + "/Barometer.csv")
                 case .iio:
                     files.append(stem + ".bin")
+                case .sensorlogger:
+                    try makeDirectory(root + "/" + stem)
+                    files += ["Accelerometer.csv", "Annotation.csv", "Barometer.csv", "Gravity.csv", "Gyroscope.csv", "Magnetometer.csv",
+                              "Metadata.csv", "Orientation.csv", "TotalAcceleration.csv"].map { stem + "/" + $0 }
+                case .phyphox:
+                    try makeDirectory(root + "/" + stem)
+                    files += ["Accelerometer.csv", "Gyroscope.csv", "Linear Acceleration.csv", "Magnetometer.csv", "Pressure.csv",
+                              "meta/device.csv", "meta/time.csv"].map { stem + "/" + $0 }
+                case .androsensor:
+                    files.append(subjectFolder + "/" + PhoneAppWriter.androSensorName(subject: subject, recording: recording))
                 }
                 jobs.append((subject, recording))
             }
@@ -96,6 +108,16 @@ public enum Synth {
         case .iio:
             let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
             return try IIOCaptureWriter.write(plan: plan, options: options, to: stem + ".bin")
+        case .sensorlogger:
+            let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndStairs)
+            return try PhoneAppWriter.writeSensorLogger(plan: plan, options: options, subject: subject, recording: recording, to: stem)
+        case .phyphox:
+            let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndStairs)
+            return try PhoneAppWriter.writePhyphox(plan: plan, options: options, subject: subject, recording: recording, to: stem)
+        case .androsensor:
+            let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndStairs)
+            let path = root + "/subject" + twoDigits(subject) + "/" + PhoneAppWriter.androSensorName(subject: subject, recording: recording)
+            return try PhoneAppWriter.writeAndroSensor(plan: plan, options: options, subject: subject, recording: recording, to: path)
         }
     }
 

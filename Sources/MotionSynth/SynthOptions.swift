@@ -8,6 +8,15 @@ public enum SynthFormat: String, Sendable, CaseIterable {
     /// Raw IIO buffer capture (docs/inputs.md, "IIO buffer dumps (iio)"): `subjectNN/rec-NN.bin`, 3 × `le:s16` accelerometer
     /// plus an s64 timestamp per 16-byte scan, with the layout in `subjectNN/sysfs/`.
     case iio
+    /// Sensor Logger export folders (docs/inputs.md, "Phone-logger presets"): `subjectNN/rec-NN/Accelerometer.csv`,
+    /// `Gravity.csv`, `TotalAcceleration.csv`, `Gyroscope.csv`, `Magnetometer.csv`, `Orientation.csv`,
+    /// `Barometer.csv`, `Annotation.csv`, `Metadata.csv`.
+    case sensorlogger
+    /// phyphox multi-sensor experiment exports (CSV, comma, decimal point): `subjectNN/rec-NN/Accelerometer.csv`,
+    /// `Linear Acceleration.csv`, `Gyroscope.csv`, `Magnetometer.csv`, `Pressure.csv`, `meta/device.csv`, `meta/time.csv`.
+    case phyphox
+    /// AndroSensor files: `subjectNN/Sensor_record_YYYYMMDD_HHMMSS_AndroSensor.csv`, `sep=;` and one row of all sensors every 20 ms.
+    case androsensor
 }
 
 /// What `Synth.write` generates. Everything follows from these values: the same options give
@@ -67,7 +76,8 @@ public struct SynthSummary: Sendable, Equatable {
     /// Total size of those files in bytes.
     public var bytes: Int
     /// Data rows written: CSV lines after the header (MotionCollector marker rows included,
-    /// both phone-logger files counted) or IIO scans.
+    /// both phone-logger files counted; for the phone-app formats every CSV file's, metadata
+    /// files included, and AndroSensor's after its `sep=;` line and header) or IIO scans.
     public var rows: Int
 
     public init(files: [String], bytes: Int, rows: Int) {

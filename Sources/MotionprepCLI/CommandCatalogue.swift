@@ -52,7 +52,7 @@ enum CommandCatalogue {
                     values: [("--jobs", .text)], flags: ["--quiet", "--json"], positionals: .directory),
         CommandSpec(name: "synth", summary: "write realistic synthetic recordings", help: SynthCommand.help,
                     values: [("--out", .directory), ("--subjects", .text), ("--minutes", .text), ("--seed", .text),
-                             ("--format", .choices(["motioncollector", "csv", "iio"])), ("--recordings", .text),
+                             ("--format", .choices(["motioncollector", "csv", "iio", "sensorlogger", "phyphox", "androsensor"])), ("--recordings", .text),
                              ("--sensors", .text)],
                     flags: ["--legacy"], positionals: .text),
         CommandSpec(name: "report", summary: "write an HTML report of a dataset", help: ReportCommand.help,

@@ -78,4 +78,33 @@ import Testing
                         Self.format(time: "YYYY-MO-DD HH-MI-SS_SSS", pattern: "%Y-%m-%d %H:%M:%S:%f"))
                 == "rec.csv:4:18: `2022-10-22 18:36:24.915` is not a time (expected a time in the format `%Y-%m-%d %H:%M:%S:%f` of `time.format`; empty or NA mark a missing value)")
     }
+
+    /// Phone-logger presets (issue 17 point 2): a file without a column the preset reads is not the app's file, and
+    /// the message names the header the app writes; a decimal-comma number gets the app's note, also in the time column.
+    @Test func appExportErrorsAnyChunking() {
+        func message(_ text: String, _ format: CSVFormat) -> String? {
+            if case .failure(let e) = CSVChunkBoundaryTests.verify(Array(text.utf8), format: format) { return e.message }
+            return nil
+        }
+        var sensorLogger = CSVFormat(timeColumn: "time", timeUnit: .ns, channels: [.init(name: "gyro_x", column: "x")])
+        sensorLogger.app = CSVFormat.AppExport(file: "Sensor Logger's `Gyroscope.csv`", header: "time,seconds_elapsed,z,y,x")
+        #expect(message("time,seconds_elapsed,z,y,x\n1700000000000000000,0.0,1,2,3\n", sensorLogger) == nil)
+        #expect(message("time,seconds_elapsed,gz,gy,gx\n1700000000000000000,0.0,1,2,3\n", sensorLogger)
+                == "rec.csv:1:1: not Sensor Logger's `Gyroscope.csv`: its header `time,seconds_elapsed,gz,gy,gx` has no column `x` (expected the header `time,seconds_elapsed,z,y,x`)")
+        #expect(message("\n\n", sensorLogger) == "rec.csv: no data rows")
+
+        var phyphox = CSVFormat(delimiter: 0x09, timeColumn: "Time (s)", channels: [.init(name: "gyro_x", column: "Gyroscope x (rad/s)")], delimiterGiven: true)
+        phyphox.app = CSVFormat.AppExport(file: "phyphox's `Gyroscope.csv`", header: #""Time (s)"\t"Gyroscope x (rad/s)""#, headerNote: " (note)",
+                                          decimalCommaNote: "export with a decimal point")
+        let good = "\"Time (s)\"\t\"Gyroscope x (rad/s)\"\n1.000000000E-2\t-2.500000000E-1\n"
+        #expect(message(good, phyphox) == nil)
+        #expect(message(good.replacingOccurrences(of: "-2.5", with: "-2,5"), phyphox)
+                == "rec.csv:2:16: `-2,500000000E-1` is not a number (expected a decimal such as `-0.25` or `1e-05`; export with a decimal point)")
+        #expect(message(good.replacingOccurrences(of: "1.0", with: "1,0"), phyphox)
+                == "rec.csv:2:1: `1,000000000E-2` is not a number (expected a decimal such as `-0.25` or `1e-05`; export with a decimal point)")
+        // Without a comma in the value the usual message stands.
+        #expect(message(good.replacingOccurrences(of: "-2.5", with: "x2.5"), phyphox)
+                == "rec.csv:2:16: `x2.500000000E-1` is not a number (expected a decimal such as `-0.25` or `1e-05`; empty, NA, nan or inf mark a missing value)")
+        #expect(message(good.replacingOccurrences(of: "\t", with: ","), phyphox)?.hasPrefix("rec.csv:1:1: not phyphox's `Gyroscope.csv`: its header ") == true)
+    }
 }

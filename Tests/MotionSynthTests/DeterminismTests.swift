@@ -40,7 +40,7 @@ import MotionSynth
             for file in summary.files {
                 let data = try readBytes(dir + "/out/" + file)
                 bytes += data.count
-                if file.hasSuffix(".csv") { rows += lines(String(decoding: data, as: UTF8.self)).count - 1 }
+                if file.hasSuffix(".csv") { rows += lines(String(decoding: data, as: UTF8.self)).count - (format == .androsensor ? 2 : 1) }
                 if file.hasSuffix(".bin") { rows += data.count / 16 }
             }
             #expect(bytes == summary.bytes)
@@ -50,9 +50,13 @@ import MotionSynth
             case .motioncollector: expected = ["subject01/rec-01.csv", "subject01/rec-02.csv", "subject03/rec-02.csv"]
             case .csv: expected = ["subject01/rec-01/Accelerometer.csv", "subject02/rec-02/Barometer.csv"]
             case .iio: expected = ["subject01/rec-01.bin", "subject03/rec-02.bin", "subject02/sysfs/scan_elements/in_timestamp_type"]
+            case .sensorlogger: expected = ["subject01/rec-01/Accelerometer.csv", "subject03/rec-02/Metadata.csv", "subject02/rec-01/TotalAcceleration.csv"]
+            case .phyphox: expected = ["subject01/rec-01/Linear Acceleration.csv", "subject03/rec-02/meta/time.csv", "subject02/rec-01/Pressure.csv"]
+            case .androsensor: expected = ["subject01/Sensor_record_20240501_080000_AndroSensor.csv", "subject03/Sensor_record_20240503_090000_AndroSensor.csv"]
             }
             for file in expected { #expect(summary.files.contains(file), "missing \(file)") }
-            #expect(summary.files.count == [.motioncollector: 6, .csv: 12, .iio: 6 + 3 * 16][format])
+            let counts: [SynthFormat: Int] = [.motioncollector: 6, .csv: 12, .iio: 54, .sensorlogger: 54, .phyphox: 42, .androsensor: 6]
+            #expect(summary.files.count == counts[format])
         }
     }
 }

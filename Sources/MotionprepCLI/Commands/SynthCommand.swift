@@ -5,7 +5,7 @@ import MotionSynth
 /// `motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format …]`.
 enum SynthCommand {
     static let help = """
-        usage: motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format motioncollector|csv|iio] [--legacy]
+        usage: motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format motioncollector|csv|iio|sensorlogger|phyphox|androsensor] [--legacy]
 
         Writes realistic synthetic recordings, deterministic from the seed:
           motioncollector  DIR/subjectNN/rec-NN.csv, interleaved A/G/M/D rows at ~100 Hz with jitter,
@@ -13,6 +13,9 @@ enum SynthCommand {
                            with numeric sources and marker rows)
           csv              phone-logger folders DIR/subjectNN/rec-NN/{Accelerometer,Barometer}.csv
           iio              raw IIO buffer dumps DIR/subjectNN/rec-NN.bin with a sysfs copy
+          sensorlogger     Sensor Logger export folders DIR/subjectNN/rec-NN/{Accelerometer,Gyroscope,…}.csv
+          phyphox          phyphox experiment exports DIR/subjectNN/rec-NN/{Accelerometer,Gyroscope,…}.csv + meta/
+          androsensor      AndroSensor files DIR/subjectNN/Sensor_record_YYYYMMDD_HHMMSS_AndroSensor.csv
 
         options:
           --subjects N   subjects (default 3)

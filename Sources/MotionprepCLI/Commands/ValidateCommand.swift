@@ -119,13 +119,14 @@ enum ValidateCommand {
                     _ = try ChannelLayout.make(spec)
                     let matched = InputDiscovery.match(spec)
                     for u in matched.unmatched {
-                        add([Diagnostic(.error, at: spec.inputs[u.inputIndex].location ?? SourceLocation(file: path),
-                                        "`\(u.pattern)` in inputs[\(u.inputIndex)] matches no file",
-                                        hints: ["paths are relative to `\(spec.baseDirectory)`, the pipeline file's folder"])], .noInput)
+                        var d = Diagnostic.from(sentence: InputDiscovery.unmatchedMessage(u, spec: spec, file: path), severity: .error)
+                        d.location = spec.inputs[u.inputIndex].location ?? SourceLocation(file: path)
+                        d.message = d.message.replacingOccurrences(of: " of \(path) matches", with: " matches")
+                        add([d], .noInput)
                     }
                     for bad in matched.irregular {
                         add([Diagnostic(.error, at: SourceLocation(file: bad.path),
-                                        "matched by `\(bad.pattern)` in inputs[\(bad.inputIndex)] of \(path), this is \(bad.kind), not a regular file; motionprep reads only regular files")], .noInput)
+                                        "matched by `\(bad.pattern)` in \(spec.inputName(bad.inputIndex)) of \(path), this is \(bad.kind), not a regular file; motionprep reads only regular files")], .noInput)
                     }
                     if matched.unmatched.isEmpty && matched.irregular.isEmpty {
                         add(PipelineChecks.check(spec), .dataError)

@@ -47,6 +47,21 @@ public enum PipelineDraft {
             throw MotionError(.noInput, "\(dataDirectory): no such folder (`motionprep init` looks at a folder of recordings)")
         }
         let files = try listFiles(dataDirectory)
+        // Export folders of the phone apps whose presets read folders: their other files
+        // (Sensor Logger's Metadata.csv and Annotation.csv, phyphox's meta/) are the app's, not recordings.
+        var exportFolders: [String: PhoneApp] = [:]
+        for rel in files where rel.lowercased().hasSuffix(".csv") {
+            guard let head = try? readHead(PathText.join(dataDirectory, rel)), let m = presetMatch(rel, head: head), m.app.readsFolders else { continue }
+            exportFolders[parentDirectory(rel)] = m.app
+        }
+        func exportFolder(of rel: String) -> (String, PhoneApp)? {
+            var dir = parentDirectory(rel)
+            while dir != "." && !dir.isEmpty {
+                if let app = exportFolders[dir] { return (dir, app) }
+                dir = parentDirectory(dir)
+            }
+            return nil
+        }
         var findings: [Finding] = []
         var groups: [Group] = []
         for rel in files {
@@ -66,6 +81,26 @@ public enum PipelineDraft {
             }
             let head: [UInt8]
             do { head = try readHead(full) } catch { f.skipped = "cannot be read: \(error)"; continue }
+            if let match = presetMatch(rel, head: head) {
+                f.kind = "\(match.app.title) export (`type: \(match.app.rawValue)`), \(match.sensors.joined(separator: ", "))"
+                do {
+                    let r = try Inspector.inspect(csvFile: full)
+                    if let rec = r.recording { describe(&f, rec) }
+                    let key = "preset|\(match.app.rawValue)|\(match.delimiter)|\(match.rawData)"
+                    add(&groups, key: key, kind: .preset(match), file: rel, finding: &f, report: r.recording)
+                    if let i = groups.firstIndex(where: { $0.key == key }) {
+                        for s in match.sensors where !groups[i].presetSensors.contains(s) { groups[i].presetSensors.append(s) }
+                        groups[i].sensorsByUnit[unitOf(rel, match), default: []].formUnion(match.sensors)
+                        if let rate = r.recording?.streams.first?.effectiveRateHz { groups[i].rateBySensor[match.sensors[0], default: []].append(rate) }
+                    }
+                } catch let e as UserFacingError { f.skipped = e.message }
+                continue
+            }
+            if let (folder, app) = exportFolder(of: rel) {
+                f.kind = "part of \(app.title)'s export \(folder)"
+                f.skipped = "not sensor data the `\(app.rawValue)` preset reads"
+                continue
+            }
             if let variant = MotionCollectorReader.sniff(head) {
                 f.kind = "motioncollector (\(variant.rawValue) header)"
                 do {
@@ -104,6 +139,7 @@ public enum PipelineDraft {
     // MARK: - Groups
 
     enum Kind {
+        case preset(PhonePreset.Match)
         case motioncollector
         case csv(CSVSniffer.Guess, stem: String)
         case iio(layout: String)
@@ -120,6 +156,10 @@ public enum PipelineDraft {
         var rates: [Double] = []
         /// Stream names every file has (nil before the first file), and those some file has.
         var commonStreams: [String]?
+        /// Presets: the app's sensors seen, by recording unit (the export folder, or the file for AndroSensor).
+        var presetSensors: [String] = []
+        var sensorsByUnit: [String: Set<String>] = [:]
+        var rateBySensor: [String: [Double]] = [:]
         var anyStreams: [String] = []
     }
 
@@ -143,6 +183,25 @@ public enum PipelineDraft {
             f.streams.append("\(s.sensor) \(rate), \(s.samples) samples, \(s.channels.count) channel(s)")
         }
         for seg in r.labels { if let l = seg.label, !f.labels.contains(l) { f.labels.append(l) } }
+    }
+
+    // MARK: - Presets
+
+    /// The phone-app preset whose export `rel` looks like (its header line: the first line, or the
+    /// one after Excel's `sep=` line).
+    static func presetMatch(_ rel: String, head: [UInt8]) -> PhonePreset.Match? {
+        let lines = head.split(separator: 0x0A, maxSplits: 2, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard let first = lines.first else { return nil }
+        let bare = first.hasPrefix("\u{FEFF}") ? String(first.dropFirst()) : first
+        if bare.lowercased().hasPrefix("sep="), lines.count > 1 {
+            return PhonePreset.match(path: rel, headerLine: lines[1])
+        }
+        return PhonePreset.match(path: rel, headerLine: first)
+    }
+
+    /// The recording a preset file belongs to: its export folder (Sensor Logger, phyphox) or itself.
+    static func unitOf(_ rel: String, _ match: PhonePreset.Match) -> String {
+        match.app.readsFolders ? parentDirectory(rel) : rel
     }
 
     // MARK: - Files
@@ -209,8 +268,9 @@ public enum PipelineDraft {
         let allFiles = groups.flatMap(\.files)
         let csvGroups = groups.filter { if case .csv = $0.kind { return true }; return false }
         // Files of several inputs in one folder: the folder is the recording.
-        let folderRecordings = Set(csvGroups.map { parentDirectory($0.files[0]) }).count < csvGroups.reduce(0) { $0 + $1.files.count }
-            && csvGroups.count > 1
+        let presetFolders = groups.contains { if case .preset(let m) = $0.kind { return m.app.readsFolders }; return false }
+        let folderRecordings = presetFolders || (Set(csvGroups.map { parentDirectory($0.files[0]) }).count < csvGroups.reduce(0) { $0 + $1.files.count }
+            && csvGroups.count > 1)
         let depth = allFiles.map { folders($0).count }.min() ?? 0
         let recordingLevels = folderRecordings ? 1 : 0
         // Levels above the recording, outermost first (index 0 = first folder under DATA_DIR).
@@ -242,6 +302,7 @@ public enum PipelineDraft {
         y.append("name: \(YAMLText.quoted(sanitizedName(name)))")
         y.append("inputs:")
         var channelNamesUsed: Set<String> = []
+        var presetChosen: [String: [String]] = [:]
         var rates: [Double] = []
         for g in groups {
             let pattern = patternFor(g, in: groups, base: base)
@@ -249,6 +310,31 @@ public enum PipelineDraft {
             if let r = rate { rates.append(r) }
             let rateNote = rate.map { String(format: "~%.1f Hz", $0) } ?? "rate unknown"
             switch g.kind {
+            case .preset(let m):
+                // Sensors every recording has; the preset's defaults first, the others listed.
+                let units = g.sensorsByUnit.values
+                let common = g.presetSensors.filter { s in units.allSatisfy { $0.contains(s) } }
+                let preferred = common.filter { ["Accelerometer", "Gyroscope"].contains($0) }
+                let chosen = preferred.isEmpty ? common : preferred
+                let others = common.filter { !chosen.contains($0) }
+                presetChosen[g.key] = chosen
+                let missing = g.presetSensors.filter { !common.contains($0) }
+                y.append("  # \(m.app.title): \(g.sensorsByUnit.count) recording(s)" + (rate.map { String(format: ", ~%.1f Hz", $0) } ?? "")
+                         + "; units as the app writes them, converted to SI (docs/inputs.md, Phone-logger presets)")
+                y.append("  - type: \(m.app.rawValue)")
+                let depth = g.files.map { folders($0).count }.min() ?? 0
+                if m.app.readsFolders {
+                    let folderDepth = max(depth, 1)
+                    let glob = (base == "." ? "" : base + "/") + Array(repeating: "*", count: folderDepth).joined(separator: "/")
+                    y.append("    paths: [\"\(glob)\"]   # the export folders, one per recording")
+                } else {
+                    y.append("    paths: [\"\(pattern)\"]")
+                }
+                y.append("    sensors: [\(chosen.map(YAMLText.quoted).joined(separator: ", "))]"
+                         + (others.isEmpty ? "" : "   # also in every recording: \(others.joined(separator: ", "))")
+                         + (missing.isEmpty ? "" : "; missing from some: \(missing.joined(separator: ", "))"))
+                if m.app == .phyphox && m.delimiter != UInt8(ascii: ",") { y.append("    delimiter: \(m.delimiter == 9 ? "\"\\t\"" : "\";\"")") }
+                if m.rawData { y.append("    raw_data: true") }
             case .motioncollector:
                 y.append("  # \(g.files.count) MotionCollector file(s), \(rateNote)" + (g.labels.isEmpty ? "" : ", labels in rows: \(g.labels.joined(separator: ", "))"))
                 y.append("  - type: motioncollector")
@@ -296,6 +382,13 @@ public enum PipelineDraft {
         // 2.5 of its intervals, so that its samples are not all gaps.
         var slow: [(String, Double)] = []
         for g in groups {
+            if case .preset(let m) = g.kind, m.app.readsFolders {
+                for sensor in presetChosen[g.key] ?? [] {
+                    guard let r = median(g.rateBySensor[sensor] ?? []), r < 12.5 else { continue }
+                    slow.append((sensor, ((2.5 / r) * 10).rounded(.up) / 10))
+                }
+                continue
+            }
             guard case .csv(_, let stem) = g.kind, let r = median(g.rates), r < 12.5 else { continue }
             slow.append((stem, ((2.5 / r) * 10).rounded(.up) / 10))
         }

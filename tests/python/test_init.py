@@ -86,3 +86,35 @@ def test_init_never_replaces_a_file_and_says_why_it_cannot_draft(tmp_path):
     assert not (tmp_path / "q.yaml").exists()
     p = motionprep("init", "data", "-o", "q.txt", cwd=tmp_path, check=False)
     assert p.returncode == 64
+
+
+import pytest
+
+
+@pytest.mark.parametrize("app", ["sensorlogger", "phyphox", "androsensor"])
+def test_phone_app_exports_get_their_preset(tmp_path, app):
+    motionprep("synth", "--format", app, "--out", tmp_path / "data", "--subjects", 3, "--minutes", 0.5, "--seed", 2)
+    yaml, out, manifest = init_and_run(tmp_path, "data")
+    assert f"  - type: {app}\n" in yaml
+    # The app's other files (Sensor Logger's Metadata/Annotation, phyphox's meta/) are not inputs.
+    assert yaml.count("  - type: ") == 1, yaml
+    assert "    sensors: [Accelerometer, Gyroscope]" in yaml
+    assert sorted(manifest["subjects"]) == ["subject01", "subject02", "subject03"]
+    assert len(manifest["recordings"]) == 6
+
+
+def test_sensor_logger_exports_in_activity_folders_are_labelled_by_them(tmp_path):
+    motionprep("synth", "--format", "sensorlogger", "--out", tmp_path / "raw", "--subjects", 3, "--minutes", 0.5, "--seed", 4)
+    for export in sorted((tmp_path / "raw").glob("*/*")):
+        activity = "Walking" if export.name.endswith("1") else "Sitting"
+        dest = tmp_path / "data" / activity / export.parent.name / export.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        export.rename(dest)
+    yaml, out, manifest = init_and_run(tmp_path, "data")
+    assert "labels:   # from the folder each recording sits in\n  from: path\n  template: \"{dir:3}\"\n  classes: [Sitting, Walking]\n" in yaml
+    assert 'subject: "{dir:2}"' in yaml
+    assert manifest["classes"] == ["Sitting", "Walking"]
+    for split in ("train", "validation", "test"):
+        with h5py.File(out / f"{split}.h5") as f:
+            for y, r in zip(f["y"][:], f["recording_index"][:]):
+                assert manifest["classes"][y] == manifest["recordings"][r].split("/")[0]

@@ -104,16 +104,19 @@ def test_phone_app_exports_get_their_preset(tmp_path, app):
 
 
 def test_sensor_logger_exports_in_activity_folders_are_labelled_by_them(tmp_path):
+    """The README's session: exports in Activity/person/ folders."""
     motionprep("synth", "--format", "sensorlogger", "--out", tmp_path / "raw", "--subjects", 3, "--minutes", 0.5, "--seed", 4)
     for export in sorted((tmp_path / "raw").glob("*/*")):
         activity = "Walking" if export.name.endswith("1") else "Sitting"
-        dest = tmp_path / "data" / activity / export.parent.name / export.name
+        person = {"subject01": "alice", "subject02": "bob", "subject03": "carol"}[export.parent.name]
+        dest = tmp_path / "data" / activity / person / export.name
         dest.parent.mkdir(parents=True, exist_ok=True)
         export.rename(dest)
     yaml, out, manifest = init_and_run(tmp_path, "data")
     assert "labels:   # from the folder each recording sits in\n  from: path\n  template: \"{dir:3}\"\n  classes: [Sitting, Walking]\n" in yaml
     assert 'subject: "{dir:2}"' in yaml
     assert manifest["classes"] == ["Sitting", "Walking"]
+    assert sorted(manifest["subjects"]) == ["alice", "bob", "carol"]
     for split in ("train", "validation", "test"):
         with h5py.File(out / f"{split}.h5") as f:
             for y, r in zip(f["y"][:], f["recording_index"][:]):

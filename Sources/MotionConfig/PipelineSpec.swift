@@ -143,6 +143,9 @@ public struct CSVOptions: Sendable, Equatable {
     public var skipLines = 0
     /// `time.format`: a wall-clock format (docs/inputs.md, "Delimited text (csv)"), read instead of `time.unit`.
     public var timeFormat: String?
+    /// Not a pipeline key: set by `motionprep apply`, where a file without `label_column` is
+    /// read as unlabelled instead of refused. Not part of the canonical JSON.
+    public var labelColumnOptional = false
 
     public init(delimiter: UInt8 = UInt8(ascii: ","), timeColumn: String, timeUnit: TimeUnit = .s,
                 channels: [KeyValue<String>] = [], labelColumn: String? = nil, sensorColumn: String? = nil,

@@ -1,0 +1,304 @@
+"""`motionprep apply DATASET_DIR INPUT... --out DIR` (docs/commands.md, "apply"): new recordings
+processed exactly as the dataset's, with x_normalized / features_normalized from the dataset's
+train statistics.
+
+Checked against an independent reading of the files (h5py, tarfile + zstandard + numpy):
+applying a dataset to its own recordings gives every window the dataset has, bit for bit
+(x, features, start_time_s, y), whole and streamed, HDF5 and shards; x_normalized is numpy's
+(x - mean) / std in float64 cast to float32; unlabelled inputs give y = -1; every refusal has
+its exit code and one sentence; the output folder follows run's safety rules.
+"""
+import hashlib
+import io
+import json
+import os
+import shutil
+import tarfile
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+import zstandard
+
+from conftest import motionprep
+
+PIPELINE = """\
+version: 1
+name: applytest
+inputs:
+  - type: motioncollector
+    paths: ["data/**/*.csv"]
+    sensors: [A, G]
+resample: {{rate_hz: 50, max_gap_s: 0.2}}
+window: {{length_s: 2.56, stride_s: 1.28}}
+{labels}
+features: [mean, std, min, max, rms, dominant_freq_hz]
+magnitude: [acc]
+split: {{by: subject, seed: 15, fractions: {{train: 0.5, validation: 0.25, test: 0.25}}, allocation: exact}}
+output: {{type: {type}, path: out/dataset, windows_per_shard: 40}}
+"""
+LABELS = "labels: {from: rows, policy: majority, min_fraction: 0.8, map: {W: walk, T: turn}, classes: [walk, turn]}"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("apply")
+    motionprep("synth", "--out", root / "data", "--subjects", 4, "--minutes", 1, "--seed", 11)
+    return root
+
+
+def make_dataset(root, storage="hdf5", labels=LABELS, name="dataset"):
+    (root / f"{name}.yaml").write_text(PIPELINE.format(labels=labels, type=storage).replace("out/dataset", f"out/{name}"))
+    motionprep("run", root / f"{name}.yaml", "--quiet")
+    return root / "out" / name
+
+
+def read_windows(folder, manifest=None):
+    """Every window of a dataset or applied output as a dict of arrays (rows gathered from all
+    files, in canonical order per split), plus the manifest."""
+    manifest = manifest or json.loads((folder / "manifest.json").read_text())
+    out = {}
+    for split, entry in sorted(manifest["splits"].items()):
+        for f in entry["files"]:
+            path = folder / f["path"]
+            if path.suffix == ".h5":
+                with h5py.File(path) as h:
+                    rec_names = [n.decode() if isinstance(n, bytes) else n for n in h.attrs["recording_names"]]
+                    arrays = {k: h[k][...] for k in h.keys()}
+                    arrays["recording"] = np.array([rec_names[i] for i in arrays["recording_index"]], dtype=object)
+            else:
+                arrays = read_shard(path)
+            for k, v in arrays.items():
+                out.setdefault(k, []).append(v)
+    return {k: np.concatenate(v) for k, v in out.items()}, manifest
+
+
+def read_shard(path):
+    data = path.read_bytes()
+    if path.suffix == ".zst":
+        data = zstandard.ZstdDecompressor().decompress(data)
+    samples = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        for m in t.getmembers():
+            key, member = m.name.split(".", 1)
+            body = t.extractfile(m).read()
+            if member.endswith(".npy"):
+                value = np.load(io.BytesIO(body))
+            elif member == "y.cls":
+                value = int(body)
+            else:
+                value = json.loads(body)
+            samples.setdefault(key, {})[member] = value
+    keys = sorted(samples)  # canonical order (apply writes them unshuffled; the dataset's are sorted here)
+    arrays = {
+        "x": np.stack([samples[k]["x.npy"] for k in keys]),
+        "y": np.array([samples[k]["y.cls"] for k in keys], dtype=np.int64),
+        "start_time_s": np.array([samples[k]["json"]["start_time_s"] for k in keys], dtype=np.float64),
+        "recording": np.array([samples[k]["json"]["recording"] for k in keys], dtype=object),
+        "key": np.array(keys, dtype=object),
+    }
+    for name in ("features", "x_normalized", "features_normalized"):
+        if name + ".npy" in samples[keys[0]]:
+            arrays[name] = np.stack([samples[k][name + ".npy"] for k in keys])
+    return arrays
+
+
+def same_bits(a, b):
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def expected_normalized(x, stats):
+    mean = np.array(stats["mean"], dtype=np.float64)
+    std = np.array(stats["std"], dtype=np.float64)
+    return ((x.astype(np.float64) - mean) / np.where(std == 0, 1.0, std)).astype(np.float32)
+
+
+def check_reproduces(dataset, applied, labelled):
+    ds, ds_manifest = read_windows(dataset)
+    ap, ap_manifest = read_windows(applied)
+    assert ap_manifest["format"] == "motionprep.applied"
+    assert ap_manifest["source_dataset"]["manifest_sha256"] == hashlib.sha256((dataset / "manifest.json").read_bytes()).hexdigest()
+    assert ap_manifest["normalization"] == ds_manifest["normalization"]
+    assert ap_manifest["channels"] == ds_manifest["channels"] and ap_manifest["feature_names"] == ds_manifest["feature_names"]
+    assert sorted(set(ap["recording"])) == sorted(set(ds["recording"]) | set(ap["recording"]))
+    for rec in sorted(set(ap["recording"])):
+        d = ds["recording"] == rec
+        a = ap["recording"] == rec
+        if labelled:
+            a = a & (ap["y"] >= 0)  # the windows the dataset kept; the others are kept by apply with y = -1
+        order_d = np.argsort(ds["start_time_s"][d], kind="stable")
+        for name in ("x", "features", "start_time_s", "y"):
+            assert same_bits(ds[name][d][order_d], ap[name][a]), (rec, name)
+    assert len(ds["y"]) > 0 and ((ap["y"] >= 0).sum() if labelled else len(ap["y"])) == len(ds["y"])
+    if not labelled:
+        assert (ap["y"] == -1).all() and len(ap["y"]) == len(ds["y"])
+    assert same_bits(ap["x_normalized"], expected_normalized(ap["x"], ds_manifest["normalization"]["x"]))
+    assert same_bits(ap["features_normalized"], expected_normalized(ap["features"], ds_manifest["normalization"]["features"]))
+    return ap, ap_manifest
+
+
+@pytest.mark.parametrize("storage", ["hdf5", "shards"])
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_applying_to_its_own_recordings_reproduces_the_dataset(data, tmp_path, storage, streamed):
+    dataset = make_dataset(data, storage=storage, name=f"ds-{storage}")
+    env = dict(os.environ, MOTIONPREP_STREAM_BYTES="0", MOTIONPREP_STREAM_BLOCK_BYTES="5000") if streamed else None
+    out = tmp_path / "applied"
+    p = run_apply(dataset, data / "data", "--out", out, "--jobs", 2, env=env, cwd=data)
+    assert p.returncode == 0, p.stderr
+    ap, manifest = check_reproduces(dataset, out, labelled=True)
+    # Windows the labels policy dropped are kept unlabelled and counted.
+    ds_manifest = json.loads((dataset / "manifest.json").read_text())
+    assert manifest["counts"]["windows_unlabelled"] == ds_manifest["counts"]["windows_dropped"]
+    assert (ap["y"] == -1).sum() == sum(ds_manifest["counts"]["windows_dropped"].values())
+    assert manifest["splits"]["windows"]["num_windows"] == len(ap["y"])
+    if storage == "shards":
+        # Unshuffled: keys in canonical order, shard by shard.
+        assert list(ap["key"]) == [f"windows-{i:09d}" for i in range(len(ap["key"]))]
+        assert all(f["path"].startswith("windows/windows-") for f in manifest["splits"]["windows"]["files"])
+    else:
+        assert [f["path"] for f in manifest["splits"]["windows"]["files"]] == ["windows.h5"]
+    sums = (out / "SHA256SUMS").read_text().split("\n")
+    for line in filter(None, sums):
+        digest, path = line.split("  ")
+        assert hashlib.sha256((out / path).read_bytes()).hexdigest() == digest
+
+
+def run_apply(*args, env=None, cwd=None):
+    import subprocess
+    from conftest import BIN
+    return subprocess.run([BIN, "apply", *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd)
+
+
+def test_unlabelled_pipeline_reproduces_every_window_and_same_bytes_for_any_jobs(data, tmp_path):
+    dataset = make_dataset(data, labels="", name="ds-nolabels")
+    a1, a2 = tmp_path / "a1", tmp_path / "a2"
+    assert run_apply(dataset, data / "data", "--out", a1, "--jobs", 1, "--quiet").returncode == 0
+    assert run_apply(dataset, data / "data", "--out", a2, "--jobs", 2, "--quiet").returncode == 0
+    check_reproduces(dataset, a1, labelled=False)
+    for f in ("windows.h5", "SHA256SUMS", "manifest.json"):
+        assert (a1 / f).read_bytes() == (a2 / f).read_bytes(), f
+
+
+def test_inputs_without_labels_give_y_minus_one(data, tmp_path):
+    dataset = make_dataset(data, name="ds-labels")
+    new = tmp_path / "new" / "person"
+    new.mkdir(parents=True)
+    src = data / "data" / "subject02" / "rec-01.csv"
+    lines = src.read_text().splitlines()
+    blank = [lines[0]] + [",".join([r.split(",")[0], ""] + r.split(",")[2:]) for r in lines[1:]]
+    (new / "walk.csv").write_text("\n".join(blank) + "\n")
+    out = tmp_path / "applied"
+    p = run_apply(dataset, new / "walk.csv", "--out", out, "--json")
+    assert p.returncode == 0, p.stderr
+    summary = json.loads(p.stdout)
+    ap, manifest = read_windows(out)
+    assert len(ap["y"]) > 0 and (ap["y"] == -1).all()
+    assert manifest["recordings"] == ["walk"] and manifest["subjects"] == ["person"]
+    assert summary["windows"] == {"windows": len(ap["y"])} and summary["windows_unlabelled"] == {"no_label": len(ap["y"])}
+    # The same samples as the dataset's recording (labels do not change x).
+    ds, _ = read_windows(dataset)
+    d = ds["recording"] == "subject02/rec-01"
+    keep = np.isin(ap["start_time_s"], ds["start_time_s"][d])
+    order = np.argsort(ds["start_time_s"][d], kind="stable")
+    assert same_bits(ap["x"][keep], ds["x"][d][order])
+    assert manifest["inputs"] == [{"bytes": (new / "walk.csv").stat().st_size, "path": os.path.relpath(new / "walk.csv"),
+                                   "role": "recording", "sha256": hashlib.sha256((new / "walk.csv").read_bytes()).hexdigest()}]
+
+
+def edited(dataset, tmp_path, edit):
+    copy = tmp_path / "edited"
+    shutil.copytree(dataset, copy)
+    m = json.loads((copy / "manifest.json").read_text())
+    edit(m)
+    (copy / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
+    return copy
+
+
+def test_refusals_of_the_dataset(data, tmp_path):
+    dataset = make_dataset(data, name="ds-refusals")
+    rec = data / "data" / "subject01" / "rec-01.csv"
+
+    def refused(source, code, *fragments, args=()):
+        out = tmp_path / "never"
+        p = run_apply(source, rec, "--out", out, *args)
+        assert p.returncode == code, p.stderr
+        assert p.stderr.startswith("motionprep: ") and p.stderr.count("\n") == 1, p.stderr
+        for f in fragments:
+            assert f in p.stderr, p.stderr
+        assert not out.exists() and not Path(str(out) + ".partial").exists()
+
+    refused(tmp_path / "absent", 66, "no such folder")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "notes.txt").write_text("x")
+    refused(tmp_path / "plain", 78, "is not a motionprep dataset: it has no manifest.json")
+    refused(edited(dataset, tmp_path / "v1", lambda m: m.update(format_version=1)), 78, "older motionprep (format_version 1)")
+    refused(edited(dataset, tmp_path / "v9", lambda m: m.update(format_version=9)), 78, "format_version 9")
+    refused(edited(dataset, tmp_path / "fmt", lambda m: m.update(format="other")), 78, "its `format` is `other`")
+    refused(edited(dataset, tmp_path / "rate", lambda m: m["pipeline"]["resolved"]["resample"].update(rate_hz=100.0)), 78,
+            "`pipeline.resolved` does not give the manifest's `pipeline.sha256`")
+    refused(edited(dataset, tmp_path / "badkey", lambda m: m["pipeline"]["resolved"]["window"].update(lenght_s=1.0)), 78,
+            "unknown key `lenght_s` in `window` at ", "manifest.json:")
+    refused(edited(dataset, tmp_path / "nonorm", lambda m: m["normalization"].update(x=None)), 78,
+            "has no train statistics", "normalization.x")
+    applied = tmp_path / "applied"
+    assert run_apply(dataset, rec, "--out", applied).returncode == 0
+    refused(applied, 78, "is the output of `motionprep apply`, not a dataset")
+
+
+def test_refusals_of_the_inputs(data, tmp_path):
+    dataset = make_dataset(data, name="ds-inputs")
+    src = data / "data" / "subject01" / "rec-01.csv"
+    no_gyro = tmp_path / "s" / "no-gyro.csv"
+    no_gyro.parent.mkdir()
+    no_gyro.write_text("".join(l for l in src.read_text().splitlines(True) if not l.startswith("G,")))
+    for args, code, fragments in [
+        ([no_gyro], 65, [str(no_gyro), "G"]),
+        ([tmp_path / "missing.csv"], 66, ["missing.csv", "no such file"]),
+        ([src, "--input", "3"], 64, ["`--input`", "0 to 0"]),
+        ([tmp_path / "empty-folder"], 66, ["holds no file the dataset's inputs read"]),
+    ]:
+        (tmp_path / "empty-folder").mkdir(exist_ok=True)
+        out = tmp_path / "never"
+        p = run_apply(dataset, *args, "--out", out)
+        assert p.returncode == code, (args, p.stderr)
+        assert p.stderr.startswith("motionprep: ") and p.stderr.count("\n") == 1, p.stderr
+        for f in fragments:
+            assert f in p.stderr, p.stderr
+        assert not out.exists() and not Path(str(out) + ".partial").exists()
+    p = run_apply(dataset, src)
+    assert p.returncode == 64 and "needs `--out DIR`" in p.stderr
+    p = run_apply(dataset, "--out", tmp_path / "x")
+    assert p.returncode == 64 and "needs at least one recording" in p.stderr
+
+
+def snapshot(root):
+    return {str(p.relative_to(root)): (p.is_symlink(), p.stat().st_mode if not p.is_symlink() else 0,
+                                       p.read_bytes() if p.is_file() and not p.is_symlink() else None)
+            for p in sorted(root.rglob("*"))}
+
+
+def test_output_safety(data, tmp_path):
+    dataset = make_dataset(data, name="ds-safety")
+    rec = data / "data" / "subject03" / "rec-02.csv"
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("precious")
+    before = snapshot(foreign)
+    p = run_apply(dataset, rec, "--out", foreign)
+    assert p.returncode == 73 and "refusing to replace" in p.stderr and "thesis.tex" in p.stderr
+    assert snapshot(foreign) == before
+    ds_before = snapshot(dataset)
+    for out, fragment in [(dataset, "it is the source dataset"), (dataset / "applied", "inside the source dataset"),
+                          (data / "data", "input file")]:
+        p = run_apply(dataset, rec, "--out", out)
+        assert p.returncode == 73 and fragment in p.stderr, p.stderr
+    assert snapshot(dataset) == ds_before
+    # An own applied output is replaced; the lock and staging folder are gone afterwards.
+    out = tmp_path / "applied"
+    assert run_apply(dataset, rec, "--out", out).returncode == 0
+    assert run_apply(dataset, data / "data" / "subject01", "--out", out).returncode == 0
+    assert json.loads((out / "manifest.json").read_text())["recordings"] == ["rec-01", "rec-02"]
+    assert not Path(str(out) + ".partial").exists() and not Path(str(out) + ".lock").exists()
+    assert motionprep("validate", dataset).returncode == 0

@@ -88,6 +88,10 @@ public struct InputSpec: Sendable, Equatable {
     public var iio: IIOOptions?
     /// Where this entry starts in the pipeline file (for messages).
     public var location: SourceLocation?
+    /// Not a pipeline key: the files of this input named one by one, read instead of what
+    /// `paths` matches and never taken as glob patterns (`motionprep apply`, which names the new
+    /// recordings on its command line). Not part of the canonical JSON.
+    public var files: [String]?
 
     public init(type: InputType, paths: [String], subject: String = "{dir}", recording: String? = nil,
                 sensors: [String]? = nil, sort: Bool = false, strict: Bool = false, sensor: String? = nil,

@@ -56,9 +56,10 @@ public enum ApplyRunner {
 
     public static func run(_ dataset: SourceDataset, options: ApplyOptions) throws -> RunSummary {
         try check(dataset)
-        let spec = appliedSpec(dataset.spec)
+        var spec = appliedSpec(dataset.spec)
         let files = try ApplyInputs.assign(options.inputs, spec: spec, inputIndex: options.inputIndex)
-        let sources = try InputDiscovery.recordings(spec, explicit: files, log: options.log)
+        for i in spec.inputs.indices { spec.inputs[i].files = files[i] }
+        let sources = try InputDiscovery.recordings(spec, log: options.log)
         let ledger = InputLedger(baseDirectory: spec.baseDirectory, onFirstBytes: { options.checkpoint("input-read") })
         let plan = try RunPlan(spec: spec, sources: sources, ledger: ledger)
         try checkChannels(plan.layout, dataset: dataset, sources: sources)

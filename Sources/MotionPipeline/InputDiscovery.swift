@@ -59,9 +59,9 @@ public enum InputDiscovery {
     /// `match`, plus the identity of every file kept (from the one `stat` that checked it), for
     /// the check across inputs in `recordings`.
     ///
-    /// `explicit`: the files of each input, named one by one instead of by its patterns
-    /// (`motionprep apply`); each is taken as written, never as a glob pattern.
-    private static func scan(_ spec: PipelineSpec, explicit: [[String]]? = nil) -> (files: [[InputFile]], unmatched: [Unmatched], irregular: [Irregular],
+    /// An input with `files` (`motionprep apply`) reads those, each taken as written, never as a
+    /// glob pattern; one that does not exist is unmatched.
+    private static func scan(_ spec: PipelineSpec) -> (files: [[InputFile]], unmatched: [Unmatched], irregular: [Irregular],
                                                        aliases: [Alias], identity: [String: FileIdentity]) {
         var identity: [String: FileIdentity] = [:]
         var all: [[InputFile]] = []
@@ -71,9 +71,9 @@ public enum InputDiscovery {
         for (i, input) in spec.inputs.enumerated() {
             var seen = Set<String>()
             var candidates: [(path: String, pattern: String)] = []
-            for pattern in explicit?[i] ?? input.paths {
+            for pattern in input.files ?? input.paths {
                 let resolved = PathText.join(spec.baseDirectory, pattern)
-                let found = explicit == nil ? Glob.files(matching: resolved) : (access(resolved, F_OK) == 0 ? [PathText.normalize(resolved)] : [])
+                let found = input.files == nil ? Glob.files(matching: resolved) : (access(resolved, F_OK) == 0 ? [PathText.normalize(resolved)] : [])
                 if found.isEmpty { unmatched.append(Unmatched(inputIndex: i, pattern: pattern)) }
                 for f in found where seen.insert(f).inserted { candidates.append((f, pattern)) }
             }
@@ -130,18 +130,17 @@ public enum InputDiscovery {
     /// - Throws: also `MotionError(.noInput)` for a match that is not a regular file (never
     ///   opened, so a FIFO cannot make the run wait), and `.config` when one file is matched
     ///   into two different recordings (by two inputs, under two names).
-    ///   - explicit: the files of each input, one by one, instead of its patterns (`motionprep
-    ///     apply`): a missing one is `MotionError(.noInput)` naming it.
-    public static func recordings(_ spec: PipelineSpec, explicit: [[String]]? = nil, log: (String) -> Void = { _ in }) throws -> [RecordingSource] {
-        let (matched, unmatched, irregular, aliases, identity) = scan(spec, explicit: explicit)
+    ///   An input's `files` (`motionprep apply`) that does not exist is `MotionError(.noInput)` naming it.
+    public static func recordings(_ spec: PipelineSpec, log: (String) -> Void = { _ in }) throws -> [RecordingSource] {
+        let (matched, unmatched, irregular, aliases, identity) = scan(spec)
         if let u = unmatched.first {
-            if explicit != nil {
+            if spec.inputs[u.inputIndex].files != nil {
                 throw MotionError(.noInput, "cannot read input \(u.pattern): no such file")
             }
             throw MotionError(.noInput, "`\(u.pattern)` in inputs[\(u.inputIndex)] of \(spec.file) matches no file (paths are relative to the pipeline file's folder `\(spec.baseDirectory)`)")
         }
         if let bad = irregular.first {
-            if explicit != nil {
+            if spec.inputs[bad.inputIndex].files != nil {
                 throw MotionError(.noInput, "input \(bad.path) is \(bad.kind), not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket")
             }
             throw MotionError(.noInput, "\(bad.path) (matched by `\(bad.pattern)` in inputs[\(bad.inputIndex)] of \(spec.file)) is \(bad.kind), not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket: move it out of the folder or narrow the pattern")

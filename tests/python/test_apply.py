@@ -302,3 +302,135 @@ def test_output_safety(data, tmp_path):
     assert json.loads((out / "manifest.json").read_text())["recordings"] == ["rec-01", "rec-02"]
     assert not Path(str(out) + ".partial").exists() and not Path(str(out) + ".lock").exists()
     assert motionprep("validate", dataset).returncode == 0
+
+
+CSV_PIPELINE = """\
+version: 1
+name: phones
+inputs:
+  - type: csv
+    paths: ["csvdata/*/*/Accelerometer.csv"]
+    recording: "{dirpath}"
+    subject: "{dir:2}"
+    time: {column: time, unit: s}
+    channels: {acc_z: z, acc_x: x, acc_y: y}
+    units: {acc_x: g, acc_y: g, acc_z: g}
+    label_column: activity
+  - type: csv
+    paths: ["csvdata/*/*/Barometer.csv"]
+    recording: "{dirpath}"
+    subject: "{dir:2}"
+    time: {column: time, unit: s}
+    channels: {pressure: pressure, relative_altitude: relative_altitude}
+    units: {pressure: kPa, relative_altitude: m}
+    label_column: activity
+resample: {rate_hz: 50, method: {default: linear, Barometer: previous}, max_gap_s: {default: 0.2, Barometer: 1.5}}
+window: {length_s: 2.0, stride_s: 1.0}
+labels: {from: rows, min_fraction: 0.7, classes: [walk, stairs]}
+features: [mean, std, range]
+split: {seed: 15, fractions: {train: 0.5, validation: 0.25, test: 0.25}, allocation: exact}
+output: {type: hdf5, path: out/phones}
+"""
+
+
+@pytest.fixture(scope="module")
+def phones(tmp_path_factory):
+    root = tmp_path_factory.mktemp("phones")
+    motionprep("synth", "--format", "csv", "--out", root / "csvdata", "--subjects", 4, "--minutes", 1, "--seed", 5)
+    (root / "phones.yaml").write_text(CSV_PIPELINE)
+    motionprep("run", root / "phones.yaml", "--quiet")
+    return root
+
+
+def test_two_csv_inputs_files_go_to_the_input_their_name_matches(phones, tmp_path):
+    out = tmp_path / "applied"
+    p = run_apply(phones / "out" / "phones", phones / "csvdata", "--out", out, cwd=phones)
+    assert p.returncode == 0, p.stderr
+    ap, manifest = check_reproduces(phones / "out" / "phones", out, labelled=True)
+    assert [c["name"] for c in manifest["channels"]] == ["acc_z", "acc_x", "acc_y", "pressure", "relative_altitude"]
+    ds_inputs = json.loads((phones / "out" / "phones" / "manifest.json").read_text())["inputs"]
+    assert [(i["sha256"], i["bytes"]) for i in manifest["inputs"]] == [(i["sha256"], i["bytes"]) for i in ds_inputs]
+    assert len(manifest["inputs"]) == 16
+
+
+def test_a_csv_file_without_the_label_column_is_unlabelled(phones, tmp_path):
+    rec = tmp_path / "new" / "someone" / "morning"
+    rec.mkdir(parents=True)
+    for name in ("Accelerometer.csv", "Barometer.csv"):
+        rows = (phones / "csvdata" / "subject02" / "rec-01" / name).read_text().splitlines()
+        (rec / name).write_text("\n".join(",".join(r.split(",")[:-1]) for r in rows) + "\n")  # drop `activity`
+    out = tmp_path / "applied"
+    p = run_apply(phones / "out" / "phones", rec / "Accelerometer.csv", rec / "Barometer.csv", "--out", out)
+    assert p.returncode == 0, p.stderr
+    ap, manifest = read_windows(out)
+    assert len(ap["y"]) > 0 and (ap["y"] == -1).all()
+    assert manifest["recordings"] == ["morning"] and manifest["subjects"] == ["someone"]
+
+
+def test_csv_refusals(phones, tmp_path):
+    dataset = phones / "out" / "phones"
+    rec = tmp_path / "s" / "r"
+    rec.mkdir(parents=True)
+    rows = (phones / "csvdata" / "subject01" / "rec-01" / "Accelerometer.csv").read_text().splitlines()
+    (rec / "Accelerometer.csv").write_text("\n".join(",".join(f for i, f in enumerate(r.split(",")) if i != 3) for r in rows) + "\n")
+    shutil.copy(phones / "csvdata" / "subject01" / "rec-01" / "Barometer.csv", rec / "Barometer.csv")
+    (rec / "Gyroscope.csv").write_text("time,x\n0,1\n")
+    for args, code, fragments in [
+        ([rec / "Accelerometer.csv", rec / "Barometer.csv"], 65, [str(rec / "Accelerometer.csv"), "`z`"]),
+        ([rec / "Gyroscope.csv"], 64, ["matches none of the dataset's inputs", "inputs[0] (`Accelerometer.csv`)",
+                                       "inputs[1] (`Barometer.csv`)", "--input N"]),
+        ([rec / "Barometer.csv", "--input", "2"], 64, ["0 to 1, not 2"]),
+    ]:
+        out = tmp_path / "never"
+        p = run_apply(dataset, *args, "--out", out)
+        assert p.returncode == code, (args, p.stderr)
+        assert p.stderr.startswith("motionprep: ") and p.stderr.count("\n") == 1, p.stderr
+        for f in fragments:
+            assert f in p.stderr, p.stderr
+        assert not out.exists() and not Path(str(out) + ".partial").exists()
+
+
+def test_validate_names_an_applied_output(data, tmp_path):
+    dataset = make_dataset(data, name="ds-validate")
+    out = tmp_path / "applied"
+    assert run_apply(dataset, data / "data" / "subject04", "--out", out).returncode == 0
+    p = motionprep("validate", out, check=False)
+    assert p.returncode == 1
+    assert "this is the output of `motionprep apply`" in p.stdout + p.stderr
+    assert "older motionprep" not in p.stdout + p.stderr
+
+
+IIO_PIPELINE = """\
+version: 1
+name: iio
+inputs:
+  - type: iio
+    paths: ["iiodata/**/*.bin"]
+    layout: "{dirpath}/sysfs"
+    sensor: imu
+resample: {rate_hz: 50, max_gap_s: 0.2}
+window: {length_samples: 128, stride_samples: 64}
+features: [mean, std]
+split: {seed: 42, fractions: {train: 0.5, validation: 0.25, test: 0.25}, allocation: exact}
+output: {type: shards, path: out/iio, compression: none}
+"""
+
+
+def test_iio_layout_folders_of_new_recordings(tmp_path):
+    motionprep("synth", "--out", tmp_path / "iiodata", "--format", "iio", "--subjects", 3, "--minutes", 1, "--seed", 3)
+    (tmp_path / "iio.yaml").write_text(IIO_PIPELINE)
+    motionprep("run", tmp_path / "iio.yaml", "--quiet")
+    dataset = tmp_path / "out" / "iio"
+    out = tmp_path / "applied"
+    p = run_apply(dataset, tmp_path / "iiodata", "--out", out, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    check_reproduces(dataset, out, labelled=False)
+    assert any(i["role"] == "iio_layout" for i in json.loads((out / "manifest.json").read_text())["inputs"])
+    # A new recording whose layout folder lacks a channel of the dataset is refused, naming both.
+    new = tmp_path / "new" / "person"
+    shutil.copytree(tmp_path / "iiodata" / "subject01", new)
+    (new / "sysfs" / "scan_elements" / "in_accel_z_en").write_text("0\n")
+    p = run_apply(dataset, new / "rec-01.bin", "--out", tmp_path / "never")
+    assert p.returncode == 65, p.stderr
+    assert "acc_z" in p.stderr and str(new) in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    assert not (tmp_path / "never").exists()

@@ -56,9 +56,8 @@ public enum ApplyRunner {
 
     public static func run(_ dataset: SourceDataset, options: ApplyOptions) throws -> RunSummary {
         try check(dataset)
-        var spec = appliedSpec(dataset.spec)
-        let files = try ApplyInputs.assign(options.inputs, spec: spec, inputIndex: options.inputIndex)
-        for i in spec.inputs.indices { spec.inputs[i].files = files[i] }
+        let files = try ApplyInputs.assign(options.inputs, spec: appliedSpec(dataset.spec), inputIndex: options.inputIndex)
+        let spec = appliedSpec(dataset.spec, files: files)
         let sources = try InputDiscovery.recordings(spec, log: options.log)
         let ledger = InputLedger(baseDirectory: spec.baseDirectory, onFirstBytes: { options.checkpoint("input-read") })
         let plan = try RunPlan(spec: spec, sources: sources, ledger: ledger)
@@ -191,11 +190,15 @@ public enum ApplyRunner {
     /// The dataset's pipeline as `apply` runs it: paths relative to the current folder, no
     /// intervals file (it is the dataset's, not the new recordings'; windows are unlabelled),
     /// and csv files without the label column read as unlabelled.
-    static func appliedSpec(_ source: PipelineSpec) -> PipelineSpec {
+    /// `files`: each input's files (`InputSpec.files`), when known.
+    static func appliedSpec(_ source: PipelineSpec, files: [[String]]? = nil) -> PipelineSpec {
         var spec = source
         spec.baseDirectory = "."
         if spec.labels?.from == .intervals { spec.labels = nil }
-        for i in spec.inputs.indices { spec.inputs[i].csv?.labelColumnOptional = true }
+        for i in spec.inputs.indices {
+            spec.inputs[i].csv?.labelColumnOptional = true
+            if let files { spec.inputs[i].files = files[i] }
+        }
         return spec
     }
 

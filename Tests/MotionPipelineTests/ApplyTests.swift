@@ -45,7 +45,7 @@ import Testing
         let dir = try folder(["r/Other.csv", "both/x.csv"])
         defer { dir.remove() }
         let spec = try Self.spec(Self.two)
-        func status(_ paths: [String], _ index: Int? = nil, spec s: PipelineSpec? = nil) -> (ExitStatus?, String) {
+        func status(_ paths: [String], _ index: Int? = nil, spec s: PipelineSpec? = nil) -> (MotionCore.ExitStatus?, String) {
             do {
                 _ = try ApplyInputs.assign(paths, spec: s ?? spec, inputIndex: index)
                 return (nil, "")

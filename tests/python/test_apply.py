@@ -157,6 +157,8 @@ def test_applying_to_its_own_recordings_reproduces_the_dataset(data, tmp_path, s
         # Unshuffled: keys in canonical order, shard by shard.
         assert list(ap["key"]) == [f"windows-{i:09d}" for i in range(len(ap["key"]))]
         assert all(f["path"].startswith("windows/windows-") for f in manifest["splits"]["windows"]["files"])
+        shard = motionprep("inspect", out / manifest["splits"]["windows"]["files"][0]["path"])
+        assert "x_normalized" in shard.stdout and "features_normalized" in shard.stdout
     else:
         assert [f["path"] for f in manifest["splits"]["windows"]["files"]] == ["windows.h5"]
     sums = (out / "SHA256SUMS").read_text().split("\n")

@@ -436,3 +436,30 @@ def test_iio_layout_folders_of_new_recordings(tmp_path):
     assert p.returncode == 65, p.stderr
     assert "acc_z" in p.stderr and str(new) in p.stderr and p.stderr.count("\n") == 1, p.stderr
     assert not (tmp_path / "never").exists()
+
+
+def test_one_writer_at_a_time_and_a_killed_apply_leaves_the_previous_output(data, tmp_path):
+    import signal
+    import subprocess
+    import time
+    from conftest import BIN
+    dataset = make_dataset(data, name="ds-lock")
+    out = tmp_path / "applied"
+    assert run_apply(dataset, data / "data" / "subject02", "--out", out, "--quiet").returncode == 0
+    before = snapshot(out)
+    env = dict(os.environ, MOTIONPREP_TEST_PAUSE_AT="before-commit")
+    first = subprocess.Popen([BIN, "apply", dataset, data / "data" / "subject03", "--out", out, "--quiet"], env=env,
+                             stderr=subprocess.PIPE, text=True)
+    line = first.stderr.readline()
+    assert "test hook: paused at before-commit" in line, line
+    # A second writer (apply or run) is refused, naming the holder.
+    second = run_apply(dataset, data / "data" / "subject04", "--out", out)
+    assert second.returncode == 73 and f"in use by process {first.pid}" in second.stderr, second.stderr
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    # The previous applied output is intact; the next apply takes the stale lock over and replaces it.
+    assert snapshot(out) == before
+    p = run_apply(dataset, data / "data" / "subject04", "--out", out)
+    assert p.returncode == 0 and f"was left by process {first.pid}" in p.stderr, p.stderr
+    assert json.loads((out / "manifest.json").read_text())["subjects"] == ["subject04"]
+    assert not Path(f"{out}.partial").exists() and not Path(f"{out}.lock").exists()

@@ -464,3 +464,40 @@ def test_one_writer_at_a_time_and_a_killed_apply_leaves_the_previous_output(data
     assert p.returncode == 0 and f"was left by process {first.pid}" in p.stderr, p.stderr
     assert json.loads((out / "manifest.json").read_text())["subjects"] == ["subject04"]
     assert not Path(f"{out}.partial").exists() and not Path(f"{out}.lock").exists()
+
+
+def test_more_refusals_of_the_dataset_and_a_run_without_windows(data, tmp_path):
+    dataset = make_dataset(data, name="ds-more")
+    rec = data / "data" / "subject01" / "rec-01.csv"
+
+    def refused(source, code, *fragments, inputs=(rec,)):
+        out = tmp_path / "never"
+        p = run_apply(source, *inputs, "--out", out)
+        assert p.returncode == code, p.stderr
+        assert p.stderr.startswith("motionprep: ") and p.stderr.count("\n") == 1, p.stderr
+        for f in fragments:
+            assert f in p.stderr, p.stderr
+        assert not out.exists() and not Path(str(out) + ".partial").exists()
+
+    refused(rec, 78, "is not a dataset folder")
+    fifo = tmp_path / "fifo-ds"
+    fifo.mkdir()
+    os.mkfifo(fifo / "manifest.json")
+    refused(fifo, 78, "is not a regular file, so it is not opened")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "manifest.json").write_text('{"format": "motionprep.dataset", ')
+    refused(broken, 78, "does not parse as JSON")
+    refused(edited(dataset, tmp_path / "nochannels", lambda m: m.pop("channels")), 78, "the manifest has no `channels`")
+    refused(edited(dataset, tmp_path / "shortstd", lambda m: m["normalization"]["x"]["std"].pop()), 78,
+            "`normalization.x.std` of the manifest must be a list of 7 numbers")
+    refused(edited(dataset, tmp_path / "negstd", lambda m: m["normalization"]["x"]["std"].__setitem__(0, -1.0)), 78,
+            "standard deviations of at least 0")
+    refused(edited(dataset, tmp_path / "nofeat", lambda m: m["normalization"].update(features=None)), 78,
+            "no train statistics for its features")
+    refused(edited(dataset, tmp_path / "rate", lambda m: m.update(sample_rate_hz=100.0)), 78,
+            "does not agree with its own `pipeline.resolved`")
+    short = tmp_path / "short" / "p"
+    short.mkdir(parents=True)
+    (short / "tiny.csv").write_text("".join(rec.read_text().splitlines(True)[:60]))
+    refused(dataset, 65, "no window to apply the dataset to", "one window is 128 samples", inputs=(short / "tiny.csv",))

@@ -48,8 +48,9 @@ final class RecordingProcessor {
     /// The most grid values, and the most window values, one recording may use: the resource
     /// limits, or the run's memory budget when that is smaller.
     let valueLimit: Int
-    // `keepUnlabelled` (`motionprep apply`): windows the label policy would drop are kept with y = −1.
 
+    /// - Parameter keepUnlabelled: keep the windows the label policy would drop, with y = −1
+    ///   (`motionprep apply`, `LabelAligner.keepUnlabelled`).
     init(spec: PipelineSpec, layout: ChannelLayout, streamThresholdBytes: Int = RunOptions.defaultStreamThresholdBytes,
          streamBlockBytes: Int = RunOptions.defaultStreamBlockBytes, log: @escaping (String) -> Void = { _ in },
          valueLimit: Int = ResourceLimits.maxGridValues, keepUnlabelled: Bool = false) {

@@ -112,6 +112,10 @@ public struct InputSpec: Sendable, Equatable {
     /// Set when the decoder expanded a phone-logger preset into this input (docs/inputs.md,
     /// "Phone-logger presets"): which app, entry and sensor.
     public var preset: InputPreset?
+    /// Not a pipeline key: the files of this input named one by one, read instead of what
+    /// `paths` matches and never taken as glob patterns (`motionprep apply`, which names the new
+    /// recordings on its command line). Not part of the canonical JSON.
+    public var files: [String]?
 
     public init(type: InputType, paths: [String], subject: String = "{dir}", recording: String? = nil,
                 sensors: [String]? = nil, sort: Bool = false, strict: Bool = false, sensor: String? = nil,
@@ -170,6 +174,9 @@ public struct CSVOptions: Sendable, Equatable {
     /// Phone-logger presets: what the app writes, for messages about a file that is not the
     /// app's (not part of the canonical JSON: it changes no byte that is read).
     public var app: CSVFormat.AppExport?
+    /// Not a pipeline key: set by `motionprep apply`, where a file without `label_column` is
+    /// read as unlabelled instead of refused. Not part of the canonical JSON.
+    public var labelColumnOptional = false
 
     public init(delimiter: UInt8 = UInt8(ascii: ","), timeColumn: String, timeUnit: TimeUnit = .s,
                 channels: [KeyValue<String>] = [], labelColumn: String? = nil, sensorColumn: String? = nil,

@@ -277,7 +277,10 @@ extension SpecDecoder {
             }
         }
         if let n = f["delimiter"] {
-            options.delimiterGiven = true
+            // The canonical form always writes the delimiter, so it cannot say whether the
+            // pipeline file gave it: a resolved `,` (the default) lets a file's `sep=` line
+            // choose, as a pipeline without `delimiter` does (docs/inputs.md, "Delimited text (csv)").
+            options.delimiterGiven = !(resolved && n.scalar?.value == ",")
             switch n.scalar?.value {
             case ",": options.delimiter = UInt8(ascii: ",")
             case ";": options.delimiter = UInt8(ascii: ";")
@@ -299,7 +302,7 @@ extension SpecDecoder {
                     if let unit: CSVOptions.TimeUnit = choice(u, "\(path).time.unit") { options.timeUnit = unit } else { ok = false }
                 }
                 if let fm = tf["format"] {
-                    if tf.has("unit") {
+                    if tf.has("unit") && !resolved {
                         notApplicable("format", in: tf, "does not apply with `unit`; a `format` says how to read the time on its own")
                         ok = false
                     } else if let pattern = string(fm, "\(path).time.format") {
@@ -357,7 +360,7 @@ extension SpecDecoder {
     }
 
     func decodeSensorChannels(_ node: YAMLNode, _ path: String) -> [KeyValue<[KeyValue<String>]>]? {
-        guard let pairs = node.mapping, !pairs.isEmpty else {
+        guard let pairs = orderedPairs(node), !pairs.isEmpty else {
             mustBe(path, node, "a non-empty mapping of sensor names to channel mappings")
             return nil
         }

@@ -46,7 +46,7 @@ extension SpecDecoder {
         if let node = f["features"] { features = decodeFeatures(node) }
 
         var magnitude: [String]? = []
-        if let node = f["magnitude"] { magnitude = stringList(node, "magnitude", unique: "sensor") }
+        if let node = f["magnitude"] { magnitude = stringList(node, "magnitude", unique: "sensor", nonEmpty: !resolved) }  // the canonical form writes `[]`
 
         var split: SplitSpec? = SplitSpec()
         if let node = f["split"] { split = decodeSplit(node) }

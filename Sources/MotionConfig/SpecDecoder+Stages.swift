@@ -147,7 +147,7 @@ extension SpecDecoder {
         if let n = f["policy"] { policy = choice(n, "labels.policy") }
         var minFraction = 0.5
         if let n = f["min_fraction"] {
-            if let policy, policy != .majority {
+            if let policy, policy != .majority, !resolved {
                 notApplicable("min_fraction", in: f, "applies only to `policy: majority`, not `policy: \(policy.rawValue)`")
                 ok = false
             } else if let v = number(n, "labels.min_fraction", "a number from 0 to 1", { (0...1).contains($0) }) {
@@ -174,7 +174,7 @@ extension SpecDecoder {
         if let n = f["clock"] {
             if from == .intervals {
                 if let c: LabelsSpec.Clock = choice(n, "labels.clock") { clock = c } else { ok = false }
-            } else if from != nil {
+            } else if from != nil && !(resolved && n.scalar?.value == LabelsSpec.Clock.input.rawValue) {
                 notApplicable("clock", in: f, "applies only to `from: intervals` (the other sources' times are the input's own)")
                 ok = false
             }
@@ -364,7 +364,11 @@ extension SpecDecoder {
         var type: OutputSpec.OutputType? = .hdf5
         if let n = f["type"] { type = choice(n, "output.type") }
         var path: String?
-        if let n = required("path", in: f) { path = string(n, "output.path") }
+        if resolved {
+            path = ""  // the canonical form leaves `output.path` out
+        } else if let n = required("path", in: f) {
+            path = string(n, "output.path")
+        }
         var perShard = 8192
         var level = 3
         // `windows_per_shard` and `compression_level` matter only for shards; with `type: hdf5`

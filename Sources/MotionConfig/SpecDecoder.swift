@@ -11,11 +11,19 @@ import MotionYAML
 final class SpecDecoder {
     let file: String
     let baseDirectory: String
+    /// Decoding a dataset manifest's `pipeline.resolved` (the canonical JSON,
+    /// `PipelineSpec.canonicalValue()`) rather than a pipeline file: a key whose value is null
+    /// counts as absent, ordered mappings may be lists of one-key objects, keys the canonical
+    /// form always spells out (`labels.min_fraction`, `labels.clock`, a csv `time.unit` beside
+    /// `time.format`) are accepted where a pipeline file could not give them, and `output.path`
+    /// is not required (docs/commands.md, "apply").
+    let resolved: Bool
     private(set) var issues: [ConfigIssue] = []
 
-    init(file: String, baseDirectory: String) {
+    init(file: String, baseDirectory: String, resolved: Bool = false) {
         self.file = file
         self.baseDirectory = baseDirectory
+        self.resolved = resolved
     }
 
     // MARK: - Reporting
@@ -127,6 +135,9 @@ final class SpecDecoder {
                 report(pair.key.mark, "key at \(at(pair.key.mark)) in \(place(path)) must be a name, not \(describe(pair.key))")
                 result.isClean = false
                 continue
+            }
+            if resolved && pair.value.isNull && allowed.contains(key) {
+                continue  // the canonical form writes null for "not set"
             }
             if allowed.contains(key) {
                 result.entries[key] = pair
@@ -247,7 +258,7 @@ final class SpecDecoder {
 
     /// A mapping of names to strings, in document order.
     func stringMap(_ node: YAMLNode, _ path: String, nonEmpty: Bool = true) -> [KeyValue<String>]? {
-        guard let pairs = node.mapping, !(nonEmpty && pairs.isEmpty) else {
+        guard let pairs = orderedPairs(node), !(nonEmpty && pairs.isEmpty) else {
             mustBe(path, node, nonEmpty ? "a non-empty mapping of names to strings" : "a mapping of names to strings")
             return nil
         }
@@ -259,6 +270,20 @@ final class SpecDecoder {
             out.append(KeyValue(key, value))
         }
         return ok ? out : nil
+    }
+
+    /// The pairs of a mapping in document order; in `resolved` mode also a list of one-key
+    /// mappings, the canonical form of an ordered mapping (`[{"acc_x": "ax"}, …]`). Nil for
+    /// anything else.
+    func orderedPairs(_ node: YAMLNode) -> [YAMLPair]? {
+        if let pairs = node.mapping { return pairs }
+        guard resolved, let items = node.sequence else { return nil }
+        var out: [YAMLPair] = []
+        for item in items {
+            guard let one = item.mapping, one.count == 1 else { return nil }
+            out.append(one[0])
+        }
+        return out
     }
 
     /// A mapping key that must be a non-empty name.

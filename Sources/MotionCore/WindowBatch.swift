@@ -100,3 +100,46 @@ public struct RunningMoments: Sendable, Equatable {
     /// Population standard deviations.
     public var std: [Double] { m2.map { count > 0 ? ($0 / count).squareRoot() : 0 } }
 }
+
+/// Per-column standardisation with a dataset's train statistics: (v − mean) / std computed in
+/// float64 from the float32 value, then rounded to float32; a column whose std is 0 (constant
+/// in train) is only centred, (v − mean) / 1, as scikit-learn's `StandardScaler` does
+/// (docs/dataset-format.md, "Applied windows").
+public struct Standardization: Sendable, Equatable {
+    public let mean: [Double]
+    /// The divisor of each column: its std, or 1 where the std is 0.
+    public let scale: [Double]
+
+    public init(mean: [Double], std: [Double]) {
+        precondition(mean.count == std.count, "Standardization: \(mean.count) means but \(std.count) standard deviations")
+        self.mean = mean
+        scale = std.map { $0 == 0 ? 1 : $0 }
+    }
+
+    /// The columns.
+    public var columns: Int { mean.count }
+
+    /// Standardises row-major `values` of `columns` columns (any number of rows).
+    public func apply(_ values: ArraySlice<Float>) -> [Float] {
+        let C = columns
+        guard C > 0 else { return [] }
+        precondition(values.count % C == 0, "Standardization: \(values.count) values are not rows of \(C) columns")
+        var out = [Float](repeating: 0, count: values.count)
+        mean.withUnsafeBufferPointer { m in
+            scale.withUnsafeBufferPointer { s in
+                values.withUnsafeBufferPointer { v in
+                    out.withUnsafeMutableBufferPointer { o in
+                        var i = 0
+                        while i < v.count {
+                            for c in 0..<C { o[i + c] = Float((Double(v[i + c]) - m[c]) / s[c]) }
+                            i += C
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    public func apply(_ values: [Float]) -> [Float] { apply(values[...]) }
+}

@@ -44,6 +44,9 @@ public struct CSVFormat: Sendable, Equatable {
     public var channels: [Channel]
     /// The column holding each row's label, if any.
     public var labelColumn: String?
+    /// A file without `labelColumn` is read as unlabelled instead of refused (`motionprep apply`:
+    /// new recordings rarely carry labels).
+    public var labelColumnOptional = false
     /// Long format: the column saying which sensor a row belongs to.
     public var sensorColumn: String?
     /// Long format: the sensors and their channels, in output order.

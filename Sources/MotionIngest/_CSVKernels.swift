@@ -494,7 +494,9 @@ struct _CSVParser {
         for s in streams.indices {
             streams[s].columns = try zip(streams[s].columnNames, streams[s].roles).map { try index($0, $1) }
         }
-        if let labelColumn = format.labelColumn { labelIndex = try index(labelColumn, "label_column") }
+        if let labelColumn = format.labelColumn, !(format.labelColumnOptional && !names.contains(labelColumn)) {
+            labelIndex = try index(labelColumn, "label_column")
+        }
         neededFields = ([timeIndex, sensorIndex, labelIndex] + streams.flatMap(\.columns)).max()! + 1
         channelTable = _ChannelTable(streams: streams)
         headerCount = names.count

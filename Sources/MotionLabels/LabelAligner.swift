@@ -21,6 +21,10 @@ public struct LabelAligner: Sendable {
     public var policy: LabelPolicy
     public var minFraction: Double
     public var classes: [String]
+    /// Keep every window: one the policy would drop is kept with class id −1 (and still counted
+    /// under its reason in `Result.dropped`). `motionprep apply` labels this way, so that a new
+    /// recording gives every window (docs/commands.md, "apply").
+    public var keepUnlabelled = false
     private var renames: [String: String]
 
     /// - Parameters:
@@ -39,9 +43,9 @@ public struct LabelAligner: Sendable {
     public struct Result: Sendable, Equatable {
         /// Indices (into the `starts` passed in) of the kept windows, ascending.
         public var kept: [Int]
-        /// Class id of each kept window.
+        /// Class id of each kept window (−1 for a window kept unlabelled, `keepUnlabelled`).
         public var classIds: [Int64]
-        /// Windows dropped, by reason.
+        /// Windows dropped (with `keepUnlabelled`: kept with class id −1), by reason.
         public var dropped: [String: Int]
     }
 
@@ -86,18 +90,25 @@ public struct LabelAligner: Sendable {
         var result = Result(kept: [], classIds: [], dropped: [:])
         var counts = [Int](repeating: 0, count: mappedNames.count)
         var firstSeen = [Int](repeating: 0, count: mappedNames.count)
+        func drop(_ w: Int, _ reason: WindowDropReason) {
+            result.dropped[reason.rawValue, default: 0] += 1
+            if keepUnlabelled {
+                result.kept.append(w)
+                result.classIds.append(-1)
+            }
+        }
         for (w, s) in starts.enumerated() {
             var chosen: Int32 = -1
             switch policy {
             case .center:
                 chosen = point[s + length / 2]
-                if chosen < 0 { result.dropped[WindowDropReason.noLabel.rawValue, default: 0] += 1; continue }
+                if chosen < 0 { drop(w, .noLabel); continue }
             case .pure:
                 let first = point[s]
                 var same = true
                 for k in s..<(s + length) where point[k] != first { same = false; break }
-                if !same { result.dropped[WindowDropReason.mixedLabels.rawValue, default: 0] += 1; continue }
-                if first < 0 { result.dropped[WindowDropReason.noLabel.rawValue, default: 0] += 1; continue }
+                if !same { drop(w, .mixedLabels); continue }
+                if first < 0 { drop(w, .noLabel); continue }
                 chosen = first
             case .majority:
                 for i in 0..<counts.count { counts[i] = 0 }
@@ -109,7 +120,7 @@ public struct LabelAligner: Sendable {
                     counts[Int(l)] += 1
                     any = true
                 }
-                if !any { result.dropped[WindowDropReason.noLabel.rawValue, default: 0] += 1; continue }
+                if !any { drop(w, .noLabel); continue }
                 var best = -1
                 for l in 0..<counts.count where counts[l] > 0 {
                     if best < 0 || counts[l] > counts[best] || (counts[l] == counts[best] && firstSeen[l] < firstSeen[best]) {
@@ -117,13 +128,13 @@ public struct LabelAligner: Sendable {
                     }
                 }
                 if Double(counts[best]) / Double(length) < minFraction {
-                    result.dropped[WindowDropReason.belowMinFraction.rawValue, default: 0] += 1
+                    drop(w, .belowMinFraction)
                     continue
                 }
                 chosen = Int32(best)
             }
             let cls = classOf[Int(chosen)]
-            if cls < 0 { result.dropped[WindowDropReason.labelNotInClasses.rawValue, default: 0] += 1; continue }
+            if cls < 0 { drop(w, .labelNotInClasses); continue }
             result.kept.append(w)
             result.classIds.append(cls)
         }

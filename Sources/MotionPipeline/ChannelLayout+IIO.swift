@@ -55,6 +55,9 @@ enum IIOLayoutResolver {
         let layout: IIOLayout
         if input.iio?.layoutFolder != nil {
             guard let first = InputDiscovery.match(spec).files[inputIndex].first else {
+                if input.files != nil {
+                    throw MotionError(.noInput, "no file given is read by inputs[\(inputIndex)] of \(spec.file) (`\(input.paths.joined(separator: "`, `"))`), so its `layout` folder cannot be read to learn the channels the dataset has; give that input's files too (`--input N`)")
+                }
                 throw MotionError(.noInput, "inputs[\(inputIndex)] of \(spec.file) matches no file, so its `layout` folder cannot be read to learn the channels (paths are relative to the pipeline file's folder `\(spec.baseDirectory)`)")
             }
             layout = try self.layout(inputIndex: inputIndex, spec: spec, file: first.path, ledger: ledger)

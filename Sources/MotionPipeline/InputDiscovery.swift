@@ -58,6 +58,9 @@ public enum InputDiscovery {
 
     /// `match`, plus the identity of every file kept (from the one `stat` that checked it), for
     /// the check across inputs in `recordings`.
+    ///
+    /// An input with `files` (`motionprep apply`) reads those, each taken as written, never as a
+    /// glob pattern; one that does not exist is unmatched.
     private static func scan(_ spec: PipelineSpec) -> (files: [[InputFile]], unmatched: [Unmatched], irregular: [Irregular],
                                                        aliases: [Alias], identity: [String: FileIdentity]) {
         var identity: [String: FileIdentity] = [:]
@@ -68,9 +71,9 @@ public enum InputDiscovery {
         for (i, input) in spec.inputs.enumerated() {
             var seen = Set<String>()
             var candidates: [(path: String, pattern: String)] = []
-            for pattern in input.paths {
+            for pattern in input.files ?? input.paths {
                 let resolved = PathText.join(spec.baseDirectory, pattern)
-                let found = Glob.files(matching: resolved)
+                let found = input.files == nil ? Glob.files(matching: resolved) : (access(resolved, F_OK) == 0 ? [PathText.normalize(resolved)] : [])
                 if found.isEmpty { unmatched.append(Unmatched(inputIndex: i, pattern: pattern)) }
                 for f in found where seen.insert(f).inserted { candidates.append((f, pattern)) }
             }
@@ -127,12 +130,19 @@ public enum InputDiscovery {
     /// - Throws: also `MotionError(.noInput)` for a match that is not a regular file (never
     ///   opened, so a FIFO cannot make the run wait), and `.config` when one file is matched
     ///   into two different recordings (by two inputs, under two names).
+    ///   An input's `files` (`motionprep apply`) that does not exist is `MotionError(.noInput)` naming it.
     public static func recordings(_ spec: PipelineSpec, log: (String) -> Void = { _ in }) throws -> [RecordingSource] {
         let (matched, unmatched, irregular, aliases, identity) = scan(spec)
         if let u = unmatched.first {
+            if spec.inputs[u.inputIndex].files != nil {
+                throw MotionError(.noInput, "cannot read input \(u.pattern): no such file")
+            }
             throw MotionError(.noInput, unmatchedMessage(u, spec: spec))
         }
         if let bad = irregular.first {
+            if spec.inputs[bad.inputIndex].files != nil {
+                throw MotionError(.noInput, "input \(bad.path) is \(bad.kind), not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket")
+            }
             throw MotionError(.noInput, "\(bad.path) (matched by `\(bad.pattern)` in \(spec.inputName(bad.inputIndex)) of \(spec.file)) is \(bad.kind), not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket: move it out of the folder or narrow the pattern")
         }
         for a in aliases {

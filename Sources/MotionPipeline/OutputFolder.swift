@@ -167,7 +167,7 @@ enum OutputFolder {
     /// The files of a motionprep dataset at `root`, from its manifest: nil when there is no
     /// motionprep manifest.
     static func datasetFiles(_ root: String) -> Set<String>? {
-        guard let object = readJSON(root + "/manifest.json"), object["format"] as? String == "motionprep.dataset" else { return nil }
+        guard let object = readJSON(root + "/manifest.json"), ["motionprep.dataset", "motionprep.applied"].contains(object["format"] as? String ?? "") else { return nil }
         var known: Set<String> = ["manifest.json", "SHA256SUMS", stagingMark]
         for case let split as [String: Any] in ((object["splits"] as? [String: Any]) ?? [:]).values {
             for case let file as [String: Any] in (split["files"] as? [Any]) ?? [] {

@@ -190,5 +190,6 @@ extension CSVFormat {
                   delimiterGiven: options.delimiterGiven, skipLines: options.skipLines,
                   // The decoder has checked the pattern; a pattern built in code that is not valid reads as no format.
                   timeFormat: options.timeFormat.flatMap { try? CSVTimeFormat(pattern: $0) }, app: options.app)
+        labelColumnOptional = options.labelColumnOptional
     }
 }

@@ -49,9 +49,11 @@ final class RecordingProcessor {
     /// limits, or the run's memory budget when that is smaller.
     let valueLimit: Int
 
+    /// - Parameter keepUnlabelled: keep the windows the label policy would drop, with y = −1
+    ///   (`motionprep apply`, `LabelAligner.keepUnlabelled`).
     init(spec: PipelineSpec, layout: ChannelLayout, streamThresholdBytes: Int = RunOptions.defaultStreamThresholdBytes,
          streamBlockBytes: Int = RunOptions.defaultStreamBlockBytes, log: @escaping (String) -> Void = { _ in },
-         valueLimit: Int = ResourceLimits.maxGridValues) {
+         valueLimit: Int = ResourceLimits.maxGridValues, keepUnlabelled: Bool = false) {
         self.valueLimit = valueLimit
         self.spec = spec
         self.layout = layout
@@ -62,8 +64,10 @@ final class RecordingProcessor {
         windowPlan = WindowPlan(length: spec.window.length.samples(atRateHz: rate),
                                 stride: spec.window.stride.samples(atRateHz: rate))
         if let l = spec.labels {
-            aligner = LabelAligner(policy: LabelPolicy(rawValue: l.policy.rawValue)!, minFraction: l.minFraction,
-                                   map: l.map.map { ($0.key, $0.value) }, classes: l.classes)
+            var a = LabelAligner(policy: LabelPolicy(rawValue: l.policy.rawValue)!, minFraction: l.minFraction,
+                                 map: l.map.map { ($0.key, $0.value) }, classes: l.classes)
+            a.keepUnlabelled = keepUnlabelled
+            aligner = a
         } else {
             aligner = nil
         }

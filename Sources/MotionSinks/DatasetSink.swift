@@ -29,6 +29,18 @@ public struct DatasetDescription: Sendable {
     }
 }
 
+/// The train statistics `motionprep apply` standardises with: sinks given one also write
+/// `x_normalized` (and `features_normalized` when features are computed) beside `x` and
+/// `features` (docs/dataset-format.md, "Applied windows").
+public struct SinkNormalization: Sendable {
+    public var x: Standardization
+    public var features: Standardization?
+    public init(x: Standardization, features: Standardization?) {
+        self.x = x
+        self.features = features
+    }
+}
+
 /// One written data file, as listed in the manifest and SHA256SUMS.
 public struct WrittenFile: Sendable, Equatable {
     /// Path relative to the dataset folder (`train.h5`, `train/train-00000.tar.zst`).

@@ -21,6 +21,10 @@ public final class HDF5SplitSink: SplitSink {
     private let recordingIndex: HDF5ChunkAppender
     private let startTime: HDF5ChunkAppender
     private let foldIndex: HDF5ChunkAppender?
+    /// `x_normalized` and `features_normalized` (with `normalization` only).
+    private let normalization: SinkNormalization?
+    private let xNormalized: HDF5ChunkAppender?
+    private let featuresNormalized: HDF5ChunkAppender?
     private var counts: [Int]
     private var windows = 0
     /// Windows gathered until `stageWindows` of them (counted from the file's first window) are
@@ -39,8 +43,10 @@ public final class HDF5SplitSink: SplitSink {
     ///   - compression: where chunks are compressed; share one pool between the sinks of a run.
     ///     `nil` gives the sink a pool of its own with one thread. The output does not depend on
     ///     the pool's size.
+    ///   - normalization: also write `x_normalized` and `features_normalized`, standardised with
+    ///     these statistics (`motionprep apply`).
     public init(directory: String, split: String, description: DatasetDescription,
-                compression: HDF5ChunkCompressionPool? = nil) throws {
+                compression: HDF5ChunkCompressionPool? = nil, normalization: SinkNormalization? = nil) throws {
         relativePath = "\(split).h5"
         self.description = description
         counts = [Int](repeating: 0, count: description.classNames.count)
@@ -65,6 +71,10 @@ public final class HDF5SplitSink: SplitSink {
         recordingIndex = try column("recording_index", .int32, [], chunkRows: 4096)
         startTime = try column("start_time_s", .float64, [], chunkRows: 4096)
         foldIndex = description.hasFolds ? try column("fold_index", .int32, [], chunkRows: 4096) : nil
+        self.normalization = normalization
+        xNormalized = normalization != nil ? try column("x_normalized", .float32, [T, C], chunkRows: Swift.max(1, 65536 / Swift.max(1, T * C * 4))) : nil
+        featuresNormalized = normalization?.features != nil && F > 0
+            ? try column("features_normalized", .float32, [F], chunkRows: Swift.max(1, Swift.min(4096, 65536 / (F * 4)))) : nil
         try file.setAttribute("format", string: "motionprep.windows")
         try file.setAttribute("format_version", int: 1)
         try file.setAttribute("split", string: split)
@@ -111,6 +121,8 @@ public final class HDF5SplitSink: SplitSink {
         try recordingIndex.append(stageRecording, rows: n)
         try startTime.append(stage.startTimes, rows: n)
         if let foldIndex { try foldIndex.append(stageFold, rows: n) }
+        if let xNormalized, let normalization { try xNormalized.append(normalization.x.apply(stage.x), rows: n) }
+        if let featuresNormalized, let f = normalization?.features { try featuresNormalized.append(f.apply(stage.features), rows: n) }
         stage.x.removeAll(keepingCapacity: true)
         stage.y.removeAll(keepingCapacity: true)
         stage.features.removeAll(keepingCapacity: true)
@@ -128,7 +140,7 @@ public final class HDF5SplitSink: SplitSink {
     public func finish() throws -> [WrittenFile] {
         do {
             try writeStage()
-            for column in [x, y, features, subjectIndex, recordingIndex, startTime, foldIndex] {
+            for column in [x, y, features, subjectIndex, recordingIndex, startTime, foldIndex, xNormalized, featuresNormalized] {
                 try column?.finish()
             }
             try queue.flush()

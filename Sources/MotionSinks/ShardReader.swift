@@ -98,7 +98,8 @@ public struct ShardContents: Sendable, Equatable {
 /// Checks the structure, not the dataset's rules: for `.tar.zst`, one zstd frame with content
 /// size and checksum and nothing after it; ustar headers with correct checksums; only
 /// regular-file members, grouped by key, each sample exactly `{key}.x.npy`, `{key}.y.cls`,
-/// optionally `{key}.features.npy`, and `{key}.json`, in that order, every sample alike; the
+/// optionally `{key}.features.npy`, optionally `{key}.x_normalized.npy` and (with features)
+/// `{key}.features_normalized.npy` (`motionprep apply`), and `{key}.json`, in that order, every sample alike; the
 /// npy members v1.0, C order, `<f4`, with data matching their shape; `y.cls` an ASCII
 /// integer; the JSON an object of `subject`, `recording`, `start_time_s`, `label` and
 /// optionally `fold_index`. Key and file names, counts and values against the manifest are left
@@ -180,6 +181,11 @@ public enum ShardReader {
         var x: [UInt8] = [], features: [UInt8] = [], y: [Int64] = [], start: [Double] = [], fold: [Int32] = []
         var xShape: [Int]?, fShape: [Int]?
         var hasFeatures: Bool?, hasFold: Bool?
+        // `motionprep apply`'s samples also have `{key}.x_normalized.npy` (and
+        // `{key}.features_normalized.npy` with features) after `features.npy` (docs/dataset-format.md,
+        // "Applied windows"); a dataset's shard holding them fails validate's `arrays.shape`.
+        var xNormalized: [UInt8] = [], featuresNormalized: [UInt8] = []
+        var hasNormalized: Bool?
         var m = 0
         func npy(_ member: TarReader.Member, rank: Int) throws -> (shape: [Int], data: ArraySlice<UInt8>) {
             let (h, offset): (NPYHeader, Int)
@@ -211,12 +217,22 @@ public enum ShardReader {
             }
             var names = [".x.npy", ".y.cls"]
             if m + 2 < members.count, members[m + 2].name == key + ".features.npy" { names.append(".features.npy") }
+            let withFeatures = names.count == 3
+            let normalizedAt = m + names.count
+            if normalizedAt < members.count, members[normalizedAt].name == key + ".x_normalized.npy" {
+                names.append(".x_normalized.npy")
+                if withFeatures { names.append(".features_normalized.npy") }
+            }
+            let withNormalized = names.contains(".x_normalized.npy")
             names.append(".json")
             guard m + names.count <= members.count, zip(members[m..<(m + names.count)], names).allSatisfy({ $0.name == key + $1 }) else {
                 let got = members[m..<min(members.count, m + names.count)].map { "`\($0.name)`" }.joined(separator: ", ")
                 throw MotionError(.dataError, "sample `\(key)` has the members \(got); expected \(names.map { "`\(key)\($0)`" }.joined(separator: ", "))")
             }
-            let withFeatures = names.count == 4
+            if let h = hasNormalized, h != withNormalized {
+                throw MotionError(.dataError, "sample `\(key)` \(withNormalized ? "has" : "has no") `x_normalized.npy` member, unlike the samples before it")
+            }
+            hasNormalized = withNormalized
             if let h = hasFeatures, h != withFeatures {
                 throw MotionError(.dataError, "sample `\(key)` \(withFeatures ? "has" : "has no") `features.npy` member, unlike the samples before it")
             }
@@ -235,6 +251,17 @@ public enum ShardReader {
                 if let s = fShape, s != fs { throw MotionError(.dataError, "member `\(members[m + 2].name)` has shape \(fs); the samples before it have \(s)") }
                 fShape = fs
                 features += fd
+            }
+            if withNormalized {
+                let at = m + (withFeatures ? 3 : 2)
+                let (xns, xnd) = try npy(members[at], rank: 2)
+                guard xns == xs else { throw MotionError(.dataError, "member `\(members[at].name)` has shape \(xns); its `x.npy` has \(xs)") }
+                xNormalized += xnd
+                if withFeatures {
+                    let (fns, fnd) = try npy(members[at + 1], rank: 1)
+                    guard fns == fShape else { throw MotionError(.dataError, "member `\(members[at + 1].name)` has shape \(fns); its `features.npy` has \(fShape ?? [])") }
+                    featuresNormalized += fnd
+                }
             }
             let jsonMember = members[m + names.count - 1]
             let sample = try parseJSON(archive[jsonMember.data], member: jsonMember.name, key: key, number: number, classID: cls)
@@ -255,6 +282,10 @@ public enum ShardReader {
             if let fs = fShape { arrays.append(ShardArray(name: "features", dtype: "<f4", shape: [n] + fs, data: features)) }
             arrays.append(ShardArray(name: "start_time_s", dtype: "<f8", shape: [n], data: start.withUnsafeBytes { Array($0) }))
             if hasFold == true { arrays.append(ShardArray(name: "fold_index", dtype: "<i4", shape: [n], data: fold.withUnsafeBytes { Array($0) })) }
+            if hasNormalized == true {
+                arrays.append(ShardArray(name: "x_normalized", dtype: "<f4", shape: [n] + xs, data: xNormalized))
+                if let fs = fShape { arrays.append(ShardArray(name: "features_normalized", dtype: "<f4", shape: [n] + fs, data: featuresNormalized)) }
+            }
         }
         return ShardContents(memberNames: members.map(\.name), samples: samples, arrays: arrays)
     }

@@ -34,6 +34,10 @@ public final class ShardSplitSink: SplitSink {
     private var count = 0
     private let rowFloats: Int
     private let rowBytes: Int
+    /// False: samples in canonical order (`motionprep apply`), no write-time shuffle.
+    private let shuffle: Bool
+    /// Also write `{key}.x_normalized.npy` (and `{key}.features_normalized.npy`), `motionprep apply`.
+    private let normalization: SinkNormalization?
 
     /// Prepares `{directory}/{split}/` and the spool; no shard is written before `finish()`.
     /// - Parameters:
@@ -45,11 +49,13 @@ public final class ShardSplitSink: SplitSink {
     ///   - seed: `split.seed`, from which the shuffle is derived.
     ///   - threads: shards gathered and compressed at once by `finish()` (the run's `--jobs`);
     ///     memory is one shard per thread. The bytes do not depend on it.
+    ///   - shuffle: false writes the samples in canonical order (`motionprep apply`).
+    ///   - normalization: also write the standardised arrays (`motionprep apply`).
     /// - Throws: `MotionError(.config)` when `windowsPerShard < 1`; `.cannotCreate` when the
     ///   folder or the spool cannot be made.
     public init(directory: String, split: String, description: DatasetDescription,
                 windowsPerShard: Int, compressionLevel: Int = 3, compress: Bool = true, seed: UInt64 = 0,
-                threads: Int = 1) throws {
+                threads: Int = 1, shuffle: Bool = true, normalization: SinkNormalization? = nil) throws {
         guard windowsPerShard >= 1 else {
             throw MotionError(.config, "`output.windows_per_shard` is \(windowsPerShard); expected a whole number of at least 1")
         }
@@ -61,6 +67,8 @@ public final class ShardSplitSink: SplitSink {
         self.compress = compress
         self.seed = seed
         self.threads = Swift.max(1, threads)
+        self.shuffle = shuffle
+        self.normalization = normalization
         rowFloats = description.windowLength * description.channelNames.count + description.featureNames.count
         rowBytes = rowFloats * 4 + 32
         try _ShardFile.makeDirectory(directory + "/" + split)
@@ -100,7 +108,7 @@ public final class ShardSplitSink: SplitSink {
         defer { self.spool = nil }
         try spool.flush()
         let job = _ShardJob(sink: self, spool: spool,
-                            order: ShardShuffle.permutation(count: count, seed: seed, split: split),
+                            order: shuffle ? ShardShuffle.permutation(count: count, seed: seed, split: split) : Array(0..<count),
                             shards: Swift.max(1, (count + windowsPerShard - 1) / windowsPerShard))
         // Shard k on lane k mod lanes; each shard is written whole by one lane, so the bytes do
         // not depend on the number of lanes.
@@ -168,6 +176,8 @@ public final class ShardSplitSink: SplitSink {
             members.append((key + ".x.npy", xHeader.count + T * C * 4))
             members.append((key + ".y.cls", text.cls.count))
             if F > 0 { members.append((key + ".features.npy", fHeader.count + F * 4)) }
+            if normalization != nil { members.append((key + ".x_normalized.npy", xHeader.count + T * C * 4)) }
+            if F > 0, normalization?.features != nil { members.append((key + ".features_normalized.npy", fHeader.count + F * 4)) }
             members.append((key + ".json", text.json.count))
         }
         let stem = Self.stem(split: split, index: index)
@@ -196,6 +206,19 @@ public final class ShardSplitSink: SplitSink {
                 try tar.writeContent(fHeader)
                 try rows.withUnsafeBytes {
                     try tar.writeContent(UnsafeRawBufferPointer(rebasing: $0[(base + T * C * 4)..<(base + rowFloats * 4)]))
+                }
+            }
+            if let normalization {
+                let floats = rows.withUnsafeBytes { raw in
+                    (0..<rowFloats).map { raw.loadUnaligned(fromByteOffset: base + $0 * 4, as: Float.self) }
+                }
+                try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
+                try tar.writeContent(xHeader)
+                try normalization.x.apply(floats[0..<(T * C)]).withUnsafeBytes { try tar.writeContent($0) }
+                if F > 0, let f = normalization.features {
+                    try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
+                    try tar.writeContent(fHeader)
+                    try f.apply(floats[(T * C)..<rowFloats]).withUnsafeBytes { try tar.writeContent($0) }
                 }
             }
             try tar.beginMember(name: members[m].name, size: members[m].size); m += 1

@@ -113,6 +113,12 @@ struct ManifestDecoder {
             problems.append("the manifest must be a JSON object, not \(Self.kind(root))")
             return nil
         }
+        if top["format"] == .string("motionprep.applied") {
+            // The output of `motionprep apply` (docs/dataset-format.md, "Applied windows"): one
+            // sentence rather than a schema error for each key it has differently.
+            problems.append("this is the output of `motionprep apply` (`format` \"motionprep.applied\"), not a dataset; validate does not check it: check its files with `sha256sum -c SHA256SUMS` in its folder")
+            return nil
+        }
         checkKeys(top, path: "", allowed: Self.topLevelKeys, required: Self.topLevelKeys)
 
         if let f = string(top["format"], "format"), f != "motionprep.dataset" {

@@ -42,6 +42,9 @@ enum CommandCatalogue {
         CommandSpec(name: "run", summary: "run a pipeline and write the dataset", help: RunCommand.help,
                     values: [("--jobs", .text), ("--out", .directory), ("--worker", .text)],
                     flags: ["--resume", "--quiet", "--json"], positionals: .file(extensions: ["yaml", "yml"])),
+        CommandSpec(name: "apply", summary: "process new recordings exactly as a dataset's, with its normalisation", help: ApplyCommand.help,
+                    values: [("--out", .directory), ("--input", .text), ("--jobs", .text)],
+                    flags: ["--quiet", "--json"], positionals: .file(extensions: [])),
         CommandSpec(name: "validate", summary: "check a pipeline file, or a written dataset", help: ValidateCommand.help,
                     values: [("--expect", .file(extensions: ["yaml", "yml"])), ("--format", .choices(["text", "json", "junit"])),
                              ("--jobs", .text)],
@@ -64,7 +67,7 @@ enum CommandCatalogue {
                     values: [("-o", .file(extensions: ["yaml", "yml"])), ("--output", .file(extensions: ["yaml", "yml"]))],
                     flags: [], positionals: .directory),
         CommandSpec(name: "help", summary: "show a command's help (`motionprep help run`)", help: helpHelp,
-                    values: [], flags: [], positionals: .choices(["run", "validate", "inspect", "init", "merge", "synth", "report", "completions"])),
+                    values: [], flags: [], positionals: .choices(["run", "apply", "validate", "inspect", "init", "merge", "synth", "report", "completions"])),
         CommandSpec(name: "completions", summary: "print shell completions (bash, zsh or fish)", help: CompletionsCommand.help,
                     values: [], flags: [], positionals: .choices(["bash", "zsh", "fish"])),
     ]

@@ -57,6 +57,7 @@ public enum MotionprepCommand {
                 try Diagnostics.stdout("motionprep \(version)")
                 return .success
             case "run": return try RunCommand.run(rest)
+            case "apply": return try ApplyCommand.run(rest)
             case "validate": return try ValidateCommand.run(rest)
             case "synth": return try SynthCommand.run(rest)
             case "merge": return try MergeCommand.run(rest)

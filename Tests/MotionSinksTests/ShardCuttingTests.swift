@@ -77,6 +77,33 @@ import Testing
         #expect(try ShardReader.read(path: dir.path + "/" + file.path).samples.allSatisfy { $0.foldIndex == -1 })
     }
 
+    @Test func appliedShardsAreUnshuffledWithNormalisedMembersThatTheReaderGathers() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let d = fixtureDescription(folds: false)
+        let norm = SinkNormalization(x: Standardization(mean: [1, 2, 3], std: [2, 0, 0.5]),
+                                     features: Standardization(mean: [10, 0], std: [4, 1]))
+        let sink = try ShardSplitSink(directory: dir.path, split: "windows", description: d, windowsPerShard: 5, compress: false,
+                                      shuffle: false, normalization: norm)
+        try sink.append(fixtureBatch(7, first: 0, description: d), subjectIndex: 0, recordingIndex: 1, foldIndex: nil)
+        let files = try sink.finish()
+        #expect(files.map(\.path) == ["windows/windows-00000.tar", "windows/windows-00001.tar"])
+        let all = fixtureBatch(7, first: 0, description: d)
+        var x: [Float] = [], f: [Float] = [], xn: [Float] = [], fn: [Float] = [], keys: [String] = []
+        for file in files {
+            let c = try ShardReader.read(path: dir.path + "/" + file.path)
+            keys += c.samples.map(\.key)
+            x += try #require(c.array("x")).float32Values()
+            f += try #require(c.array("features")).float32Values()
+            xn += try #require(c.array("x_normalized")).float32Values()
+            fn += try #require(c.array("features_normalized")).float32Values()
+        }
+        #expect(keys == (0..<7).map { ShardSplitSink.key(split: "windows", window: $0) })  // canonical order
+        #expect(x == all.x && f == all.features)
+        #expect(xn == norm.x.apply(all.x) && fn == norm.features!.apply(all.features))
+        #expect(xn[1] == all.x[1] - 2)  // std 0: only centred
+    }
+
     @Test func shufflePermutationIsTheDocumentedOne() {
         // Computed independently from docs/dataset-format.md, "Shards" (Python, integers mod 2^64).
         #expect(ShardShuffle.permutation(count: 10, seed: 42, split: "train") == [3, 1, 0, 9, 5, 7, 8, 6, 4, 2])

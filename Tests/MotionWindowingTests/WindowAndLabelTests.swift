@@ -69,6 +69,24 @@ enum WindowSpecAmount {
         #expect(run(.center, starts: [1], length: 5).classIds == [0]) // center 1+2 = 3 → W
     }
 
+    @Test func keepUnlabelledKeepsEveryWindowWithMinusOneForTheDropped() {
+        // starts 0 (W W W W), 2 (W W T T: mixed), 4 (T T T T), 8 (no label after the track? T continues) and a class outside.
+        var aligner = LabelAligner(policy: .pure, minFraction: 0.5, map: map, classes: ["turn"])
+        aligner.keepUnlabelled = true
+        let r = aligner.label(track: track, gridCount: 12, gridTime: { Double($0) }, starts: [0, 2, 4], length: 4)
+        #expect(r.kept == [0, 1, 2] && r.classIds == [-1, -1, 0])
+        #expect(r.dropped == ["label_not_in_classes": 1, "mixed_labels": 1])
+        // Without it, the same windows are dropped and the labelled ones get the same ids.
+        aligner.keepUnlabelled = false
+        let plain = aligner.label(track: track, gridCount: 12, gridTime: { Double($0) }, starts: [0, 2, 4], length: 4)
+        #expect(plain.kept == [2] && plain.classIds == [0] && plain.dropped == r.dropped)
+        var majority = LabelAligner(policy: .majority, minFraction: 0.9, map: map, classes: ["walk", "turn"])
+        majority.keepUnlabelled = true
+        let empty = LabelTrack(names: [], times: [], labels: [])
+        #expect(majority.label(track: empty, gridCount: 12, gridTime: { Double($0) }, starts: [0, 4], length: 4).classIds == [-1, -1])
+        #expect(majority.label(track: track, gridCount: 12, gridTime: { Double($0) }, starts: [2], length: 4).dropped == ["below_min_fraction": 1])
+    }
+
     @Test func labelsOutsideClassesAreDropped() {
         let r = run(.majority, classes: ["walk"], starts: [0, 4], length: 4)
         #expect(r.kept == [0] && r.dropped == ["label_not_in_classes": 1])

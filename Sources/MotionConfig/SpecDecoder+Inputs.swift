@@ -33,7 +33,9 @@ extension SpecDecoder {
 
     func decodeInput(_ node: YAMLNode, index: Int) -> InputSpec? {
         let path = "inputs[\(index)]"
-        guard let f = fields(node, path: path, allowed: Self.commonInputKeys + Self.csvKeys + Self.iioKeys) else { return nil }
+        // A resolved pipeline (a dataset's manifest) records what a phone-logger preset expanded
+        // each csv input from, as `preset`.
+        guard let f = fields(node, path: path, allowed: Self.commonInputKeys + Self.csvKeys + Self.iioKeys + (resolved ? ["preset"] : [])) else { return nil }
         var ok = true
         func check<T>(_ value: T?) -> T? {
             if value == nil { ok = false }
@@ -60,6 +62,7 @@ extension SpecDecoder {
         if let n = f["sensors"] { spec.sensors = check(stringList(n, "\(path).sensors", unique: "sensor")) }
         if let n = f["sort"] { spec.sort = check(bool(n, "\(path).sort")) ?? false }
         if let n = f["strict"] { spec.strict = check(bool(n, "\(path).strict")) ?? false }
+        if resolved, let n = f["preset"] { spec.preset = check(decodeResolvedPreset(n, "\(path).preset")) }
         if let n = f["units"], let units = check(decodeUnits(n, "\(path).units")) {
             spec.units = units.map(\.entry)
             spec.unitLocations = units.map(\.location)
@@ -454,5 +457,19 @@ extension SpecDecoder {
         guard ok, let name, let index, let type else { return nil }
         return IIOOptions.Channel(name: name, index: index, type: type, scale: scale, offset: offset,
                                   indexLocation: indexNode.map { location($0.mark) }, typeLocation: typeNode.map { location($0.mark) })
+    }
+}
+
+extension SpecDecoder {
+    /// `preset` of a resolved input (`PipelineSpec+CanonicalJSON.swift` writes it): the app, the
+    /// entry, the sensor and the entry's paths, so that the decoded pipeline hashes as it did.
+    func decodeResolvedPreset(_ node: YAMLNode, _ path: String) -> InputPreset? {
+        guard let f = fields(node, path: path, allowed: ["type", "input", "sensor", "paths"]) else { return nil }
+        guard let typeNode = required("type", in: f), let app: PhoneApp = choice(typeNode, "\(path).type"),
+              let inputNode = required("input", in: f), let entry = integer(inputNode, "\(path).input", "a non-negative integer", { $0 >= 0 }),
+              let pathsNode = required("paths", in: f), let paths = stringList(pathsNode, "\(path).paths", unique: nil, allowSingle: true) else { return nil }
+        var sensor: String?
+        if let n = f["sensor"], !n.isNull { sensor = string(n, "\(path).sensor") }
+        return InputPreset(app: app, entry: entry, sensor: sensor, paths: paths)
     }
 }

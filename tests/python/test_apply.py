@@ -501,3 +501,19 @@ def test_more_refusals_of_the_dataset_and_a_run_without_windows(data, tmp_path):
     short.mkdir(parents=True)
     (short / "tiny.csv").write_text("".join(rec.read_text().splitlines(True)[:60]))
     refused(dataset, 65, "no window to apply the dataset to", "one window is 128 samples", inputs=(short / "tiny.csv",))
+
+
+@pytest.mark.parametrize("app", ["sensorlogger", "androsensor"])
+def test_a_phone_preset_dataset_applies_to_its_own_exports(tmp_path, app):
+    """A preset's inputs come back from `pipeline.resolved` (with their `preset` record), so the
+    pipeline hashes as it did and the exports give the dataset's windows bit for bit."""
+    motionprep("synth", "--format", app, "--out", tmp_path / "data", "--subjects", 3, "--minutes", 0.5, "--seed", 3)
+    paths = '"data/*/*"' if app == "sensorlogger" else '"data/**/*.csv"'
+    (tmp_path / "p.yaml").write_text(
+        f"version: 1\ninputs:\n  - type: {app}\n    paths: [{paths}]\nresample: {{rate_hz: 50}}\nwindow: {{length_s: 2}}\n"
+        "features: [mean, std]\nsplit: {allocation: exact, fractions: {train: 0.34, validation: 0.33, test: 0.33}}\n"
+        "output: {type: hdf5, path: ds}\n")
+    motionprep("run", tmp_path / "p.yaml", "--quiet")
+    p = run_apply(tmp_path / "ds", tmp_path / "data", "--out", tmp_path / "applied", "--quiet")
+    assert p.returncode == 0, p.stderr
+    check_reproduces(tmp_path / "ds", tmp_path / "applied", labelled=False)

@@ -1,0 +1,554 @@
+import MotionCore
+
+/// A manifest decoded by ``ManifestDecoder``: the manifest (every field), and which optional
+/// parts did not decode. Those hold placeholders in ``manifest``; the properties below give them
+/// as nil instead, for checks that must skip what they cannot trust.
+@dynamicMemberLookup
+public struct DecodedManifest: Sendable {
+    public var manifest: DatasetManifest
+    /// Parts of ``manifest`` that did not decode (their problems are in the decoder's list).
+    public var undecoded: Set<ManifestPart>
+
+    public subscript<T>(dynamicMember path: KeyPath<DatasetManifest, T>) -> T { manifest[keyPath: path] }
+
+    /// `split_policy.by`: nil when it did not decode.
+    public var splitBy: String? { undecoded.contains(.splitBy) ? nil : manifest.splitPolicy.by }
+    /// `normalization.x` / `.features`: `.some(nil)` for JSON null, nil when it did not decode.
+    public var xNormalization: DatasetManifest.Moments?? {
+        undecoded.contains(.normalizationX) ? nil : .some(manifest.normalization.x)
+    }
+    public var featureNormalization: DatasetManifest.Moments?? {
+        undecoded.contains(.normalizationFeatures) ? nil : .some(manifest.normalization.features)
+    }
+    /// `counts.windows_dropped`: nil when it did not decode.
+    public var windowsDropped: [String: Int]? { undecoded.contains(.windowsDropped) ? nil : manifest.counts.windowsDropped }
+}
+
+/// The parts of a manifest that may fail to decode while the rest still describes the data.
+public enum ManifestPart: Sendable, Hashable {
+    case formatVersion, createdBy, pipeline, inputs, splitBy, splitPolicy, normalizationX, normalizationFeatures, counts, windowsDropped
+}
+
+/// Decodes a parsed manifest, collecting every schema problem as a message naming the key path
+/// ("`splits.train.files[0].bytes` must be a whole number ≥ 0, not `-3`").
+public struct ManifestDecoder {
+    /// Every schema problem found, one sentence each, in manifest order.
+    public private(set) var problems: [String] = []
+    /// Parts that did not decode.
+    public private(set) var undecoded: Set<ManifestPart> = []
+
+    public init() {}
+
+    static let topLevelKeys = [
+        "format", "format_version", "created_by", "storage", "pipeline", "sample_rate_hz", "window_length",
+        "window_stride", "channels", "classes", "feature_names", "inputs", "subjects", "recordings", "arrays",
+        "split_policy", "normalization", "counts", "splits",
+    ]
+
+    /// The sentence for a `format_version` this build does not read, or nil for the one it reads.
+    /// `createdBy` is the manifest's `created_by`, when it says.
+    public static func versionProblem(_ v: Int, createdBy: String?) -> String? {
+        let current = DatasetSchema.formatVersion
+        guard !DatasetSchema.readableVersions.contains(v) else { return nil }
+        if (1..<current).contains(v) {
+            return "`format_version` is \(v): the dataset was written by an older motionprep (format_version \(v)), whose shards and manifest this build no longer reads; rerun `motionprep run` to rewrite it in format_version \(current)"
+        }
+        if v > current {
+            let writer = createdBy.map { " (`created_by` is \"\($0)\")" } ?? ""
+            return "`format_version` is \(v): the dataset was written by a newer motionprep\(writer) than this one, which reads format_version \(current) only; check it with the motionprep that wrote it, or a newer one"
+        }
+        return "`format_version` is \(v), which no motionprep writes; this build reads format_version \(current) only"
+    }
+
+    /// The decoded manifest, or nil when a part every data check needs did not decode (the
+    /// problems say which). A manifest of a `format_version` this build does not read gives one
+    /// problem, the version's, and nil: its other keys are another format's.
+    public mutating func decode(_ root: JSONValue) -> DecodedManifest? {
+        guard case .object(let top) = root else {
+            problems.append("the manifest must be a JSON object, not \(Self.kind(root))")
+            return nil
+        }
+        if case .int(let v)? = top["format_version"], case .string(let f)? = top["format"], f == DatasetSchema.format {
+            var createdBy: String?
+            if case .string(let c)? = top["created_by"] { createdBy = c }
+            if let problem = Self.versionProblem(Int(clamping: v), createdBy: createdBy) {
+                problems.append(problem)
+                return nil
+            }
+        }
+        checkKeys(top, path: "", allowed: Self.topLevelKeys, required: Self.topLevelKeys)
+
+        if let f = string(top["format"], "format"), f != DatasetSchema.format {
+            problems.append("`format` must be \"motionprep.dataset\", not \"\(f)\"")
+        }
+        let version = int(top["format_version"], "format_version")
+        if let v = version, let problem = Self.versionProblem(v, createdBy: nil) { problems.append(problem) }
+        if version == nil { undecoded.insert(.formatVersion) }
+        let createdBy = string(top["created_by"], "created_by")
+        if createdBy == nil { undecoded.insert(.createdBy) }
+        var pipeline: DatasetManifest.Pipeline?
+        if let p = object(top["pipeline"], "pipeline") {
+            let before = problems.count
+            checkKeys(p, path: "pipeline", allowed: ["name", "sha256", "resolved"], required: ["name", "sha256", "resolved"])
+            let name = string(p["name"], "pipeline.name")
+            let hash = sha256(p["sha256"], "pipeline.sha256")
+            var resolved: JSONValue?
+            if p["resolved"] != nil, object(p["resolved"], "pipeline.resolved") != nil { resolved = p["resolved"] }
+            if let name, let hash, let resolved, problems.count == before {
+                pipeline = DatasetManifest.Pipeline(name: name, sha256: hash, resolved: resolved)
+            }
+        }
+        if pipeline == nil { undecoded.insert(.pipeline) }
+        var storage = string(top["storage"], "storage")
+        if let s = storage, !DatasetSchema.storages.contains(s) {
+            problems.append("`storage` must be \"hdf5\" or \"shards\", not \"\(s)\"")
+            storage = nil
+        }
+        let rate = number(top["sample_rate_hz"], "sample_rate_hz")
+        if let r = rate, !(r > 0) { problems.append("`sample_rate_hz` must be positive, not \(r)") }
+        let length = int(top["window_length"], "window_length", min: 1)
+        let stride = int(top["window_stride"], "window_stride", min: 1)
+
+        var channelNames: [String]?, channelUnits: [String]?
+        if let list = array(top["channels"], "channels") {
+            var names: [String] = [], units: [String] = []
+            for (i, item) in list.enumerated() {
+                let path = "channels[\(i)]"
+                guard let c = object(item, path) else { continue }
+                checkKeys(c, path: path, allowed: ["name", "unit"], required: ["name", "unit"])
+                if let n = string(c["name"], path + ".name") { names.append(n) }
+                if let u = string(c["unit"], path + ".unit") { units.append(u) }
+            }
+            if names.count == list.count, units.count == list.count {
+                if list.isEmpty { problems.append("`channels` must list at least one channel") }
+                unique(names, "channels")
+                channelNames = names
+                channelUnits = units
+            }
+        }
+        let classes = strings(top["classes"], "classes")
+        if let c = classes { unique(c, "classes") }
+        let features = strings(top["feature_names"], "feature_names")
+        if let f = features { unique(f, "feature_names") }
+        let subjects = strings(top["subjects"], "subjects")
+        if let s = subjects { unique(s, "subjects") }
+        let recordings = strings(top["recordings"], "recordings")
+        if let r = recordings { unique(r, "recordings") }
+        var inputs: [DatasetManifest.Input]?
+        if let list = array(top["inputs"], "inputs") {
+            let before = problems.count
+            var out: [DatasetManifest.Input] = []
+            for (i, item) in list.enumerated() {
+                let path = "inputs[\(i)]"
+                guard let e = object(item, path) else { continue }
+                checkKeys(e, path: path, allowed: ["path", "bytes", "sha256", "role"], required: ["path", "bytes", "sha256"])
+                let p = string(e["path"], path + ".path")
+                // `role` (absent in manifests written before it existed): what the file was to the run.
+                var role: String?
+                if e["role"] != nil, let r = string(e["role"], path + ".role") {
+                    if ["recording", "labels", "iio_layout"].contains(r) { role = r } else {
+                        problems.append("`\(path).role` must be \"recording\", \"labels\" or \"iio_layout\", not \"\(r)\"")
+                    }
+                }
+                let b = int(e["bytes"], path + ".bytes", min: 0)
+                let h = sha256(e["sha256"], path + ".sha256")
+                if let p, let b, let h { out.append(DatasetManifest.Input(path: p, bytes: b, sha256: h, role: role)) }
+            }
+            if problems.count == before, out.count == list.count { inputs = out }
+        }
+        if inputs == nil { undecoded.insert(.inputs) }
+
+        // split_policy
+        var splitBy: String?, folds: Int?, foldsOK = true
+        var policy: DatasetManifest.SplitPolicy?
+        if let p = object(top["split_policy"], "split_policy") {
+            let before = problems.count
+            checkKeys(p, path: "split_policy", allowed: ["by", "seed", "fractions", "folds", "assign", "allocation", "leave_one_out"],
+                      required: ["by", "seed", "fractions"])
+            if let by = string(p["by"], "split_policy.by") {
+                if by == "subject" || by == "recording" { splitBy = by } else {
+                    problems.append("`split_policy.by` must be \"subject\" or \"recording\", not \"\(by)\"")
+                }
+            }
+            let seed = int64(p["seed"], "split_policy.seed")
+            var fractions: [SplitName: Double] = [:]
+            if let f = object(p["fractions"], "split_policy.fractions") {
+                checkKeys(f, path: "split_policy.fractions", allowed: SplitName.allCases.map(\.rawValue),
+                          required: SplitName.allCases.map(\.rawValue))
+                var sum = 0.0
+                for s in SplitName.allCases {
+                    if let v = number(f[s.rawValue], "split_policy.fractions.\(s.rawValue)") {
+                        if v < 0 || v > 1 { problems.append("`split_policy.fractions.\(s.rawValue)` must be from 0 to 1, not \(v)") }
+                        sum += v
+                        fractions[s] = v
+                    }
+                }
+                if abs(sum - 1) > 1e-9 { problems.append("`split_policy.fractions` must sum to 1, not \(sum)") }
+            }
+            if p["folds"] != nil {
+                // `leave_one_out` gives one fold per train subject: 0 or 1 when there are that few.
+                folds = int(p["folds"], "split_policy.folds", min: p["leave_one_out"] == .bool(true) ? 0 : 2)
+                if folds == nil { foldsOK = false }
+            }
+            var allocation: String?
+            if p["allocation"] != nil, let a = string(p["allocation"], "split_policy.allocation") {
+                if a == "hash" || a == "exact" { allocation = a } else {
+                    problems.append("`split_policy.allocation` must be \"hash\" or \"exact\", not \"\(a)\"")
+                }
+            }
+            var leaveOneOut = false
+            if let l = p["leave_one_out"] {
+                if case .bool(let b) = l { leaveOneOut = b } else { mustBe("split_policy.leave_one_out", l, "true or false") }
+            }
+            var assign: [String: [String]]?
+            if let a = p["assign"], let o = object(a, "split_policy.assign") {
+                checkKeys(o, path: "split_policy.assign", allowed: SplitName.allCases.map(\.rawValue), required: [])
+                var out: [String: [String]] = [:]
+                for (k, v) in o { if let list = strings(v, "split_policy.assign.\(k)") { out[k] = list } }
+                assign = out
+            }
+            if let splitBy, let seed, fractions.count == 3, problems.count == before {
+                policy = DatasetManifest.SplitPolicy(by: splitBy, seed: seed, train: fractions[.train]!, validation: fractions[.validation]!,
+                                                     test: fractions[.test]!, folds: folds, allocation: allocation,
+                                                     leaveOneOut: leaveOneOut, assign: assign)
+            }
+        } else {
+            foldsOK = false
+        }
+        if splitBy == nil { undecoded.insert(.splitBy) }
+        if policy == nil { undecoded.insert(.splitPolicy) }
+
+        // counts
+        var windowsDropped: [String: Int]?
+        var countedRecordings: Int?
+        var counts: DatasetManifest.Counts?
+        if let c = object(top["counts"], "counts") {
+            let before = problems.count
+            checkKeys(c, path: "counts",
+                      allowed: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds",
+                                "recordings_dropped", "skipped_recordings", "label_rows_ignored"],
+                      required: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds"])
+            countedRecordings = int(c["recordings"], "counts.recordings", min: 0)
+            let rowsRead = int(c["rows_read"], "counts.rows_read", min: 0)
+            let gaps = int(c["gaps"], "counts.gaps", min: 0)
+            let gapSeconds = number(c["gap_seconds"], "counts.gap_seconds")
+            if let g = gapSeconds, g < 0 {
+                problems.append("`counts.gap_seconds` must not be negative, not \(g)")
+            }
+            let rowsDropped = self.counts(c["rows_dropped"], "counts.rows_dropped")
+            windowsDropped = self.counts(c["windows_dropped"], "counts.windows_dropped")
+            var recordingsDropped: [String: Int]?, labelRowsIgnored: [String: Int]?
+            var skipped: [DatasetManifest.SkippedRecording]?
+            if c["recordings_dropped"] != nil { recordingsDropped = self.counts(c["recordings_dropped"], "counts.recordings_dropped") }
+            if c["label_rows_ignored"] != nil { labelRowsIgnored = self.counts(c["label_rows_ignored"], "counts.label_rows_ignored") }
+            if let s = c["skipped_recordings"], let list = array(s, "counts.skipped_recordings") {
+                var out: [DatasetManifest.SkippedRecording] = []
+                for (i, item) in list.enumerated() {
+                    let path = "counts.skipped_recordings[\(i)]"
+                    guard let e = object(item, path) else { continue }
+                    checkKeys(e, path: path, allowed: ["recording", "error"], required: ["recording", "error"])
+                    let r = string(e["recording"], path + ".recording")
+                    let m = string(e["error"], path + ".error")
+                    if let r, let m { out.append(DatasetManifest.SkippedRecording(recording: r, error: m)) }
+                }
+                skipped = out
+            }
+            if let countedRecordings, let rowsRead, let gaps, let gapSeconds, let rowsDropped, let windowsDropped,
+               problems.count == before {
+                counts = DatasetManifest.Counts(recordings: countedRecordings, rowsRead: rowsRead, rowsDropped: rowsDropped,
+                                                windowsDropped: windowsDropped, recordingsDropped: recordingsDropped,
+                                                skippedRecordings: skipped, labelRowsIgnored: labelRowsIgnored, gaps: gaps,
+                                                gapSeconds: gapSeconds)
+            }
+        }
+        if windowsDropped == nil { undecoded.insert(.windowsDropped) }
+        if counts == nil { undecoded.insert(.counts) }
+
+        // A run counts every recording it planned, and lists each by name.
+        if let countedRecordings, let recordings, countedRecordings != recordings.count {
+            problems.append("`counts.recordings` is \(countedRecordings), but `recordings` lists \(recordings.count) recording(s)")
+        }
+
+        // arrays
+        var arrays: [String: ArraySchema]?
+        if let a = object(top["arrays"], "arrays") {
+            var out: [String: ArraySchema] = [:]
+            var ok = true
+            for name in DatasetSchema.arrayOrder(a.keys) {
+                let path = "arrays.\(name)"
+                guard let e = object(a[name], path) else { ok = false; continue }
+                checkKeys(e, path: path, allowed: ["dtype", "shape"], required: ["dtype", "shape"])
+                let dtype = string(e["dtype"], path + ".dtype")
+                var rowShape: [Int]?
+                if let shape = array(e["shape"], path + ".shape") {
+                    if shape.first != .null {
+                        problems.append("`\(path).shape` must start with null (the number of windows varies by file)")
+                    } else {
+                        let dims = shape.dropFirst().enumerated().map { int($0.element, "\(path).shape[\($0.offset + 1)]", min: 1) }
+                        if dims.allSatisfy({ $0 != nil }) { rowShape = dims.map { $0! } }
+                    }
+                }
+                if let dtype, let rowShape { out[name] = ArraySchema(dtype: dtype, rowShape: rowShape) } else { ok = false }
+            }
+            if ok { arrays = out }
+        }
+
+        // splits
+        var splits: [SplitName: DatasetManifest.Split]?
+        if let s = object(top["splits"], "splits") {
+            checkKeys(s, path: "splits", allowed: SplitName.allCases.map(\.rawValue), required: SplitName.allCases.map(\.rawValue))
+            var out: [SplitName: DatasetManifest.Split] = [:]
+            var ok = true
+            var seenPaths: [String: String] = [:]
+            for split in SplitName.allCases {
+                let path = "splits.\(split.rawValue)"
+                guard let e = object(s[split.rawValue], path) else { ok = false; continue }
+                checkKeys(e, path: path, allowed: ["num_windows", "class_counts", "files"],
+                          required: ["num_windows", "class_counts", "files"])
+                let n = int(e["num_windows"], path + ".num_windows", min: 0)
+                let cc = classCounts(e["class_counts"], path + ".class_counts", classes: classes)
+                var files: [DatasetManifest.DataFile] = []
+                if let list = array(e["files"], path + ".files") {
+                    if list.isEmpty { problems.append("`\(path).files` must list at least one file (an empty split is still written)") }
+                    for (i, item) in list.enumerated() {
+                        let fp = "\(path).files[\(i)]"
+                        guard let f = object(item, fp) else { ok = false; continue }
+                        checkKeys(f, path: fp, allowed: ["path", "bytes", "sha256", "num_windows", "class_counts"],
+                                  required: ["path", "bytes", "sha256", "num_windows", "class_counts"])
+                        let p = relativePath(f["path"], fp + ".path")
+                        let b = int(f["bytes"], fp + ".bytes", min: 0)
+                        let h = sha256(f["sha256"], fp + ".sha256")
+                        let fn = int(f["num_windows"], fp + ".num_windows", min: 0)
+                        let fc = classCounts(f["class_counts"], fp + ".class_counts", classes: classes)
+                        if let p {
+                            if let other = seenPaths[p] {
+                                problems.append("`\(fp).path` \"\(p)\" is also listed at `\(other)`")
+                            }
+                            seenPaths[p] = fp + ".path"
+                        }
+                        if let p, let b, let h, let fn, let fc {
+                            files.append(DatasetManifest.DataFile(split: split, path: p, bytes: b, sha256: h, numWindows: fn, classCounts: fc))
+                        } else { ok = false }
+                    }
+                } else { ok = false }
+                if let n, let cc { out[split] = DatasetManifest.Split(numWindows: n, classCounts: cc, files: files) } else { ok = false }
+            }
+            if ok { splits = out }
+        }
+
+        // Cross-field consistency: arrays against channels, window length, features and folds.
+        if let arrays, let length, let channelNames, let features, foldsOK {
+            let expected = DatasetSchema.arrays(windowLength: length, channels: channelNames.count, features: features.count,
+                                                hasFolds: folds != nil)
+            for name in DatasetSchema.arrayOrder(Set(expected.keys).union(arrays.keys)) {
+                switch (expected[name], arrays[name]) {
+                case (let e?, nil):
+                    problems.append("`arrays` lacks `\(name)` (\(e.dtype) \(e.shapeText))")
+                case (nil, _?):
+                    problems.append("`arrays.\(name)` is not an array of this dataset (docs/dataset-format.md, \"HDF5 files\")")
+                case (let e?, let a?):
+                    if e.dtype != a.dtype { problems.append("`arrays.\(name).dtype` must be \"\(e.dtype)\", not \"\(a.dtype)\"") }
+                    if e.rowShape != a.rowShape {
+                        problems.append("`arrays.\(name).shape` must be \(e.shapeText) (window_length, channels, feature_names), not \(a.shapeText)")
+                    }
+                case (nil, nil): break
+                }
+            }
+        }
+
+        // normalization
+        var xNorm: DatasetManifest.Moments??, fNorm: DatasetManifest.Moments??
+        if let n = object(top["normalization"], "normalization") {
+            checkKeys(n, path: "normalization", allowed: ["x", "features"], required: ["x", "features"])
+            xNorm = moments(n["x"], "normalization.x", count: channelNames?.count)
+            fNorm = moments(n["features"], "normalization.features", count: features?.count)
+            if let features, features.isEmpty, case .some(.some) = fNorm {
+                problems.append("`normalization.features` must be null when there are no features")
+            }
+        }
+        if xNorm == nil { undecoded.insert(.normalizationX) }
+        if fNorm == nil { undecoded.insert(.normalizationFeatures) }
+
+        guard let storage, let rate, let length, let stride, let channelNames, let channelUnits, let classes,
+              let features, let subjects, let recordings, let arrays, let splits, foldsOK,
+              // Another version's files are not read as this one's: its data checks are skipped.
+              version == nil || DatasetSchema.readableVersions.contains(version!)
+        else { return nil }
+        let manifest = DatasetManifest(
+            formatVersion: version ?? DatasetSchema.formatVersion, createdBy: createdBy ?? "", storage: storage,
+            pipeline: pipeline ?? DatasetManifest.Pipeline(name: "", sha256: "", resolved: .null),
+            sampleRateHz: rate, windowLength: length, windowStride: stride,
+            channels: zip(channelNames, channelUnits).map { DatasetManifest.Channel(name: $0, unit: $1) },
+            classes: classes, featureNames: features, inputs: inputs ?? [], subjects: subjects, recordings: recordings,
+            arrays: arrays,
+            splitPolicy: policy ?? DatasetManifest.SplitPolicy(by: splitBy ?? "subject", seed: 0, train: 0, validation: 0, test: 0,
+                                                               folds: folds),
+            normalization: DatasetManifest.Normalization(x: xNorm ?? nil, features: fNorm ?? nil),
+            counts: counts ?? DatasetManifest.Counts(recordings: countedRecordings ?? 0, rowsRead: 0, rowsDropped: [:],
+                                                     windowsDropped: windowsDropped ?? [:], recordingsDropped: nil,
+                                                     skippedRecordings: nil, labelRowsIgnored: nil, gaps: 0, gapSeconds: 0),
+            splits: splits)
+        return DecodedManifest(manifest: manifest, undecoded: undecoded)
+    }
+
+    // MARK: - Typed accessors (each reports its problem and returns nil)
+
+    public static func kind(_ v: JSONValue?) -> String {
+        switch v {
+        case nil: return "missing"
+        case .null?: return "null"
+        case .bool(let b)?: return "`\(b)`"
+        case .int(let i)?: return "`\(i)`"
+        case .double(let d)?: return "`\(JSONValue.format(d))`"
+        case .string(let s)?: return "\"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+        case .array?: return "a list"
+        case .object?: return "an object"
+        }
+    }
+
+    /// `[null, 128, 7]`.
+    public static func shape(_ rowShape: [Int]) -> String {
+        ArraySchema(dtype: "", rowShape: rowShape).shapeText
+    }
+
+    private mutating func mustBe(_ path: String, _ v: JSONValue?, _ what: String) {
+        if v == nil { return }  // missing keys are reported by checkKeys
+        problems.append("`\(path)` must be \(what), not \(Self.kind(v))")
+    }
+
+    private mutating func checkKeys(_ o: [String: JSONValue], path: String, allowed: [String], required: [String]) {
+        let place = path.isEmpty ? "the manifest" : "`\(path)`"
+        for key in o.keys.sorted() where !allowed.contains(key) {
+            var m = "unknown key `\(key)` in \(place)"
+            if let s = Text.suggestion(for: key, among: allowed) { m += "; did you mean `\(s)`?" }
+            problems.append(m)
+        }
+        for key in required where o[key] == nil {
+            problems.append("missing key `\(key)` in \(place)")
+        }
+    }
+
+    private mutating func object(_ v: JSONValue?, _ path: String) -> [String: JSONValue]? {
+        if case .object(let o)? = v { return o }
+        mustBe(path, v, "an object")
+        return nil
+    }
+
+    private mutating func array(_ v: JSONValue?, _ path: String) -> [JSONValue]? {
+        if case .array(let a)? = v { return a }
+        mustBe(path, v, "a list")
+        return nil
+    }
+
+    private mutating func string(_ v: JSONValue?, _ path: String) -> String? {
+        if case .string(let s)? = v { return s }
+        mustBe(path, v, "a string")
+        return nil
+    }
+
+    private mutating func int(_ v: JSONValue?, _ path: String, min: Int? = nil) -> Int? {
+        if case .int(let i)? = v {
+            if let min, i < min {
+                problems.append("`\(path)` must be a whole number ≥ \(min), not \(i)")
+                return nil
+            }
+            return Int(i)
+        }
+        mustBe(path, v, min.map { "a whole number ≥ \($0)" } ?? "a whole number")
+        return nil
+    }
+
+    private mutating func int64(_ v: JSONValue?, _ path: String) -> Int64? {
+        if case .int(let i)? = v { return i }
+        mustBe(path, v, "a whole number")
+        return nil
+    }
+
+    private mutating func number(_ v: JSONValue?, _ path: String) -> Double? {
+        switch v {
+        case .int(let i)?: return Double(i)
+        case .double(let d)?: return d
+        default: mustBe(path, v, "a number"); return nil
+        }
+    }
+
+    private mutating func strings(_ v: JSONValue?, _ path: String) -> [String]? {
+        guard let list = array(v, path) else { return nil }
+        var out: [String] = []
+        for (i, item) in list.enumerated() {
+            if let s = string(item, "\(path)[\(i)]") { out.append(s) }
+        }
+        return out.count == list.count ? out : nil
+    }
+
+    private mutating func unique(_ names: [String], _ path: String) {
+        var seen: Set<String> = []
+        for n in names where !seen.insert(n).inserted {
+            problems.append("`\(path)` lists \"\(n)\" twice")
+        }
+    }
+
+    private mutating func sha256(_ v: JSONValue?, _ path: String) -> String? {
+        guard let s = string(v, path) else { return nil }
+        guard s.utf8.count == 64, s.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+            problems.append("`\(path)` must be 64 lowercase hex digits, not \(Self.kind(v))")
+            return nil
+        }
+        return s
+    }
+
+    /// A path relative to the dataset folder that stays inside it.
+    private mutating func relativePath(_ v: JSONValue?, _ path: String) -> String? {
+        guard let s = string(v, path) else { return nil }
+        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
+        guard !s.isEmpty, !s.hasPrefix("/"), !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
+            problems.append("`\(path)` must be a path inside the dataset folder (relative, no `..`), not \"\(s)\"")
+            return nil
+        }
+        return s
+    }
+
+    private mutating func classCounts(_ v: JSONValue?, _ path: String, classes: [String]?) -> [Int]? {
+        guard let list = array(v, path) else { return nil }
+        let counts = list.enumerated().map { int($0.element, "\(path)[\($0.offset)]", min: 0) }
+        guard counts.allSatisfy({ $0 != nil }) else { return nil }
+        if let classes, counts.count != classes.count {
+            problems.append("`\(path)` must hold one count per class (\(classes.count)), not \(counts.count)")
+            return nil
+        }
+        return counts.map { $0! }
+    }
+
+    private mutating func counts(_ v: JSONValue?, _ path: String) -> [String: Int]? {
+        guard let o = object(v, path) else { return nil }
+        var out: [String: Int] = [:]
+        for (k, value) in o {
+            if let n = int(value, "\(path).\(k)", min: 0) { out[k] = n }
+        }
+        return out.count == o.count ? out : nil
+    }
+
+    private mutating func moments(_ v: JSONValue?, _ path: String, count: Int?) -> DatasetManifest.Moments?? {
+        if v == .null { return .some(nil) }
+        guard let o = object(v, path) else { return nil }
+        checkKeys(o, path: path, allowed: ["mean", "std"], required: ["mean", "std"])
+        func list(_ key: String) -> [Double]? {
+            guard case .array(let a)? = o[key] else { mustBe("\(path).\(key)", o[key], "a list of numbers"); return nil }
+            var out: [Double] = []
+            for (i, item) in a.enumerated() {
+                if let d = number(item, "\(path).\(key)[\(i)]") { out.append(d) }
+            }
+            guard out.count == a.count else { return nil }
+            if let count, a.count != count {
+                problems.append("`\(path).\(key)` must hold \(count) values (one per column), not \(a.count)")
+                return nil
+            }
+            if key == "std", let negative = out.first(where: { !($0 >= 0) }) {
+                problems.append("`\(path).std` must not hold negative values, found \(negative)")
+            }
+            return out
+        }
+        guard let mean = list("mean"), let std = list("std") else { return nil }
+        return .some(DatasetManifest.Moments(mean: mean, std: std))
+    }
+}

@@ -85,6 +85,23 @@ import Testing
         #expect(r.outcome(.valuesFinite)?.status == .skipped)
     }
 
+    @Test func aNewerFormatVersionNamesTheVersionFoundAndTheOneRead() throws {
+        let dir = Fixture.copy()
+        try editManifest(dir) { m in
+            m[["format_version"]] = .int(3)
+            m[["created_by"]] = .string("motionprep 0.9.0")
+            m[["a_key_of_version_3"]] = .bool(true)
+        }
+        let (status, output) = try validate(dir)
+        #expect(status == .checkFailed)
+        #expect(output.contains("manifest.json: manifest.schema: `format_version` is 3: the dataset was written by a newer motionprep (`created_by` is \"motionprep 0.9.0\") than this one, which reads format_version 2 only; check it with the motionprep that wrote it, or a newer one"), "\(output)")
+        // Another format's keys are not listed as unknown: the version says it all.
+        #expect(!output.contains("a_key_of_version_3"), "\(output)")
+        let r = report(dir)
+        #expect(failedChecks(r) == ["manifest.schema"])
+        #expect(r.outcome(.valuesFinite)?.status == .skipped)
+    }
+
     @Test func version2NeedsTheResolvedPipeline() throws {
         let dir = Fixture.copy()
         try editManifest(dir) { $0.remove("resolved", at: ["pipeline"]) }

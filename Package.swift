@@ -5,6 +5,8 @@
 //   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT, MotionDeflate)
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
 //      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
+//   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5
+//   and MotionSinks; MotionPipeline, MotionValidate, MotionReport and MotionprepCLI import it.
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
 // (`make deps` installs them) and are found with pkg-config.
 import PackageDescription
@@ -57,8 +59,10 @@ let swiftTargets: [Target] = [
     .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
     // The dataset format (docs/dataset-format.md): schema, the one manifest type (read and
-    // written by the same code). Used by the pipeline, validate, report and inspect.
-    .target(name: "MotionDataset", dependencies: ["MotionCore"]),
+    // written by the same code), the one file-reader protocol with its HDF5 and shard readers
+    // (on MotionSinks' ShardReader and HDF5ParallelChunkReader). Used by the pipeline, validate,
+    // report and inspect.
+    .target(name: "MotionDataset", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks"]),
     // Configuration, orchestration, CLI.
     // MotionConfig builds inline IIO layouts (MotionIngest) to check them when a pipeline is loaded.
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML", "MotionIngest"]),

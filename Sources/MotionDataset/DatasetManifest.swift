@@ -7,6 +7,12 @@ import MotionCore
 /// ``json`` gives exactly the bytes motionprep has always written (keys sorted by UTF-8 bytes,
 /// shortest round-trip doubles, optional keys only when set), so `decode → encode` of a written
 /// manifest gives back the same bytes.
+///
+/// Not Swift `Codable` on purpose: Foundation's `JSONEncoder` neither sorts keys by UTF-8 bytes
+/// nor prints doubles as motionprep always has (`50.0`), and a synthesized decoder stops at the
+/// first problem with a coding path, where `validate` lists every problem with the key path, what
+/// it must be and what it is. ``json`` / ``text`` and ``ManifestDecoder`` (``load(directory:)``,
+/// ``decode(bytes:file:)``) are the two halves of the one serialisation.
 public struct DatasetManifest: Sendable, Equatable {
     /// `pipeline`: the name, the canonical pipeline's SHA-256 and the fully resolved pipeline
     /// (every default filled in; `PipelineSpec.canonicalValue()` of MotionConfig).

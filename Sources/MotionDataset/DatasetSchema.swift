@@ -43,17 +43,22 @@ public enum DatasetSchema {
     /// Array names in the contract's table order.
     public static let arrayNames = ["x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"]
 
+    /// The dtype of each array (docs/dataset-format.md, "HDF5 files").
+    public static let dtypes = ["x": "float32", "y": "int64", "features": "float32", "subject_index": "int32",
+                                "recording_index": "int32", "start_time_s": "float64", "fold_index": "int32"]
+
     /// The arrays of a dataset with these channels, features and folds.
     public static func arrays(windowLength: Int, channels: Int, features: Int, hasFolds: Bool) -> [String: ArraySchema] {
+        func array(_ name: String, _ rowShape: [Int]) -> ArraySchema { ArraySchema(dtype: dtypes[name]!, rowShape: rowShape) }
         var a: [String: ArraySchema] = [
-            "x": ArraySchema(dtype: "float32", rowShape: [windowLength, channels]),
-            "y": ArraySchema(dtype: "int64", rowShape: []),
-            "subject_index": ArraySchema(dtype: "int32", rowShape: []),
-            "recording_index": ArraySchema(dtype: "int32", rowShape: []),
-            "start_time_s": ArraySchema(dtype: "float64", rowShape: []),
+            "x": array("x", [windowLength, channels]),
+            "y": array("y", []),
+            "subject_index": array("subject_index", []),
+            "recording_index": array("recording_index", []),
+            "start_time_s": array("start_time_s", []),
         ]
-        if features > 0 { a["features"] = ArraySchema(dtype: "float32", rowShape: [features]) }
-        if hasFolds { a["fold_index"] = ArraySchema(dtype: "int32", rowShape: []) }
+        if features > 0 { a["features"] = array("features", [features]) }
+        if hasFolds { a["fold_index"] = array("fold_index", []) }
         return a
     }
 

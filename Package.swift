@@ -5,6 +5,8 @@
 //   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT, MotionDeflate)
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
 //      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
+//   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5
+//   and MotionSinks; MotionPipeline, MotionValidate, MotionReport and MotionprepCLI import it.
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
 // (`make deps` installs them) and are found with pkg-config.
 import PackageDescription
@@ -56,22 +58,27 @@ let swiftTargets: [Target] = [
     .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"]),
     .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
+    // The dataset format (docs/dataset-format.md): schema, the one manifest type (read and
+    // written by the same code), the one file-reader protocol with its HDF5 and shard readers
+    // (on MotionSinks' ShardReader and HDF5ParallelChunkReader). Used by the pipeline, validate,
+    // report and inspect.
+    .target(name: "MotionDataset", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks"]),
     // Configuration, orchestration, CLI.
     // MotionConfig builds inline IIO layouts (MotionIngest) to check them when a pipeline is loaded.
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML", "MotionIngest"]),
     // Checks a written dataset (docs/validate.md); reads it, never writes.
-    .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionHDF5", "MotionChecksum", "MotionYAML",
+    .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionChecksum", "MotionYAML",
                                                    "MotionSinks"]),  // ShardReader: one shard reader, not two
     .target(name: "MotionPipeline", dependencies: [
         "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
-        "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum",
+        "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum", "MotionDataset",
     ]),
     // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
     // Shards come through MotionSinks' ShardReader; `--recordings` timelines through MotionPipeline
     // (ingest + resample per recording). MotionPipeline never imports MotionReport.
-    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionPipeline"],
+    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionPipeline"],
             exclude: ["README.md"]),
-    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionConfig", "MotionPipeline", "MotionSynth",
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionDataset", "MotionConfig", "MotionPipeline", "MotionSynth",
                                                   "MotionValidate", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.
@@ -96,9 +103,9 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionTestSupport", "MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
-    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionprepCLI", "MotionSynth", "MotionHDF5",
+    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionDataset", "MotionprepCLI", "MotionSynth", "MotionHDF5",
                                                           "MotionCore", "MotionZstd", "MotionSinks"]),
-    .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionprepCLI", "MotionSynth"]),
+    .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionDataset", "MotionprepCLI", "MotionSynth"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionTestSupport", "MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 

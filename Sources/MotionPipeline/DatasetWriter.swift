@@ -2,6 +2,7 @@ import Foundation
 import MotionChecksum
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionSinks
 
 /// The single writer: receives recordings in canonical order, appends their windows to the
@@ -127,13 +128,13 @@ final class DatasetWriter {
         let manifest = ManifestBuilder.manifest(
             spec: spec, pipelineSHA256: plan.pipelineSHA256, description: plan.description,
             inputs: try Self.manifestInputs(inputs + runInputs).map {
-                .object(["path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256), "role": .string($0.role.rawValue)])
+                DatasetManifest.Input(path: $0.path, bytes: $0.bytes, sha256: $0.sha256, role: $0.role.rawValue)
             },
             totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
             foldCount: plan.foldCount,
             ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } })
         checkpoint("before-manifest")
-        try staging.write("manifest.json", manifest.pretty() + "\n")
+        try staging.write(DatasetSchema.manifestFileName, manifest.text)
         return RunSummary(
             outputDirectory: staging.outputDirectory, recordings: plan.sources.count, rowsRead: totals.rowsRead,
             rowsDropped: totals.rowsDropped, windowsDropped: totals.windowsDropped, recordingsDropped: totals.recordingsDropped,

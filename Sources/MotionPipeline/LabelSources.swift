@@ -64,10 +64,12 @@ struct IgnoredLabelRows: Sendable {
         .object(["path": .string(path), "counts": .object(counts.mapValues { .int($0) }), "warnings": .array(warnings.map { .string($0) })])
     }
 
-    init?(json: Any?) {
-        guard let o = json as? [String: Any], let path = o["path"] as? String, let c = o["counts"] as? [String: Any],
-              let w = o["warnings"] as? [String] else { return nil }
-        self.init(counts: c.compactMapValues { ($0 as? NSNumber)?.intValue }, warnings: w, path: path)
+    init?(json: JSONValue?) {
+        guard let o = json, let path = o["path"]?.stringValue, let c = o["counts"]?.objectValue,
+              let list = o["warnings"]?.arrayValue else { return nil }
+        let w = list.compactMap(\.stringValue)
+        guard w.count == list.count else { return nil }
+        self.init(counts: c.compactMapValues(\.intValue), warnings: w, path: path)
     }
 
     /// How many examples a warning names.

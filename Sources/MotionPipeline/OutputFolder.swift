@@ -167,11 +167,11 @@ enum OutputFolder {
     /// The files of a motionprep dataset at `root`, from its manifest: nil when there is no
     /// motionprep manifest.
     static func datasetFiles(_ root: String) -> Set<String>? {
-        guard let object = readJSON(root + "/manifest.json"), ["motionprep.dataset", "motionprep.applied"].contains(object["format"] as? String ?? "") else { return nil }
+        guard let object = readJSON(root + "/manifest.json"), ["motionprep.dataset", "motionprep.applied"].contains(object["format"]?.stringValue ?? "") else { return nil }
         var known: Set<String> = ["manifest.json", "SHA256SUMS", stagingMark]
-        for case let split as [String: Any] in ((object["splits"] as? [String: Any]) ?? [:]).values {
-            for case let file as [String: Any] in (split["files"] as? [Any]) ?? [] {
-                if let p = file["path"] as? String, !p.hasPrefix("/"), !p.split(separator: "/").contains("..") { known.insert(PathText.normalize(p)) }
+        for split in (object["splits"]?.objectValue ?? [:]).values {
+            for file in split["files"]?.arrayValue ?? [] {
+                if let p = file["path"]?.stringValue, !p.hasPrefix("/"), !p.split(separator: "/").contains("..") { known.insert(PathText.normalize(p)) }
             }
         }
         return known
@@ -179,7 +179,7 @@ enum OutputFolder {
 
     /// The files of a `--worker` part at `root`: `part.json`, `state.json` and its record files.
     static func partFiles(_ root: String, entries: [Entry]) -> Set<String>? {
-        guard let object = readJSON(root + "/part.json"), object["format"] as? String == "motionprep.part" else { return nil }
+        guard let object = readJSON(root + "/part.json"), object["format"]?.stringValue == "motionprep.part" else { return nil }
         var known: Set<String> = ["part.json", PartManifest.checksumFileName, RunState.fileName, stagingMark, "records/"]
         for e in entries where e.isRegular && e.path.hasPrefix("records/") && !e.path.dropFirst(8).contains("/") && e.path.hasSuffix(".mprec") {
             known.insert(e.path)
@@ -187,11 +187,12 @@ enum OutputFolder {
         return known
     }
 
-    private static func readJSON(_ path: String) -> [String: Any]? {
+    private static func readJSON(_ path: String) -> JSONValue? {
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size < 256 << 20,
-              let data = FileManager.default.contents(atPath: path) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+              let data = FileManager.default.contents(atPath: path), let value = try? JSONParser.parse(Array(data)),
+              value.objectValue != nil else { return nil }
+        return value
     }
 
     /// "a.txt", "a.txt and b.txt", "a.txt, b.txt and 3 other entries".

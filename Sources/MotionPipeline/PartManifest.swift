@@ -79,30 +79,29 @@ enum PartManifest {
         func bad(_ field: String, _ problem: String) -> MotionError {
             MotionError(.dataError, "\(path): `\(field)` \(problem)")
         }
-        guard let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard let o = try? JSONParser.parse(Array(data)), o.objectValue != nil else {
             throw MotionError(.dataError, "\(path) is not a JSON object, so not a part manifest")
         }
-        guard o["format"] as? String == "motionprep.part" else { throw bad("format", "must be \"motionprep.part\"") }
-        func int(_ value: Any?, _ field: String, _ range: ClosedRange<Int>, _ what: String) throws -> Int {
-            guard let n = value as? NSNumber, !(value is String) else { throw bad(field, "must be \(what), not \(show(value))") }
-            let d = n.doubleValue
-            guard d.isFinite, d == d.rounded(), d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
-                throw bad(field, "must be \(what), not \(n)")
+        guard o["format"]?.stringValue == "motionprep.part" else { throw bad("format", "must be \"motionprep.part\"") }
+        func int(_ value: JSONValue?, _ field: String, _ range: ClosedRange<Int>, _ what: String) throws -> Int {
+            guard let d = value?.doubleValue, d.isFinite, d == d.rounded(), d >= Double(range.lowerBound),
+                  d <= Double(range.upperBound) else {
+                throw bad(field, "must be \(what), not \(show(value))")
             }
             return Int(d)
         }
-        func string(_ value: Any?, _ field: String, nonEmpty: Bool = false) throws -> String {
-            guard let s = value as? String, !nonEmpty || !s.isEmpty else {
+        func string(_ value: JSONValue?, _ field: String, nonEmpty: Bool = false) throws -> String {
+            guard let s = value?.stringValue, !nonEmpty || !s.isEmpty else {
                 throw bad(field, "must be \(nonEmpty ? "a non-empty" : "a") string, not \(show(value))")
             }
             return s
         }
-        func array(_ value: Any?, _ field: String) throws -> [Any] {
-            guard let a = value as? [Any] else { throw bad(field, "must be a list, not \(show(value))") }
+        func array(_ value: JSONValue?, _ field: String) throws -> [JSONValue] {
+            guard let a = value?.arrayValue else { throw bad(field, "must be a list, not \(show(value))") }
             return a
         }
-        func object(_ value: Any?, _ field: String) throws -> [String: Any] {
-            guard let d = value as? [String: Any] else { throw bad(field, "must be an object, not \(show(value))") }
+        func object(_ value: JSONValue?, _ field: String) throws -> [String: JSONValue] {
+            guard let d = value?.objectValue else { throw bad(field, "must be an object, not \(show(value))") }
             return d
         }
         let version = try int(o["format_version"], "format_version", 0...Int(Int32.max), "a whole number")
@@ -113,7 +112,7 @@ enum PartManifest {
         let worker = try int(o["worker"], "worker", 0...(workers - 1), "a whole number from 0 to \(workers - 1) (`workers` is \(workers))")
         let hash = try string(o["pipeline_sha256"], "pipeline_sha256")
         guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-            throw bad("pipeline_sha256", "must be 64 lowercase hex digits, not \(show(hash))")
+            throw bad("pipeline_sha256", "must be 64 lowercase hex digits, not \(show(.string(hash)))")
         }
         let pipeline = try object(o["pipeline"], "pipeline")
         let yaml = try string(pipeline["yaml"], "pipeline.yaml")
@@ -124,7 +123,7 @@ enum PartManifest {
         for (r, item) in try array(o["recordings"], "recordings").enumerated() {
             let rec = try object(item, "recordings[\(r)]")
             let name = try string(rec["name"], "recordings[\(r)].name", nonEmpty: true)
-            guard names.insert(name).inserted else { throw bad("recordings[\(r)].name", "repeats recording \(show(name))") }
+            guard names.insert(name).inserted else { throw bad("recordings[\(r)].name", "repeats recording \(show(.string(name)))") }
             let subject = try string(rec["subject"], "recordings[\(r)].subject")
             var files: [InputFile] = []
             for (f, fileItem) in try array(rec["files"], "recordings[\(r)].files").enumerated() {
@@ -158,7 +157,8 @@ enum PartManifest {
         }
         var inputs: [InputEntry] = []
         for (k, item) in try array(o["inputs"], "inputs").enumerated() {
-            guard let e = InputEntry(json: try object(item, "inputs[\(k)]")) else {
+            _ = try object(item, "inputs[\(k)]")
+            guard let e = InputEntry(json: item) else {
                 throw bad("inputs[\(k)]", "must have `input_index`, a non-empty `path`, `bytes` ≥ 0, a 64-hex-digit `sha256` and a `role` (recording, labels or iio_layout)")
             }
             inputs.append(e)
@@ -169,15 +169,8 @@ enum PartManifest {
     }
 
     /// A JSON value as a message shows it.
-    private static func show(_ value: Any?) -> String {
-        switch value {
-        case nil: return "missing"
-        case let s as String: return "\"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
-        case let n as NSNumber: return "\(n)"
-        case is [Any]: return "a list"
-        case is [String: Any]: return "an object"
-        default: return "null"
-        }
+    private static func show(_ value: JSONValue?) -> String {
+        value?.shown ?? "missing"
     }
 }
 

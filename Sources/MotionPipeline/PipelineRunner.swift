@@ -301,20 +301,20 @@ struct RunState {
 
     static func load(path: String) throws -> RunState {
         guard let data = FileManager.default.contents(atPath: path),
-              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let hash = obj["pipeline_sha256"] as? String else {
+              let obj = try? JSONParser.parse(Array(data)),
+              let hash = obj["pipeline_sha256"]?.stringValue else {
             throw MotionError(.dataError, "cannot resume: \(path) is not readable resume state; run without `--resume` to start over")
         }
         var inputs: [InputEntry]?
-        if let list = obj["inputs"] as? [Any] {
+        if let list = obj["inputs"]?.arrayValue {
             inputs = try list.map {
-                guard let o = $0 as? [String: Any], let e = InputEntry(json: o) else {
+                guard let e = InputEntry(json: $0) else {
                     throw MotionError(.dataError, "cannot resume: \(path) is not readable resume state (an entry of `inputs` is not valid); run without `--resume` to start over")
                 }
                 return e
             }
         }
-        return RunState(pipelineSHA256: hash, worker: obj["worker"] as? String, inputs: inputs)
+        return RunState(pipelineSHA256: hash, worker: obj["worker"]?.stringValue, inputs: inputs)
     }
 }
 

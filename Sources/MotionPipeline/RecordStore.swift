@@ -21,12 +21,12 @@ struct InputEntry: Sendable, Equatable {
     }
 
     /// Parses `json`'s form; nil when a field is missing or of the wrong type.
-    init?(json o: [String: Any]) {
-        guard let index = o["input_index"] as? NSNumber, let path = o["path"] as? String, !path.isEmpty,
-              let bytes = o["bytes"] as? NSNumber, bytes.intValue >= 0, let sha = o["sha256"] as? String,
+    init?(json o: JSONValue) {
+        guard let index = o["input_index"]?.intValue, let path = o["path"]?.stringValue, !path.isEmpty,
+              let bytes = o["bytes"]?.intValue, bytes >= 0, let sha = o["sha256"]?.stringValue,
               sha.utf8.count == 64, sha.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-              let role = InputRole(rawValue: o["role"] as? String ?? "") else { return nil }
-        self.init(inputIndex: index.intValue, path: path, bytes: bytes.intValue, sha256: sha, role: role)
+              let role = InputRole(rawValue: o["role"]?.stringValue ?? "") else { return nil }
+        self.init(inputIndex: index, path: path, bytes: bytes, sha256: sha, role: role)
     }
 
     init(inputIndex: Int, path: String, bytes: Int, sha256: String, role: InputRole = .recording) {
@@ -297,10 +297,10 @@ enum RecordStore {
         }
         guard SHA256Hasher.digest(covered) == digest else { throw damaged("its header does not match its SHA-256") }
         let json = Array(covered[0..<Int(hlen)])
-        guard let h = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
-              (h["version"] as? NSNumber)?.intValue == version else { throw damaged("its header is not a format \(version) record header") }
-        func int(_ k: String) -> Int { (h[k] as? NSNumber)?.intValue ?? 0 }
-        func counts(_ k: String) -> [String: Int] { ((h[k] as? [String: Any]) ?? [:]).mapValues { ($0 as? NSNumber)?.intValue ?? 0 } }
+        guard let h = try? JSONParser.parse(json), h.objectValue != nil,
+              h["version"]?.intValue == version else { throw damaged("its header is not a format \(version) record header") }
+        func int(_ k: String) -> Int { h[k]?.intValue ?? 0 }
+        func counts(_ k: String) -> [String: Int] { (h[k]?.objectValue ?? [:]).mapValues { $0.intValue ?? 0 } }
         let T = int("length"), C = int("channels"), F = int("feature_count"), N = int("windows")
         guard T >= 0, C >= 0, F >= 0, N >= 0 else { throw damaged("its header gives a negative size") }
         var momentsAt = Int(hlen)
@@ -320,23 +320,23 @@ enum RecordStore {
             throw damaged("its moments do not fit its header")
         }
         var inputs: [InputEntry] = []
-        for item in (h["inputs"] as? [Any]) ?? [] {
-            guard let o = item as? [String: Any], let e = InputEntry(json: o) else { throw damaged("an entry of its `inputs` is not valid") }
+        for item in h["inputs"]?.arrayValue ?? [] {
+            guard let e = InputEntry(json: item) else { throw damaged("an entry of its `inputs` is not valid") }
             inputs.append(e)
         }
-        guard let name = h["recording"] as? String, name == source.name else {
-            throw damaged("it holds recording `\(h["recording"] as? String ?? "?")`, not `\(source.name)`")
+        guard let name = h["recording"]?.stringValue, name == source.name else {
+            throw damaged("it holds recording `\(h["recording"]?.stringValue ?? "?")`, not `\(source.name)`")
         }
         let processed = ProcessedRecording(
             source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: F), rowsRead: int("rows_read"),
             rowsDropped: counts("rows_dropped"), windowsDropped: counts("windows_dropped"),
-            recordingDropped: h["recording_dropped"] as? String,
-            gaps: int("gaps"), invalidPoints: int("invalid_points"), warnings: (h["warnings"] as? [String]) ?? [],
+            recordingDropped: h["recording_dropped"]?.stringValue,
+            gaps: int("gaps"), invalidPoints: int("invalid_points"), warnings: (h["warnings"]?.arrayValue ?? []).compactMap(\.stringValue),
             xMoments: xm, featureMoments: fm,
-            labelRowsNoOverlap: ((h["label_rows_no_overlap"] as? [NSNumber]) ?? []).map(\.intValue))
+            labelRowsNoOverlap: (h["label_rows_no_overlap"]?.arrayValue ?? []).compactMap(\.intValue))
         let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F)
         if verify { try stored.verify() }
-        return (RecordingRecord(processed: processed, inputs: inputs, stored: stored), h["pipeline_sha256"] as? String ?? "")
+        return (RecordingRecord(processed: processed, inputs: inputs, stored: stored), h["pipeline_sha256"]?.stringValue ?? "")
     }
 }
 

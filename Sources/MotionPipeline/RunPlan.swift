@@ -1,5 +1,6 @@
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionFeatures
 import MotionSinks
 

@@ -1,10 +1,6 @@
 import MotionConfig
 import MotionCore
-
-/// The three splits, in their canonical order.
-public enum SplitName: String, Sendable, CaseIterable {
-    case train, validation, test
-}
+import MotionDataset
 
 /// Assigns subjects (or recordings, with `by: recording`) to splits and folds
 /// (docs/pipeline.md, "Splits and folds").

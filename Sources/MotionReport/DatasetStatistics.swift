@@ -1,3 +1,4 @@
+import MotionDataset
 import Foundation
 
 /// Everything the page draws, computed from the split files in a bounded number of streaming
@@ -97,7 +98,7 @@ extension DatasetStatistics {
             if badSubjects > 0 {
                 discrepancies.append("\(source.split): \(badSubjects) windows have a subject_index outside the manifest's \(S) subjects")
             }
-            if let ms = m.splits.first(where: { $0.name == source.split }) {
+            if let name = SplitName(rawValue: source.split), let ms = m.splits[name] {
                 if ms.numWindows != n {
                     discrepancies.append("\(source.split): the file holds \(n) windows, manifest.json says \(ms.numWindows)")
                 }
@@ -120,7 +121,7 @@ extension DatasetStatistics {
                 let blocks = sampledBlocks(count: trainWindows, blockRows: options.blockRows ?? train.preferredBlockRows,
                                            budget: budget == 0 ? trainWindows : budget)
                 var ranges: [(Double, Double)] = []
-                if let mean = m.normalizationMean, let std = m.normalizationStd, mean.count == C, std.count == C,
+                if let mean = m.normalization.x?.mean, let std = m.normalization.x?.std, mean.count == C, std.count == C,
                    mean.allSatisfy(\.isFinite), std.allSatisfy(\.isFinite) {
                     ranges = (0..<C).map { c in
                         let s = std[c] > 0 ? std[c] : max(1e-6, abs(mean[c]) * 0.1)

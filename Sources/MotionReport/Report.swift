@@ -1,3 +1,4 @@
+import MotionDataset
 import Foundation
 import MotionCore
 
@@ -42,7 +43,7 @@ public enum Report {
         guard FileManager.default.fileExists(atPath: manifestPath) else {
             throw ReportError(.noInput, "`\(directory)` has no manifest.json; `motionprep report` needs a finished dataset folder written by `motionprep run`")
         }
-        let manifest = try DatasetManifest.load(path: manifestPath)
+        let manifest = try DatasetManifest.load(directory: directory)
         let store = try openStore(directory: directory, manifest: manifest)
         let statistics = try DatasetStatistics.compute(manifest: manifest, store: store, options: options)
         let html = ReportPage(manifest: manifest, statistics: statistics, extraSections: extraSections).render()

@@ -1,3 +1,5 @@
+import MotionCore
+import MotionDataset
 import Foundation
 
 /// Assembles the HTML page from the manifest and the statistics. The markup is XHTML-compatible
@@ -21,7 +23,7 @@ struct ReportPage {
 
     func render() -> String {
         let m = manifest
-        let title = m.pipelineName.isEmpty ? "dataset" : m.pipelineName
+        let title = m.pipeline.name.isEmpty ? "dataset" : m.pipeline.name
         var h = "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
         h += "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
         h += "<meta name=\"color-scheme\" content=\"light dark\"/>\n<meta name=\"generator\" content=\"\(Markup.escape(m.createdBy))\"/>\n"
@@ -74,8 +76,8 @@ struct ReportPage {
         // Channels with units and train statistics.
         s += "<div class=\"row\"><div><h3>Channels</h3><table data-table=\"channels\"><thead><tr><th>channel</th><th>unit</th><th>train mean</th><th>train std</th><th>min</th><th>max</th></tr></thead><tbody>"
         for (c, ch) in m.channels.enumerated() {
-            let mean = m.normalizationMean.flatMap { c < $0.count ? $0[c] : nil }
-            let std = m.normalizationStd.flatMap { c < $0.count ? $0[c] : nil }
+            let mean = (m.normalization.x?.mean).flatMap { c < $0.count ? $0[c] : nil }
+            let std = (m.normalization.x?.std).flatMap { c < $0.count ? $0[c] : nil }
             let h = c < st.histograms.count ? st.histograms[c] : nil
             s += "<tr data-channel=\"\(Markup.escape(ch.name))\"><td>\(Markup.escape(ch.name))</td><td>\(Markup.escape(ch.unit.isEmpty ? "–" : UnitText.display(ch.unit)))</td>"
             s += "<td>\(mean.map { fmt($0, digits: 4) } ?? "–")</td><td>\(std.map { fmt($0, digits: 4) } ?? "–")</td>"
@@ -88,9 +90,10 @@ struct ReportPage {
         s += "</div><div>"
 
         // Data quality from the manifest's counts (gaps, dropped rows and windows).
-        if !m.counts.isEmpty {
+        let counts = Self.flatCounts(m)
+        if !counts.isEmpty {
             s += "<h3>Data quality</h3><table data-table=\"counts\"><thead><tr><th>manifest counts</th><th>value</th></tr></thead><tbody>"
-            for (k, v) in m.counts {
+            for (k, v) in counts {
                 s += "<tr data-key=\"\(Markup.escape(k))\"><td>\(Markup.escape(k))</td><td>\(v == v.rounded() && abs(v) < 1e15 ? Markup.count(Int(v)) : fmt(v, digits: 3))</td></tr>"
             }
             s += "</tbody></table>\n"
@@ -99,7 +102,7 @@ struct ReportPage {
 
         // Checks.
         var issues = st.discrepancies
-        if m.splitBy == "subject" {
+        if m.splitPolicy.by == "subject" {
             for (i, name) in m.subjects.enumerated() {
                 let inSplits = st.splits.filter { $0.subjectCounts[i] > 0 }.map(\.name)
                 if inSplits.count > 1 { issues.append("subject \(name) has windows in \(inSplits.joined(separator: " and ")) although the split is by subject") }
@@ -126,11 +129,11 @@ struct ReportPage {
 
     private func subjectSection() -> String {
         var s = "<section id=\"subjects\" data-section=\"subjects\">\n<h2>Windows per subject and split</h2>\n"
-        s += "<p class=\"note-p\">One bar per subject, one colour per split. Split by \(Markup.escape(manifest.splitBy))"
-        s += manifest.splitBy == "subject" ? ": a subject in two splits would leak between training and evaluation.</p>\n" : ".</p>\n"
+        s += "<p class=\"note-p\">One bar per subject, one colour per split. Split by \(Markup.escape(manifest.splitPolicy.by))"
+        s += manifest.splitPolicy.by == "subject" ? ": a subject in two splits would leak between training and evaluation.</p>\n" : ".</p>\n"
         s += LegendMarkup.html(statistics.splits.enumerated().map { ($1.name, $0) }, kind: "splits")
         s += "<figure>" + SubjectSplitChart.render(subjects: manifest.subjects, splits: statistics.splits,
-                                                  flagLeaks: manifest.splitBy == "subject") + "</figure>\n"
+                                                  flagLeaks: manifest.splitPolicy.by == "subject") + "</figure>\n"
         return s + "</section>\n"
     }
 
@@ -201,5 +204,24 @@ struct ReportPage {
         }
         if s == "-0" { s = "0" }
         return s
+    }
+
+    /// The manifest's `counts` as flat `(key, value)` pairs sorted by key, nested objects as
+    /// `rows_dropped.missing_value`; lists (`skipped_recordings`) are left out.
+    static func flatCounts(_ m: DatasetManifest) -> [(key: String, value: Double)] {
+        var out: [(key: String, value: Double)] = []
+        func flatten(_ prefix: String, _ v: JSONValue) {
+            switch v {
+            case .object(let o):
+                for k in o.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                    flatten(prefix.isEmpty ? k : prefix + "." + k, o[k]!)
+                }
+            case .int(let i): out.append((prefix, Double(i)))
+            case .double(let d): out.append((prefix, d))
+            default: break
+            }
+        }
+        if case .object(let top) = m.json, let c = top["counts"] { flatten("", c) }
+        return out
     }
 }

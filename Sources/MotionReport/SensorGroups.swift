@@ -1,3 +1,5 @@
+import MotionDataset
+
 /// Channels grouped into sensors for the example charts: `acc_x acc_y acc_z … acc_mag` → one
 /// chart "acc" with lines x, y, z, mag (channels with the same prefix and unit join a group even
 /// when other channels sit between them, as the magnitude channels do). Adjacent channels without

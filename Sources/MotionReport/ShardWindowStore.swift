@@ -1,38 +1,26 @@
 import Foundation
 import MotionCore
-import MotionSinks
+import MotionDataset
 
-/// The `shards` storage (docs/dataset-format.md, "Shards"): `{split}/{split}-NNNNN.tar.zst` (or `.tar`) per split,
-/// each shard a tar of one WebDataset sample per window, read with ``ShardReader``. Rows are the
-/// windows in the canonical order, as in the HDF5 file of the same pipeline, whatever the
-/// write-time shuffle.
+/// The `shards` storage (docs/dataset-format.md, "Shards"): `{split}/{split}-NNNNN.tar.zst` (or
+/// `.tar`) per split, each a tar of one WebDataset sample per window, read through
+/// MotionDataset's ``ShardStorage`` (the reader `validate` uses). Rows are the windows in the
+/// canonical order, as in the HDF5 file of the same pipeline, whatever the write-time shuffle.
 public final class ShardWindowStore: DatasetWindowStore {
     public let splits: [SplitWindowSource]
 
-    /// Finds the shards of each split the manifest lists: its `files` in order, or (for a
-    /// manifest without them) `{split}/{split}-*.tar.zst` in name order.
+    /// Opens the shards of each split, as the manifest lists them under `files`.
     ///
-    /// - Throws: ``ReportError`` (`.noInput`) when a split has no shard or a listed shard is missing.
+    /// - Throws: ``ReportError`` (`.noInput`) when a listed shard is missing; `MotionError` when
+    ///   one is damaged or larger than its entry allows.
     public init(directory: String, manifest: DatasetManifest) throws {
         var out: [SplitWindowSource] = []
-        for s in manifest.splits {
-            var files = s.files
-            if files.isEmpty {
-                let folder = directory + "/" + s.name
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                files = names.filter { $0.hasPrefix(s.name + "-") && ($0.hasSuffix(".tar.zst") || $0.hasSuffix(".tar")) }
-                    .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { s.name + "/" + $0 }
+        for name in SplitName.allCases {
+            guard let s = manifest.splits[name] else { continue }
+            for f in s.files where !FileManager.default.fileExists(atPath: directory + "/" + f.path) {
+                throw ReportError.missing(directory + "/" + f.path, what: "every shard that manifest.json lists under `splits.\(name.rawValue).files`")
             }
-            guard !files.isEmpty else {
-                throw ReportError(.noInput, "`\(directory)/\(s.name)` holds no `\(s.name)-NNNNN.tar.zst` shard, but manifest.json lists the \(s.name) split")
-            }
-            for f in files where !FileManager.default.fileExists(atPath: directory + "/" + f) {
-                throw ReportError.missing(directory + "/" + f, what: "every shard that manifest.json lists under `splits.\(s.name).files`")
-            }
-            out.append(try ShardSplitSource(split: s.name, paths: files.map { directory + "/" + $0 },
-                                            windowCounts: s.fileWindowCounts, channels: manifest.channels.count,
-                                            windowLength: manifest.windowLength, subjects: manifest.subjects,
-                                            recordings: manifest.recordings))
+            out.append(try ShardSplitSource(split: name.rawValue, directory: directory, files: s.files, manifest: manifest))
         }
         splits = out
     }
@@ -41,13 +29,13 @@ public final class ShardWindowStore: DatasetWindowStore {
 /// The shards of one split, read as one row sequence in the canonical order: row r is the window
 /// whose sample key carries number r (docs/dataset-format.md, "Shards"), wherever the write-time
 /// shuffle put it. Opening reads every shard once for the keys and the small per-window values;
-/// `x` is then gathered shard by shard for each block asked for, the most recent shard's `x`
-/// kept.
+/// `x` is then gathered shard by shard for each block asked for, the most recent shard kept open.
 final class ShardSplitSource: SplitWindowSource {
     let split: String
     private let paths: [String]
-    private let channels: Int
-    private let windowLength: Int
+    private let displayPaths: [String]
+    private let expected: [ExpectedFileContents]
+    private let rowElements: Int
     /// Per canonical row: its shard and its place in that shard.
     private var shardOf: [Int32] = []
     private var slotOf: [Int32] = []
@@ -55,32 +43,40 @@ final class ShardSplitSource: SplitWindowSource {
     private var subject: [Int32] = []
     private var recording: [Int32] = []
     private var start: [Double] = []
-    private var cachedX: (shard: Int, x: [Float])?
+    private var openShard: (index: Int, reader: any DatasetFileReader)?
     let preferredBlockRows: Int
 
-    /// - Parameter windowCounts: windows per shard from manifest.json, when it says; checked
-    ///   against each shard.
-    init(split: String, paths: [String], windowCounts: [Int?], channels: Int, windowLength: Int,
-         subjects: [String], recordings: [String]) throws {
+    init(split: String, directory: String, files: [DatasetManifest.DataFile], manifest m: DatasetManifest) throws {
         self.split = split
-        self.paths = paths
-        self.channels = channels
-        self.windowLength = windowLength
+        paths = files.map { directory + "/" + $0.path }
+        displayPaths = files.map(\.path)
+        rowElements = m.windowLength * m.channels.count
+        expected = files.map { f in
+            ExpectedFileContents(windows: f.numWindows, arrayRowElements: m.arrays.values.map { $0.rowShape.reduce(1, *) },
+                                 classes: m.classes.count, arrayRowShapes: m.arrays.mapValues(\.rowShape),
+                                 subjectNames: m.subjects, recordingNames: m.recordings)
+        }
         var firstCount = 1
         var rows: [(number: Int, shard: Int32, slot: Int32, y: Int64, subject: Int32, recording: Int32, start: Double)] = []
-        for (shard, path) in paths.enumerated() {
-            let contents = try Self.open(path)
-            let n = contents.numWindows
-            if shard < windowCounts.count, let known = windowCounts[shard], known != n {
-                throw ReportError.badData(path, "the shard holds \(n) windows, manifest.json says \(known)")
+        for shard in paths.indices {
+            let reader = try Self.open(paths[shard], displayPaths[shard], expected[shard])
+            defer { reader.close() }
+            let path = paths[shard]
+            let numbers = try reader.windowNumbers() ?? []
+            let n = numbers.count
+            if n != files[shard].numWindows {
+                throw ReportError.badData(path, "the shard holds \(n) windows, manifest.json says \(files[shard].numWindows)")
             }
             if shard == 0 { firstCount = n }
-            if n > 0, let x = contents.array("x"), x.shape != [n, windowLength, channels] {
-                throw ReportError.badData(path, "`x` has shape \(x.shape), but manifest.json says [\(n), \(windowLength), \(channels)]")
+            guard n > 0 else { continue }
+            if let x = try reader.arrays()["x"], x.shape != [n, m.windowLength, m.channels.count] {
+                throw ReportError.badData(path, "`x` has shape \(x.shape), but manifest.json says [\(n), \(m.windowLength), \(m.channels.count)]")
             }
-            let s = contents.indices(into: subjects, recording: false), r = contents.indices(into: recordings, recording: true)
-            for (i, sample) in contents.samples.enumerated() {
-                rows.append((sample.windowNumber, Int32(shard), Int32(i), sample.classID, s[i], r[i], sample.startTimeS))
+            let ys = try reader.readInt64s("y", rows: 0..<n)
+            let s = try reader.readInt64s("subject_index", rows: 0..<n), r = try reader.readInt64s("recording_index", rows: 0..<n)
+            let t = try reader.readDoubles("start_time_s", rows: 0..<n)
+            for i in 0..<n {
+                rows.append((numbers[i], Int32(shard), Int32(i), ys[i], Int32(truncatingIfNeeded: s[i]), Int32(truncatingIfNeeded: r[i]), t[i]))
             }
         }
         rows.sort { $0.number < $1.number }
@@ -107,41 +103,40 @@ final class ShardSplitSource: SplitWindowSource {
     func windows(start s: Int, count: Int) throws -> [Float] {
         guard count > 0 else { return [] }
         precondition(s >= 0 && s + count <= y.count, "rows \(s)..<\(s + count) outside the split")
-        let row = windowLength * channels
+        let row = rowElements
         var out = [Float](repeating: 0, count: count * row)
-        // Each shard the block touches is decompressed once, the cached one first.
+        // Each shard the block touches is decompressed once, the open one first.
         var byShard: [Int: [Int]] = [:]
         for r in s..<(s + count) { byShard[Int(shardOf[r]), default: []].append(r) }
         var order = byShard.keys.sorted()
-        if let c = cachedX?.shard, let i = order.firstIndex(of: c) { order.swapAt(0, i) }
+        if let c = openShard?.index, let i = order.firstIndex(of: c) { order.swapAt(0, i) }
         for shard in order {
-            let x = try loadX(shard)
+            let reader = try shardReader(shard)
             for r in byShard[shard]! {
                 let slot = Int(slotOf[r])
-                out.replaceSubrange(((r - s) * row)..<((r - s + 1) * row), with: x[(slot * row)..<((slot + 1) * row)])
+                let x = try reader.readFloats("x", rows: slot..<(slot + 1))
+                out.replaceSubrange(((r - s) * row)..<((r - s + 1) * row), with: x)
             }
         }
         return out
     }
 
-    private func loadX(_ shard: Int) throws -> [Float] {
-        if let c = cachedX, c.shard == shard { return c.x }
-        let path = paths[shard]
-        let contents = try Self.open(path)
+    private static func open(_ path: String, _ displayPath: String, _ expected: ExpectedFileContents) throws -> any DatasetFileReader {
         do {
-            let x = try contents.array("x")?.float32Values() ?? []
-            cachedX = (shard, x)
-            return x
-        } catch let e as MotionError {
+            return try ShardStorage().open(path: path, displayPath: displayPath, expected: expected)
+        } catch let e as ContainerError {
             throw ReportError.badData(path, e.message)
         }
     }
 
-    private static func open(_ path: String) throws -> ShardContents {
-        do {
-            return try ShardReader.read(path: path)
-        } catch let e as MotionError {
-            throw ReportError(e.exitStatus, e.message)
-        }
+    private func shardReader(_ shard: Int) throws -> any DatasetFileReader {
+        if let o = openShard, o.index == shard { return o.reader }
+        openShard?.reader.close()
+        openShard = nil
+        let reader = try Self.open(paths[shard], displayPaths[shard], expected[shard])
+        openShard = (shard, reader)
+        return reader
     }
+
+    deinit { openShard?.reader.close() }
 }

@@ -1,5 +1,7 @@
-/// Rows of one split, read in blocks: the only data access the report needs, so another storage
-/// (`shards`, docs/dataset-format.md, "Shards") can be added by conforming one more type.
+/// Rows of one split, read in blocks: the only data access the report needs. It is a view of a
+/// split as one row sequence, not a file reader: ``HDF5WindowStore`` and ``ShardWindowStore``
+/// build it on MotionDataset's `DatasetFileReader`s (the readers `validate` uses), a shard split
+/// reordered into canonical window order; tests give rows from memory.
 ///
 /// Rows are windows in file order; `start ..< start + count` must lie inside `0 ..< windowCount`.
 public protocol SplitWindowSource: AnyObject {

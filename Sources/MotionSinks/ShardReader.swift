@@ -290,31 +290,30 @@ public enum ShardReader {
         return ShardContents(memberNames: members.map(\.name), samples: samples, arrays: arrays)
     }
 
-    /// The fields of `{key}.json`, decoded with JSONDecoder (which reads doubles exactly; the
-    /// key set is checked separately).
-    private struct SampleJSON: Decodable {
-        var subject: String
-        var recording: String
-        var startTimeS: Double
-        var label: String?
-        var foldIndex: Int?
-
-        enum CodingKeys: String, CodingKey {
-            case subject, recording, label
-            case startTimeS = "start_time_s"
-            case foldIndex = "fold_index"
-        }
-    }
-
+    /// The fields of `{key}.json`, parsed with MotionCore's `JSONParser` (doubles read exactly),
+    /// exactly the documented keys.
     private static func parseJSON(_ bytes: ArraySlice<UInt8>, member: String, key: String, number: Int, classID: Int64) throws -> ShardSample {
         let fields: Set<String> = ["fold_index", "label", "recording", "start_time_s", "subject"]
-        let data = Data(bytes)
-        guard let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              Set(o.keys).isSubset(of: fields), o.keys.contains("label"),
-              let j = try? JSONDecoder().decode(SampleJSON.self, from: data) else {
-            throw MotionError(.dataError, "member `\(member)` is not a JSON object of subject, recording, start_time_s, label and fold_index")
+        let refusal = MotionError(.dataError, "member `\(member)` is not a JSON object of subject, recording, start_time_s, label and fold_index")
+        guard let value = try? JSONParser.parse(Array(bytes)), let o = value.objectValue,
+              Set(o.keys).isSubset(of: fields), let labelValue = o["label"],
+              let subject = o["subject"]?.stringValue, let recording = o["recording"]?.stringValue,
+              let startTimeS = o["start_time_s"]?.doubleValue else { throw refusal }
+        var label: String?
+        switch labelValue {
+        case .null: label = nil
+        case .string(let s): label = s
+        default: throw refusal
         }
-        return ShardSample(key: key, windowNumber: number, classID: classID, subject: j.subject, recording: j.recording,
-                           startTimeS: j.startTimeS, label: j.label, foldIndex: j.foldIndex)
+        var foldIndex: Int?
+        switch o["fold_index"] {
+        case nil, .null?: foldIndex = nil
+        case .int(let i)?:
+            guard let f = Int(exactly: i) else { throw refusal }
+            foldIndex = f
+        default: throw refusal
+        }
+        return ShardSample(key: key, windowNumber: number, classID: classID, subject: subject, recording: recording,
+                           startTimeS: startTimeS, label: label, foldIndex: foldIndex)
     }
 }

@@ -1,10 +1,11 @@
+import MotionDataset
 import MotionCore
 
 /// `arrays.*`, `counts.*`, `labels.range`, `indices.range`, `values.finite`, `splits.*` and
 /// `normalization.stats`: what the data says, recomputed and compared with the manifest.
 extension _ValidationRun {
     /// Opens one file through its storage, checks its metadata and arrays, and scans it.
-    func checkData(_ file: ManifestFile, storage: any DatasetStorage) {
+    func checkData(_ file: DatasetManifest.DataFile, storage: any DatasetStorage) {
         for c in [CheckID.filesContainer, CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
                   .indicesRange, .valuesFinite] { builder.ran(c) }
         let reader: any DatasetFileReader
@@ -59,7 +60,7 @@ extension _ValidationRun {
         // An extent far beyond the entry (a tiny HDF5 file can declare billions of rows of fill
         // values) is not read: it would cost hours, and the counts are wrong anyway.
         let maxRows = Self.maximumRows(listedWindows: file.numWindows)
-        for name in DatasetManifest.arrayOrder(readable.keys) where readable[name]!.rows > maxRows {
+        for name in DatasetSchema.arrayOrder(readable.keys) where readable[name]!.rows > maxRows {
             builder.fail(.filesContainer, file.path,
                          "`\(name)` has \(readable[name]!.rows) rows, far more than the \(file.numWindows) windows its manifest entry lists (at most \(maxRows) are read); it is not read")
             readable[name] = nil
@@ -83,10 +84,10 @@ extension _ValidationRun {
     /// describes them.
     /// `refused`: names already failed under `files.container` (a link where the array should
     /// be is not reported again as a missing array).
-    private func checkArrays(_ file: ManifestFile, _ stored: [String: StoredArray],
+    private func checkArrays(_ file: DatasetManifest.DataFile, _ stored: [String: StoredArray],
                              refused: Set<String>) -> [String: StoredArray] {
         var readable: [String: StoredArray] = [:]
-        for name in DatasetManifest.arrayOrder(Set(stored.keys).union(manifest.arrays.keys)) {
+        for name in DatasetSchema.arrayOrder(Set(stored.keys).union(manifest.arrays.keys)) {
             switch (manifest.arrays[name], stored[name]) {
             case (_?, nil) where refused.contains(name):
                 break
@@ -114,7 +115,7 @@ extension _ValidationRun {
         // Every array has one row per window.
         if let x = stored["x"] ?? stored["y"] {
             let reference = stored["x"] != nil ? "x" : "y"
-            for name in DatasetManifest.arrayOrder(stored.keys) where name != reference && stored[name]!.rows != x.rows {
+            for name in DatasetSchema.arrayOrder(stored.keys) where name != reference && stored[name]!.rows != x.rows {
                 builder.fail(.arraysShape, file.path, "`\(name)` has \(stored[name]!.rows) rows, but `\(reference)` has \(x.rows)")
                 readable[name] = nil
             }
@@ -142,7 +143,7 @@ extension _ValidationRun {
     }
 
     /// Per-file checks on a scan: counts, labels, indices, finiteness.
-    private func reportScan(_ file: ManifestFile, _ scan: FileScan, reader: any DatasetFileReader) {
+    private func reportScan(_ file: DatasetManifest.DataFile, _ scan: FileScan, reader: any DatasetFileReader) {
         // counts.file
         if let n = scan.windows, let counts = scan.classCounts {
             if n != file.numWindows {
@@ -237,7 +238,7 @@ extension _ValidationRun {
 
     /// Shards of a split are numbered from 00000 without a hole, in manifest order, and every
     /// shard but the last holds the same number of windows (`windows_per_shard`), the last no more.
-    private func checkShardSequence(_ split: SplitName, _ files: [ManifestFile]) {
+    private func checkShardSequence(_ split: SplitName, _ files: [DatasetManifest.DataFile]) {
         // Every shard has the first one's extension: `.tar.zst` (compression zstd) or `.tar` (none).
         let ext = files.first?.path.hasSuffix(".tar") == true ? ".tar" : ".tar.zst"
         for (i, f) in files.enumerated() {
@@ -257,7 +258,7 @@ extension _ValidationRun {
 
     /// The sample keys of a split's shards number its windows 0 ..< N, each once
     /// (docs/dataset-format.md, "Shards"); checked when every shard was read.
-    private func checkWindowNumbers(_ split: SplitName, files: [ManifestFile]) {
+    private func checkWindowNumbers(_ split: SplitName, files: [DatasetManifest.DataFile]) {
         guard files.allSatisfy({ !incomplete.contains($0.path) && scans[$0.path] != nil }) else { return }
         var numbers = windowNumbers[split] ?? []
         numbers.sort()
@@ -341,7 +342,7 @@ extension _ValidationRun {
             return
         }
         builder.ran(.normalizationStats)
-        let targets: [(String, ManifestMoments??, [String], KeyPath<FileScan, ColumnMoments?>)] = [
+        let targets: [(String, DatasetManifest.Moments??, [String], KeyPath<FileScan, ColumnMoments?>)] = [
             ("x", manifest.xNormalization, manifest.channelNames, \FileScan.xMoments),
             ("features", manifest.featureNormalization, manifest.featureNames, \FileScan.featureMoments),
         ]

@@ -1,3 +1,4 @@
+import MotionDataset
 import Dispatch
 import Foundation
 import MotionChecksum
@@ -61,7 +62,7 @@ extension _ValidationRun {
     /// `files.exist` for one file (and marks `files.size` and `files.sha256` as run); false when
     /// it is not a regular file reached through folders only (nothing else is then checked, and
     /// nothing is opened: a FIFO or device where a data file should be fails at once).
-    func checkFileExists(_ file: ManifestFile) -> Bool {
+    func checkFileExists(_ file: DatasetManifest.DataFile) -> Bool {
         builder.ran(.filesExist)
         builder.ran(.filesSize)
         builder.ran(.filesSHA256)
@@ -86,7 +87,7 @@ extension _ValidationRun {
 
     /// `files.size` and `files.sha256` for one file from its digest; false when the file could
     /// not be read (reported under `files.readable`).
-    func checkFileDigest(_ file: ManifestFile, _ digest: Result<(hex: String, bytes: Int), any Error>) -> Bool {
+    func checkFileDigest(_ file: DatasetManifest.DataFile, _ digest: Result<(hex: String, bytes: Int), any Error>) -> Bool {
         switch digest {
         case .success(let (hex, bytes)):
             dataBytes += bytes

@@ -1,3 +1,4 @@
+import MotionDataset
 import Foundation
 
 /// What is at a path, from `lstat(2)`: links are not followed and nothing is opened, so a FIFO

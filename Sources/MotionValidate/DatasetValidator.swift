@@ -1,3 +1,4 @@
+import MotionDataset
 import Foundation
 import MotionChecksum
 import MotionCore
@@ -48,7 +49,7 @@ final class _ValidationRun {
     let directory: String
     let options: ValidationOptions
     var builder = ReportBuilder()
-    var manifest: DatasetManifest!
+    var manifest: DecodedManifest!
     var dataBytes = 0
     var windows = 0
     /// Scans of the files that could be read, by manifest path.

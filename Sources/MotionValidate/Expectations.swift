@@ -1,3 +1,5 @@
+import MotionDataset
+
 /// Dataset-specific rules from an expectations file (`motionprep validate DIR --expect FILE`).
 ///
 /// Every rule is optional; an absent rule is not checked. Load one with ``ExpectationsLoader``;

@@ -1,3 +1,4 @@
+import MotionDataset
 import MotionCore
 import MotionYAML
 

@@ -1,3 +1,5 @@
+import MotionDataset
+
 /// Reads one data file array by array in row blocks and recomputes what the checks compare:
 /// class counts, label and index ranges, non-finite values, per-channel extremes, range
 /// violations and moments. Memory is one block (at most `blockWindows` rows and about
@@ -11,7 +13,7 @@ struct FileScanner {
     }
 
     let reader: any DatasetFileReader
-    let manifest: DatasetManifest
+    let manifest: DecodedManifest
     /// The arrays that exist with the expected row shape (others are not read).
     let readable: [String: StoredArray]
     let ranges: [ResolvedRange]

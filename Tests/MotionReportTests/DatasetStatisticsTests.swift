@@ -1,4 +1,5 @@
 import Foundation
+import MotionDataset
 import Testing
 @testable import MotionReport
 
@@ -30,12 +31,16 @@ struct MemoryStore: DatasetWindowStore { var splits: [SplitWindowSource] }
 
 @Suite struct DatasetStatisticsTests {
     func manifest(trainCounts: [Int], trainWindows: Int) -> DatasetManifest {
-        DatasetManifest(storage: "memory", pipelineName: "t", createdBy: "", sampleRateHz: 10, windowLength: 2, windowStride: 1,
-                        channels: [.init(name: "a", unit: "g")], classes: ["p", "q"], featureNames: [], subjects: ["s0", "s1"],
-                        recordings: ["s0", "s1"],
-                        splits: [.init(name: "train", numWindows: trainWindows, classCounts: trainCounts, files: []),
-                                 .init(name: "test", numWindows: 2, classCounts: [0, 1], files: [])],
-                        normalizationMean: [5], normalizationStd: [2], counts: [], splitBy: "subject")
+        DatasetManifest(createdBy: "", storage: "memory", pipeline: .init(name: "t", sha256: "", resolved: .null),
+                        sampleRateHz: 10, windowLength: 2, windowStride: 1,
+                        channels: [.init(name: "a", unit: "g")], classes: ["p", "q"], featureNames: [], inputs: [],
+                        subjects: ["s0", "s1"], recordings: ["s0", "s1"], arrays: [:],
+                        splitPolicy: .init(by: "subject", seed: 0, train: 0.5, validation: 0, test: 0.5),
+                        normalization: .init(x: .init(mean: [5], std: [2]), features: nil),
+                        counts: .init(recordings: 2, rowsRead: 0, rowsDropped: [:], windowsDropped: [:], recordingsDropped: nil,
+                                      skippedRecordings: nil, labelRowsIgnored: nil, gaps: 0, gapSeconds: 0),
+                        splits: [.train: .init(numWindows: trainWindows, classCounts: trainCounts, files: []),
+                                 .test: .init(numWindows: 2, classCounts: [0, 1], files: [])])
     }
 
     let train = MemorySplit("train", y: [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, -1], subjects: [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1], T: 2, C: 1)
@@ -74,7 +79,7 @@ struct MemoryStore: DatasetWindowStore { var splits: [SplitWindowSource] }
 
     @Test func withoutNormalizationTheRangeComesFromMinAndMax() throws {
         var m = manifest(trainCounts: [10, 1], trainWindows: 12)
-        m.normalizationMean = nil
+        m.normalization.x = nil
         let st = try DatasetStatistics.compute(manifest: m, store: MemoryStore(splits: [train, test]))
         #expect(st.histogramRange == "min-max")
         #expect(st.histograms[0].lower <= 0 && st.histograms[0].upper >= 11)

@@ -1,3 +1,4 @@
+import MotionDataset
 import Testing
 @testable import MotionReport
 

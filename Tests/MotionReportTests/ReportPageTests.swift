@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import MotionDataset
 import Testing
 @testable import MotionReport
 
@@ -15,7 +16,12 @@ import Testing
     init() throws {
         rendered = try Fixture.rendered.get()
         page = try PageDocument(rendered.html)
-        manifest = try DatasetManifest.load(path: try Fixture.dataset() + "/manifest.json")
+        manifest = try DatasetManifest.load(directory: try Fixture.dataset())
+    }
+
+    /// The manifest's splits in order, as the page lists them.
+    var splits: [(name: String, numWindows: Int, classCounts: [Int])] {
+        SplitName.allCases.compactMap { n in manifest.splits[n].map { (n.rawValue, $0.numWindows, $0.classCounts) } }
     }
 
     @Test func pageIsWellFormedXHTMLWithEverySection() {
@@ -41,8 +47,8 @@ import Testing
         let charts = page.elements("svg", where: "data-chart", is: "class-balance")
         try #require(charts.count == 1)
         let bars = charts[0].descendants("rect")
-        #expect(bars.count == manifest.splits.count * manifest.classes.count)
-        for split in manifest.splits {
+        #expect(bars.count == splits.count * manifest.classes.count)
+        for split in splits {
             for (k, name) in manifest.classes.enumerated() {
                 let bar = bars.filter { $0.attr("data-split") == split.name && $0.attr("data-class") == name }
                 #expect(bar.count == 1 && bar.first?.attr("data-count") == String(split.classCounts[k]),
@@ -55,8 +61,8 @@ import Testing
 
     @Test func summaryTableEqualsTheManifest() {
         let rows = page.elements("tr").filter { $0.attr("data-split") != nil }
-        #expect(rows.map { $0.attr("data-split")! } == manifest.splits.map(\.name))
-        for (row, split) in zip(rows, manifest.splits) {
+        #expect(rows.map { $0.attr("data-split")! } == splits.map { $0.name })
+        for (row, split) in zip(rows, splits) {
             #expect(row.attr("data-windows") == String(split.numWindows))
             let cells = row.descendants("td").compactMap { $0.attr("data-count") }
             #expect(cells == split.classCounts.map(String.init))
@@ -74,7 +80,7 @@ import Testing
         #expect(charts[0].attr("data-leaks") == "0")
         let segments = charts[0].descendants("rect")
         let total = segments.compactMap { Int($0.attr("data-count") ?? "") }.reduce(0, +)
-        #expect(total == manifest.splits.reduce(0) { $0 + $1.numWindows })
+        #expect(total == splits.reduce(0) { $0 + $1.numWindows })
         // Split by subject: each subject appears in exactly one split.
         #expect(Set(segments.compactMap { $0.attr("data-subject") }).count == segments.count)
     }
@@ -82,7 +88,7 @@ import Testing
     @Test func oneHistogramPerChannelOverEveryTrainSample() {
         let charts = page.elements("svg", where: "data-chart", is: "histogram")
         #expect(charts.compactMap { $0.attr("data-channel") } == manifest.channels.map(\.name))
-        let train = manifest.splits.first { $0.name == "train" }!.numWindows
+        let train = splits.first { $0.name == "train" }!.numWindows
         for c in charts {
             #expect(c.attr("data-total") == String(train * manifest.windowLength), "\(c.attr("data-channel") ?? "")")
             #expect(c.descendants("path").count == 1)

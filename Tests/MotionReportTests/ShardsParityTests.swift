@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import MotionDataset
 import Testing
 @testable import MotionReport
 
@@ -26,7 +27,7 @@ import Testing
         let hdf5 = try Fixture.rendered.get()
         let shards = try Report.render(directory: try Fixture.shardsDataset())
         #expect(shards.manifest.storage == "shards")
-        #expect(shards.manifest.splits.allSatisfy { $0.files.count >= 2 }, "the fixture has several shards per split")
+        #expect(shards.manifest.splits.values.allSatisfy { $0.files.count >= 2 }, "the fixture has several shards per split")
         #expect(shards.statistics.splits == hdf5.statistics.splits)
         #expect(shards.statistics.examples == hdf5.statistics.examples)
         let a = try dataAttributes(hdf5.html), b = try dataAttributes(shards.html)
@@ -38,10 +39,10 @@ import Testing
 
     @Test func blocksThatStraddleShardsReadTheSameRows() throws {
         let dir = try Fixture.shardsDataset()
-        let manifest = try DatasetManifest.load(path: dir + "/manifest.json")
+        let manifest = try DatasetManifest.load(directory: dir)
         let shards = try ShardWindowStore(directory: dir, manifest: manifest)
         let hdf5Dir = try Fixture.dataset()
-        let hdf5 = try HDF5WindowStore(directory: hdf5Dir, manifest: try DatasetManifest.load(path: hdf5Dir + "/manifest.json"))
+        let hdf5 = try HDF5WindowStore(directory: hdf5Dir, manifest: try DatasetManifest.load(directory: hdf5Dir))
         for (s, h) in zip(shards.splits, hdf5.splits) {
             let n = try h.windowCount
             #expect(try s.windowCount == n)

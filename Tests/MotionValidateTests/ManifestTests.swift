@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionDataset
 import MotionValidate
 import Testing
 
@@ -80,6 +81,23 @@ import Testing
         // Version 1 had no `pipeline.resolved`: its absence is not a second complaint; its files
         // are not read as version 2 files (the data checks are skipped, not failed).
         #expect(!output.contains("resolved"), "\(output)")
+        let r = report(dir)
+        #expect(failedChecks(r) == ["manifest.schema"])
+        #expect(r.outcome(.valuesFinite)?.status == .skipped)
+    }
+
+    @Test func aNewerFormatVersionNamesTheVersionFoundAndTheOneRead() throws {
+        let dir = Fixture.copy()
+        try editManifest(dir) { m in
+            m[["format_version"]] = .int(3)
+            m[["created_by"]] = .string("motionprep 0.9.0")
+            m[["a_key_of_version_3"]] = .bool(true)
+        }
+        let (status, output) = try validate(dir)
+        #expect(status == .checkFailed)
+        #expect(output.contains("manifest.json: manifest.schema: `format_version` is 3: the dataset was written by a newer motionprep (`created_by` is \"motionprep 0.9.0\") than this one, which reads format_version 2 only; check it with the motionprep that wrote it, or a newer one"), "\(output)")
+        // Another format's keys are not listed as unknown: the version says it all.
+        #expect(!output.contains("a_key_of_version_3"), "\(output)")
         let r = report(dir)
         #expect(failedChecks(r) == ["manifest.schema"])
         #expect(r.outcome(.valuesFinite)?.status == .skipped)

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionDataset
 import MotionHDF5
 import MotionValidate
 import Testing

@@ -335,6 +335,28 @@ def test_validate_explains_a_format_version_1_dataset(datasets, tmp_path):
     assert "manifest.schema" in out and "older motionprep (format_version 1)" in out and "motionprep run" in out
 
 
+def test_a_newer_format_version_is_named_by_validate_report_and_inspect(datasets, tmp_path):
+    """One sentence naming the version found, the one this build reads and the writer; the
+    other keys of a newer format are not listed as problems, and report and inspect refuse it."""
+    _, h5root, _ = datasets
+    copy = tmp_path / "newer"
+    shutil.copytree(h5root, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["format_version"] = 3
+    manifest["created_by"] = "motionprep 9.0.0"
+    manifest["a_version_3_key"] = {}
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    sentence = ("`format_version` is 3: the dataset was written by a newer motionprep (`created_by` is "
+                "\"motionprep 9.0.0\") than this one, which reads format_version 2 only")
+    p = motionprep("validate", copy, check=False)
+    assert p.returncode == 1 and sentence in p.stdout + p.stderr, p.stdout + p.stderr
+    assert "a_version_3_key" not in p.stdout + p.stderr
+    for args in (["report", copy, "-o", tmp_path / "r.html"], ["inspect", copy]):
+        p = motionprep(*args, check=False)
+        assert p.returncode == 65 and sentence in p.stderr, (args, p.returncode, p.stderr)
+    assert not (tmp_path / "r.html").exists()
+
+
 @pytest.mark.parametrize("which", ["zstd", "tar"])
 def test_inspect_a_shard(datasets, which):
     root, _, tar_root = datasets

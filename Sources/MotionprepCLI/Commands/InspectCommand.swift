@@ -1,6 +1,7 @@
 import Foundation
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionIngest
 import MotionPipeline
 import MotionSinks
@@ -188,32 +189,32 @@ enum InspectCommand {
     }
 
     static func dataset(_ path: String, json: Bool) throws -> ExitStatus {
-        let manifestPath = path + "/manifest.json"
-        guard let data = FileManager.default.contents(atPath: manifestPath),
-              let m = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw MotionError(.dataError, "\(path) is not a finished motionprep dataset: \(manifestPath) is missing or not JSON")
-        }
-        if json { try Diagnostics.stdout(String(decoding: data, as: UTF8.self)); return .success }
+        let manifestPath = path + "/" + DatasetSchema.manifestFileName
+        let bytes = try DatasetManifest.readBytes(path: manifestPath, directory: path)
+        let m = try DatasetManifest.decode(bytes: bytes, file: manifestPath)
+        if json { try Diagnostics.stdout(String(decoding: bytes, as: UTF8.self)); return .success }
         var out: [String] = []
-        let classes = (m["classes"] as? [String]) ?? []
-        let channels = ((m["channels"] as? [[String: Any]]) ?? []).map { "\($0["name"] ?? "?") [\($0["unit"] ?? "?")]" }
-        out.append("\(path): motionprep dataset (\(m["storage"] ?? "?")), \(m["sample_rate_hz"] ?? "?") Hz, windows of \(m["window_length"] ?? "?") samples every \(m["window_stride"] ?? "?")")
+        let channels = m.channels.map { "\($0.name) [\($0.unit)]" }
+        out.append("\(path): motionprep dataset (\(m.storage)), \(JSONValue.format(m.sampleRateHz)) Hz, windows of \(m.windowLength) samples every \(m.windowStride)")
         out.append("  channels: " + channels.joined(separator: ", "))
-        out.append("  classes: " + (classes.isEmpty ? "none (unlabelled)" : classes.joined(separator: ", ")))
-        out.append("  subjects: \(((m["subjects"] as? [String]) ?? []).count), recordings: \(((m["recordings"] as? [String]) ?? []).count)")
-        for split in ["train", "validation", "test"] {
-            guard let s = (m["splits"] as? [String: Any])?[split] as? [String: Any] else { continue }
-            let counts = (s["class_counts"] as? [NSNumber])?.map(\.intValue) ?? []
-            let per = zip(classes, counts).map { "\($0) \($1)" }.joined(separator: ", ")
-            out.append("  \(split): \(s["num_windows"] ?? 0) windows" + (per.isEmpty ? "" : " (\(per))"))
+        out.append("  classes: " + (m.classes.isEmpty ? "none (unlabelled)" : m.classes.joined(separator: ", ")))
+        out.append("  subjects: \(m.subjects.count), recordings: \(m.recordings.count)")
+        for split in SplitName.allCases {
+            guard let s = m.splits[split] else { continue }
+            let per = zip(m.classes, s.classCounts).map { "\($0) \($1)" }.joined(separator: ", ")
+            out.append("  \(split.rawValue): \(s.numWindows) windows" + (per.isEmpty ? "" : " (\(per))"))
         }
-        if let c = m["counts"] as? [String: Any] {
-            func show(_ v: Any) -> String {
-                if let d = v as? [String: Any] {
-                    return d.isEmpty ? "none" : d.keys.sorted().map { "\($0) \(show(d[$0]!))" }.joined(separator: ", ")
+        if case .object(let top) = m.json, case .object(let c)? = top["counts"] {
+            func show(_ v: JSONValue) -> String {
+                switch v {
+                case .object(let d): return d.isEmpty ? "none" : d.keys.sorted().map { "\($0) \(show(d[$0]!))" }.joined(separator: ", ")
+                case .array(let a): return a.isEmpty ? "none" : "\(a.count)"
+                case .int(let i): return String(i)
+                case .double(let d): return JSONValue.format(d)
+                case .string(let s): return s
+                case .bool(let b): return String(b)
+                case .null: return "null"
                 }
-                if let a = v as? [Any] { return a.isEmpty ? "none" : "\(a.count)" }
-                return "\(v)"
             }
             for key in c.keys.sorted() { out.append("  \(key.replacingOccurrences(of: "_", with: " ")): \(show(c[key]!))") }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionPipeline
 import MotionReport
 
@@ -51,7 +52,7 @@ enum ReportCommand {
             if !FileManager.default.fileExists(atPath: manifest) { _ = try Report.render(directory: a.positionals[0]) }
             let spec = try PipelineLoader.load(path: pipeline)
             let loaded = try RecordingTimeline.load(spec: spec, maxRecordings: maxRecordings ?? 12)
-            let classes = (try? DatasetManifest.load(path: manifest).classes) ?? spec.labels?.classes ?? []
+            let classes = (try? DatasetManifest.load(directory: a.positionals[0]).classes) ?? spec.labels?.classes ?? []
             extra.append(TimelineSection.render(loaded, classes: classes, pipeline: pipeline))
         }
         let rendered = try Report.render(directory: a.positionals[0], options: options, extraSections: extra)

@@ -1,6 +1,7 @@
 import Foundation
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionPipeline
 import MotionValidate
 

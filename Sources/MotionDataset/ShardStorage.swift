@@ -58,8 +58,7 @@ final class ShardFileReader: DatasetFileReader {
     }
 
     /// The dtype each array of a shard has (a shard with no window has no member to say).
-    private static let dtypes = ["x": "float32", "y": "int64", "features": "float32", "subject_index": "int32",
-                                 "recording_index": "int32", "start_time_s": "float64", "fold_index": "int32"]
+    private static let dtypes = DatasetSchema.dtypes
 
     func arrays() throws -> [String: StoredArray] {
         var out: [String: StoredArray] = [:]

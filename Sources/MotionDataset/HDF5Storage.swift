@@ -224,6 +224,8 @@ final class HDF5FileReader: DatasetFileReader {
 
     func declaredCounts() throws -> (numWindows: Int, classCounts: [Int])? { nil }
 
+    func chunkRows(_ array: String) throws -> Int? { try dataset(array).chunkRows }
+
     func close() {
         for reader in chunkReaders.values { reader?.waitForPrefetch() }
         chunkReaders = [:]

@@ -30,6 +30,21 @@ public struct ExpectedFileMetadata: Sendable {
     public var featureNames: [String]
     public var subjectNames: [String]
     public var recordingNames: [String]
+
+    public init(split: String, sampleRateHz: Double, windowLength: Int, windowStride: Int, channelNames: [String],
+                channelUnits: [String], classNames: [String], featureNames: [String], subjectNames: [String],
+                recordingNames: [String]) {
+        self.split = split
+        self.sampleRateHz = sampleRateHz
+        self.windowLength = windowLength
+        self.windowStride = windowStride
+        self.channelNames = channelNames
+        self.channelUnits = channelUnits
+        self.classNames = classNames
+        self.featureNames = featureNames
+        self.subjectNames = subjectNames
+        self.recordingNames = recordingNames
+    }
 }
 
 /// A way datasets are stored (docs/dataset-format.md: "HDF5 files" for `hdf5`, "Shards" for `shards`): how to recognise its data files
@@ -133,6 +148,10 @@ public protocol DatasetFileReader: AnyObject {
     /// without them (HDF5).
     func windowNumbers() throws -> [Int]?
 
+    /// Rows per stored chunk of `array` (HDF5), for block sizes that read whole chunks; nil
+    /// for a format without chunks (shards).
+    func chunkRows(_ array: String) throws -> Int?
+
     /// Releases the file.
     func close()
 }
@@ -146,7 +165,7 @@ public struct ContainerProblems: Sendable, Equatable {
 
     public init() {}
 
-    mutating func refuse(_ array: String, _ message: String) {
+    package mutating func refuse(_ array: String, _ message: String) {
         messages.append(message)
         refusedArrays.insert(array)
     }
@@ -167,6 +186,7 @@ extension DatasetFileReader {
     public func willRead(_ plan: [BlockRead]) {}
     public func containerProblems() throws -> ContainerProblems { ContainerProblems() }
     public func windowNumbers() throws -> [Int]? { nil }
+    public func chunkRows(_ array: String) throws -> Int? { nil }
 }
 
 /// The storages this build reads.

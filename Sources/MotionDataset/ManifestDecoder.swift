@@ -1,114 +1,69 @@
 import MotionCore
 
-/// The three splits, in the order the manifest and reports use.
-public enum SplitName: String, Sendable, CaseIterable, Comparable {
-    case train, validation, test
+/// A manifest decoded by ``ManifestDecoder``: the manifest (every field), and which optional
+/// parts did not decode. Those hold placeholders in ``manifest``; the properties below give them
+/// as nil instead, for checks that must skip what they cannot trust.
+@dynamicMemberLookup
+public struct DecodedManifest: Sendable {
+    public var manifest: DatasetManifest
+    /// Parts of ``manifest`` that did not decode (their problems are in the decoder's list).
+    public var undecoded: Set<ManifestPart>
 
-    public static func < (a: SplitName, b: SplitName) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    public subscript<T>(dynamicMember path: KeyPath<DatasetManifest, T>) -> T { manifest[keyPath: path] }
+
+    /// `split_policy.by`: nil when it did not decode.
+    public var splitBy: String? { undecoded.contains(.splitBy) ? nil : manifest.splitPolicy.by }
+    /// `normalization.x` / `.features`: `.some(nil)` for JSON null, nil when it did not decode.
+    public var xNormalization: DatasetManifest.Moments?? {
+        undecoded.contains(.normalizationX) ? nil : .some(manifest.normalization.x)
     }
-}
-
-/// The dtype and per-row shape the manifest gives for one array (`"shape": [null, 128, 7]` →
-/// `rowShape` `[128, 7]`).
-struct ArraySchema: Equatable {
-    var dtype: String
-    var rowShape: [Int]
-}
-
-/// One data file as the manifest lists it under `splits.{split}.files`.
-struct ManifestFile: Equatable {
-    var split: SplitName
-    /// Path relative to the dataset folder.
-    var path: String
-    var bytes: Int
-    var sha256: String
-    var numWindows: Int
-    var classCounts: [Int]
-}
-
-/// One split's entry.
-struct ManifestSplit: Equatable {
-    var numWindows: Int
-    var classCounts: [Int]
-    var files: [ManifestFile]
-}
-
-/// Mean and std per channel (or feature) from `normalization`.
-struct ManifestMoments: Equatable {
-    var mean: [Double]
-    var std: [Double]
-}
-
-/// The parts of `manifest.json` (docs/dataset-format.md, "Manifest, checksums and commit") the checks need, decoded from a parsed JSON value.
-struct DatasetManifest {
-    var storage: String
-    var sampleRateHz: Double
-    var windowLength: Int
-    var windowStride: Int
-    var channelNames: [String]
-    var channelUnits: [String]
-    var classes: [String]
-    var featureNames: [String]
-    var subjects: [String]
-    var recordings: [String]
-    /// Array name → schema, as listed under `arrays`.
-    var arrays: [String: ArraySchema]
-    /// `split_policy.by`: "subject" or "recording"; nil when the policy did not decode.
-    var splitBy: String?
-    /// `split_policy.folds`.
-    var folds: Int?
-    /// `normalization.x` / `.features`; `.some(nil)` for JSON null; nil when it did not decode.
-    var xNormalization: ManifestMoments??
-    var featureNormalization: ManifestMoments??
-    /// `counts.windows_dropped`, reason → windows; nil when it did not decode.
-    var windowsDropped: [String: Int]?
-    var splits: [SplitName: ManifestSplit]
-
-    /// Every listed file, split by split in manifest order.
-    var files: [ManifestFile] { SplitName.allCases.flatMap { splits[$0]?.files ?? [] } }
-
-    /// The arrays docs/dataset-format.md, "HDF5 files" prescribes for this manifest's channels, features and folds.
-    var expectedArrays: [String: ArraySchema] {
-        var a: [String: ArraySchema] = [
-            "x": ArraySchema(dtype: "float32", rowShape: [windowLength, channelNames.count]),
-            "y": ArraySchema(dtype: "int64", rowShape: []),
-            "subject_index": ArraySchema(dtype: "int32", rowShape: []),
-            "recording_index": ArraySchema(dtype: "int32", rowShape: []),
-            "start_time_s": ArraySchema(dtype: "float64", rowShape: []),
-        ]
-        if !featureNames.isEmpty { a["features"] = ArraySchema(dtype: "float32", rowShape: [featureNames.count]) }
-        if folds != nil { a["fold_index"] = ArraySchema(dtype: "int32", rowShape: []) }
-        return a
+    public var featureNormalization: DatasetManifest.Moments?? {
+        undecoded.contains(.normalizationFeatures) ? nil : .some(manifest.normalization.features)
     }
+    /// `counts.windows_dropped`: nil when it did not decode.
+    public var windowsDropped: [String: Int]? { undecoded.contains(.windowsDropped) ? nil : manifest.counts.windowsDropped }
+}
 
-    /// Array names in the contract's (docs/dataset-format.md, "HDF5 files") table order (then any others by name).
-    static func arrayOrder(_ names: some Sequence<String>) -> [String] {
-        let canonical = ["x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"]
-        return Array(names).sorted { a, b in
-            let ia = canonical.firstIndex(of: a) ?? canonical.count, ib = canonical.firstIndex(of: b) ?? canonical.count
-            return ia != ib ? ia < ib : a < b
-        }
-    }
+/// The parts of a manifest that may fail to decode while the rest still describes the data.
+public enum ManifestPart: Sendable, Hashable {
+    case formatVersion, createdBy, pipeline, inputs, splitBy, splitPolicy, normalizationX, normalizationFeatures, counts, windowsDropped
 }
 
 /// Decodes a parsed manifest, collecting every schema problem as a message naming the key path
 /// ("`splits.train.files[0].bytes` must be a whole number ≥ 0, not `-3`").
-struct ManifestDecoder {
-    private(set) var problems: [String] = []
+public struct ManifestDecoder {
+    /// Every schema problem found, one sentence each, in manifest order.
+    public private(set) var problems: [String] = []
+    /// Parts that did not decode.
+    public private(set) var undecoded: Set<ManifestPart> = []
+
+    public init() {}
 
     static let topLevelKeys = [
         "format", "format_version", "created_by", "storage", "pipeline", "sample_rate_hz", "window_length",
         "window_stride", "channels", "classes", "feature_names", "inputs", "subjects", "recordings", "arrays",
         "split_policy", "normalization", "counts", "splits",
     ]
-    static let storages = ["hdf5", "shards"]
-    /// The manifest `format_version` this build writes and reads (docs/dataset-format.md).
-    static let formatVersion = 2
+
+    /// The sentence for a `format_version` this build does not read, or nil for the one it reads.
+    /// `createdBy` is the manifest's `created_by`, when it says.
+    public static func versionProblem(_ v: Int, createdBy: String?) -> String? {
+        let current = DatasetSchema.formatVersion
+        guard !DatasetSchema.readableVersions.contains(v) else { return nil }
+        if (1..<current).contains(v) {
+            return "`format_version` is \(v): the dataset was written by an older motionprep (format_version \(v)), whose shards and manifest this build no longer reads; rerun `motionprep run` to rewrite it in format_version \(current)"
+        }
+        if v > current {
+            let writer = createdBy.map { " (`created_by` is \"\($0)\")" } ?? ""
+            return "`format_version` is \(v): the dataset was written by a newer motionprep\(writer) than this one, which reads format_version \(current) only; check it with the motionprep that wrote it, or a newer one"
+        }
+        return "`format_version` is \(v), which no motionprep writes; this build reads format_version \(current) only"
+    }
 
     /// The decoded manifest, or nil when a part every data check needs did not decode (the
-    /// problems say which).
-    mutating func decode(_ root: JSONValue) -> DatasetManifest? {
+    /// problems say which). A manifest of a `format_version` this build does not read gives one
+    /// problem, the version's, and nil: its other keys are another format's.
+    public mutating func decode(_ root: JSONValue) -> DecodedManifest? {
         guard case .object(let top) = root else {
             problems.append("the manifest must be a JSON object, not \(Self.kind(root))")
             return nil
@@ -119,30 +74,39 @@ struct ManifestDecoder {
             problems.append("this is the output of `motionprep apply` (`format` \"motionprep.applied\"), not a dataset; validate does not check it: check its files with `sha256sum -c SHA256SUMS` in its folder")
             return nil
         }
+        if case .int(let v)? = top["format_version"], case .string(let f)? = top["format"], f == DatasetSchema.format {
+            var createdBy: String?
+            if case .string(let c)? = top["created_by"] { createdBy = c }
+            if let problem = Self.versionProblem(Int(clamping: v), createdBy: createdBy) {
+                problems.append(problem)
+                return nil
+            }
+        }
         checkKeys(top, path: "", allowed: Self.topLevelKeys, required: Self.topLevelKeys)
 
-        if let f = string(top["format"], "format"), f != "motionprep.dataset" {
+        if let f = string(top["format"], "format"), f != DatasetSchema.format {
             problems.append("`format` must be \"motionprep.dataset\", not \"\(f)\"")
         }
         let version = int(top["format_version"], "format_version")
-        if let v = version, v != Self.formatVersion {
-            if (1..<Self.formatVersion).contains(v) {
-                problems.append("`format_version` is \(v): the dataset was written by an older motionprep (format_version \(v)), whose shards and manifest this build no longer reads; rerun `motionprep run` to rewrite it in format_version \(Self.formatVersion)")
-            } else {
-                problems.append("`format_version` \(v) is not supported; this build reads version \(Self.formatVersion)")
+        if let v = version, let problem = Self.versionProblem(v, createdBy: nil) { problems.append(problem) }
+        if version == nil { undecoded.insert(.formatVersion) }
+        let createdBy = string(top["created_by"], "created_by")
+        if createdBy == nil { undecoded.insert(.createdBy) }
+        var pipeline: DatasetManifest.Pipeline?
+        if let p = object(top["pipeline"], "pipeline") {
+            let before = problems.count
+            checkKeys(p, path: "pipeline", allowed: ["name", "sha256", "resolved"], required: ["name", "sha256", "resolved"])
+            let name = string(p["name"], "pipeline.name")
+            let hash = sha256(p["sha256"], "pipeline.sha256")
+            var resolved: JSONValue?
+            if p["resolved"] != nil, object(p["resolved"], "pipeline.resolved") != nil { resolved = p["resolved"] }
+            if let name, let hash, let resolved, problems.count == before {
+                pipeline = DatasetManifest.Pipeline(name: name, sha256: hash, resolved: resolved)
             }
         }
-        _ = string(top["created_by"], "created_by")
-        if let p = object(top["pipeline"], "pipeline") {
-            // Version 1 had no `resolved`; its absence is not reported on top of the version.
-            let required = version == 1 ? ["name", "sha256"] : ["name", "sha256", "resolved"]
-            checkKeys(p, path: "pipeline", allowed: ["name", "sha256", "resolved"], required: required)
-            _ = string(p["name"], "pipeline.name")
-            _ = sha256(p["sha256"], "pipeline.sha256")
-            if version != 1, p["resolved"] != nil { _ = object(p["resolved"], "pipeline.resolved") }
-        }
+        if pipeline == nil { undecoded.insert(.pipeline) }
         var storage = string(top["storage"], "storage")
-        if let s = storage, !Self.storages.contains(s) {
+        if let s = storage, !DatasetSchema.storages.contains(s) {
             problems.append("`storage` must be \"hdf5\" or \"shards\", not \"\(s)\"")
             storage = nil
         }
@@ -176,24 +140,35 @@ struct ManifestDecoder {
         if let s = subjects { unique(s, "subjects") }
         let recordings = strings(top["recordings"], "recordings")
         if let r = recordings { unique(r, "recordings") }
-        if let inputs = array(top["inputs"], "inputs") {
-            for (i, item) in inputs.enumerated() {
+        var inputs: [DatasetManifest.Input]?
+        if let list = array(top["inputs"], "inputs") {
+            let before = problems.count
+            var out: [DatasetManifest.Input] = []
+            for (i, item) in list.enumerated() {
                 let path = "inputs[\(i)]"
                 guard let e = object(item, path) else { continue }
                 checkKeys(e, path: path, allowed: ["path", "bytes", "sha256", "role"], required: ["path", "bytes", "sha256"])
-                _ = string(e["path"], path + ".path")
+                let p = string(e["path"], path + ".path")
                 // `role` (absent in manifests written before it existed): what the file was to the run.
-                if e["role"] != nil, let role = string(e["role"], path + ".role"), !["recording", "labels", "iio_layout"].contains(role) {
-                    problems.append("`\(path).role` must be \"recording\", \"labels\" or \"iio_layout\", not \"\(role)\"")
+                var role: String?
+                if e["role"] != nil, let r = string(e["role"], path + ".role") {
+                    if ["recording", "labels", "iio_layout"].contains(r) { role = r } else {
+                        problems.append("`\(path).role` must be \"recording\", \"labels\" or \"iio_layout\", not \"\(r)\"")
+                    }
                 }
-                _ = int(e["bytes"], path + ".bytes", min: 0)
-                _ = sha256(e["sha256"], path + ".sha256")
+                let b = int(e["bytes"], path + ".bytes", min: 0)
+                let h = sha256(e["sha256"], path + ".sha256")
+                if let p, let b, let h { out.append(DatasetManifest.Input(path: p, bytes: b, sha256: h, role: role)) }
             }
+            if problems.count == before, out.count == list.count { inputs = out }
         }
+        if inputs == nil { undecoded.insert(.inputs) }
 
         // split_policy
         var splitBy: String?, folds: Int?, foldsOK = true
+        var policy: DatasetManifest.SplitPolicy?
         if let p = object(top["split_policy"], "split_policy") {
+            let before = problems.count
             checkKeys(p, path: "split_policy", allowed: ["by", "seed", "fractions", "folds", "assign", "allocation", "leave_one_out"],
                       required: ["by", "seed", "fractions"])
             if let by = string(p["by"], "split_policy.by") {
@@ -201,7 +176,8 @@ struct ManifestDecoder {
                     problems.append("`split_policy.by` must be \"subject\" or \"recording\", not \"\(by)\"")
                 }
             }
-            _ = int(p["seed"], "split_policy.seed")
+            let seed = int64(p["seed"], "split_policy.seed")
+            var fractions: [SplitName: Double] = [:]
             if let f = object(p["fractions"], "split_policy.fractions") {
                 checkKeys(f, path: "split_policy.fractions", allowed: SplitName.allCases.map(\.rawValue),
                           required: SplitName.allCases.map(\.rawValue))
@@ -210,6 +186,7 @@ struct ManifestDecoder {
                     if let v = number(f[s.rawValue], "split_policy.fractions.\(s.rawValue)") {
                         if v < 0 || v > 1 { problems.append("`split_policy.fractions.\(s.rawValue)` must be from 0 to 1, not \(v)") }
                         sum += v
+                        fractions[s] = v
                     }
                 }
                 if abs(sum - 1) > 1e-9 { problems.append("`split_policy.fractions` must sum to 1, not \(sum)") }
@@ -219,42 +196,79 @@ struct ManifestDecoder {
                 folds = int(p["folds"], "split_policy.folds", min: p["leave_one_out"] == .bool(true) ? 0 : 2)
                 if folds == nil { foldsOK = false }
             }
-            if let a = p["assign"], let assign = object(a, "split_policy.assign") {
-                checkKeys(assign, path: "split_policy.assign", allowed: SplitName.allCases.map(\.rawValue), required: [])
-                for (k, v) in assign { _ = strings(v, "split_policy.assign.\(k)") }
+            var allocation: String?
+            if p["allocation"] != nil, let a = string(p["allocation"], "split_policy.allocation") {
+                if a == "hash" || a == "exact" { allocation = a } else {
+                    problems.append("`split_policy.allocation` must be \"hash\" or \"exact\", not \"\(a)\"")
+                }
+            }
+            var leaveOneOut = false
+            if let l = p["leave_one_out"] {
+                if case .bool(let b) = l { leaveOneOut = b } else { mustBe("split_policy.leave_one_out", l, "true or false") }
+            }
+            var assign: [String: [String]]?
+            if let a = p["assign"], let o = object(a, "split_policy.assign") {
+                checkKeys(o, path: "split_policy.assign", allowed: SplitName.allCases.map(\.rawValue), required: [])
+                var out: [String: [String]] = [:]
+                for (k, v) in o { if let list = strings(v, "split_policy.assign.\(k)") { out[k] = list } }
+                assign = out
+            }
+            if let splitBy, let seed, fractions.count == 3, problems.count == before {
+                policy = DatasetManifest.SplitPolicy(by: splitBy, seed: seed, train: fractions[.train]!, validation: fractions[.validation]!,
+                                                     test: fractions[.test]!, folds: folds, allocation: allocation,
+                                                     leaveOneOut: leaveOneOut, assign: assign)
             }
         } else {
             foldsOK = false
         }
+        if splitBy == nil { undecoded.insert(.splitBy) }
+        if policy == nil { undecoded.insert(.splitPolicy) }
 
         // counts
         var windowsDropped: [String: Int]?
         var countedRecordings: Int?
+        var counts: DatasetManifest.Counts?
         if let c = object(top["counts"], "counts") {
+            let before = problems.count
             checkKeys(c, path: "counts",
                       allowed: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds",
                                 "recordings_dropped", "skipped_recordings", "label_rows_ignored"],
                       required: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds"])
             countedRecordings = int(c["recordings"], "counts.recordings", min: 0)
-            _ = int(c["rows_read"], "counts.rows_read", min: 0)
-            _ = int(c["gaps"], "counts.gaps", min: 0)
-            if let g = number(c["gap_seconds"], "counts.gap_seconds"), g < 0 {
+            let rowsRead = int(c["rows_read"], "counts.rows_read", min: 0)
+            let gaps = int(c["gaps"], "counts.gaps", min: 0)
+            let gapSeconds = number(c["gap_seconds"], "counts.gap_seconds")
+            if let g = gapSeconds, g < 0 {
                 problems.append("`counts.gap_seconds` must not be negative, not \(g)")
             }
-            _ = counts(c["rows_dropped"], "counts.rows_dropped")
-            windowsDropped = counts(c["windows_dropped"], "counts.windows_dropped")
-            if c["recordings_dropped"] != nil { _ = counts(c["recordings_dropped"], "counts.recordings_dropped") }
-            if c["label_rows_ignored"] != nil { _ = counts(c["label_rows_ignored"], "counts.label_rows_ignored") }
+            let rowsDropped = self.counts(c["rows_dropped"], "counts.rows_dropped")
+            windowsDropped = self.counts(c["windows_dropped"], "counts.windows_dropped")
+            var recordingsDropped: [String: Int]?, labelRowsIgnored: [String: Int]?
+            var skipped: [DatasetManifest.SkippedRecording]?
+            if c["recordings_dropped"] != nil { recordingsDropped = self.counts(c["recordings_dropped"], "counts.recordings_dropped") }
+            if c["label_rows_ignored"] != nil { labelRowsIgnored = self.counts(c["label_rows_ignored"], "counts.label_rows_ignored") }
             if let s = c["skipped_recordings"], let list = array(s, "counts.skipped_recordings") {
+                var out: [DatasetManifest.SkippedRecording] = []
                 for (i, item) in list.enumerated() {
                     let path = "counts.skipped_recordings[\(i)]"
                     guard let e = object(item, path) else { continue }
                     checkKeys(e, path: path, allowed: ["recording", "error"], required: ["recording", "error"])
-                    _ = string(e["recording"], path + ".recording")
-                    _ = string(e["error"], path + ".error")
+                    let r = string(e["recording"], path + ".recording")
+                    let m = string(e["error"], path + ".error")
+                    if let r, let m { out.append(DatasetManifest.SkippedRecording(recording: r, error: m)) }
                 }
+                skipped = out
+            }
+            if let countedRecordings, let rowsRead, let gaps, let gapSeconds, let rowsDropped, let windowsDropped,
+               problems.count == before {
+                counts = DatasetManifest.Counts(recordings: countedRecordings, rowsRead: rowsRead, rowsDropped: rowsDropped,
+                                                windowsDropped: windowsDropped, recordingsDropped: recordingsDropped,
+                                                skippedRecordings: skipped, labelRowsIgnored: labelRowsIgnored, gaps: gaps,
+                                                gapSeconds: gapSeconds)
             }
         }
+        if windowsDropped == nil { undecoded.insert(.windowsDropped) }
+        if counts == nil { undecoded.insert(.counts) }
 
         // A run counts every recording it planned, and lists each by name.
         if let countedRecordings, let recordings, countedRecordings != recordings.count {
@@ -266,7 +280,7 @@ struct ManifestDecoder {
         if let a = object(top["arrays"], "arrays") {
             var out: [String: ArraySchema] = [:]
             var ok = true
-            for name in DatasetManifest.arrayOrder(a.keys) {
+            for name in DatasetSchema.arrayOrder(a.keys) {
                 let path = "arrays.\(name)"
                 guard let e = object(a[name], path) else { ok = false; continue }
                 checkKeys(e, path: path, allowed: ["dtype", "shape"], required: ["dtype", "shape"])
@@ -286,10 +300,10 @@ struct ManifestDecoder {
         }
 
         // splits
-        var splits: [SplitName: ManifestSplit]?
+        var splits: [SplitName: DatasetManifest.Split]?
         if let s = object(top["splits"], "splits") {
             checkKeys(s, path: "splits", allowed: SplitName.allCases.map(\.rawValue), required: SplitName.allCases.map(\.rawValue))
-            var out: [SplitName: ManifestSplit] = [:]
+            var out: [SplitName: DatasetManifest.Split] = [:]
             var ok = true
             var seenPaths: [String: String] = [:]
             for split in SplitName.allCases {
@@ -299,7 +313,7 @@ struct ManifestDecoder {
                           required: ["num_windows", "class_counts", "files"])
                 let n = int(e["num_windows"], path + ".num_windows", min: 0)
                 let cc = classCounts(e["class_counts"], path + ".class_counts", classes: classes)
-                var files: [ManifestFile] = []
+                var files: [DatasetManifest.DataFile] = []
                 if let list = array(e["files"], path + ".files") {
                     if list.isEmpty { problems.append("`\(path).files` must list at least one file (an empty split is still written)") }
                     for (i, item) in list.enumerated() {
@@ -319,32 +333,29 @@ struct ManifestDecoder {
                             seenPaths[p] = fp + ".path"
                         }
                         if let p, let b, let h, let fn, let fc {
-                            files.append(ManifestFile(split: split, path: p, bytes: b, sha256: h, numWindows: fn, classCounts: fc))
+                            files.append(DatasetManifest.DataFile(split: split, path: p, bytes: b, sha256: h, numWindows: fn, classCounts: fc))
                         } else { ok = false }
                     }
                 } else { ok = false }
-                if let n, let cc { out[split] = ManifestSplit(numWindows: n, classCounts: cc, files: files) } else { ok = false }
+                if let n, let cc { out[split] = DatasetManifest.Split(numWindows: n, classCounts: cc, files: files) } else { ok = false }
             }
             if ok { splits = out }
         }
 
         // Cross-field consistency: arrays against channels, window length, features and folds.
         if let arrays, let length, let channelNames, let features, foldsOK {
-            var m = DatasetManifest(storage: "", sampleRateHz: 0, windowLength: length, windowStride: 0,
-                                    channelNames: channelNames, channelUnits: [], classes: [], featureNames: features,
-                                    subjects: [], recordings: [], arrays: [:], splitBy: nil, folds: folds, splits: [:])
-            m.arrays = arrays
-            let expected = m.expectedArrays
-            for name in DatasetManifest.arrayOrder(Set(expected.keys).union(arrays.keys)) {
+            let expected = DatasetSchema.arrays(windowLength: length, channels: channelNames.count, features: features.count,
+                                                hasFolds: folds != nil)
+            for name in DatasetSchema.arrayOrder(Set(expected.keys).union(arrays.keys)) {
                 switch (expected[name], arrays[name]) {
                 case (let e?, nil):
-                    problems.append("`arrays` lacks `\(name)` (\(e.dtype) \(Self.shape(e.rowShape)))")
+                    problems.append("`arrays` lacks `\(name)` (\(e.dtype) \(e.shapeText))")
                 case (nil, _?):
                     problems.append("`arrays.\(name)` is not an array of this dataset (docs/dataset-format.md, \"HDF5 files\")")
                 case (let e?, let a?):
                     if e.dtype != a.dtype { problems.append("`arrays.\(name).dtype` must be \"\(e.dtype)\", not \"\(a.dtype)\"") }
                     if e.rowShape != a.rowShape {
-                        problems.append("`arrays.\(name).shape` must be \(Self.shape(e.rowShape)) (window_length, channels, feature_names), not \(Self.shape(a.rowShape))")
+                        problems.append("`arrays.\(name).shape` must be \(e.shapeText) (window_length, channels, feature_names), not \(a.shapeText)")
                     }
                 case (nil, nil): break
                 }
@@ -352,7 +363,7 @@ struct ManifestDecoder {
         }
 
         // normalization
-        var xNorm: ManifestMoments??, fNorm: ManifestMoments??
+        var xNorm: DatasetManifest.Moments??, fNorm: DatasetManifest.Moments??
         if let n = object(top["normalization"], "normalization") {
             checkKeys(n, path: "normalization", allowed: ["x", "features"], required: ["x", "features"])
             xNorm = moments(n["x"], "normalization.x", count: channelNames?.count)
@@ -361,22 +372,34 @@ struct ManifestDecoder {
                 problems.append("`normalization.features` must be null when there are no features")
             }
         }
+        if xNorm == nil { undecoded.insert(.normalizationX) }
+        if fNorm == nil { undecoded.insert(.normalizationFeatures) }
 
         guard let storage, let rate, let length, let stride, let channelNames, let channelUnits, let classes,
               let features, let subjects, let recordings, let arrays, let splits, foldsOK,
               // Another version's files are not read as this one's: its data checks are skipped.
-              version == nil || version == Self.formatVersion
+              version == nil || DatasetSchema.readableVersions.contains(version!)
         else { return nil }
-        return DatasetManifest(storage: storage, sampleRateHz: rate, windowLength: length, windowStride: stride,
-                               channelNames: channelNames, channelUnits: channelUnits, classes: classes,
-                               featureNames: features, subjects: subjects, recordings: recordings, arrays: arrays,
-                               splitBy: splitBy, folds: folds, xNormalization: xNorm, featureNormalization: fNorm,
-                               windowsDropped: windowsDropped, splits: splits)
+        let manifest = DatasetManifest(
+            formatVersion: version ?? DatasetSchema.formatVersion, createdBy: createdBy ?? "", storage: storage,
+            pipeline: pipeline ?? DatasetManifest.Pipeline(name: "", sha256: "", resolved: .null),
+            sampleRateHz: rate, windowLength: length, windowStride: stride,
+            channels: zip(channelNames, channelUnits).map { DatasetManifest.Channel(name: $0, unit: $1) },
+            classes: classes, featureNames: features, inputs: inputs ?? [], subjects: subjects, recordings: recordings,
+            arrays: arrays,
+            splitPolicy: policy ?? DatasetManifest.SplitPolicy(by: splitBy ?? "subject", seed: 0, train: 0, validation: 0, test: 0,
+                                                               folds: folds),
+            normalization: DatasetManifest.Normalization(x: xNorm ?? nil, features: fNorm ?? nil),
+            counts: counts ?? DatasetManifest.Counts(recordings: countedRecordings ?? 0, rowsRead: 0, rowsDropped: [:],
+                                                     windowsDropped: windowsDropped ?? [:], recordingsDropped: nil,
+                                                     skippedRecordings: nil, labelRowsIgnored: nil, gaps: 0, gapSeconds: 0),
+            splits: splits)
+        return DecodedManifest(manifest: manifest, undecoded: undecoded)
     }
 
     // MARK: - Typed accessors (each reports its problem and returns nil)
 
-    static func kind(_ v: JSONValue?) -> String {
+    public static func kind(_ v: JSONValue?) -> String {
         switch v {
         case nil: return "missing"
         case .null?: return "null"
@@ -389,8 +412,9 @@ struct ManifestDecoder {
         }
     }
 
-    static func shape(_ rowShape: [Int]) -> String {
-        "[" + (["null"] + rowShape.map(String.init)).joined(separator: ", ") + "]"
+    /// `[null, 128, 7]`.
+    public static func shape(_ rowShape: [Int]) -> String {
+        ArraySchema(dtype: "", rowShape: rowShape).shapeText
     }
 
     private mutating func mustBe(_ path: String, _ v: JSONValue?, _ what: String) {
@@ -437,6 +461,12 @@ struct ManifestDecoder {
             return Int(i)
         }
         mustBe(path, v, min.map { "a whole number ≥ \($0)" } ?? "a whole number")
+        return nil
+    }
+
+    private mutating func int64(_ v: JSONValue?, _ path: String) -> Int64? {
+        if case .int(let i)? = v { return i }
+        mustBe(path, v, "a whole number")
         return nil
     }
 
@@ -504,7 +534,7 @@ struct ManifestDecoder {
         return out.count == o.count ? out : nil
     }
 
-    private mutating func moments(_ v: JSONValue?, _ path: String, count: Int?) -> ManifestMoments?? {
+    private mutating func moments(_ v: JSONValue?, _ path: String, count: Int?) -> DatasetManifest.Moments?? {
         if v == .null { return .some(nil) }
         guard let o = object(v, path) else { return nil }
         checkKeys(o, path: path, allowed: ["mean", "std"], required: ["mean", "std"])
@@ -525,6 +555,6 @@ struct ManifestDecoder {
             return out
         }
         guard let mean = list("mean"), let std = list("std") else { return nil }
-        return .some(ManifestMoments(mean: mean, std: std))
+        return .some(DatasetManifest.Moments(mean: mean, std: std))
     }
 }

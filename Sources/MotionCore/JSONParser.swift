@@ -1,26 +1,31 @@
-import MotionCore
-
 /// A JSON text that does not parse: where (1-based line and column, in bytes) and why.
-struct JSONSyntaxError: Error, Equatable {
-    var line: Int
-    var column: Int
-    var problem: String
+public struct JSONSyntaxError: Error, Equatable, Sendable {
+    public var line: Int
+    public var column: Int
+    public var problem: String
+
+    public init(line: Int, column: Int, problem: String) {
+        self.line = line
+        self.column = column
+        self.problem = problem
+    }
 }
 
-/// A strict RFC 8259 parser into ``JSONValue``, for reading `manifest.json` back.
+/// The one JSON parser of motionprep: strict RFC 8259 into ``JSONValue``, for reading
+/// `manifest.json`, `part.json`, shard sample headers and resume state back.
 ///
 /// Numbers without a fraction or exponent that fit an `Int64` become `.int`, all others
 /// `.double`; a repeated object key, trailing commas, comments, NaN/Infinity, unescaped control
 /// characters, invalid UTF-8 or nesting deeper than 512 levels are errors.
 ///
 /// Complexity: O(n) in the text's length.
-package enum JSONParser {
-    static let maxDepth = 512
+public enum JSONParser {
+    public static let maxDepth = 512
 
     /// Parses one JSON document (surrounding whitespace allowed).
     ///
     /// - Throws: `JSONSyntaxError` with the position of the first problem.
-    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var p = _Parser(bytes: bytes)
         p.skipSpace()
         let value = try p.value(depth: 0)
@@ -29,8 +34,8 @@ package enum JSONParser {
         return value
     }
 
-    /// Parses JSON text; for tests.
-    package static func parse(text: String) throws -> JSONValue {
+    /// Parses JSON text.
+    public static func parse(text: String) throws -> JSONValue {
         try parse(Array(text.utf8))
     }
 }

@@ -1,0 +1,331 @@
+import MotionCore
+
+/// `manifest.json` (docs/dataset-format.md, "Manifest, checksums and commit"): every field, typed.
+///
+/// One type for writing and reading: `run` and `merge` build one and write ``text``;
+/// `validate`, `report` and `inspect` read one with ``load(path:)`` or ``ManifestDecoder``.
+/// ``json`` gives exactly the bytes motionprep has always written (keys sorted by UTF-8 bytes,
+/// shortest round-trip doubles, optional keys only when set), so `decode → encode` of a written
+/// manifest gives back the same bytes.
+///
+/// Not Swift `Codable` on purpose: Foundation's `JSONEncoder` neither sorts keys by UTF-8 bytes
+/// nor prints doubles as motionprep always has (`50.0`), and a synthesized decoder stops at the
+/// first problem with a coding path, where `validate` lists every problem with the key path, what
+/// it must be and what it is. ``json`` / ``text`` and ``ManifestDecoder`` (``load(directory:)``,
+/// ``decode(bytes:file:)``) are the two halves of the one serialisation.
+public struct DatasetManifest: Sendable, Equatable {
+    /// `pipeline`: the name, the canonical pipeline's SHA-256 and the fully resolved pipeline
+    /// (every default filled in; `PipelineSpec.canonicalValue()` of MotionConfig).
+    public struct Pipeline: Sendable, Equatable {
+        public var name: String
+        public var sha256: String
+        /// The resolved pipeline as a JSON object (`.null` only in a version-1 manifest).
+        public var resolved: JSONValue
+
+        public init(name: String, sha256: String, resolved: JSONValue) {
+            self.name = name
+            self.sha256 = sha256
+            self.resolved = resolved
+        }
+    }
+
+    /// One channel of `x`.
+    public struct Channel: Sendable, Equatable {
+        public var name: String
+        public var unit: String
+
+        public init(name: String, unit: String) {
+            self.name = name
+            self.unit = unit
+        }
+    }
+
+    /// One file the run read (`inputs`).
+    public struct Input: Sendable, Equatable {
+        public var path: String
+        public var bytes: Int
+        public var sha256: String
+        /// `recording`, `labels` or `iio_layout`; nil in manifests written before it existed.
+        public var role: String?
+
+        public init(path: String, bytes: Int, sha256: String, role: String?) {
+            self.path = path
+            self.bytes = bytes
+            self.sha256 = sha256
+            self.role = role
+        }
+    }
+
+    /// `split_policy`.
+    public struct SplitPolicy: Sendable, Equatable {
+        /// `subject` or `recording`.
+        public var by: String
+        /// The pipeline's `split.seed` (a UInt64) as its bit pattern.
+        public var seed: Int64
+        public var train: Double
+        public var validation: Double
+        public var test: Double
+        /// The number of folds (with `leaveOneOut`, the number of train subjects); nil without folds.
+        public var folds: Int?
+        /// `exact`; nil for the default, `hash`, which is not written.
+        public var allocation: String?
+        /// Written only when true.
+        public var leaveOneOut: Bool
+        /// Split name → pinned subjects; nil when the pipeline pins none (not written).
+        public var assign: [String: [String]]?
+
+        public init(by: String, seed: Int64, train: Double, validation: Double, test: Double, folds: Int? = nil,
+                    allocation: String? = nil, leaveOneOut: Bool = false, assign: [String: [String]]? = nil) {
+            self.by = by
+            self.seed = seed
+            self.train = train
+            self.validation = validation
+            self.test = test
+            self.folds = folds
+            self.allocation = allocation
+            self.leaveOneOut = leaveOneOut
+            self.assign = assign
+        }
+
+        /// The fraction of `split`.
+        public func fraction(_ split: SplitName) -> Double {
+            switch split {
+            case .train: train
+            case .validation: validation
+            case .test: test
+            }
+        }
+    }
+
+    /// Mean and standard deviation per column, over the train split.
+    public struct Moments: Sendable, Equatable {
+        public var mean: [Double]
+        public var std: [Double]
+
+        public init(mean: [Double], std: [Double]) {
+            self.mean = mean
+            self.std = std
+        }
+    }
+
+    /// `normalization`: nil where the train split is empty (or, for `features`, there are none).
+    public struct Normalization: Sendable, Equatable {
+        public var x: Moments?
+        public var features: Moments?
+
+        public init(x: Moments?, features: Moments?) {
+            self.x = x
+            self.features = features
+        }
+    }
+
+    /// `counts.skipped_recordings[i]`.
+    public struct SkippedRecording: Sendable, Equatable {
+        public var recording: String
+        public var error: String
+
+        public init(recording: String, error: String) {
+            self.recording = recording
+            self.error = error
+        }
+    }
+
+    /// `counts` (docs/dataset-format.md, "counts").
+    public struct Counts: Sendable, Equatable {
+        public var recordings: Int
+        public var rowsRead: Int
+        public var rowsDropped: [String: Int]
+        public var windowsDropped: [String: Int]
+        /// nil in manifests written before it existed (then not written).
+        public var recordingsDropped: [String: Int]?
+        public var skippedRecordings: [SkippedRecording]?
+        /// `from: intervals` only.
+        public var labelRowsIgnored: [String: Int]?
+        public var gaps: Int
+        public var gapSeconds: Double
+
+        public init(recordings: Int, rowsRead: Int, rowsDropped: [String: Int], windowsDropped: [String: Int],
+                    recordingsDropped: [String: Int]?, skippedRecordings: [SkippedRecording]?, labelRowsIgnored: [String: Int]?,
+                    gaps: Int, gapSeconds: Double) {
+            self.recordings = recordings
+            self.rowsRead = rowsRead
+            self.rowsDropped = rowsDropped
+            self.windowsDropped = windowsDropped
+            self.recordingsDropped = recordingsDropped
+            self.skippedRecordings = skippedRecordings
+            self.labelRowsIgnored = labelRowsIgnored
+            self.gaps = gaps
+            self.gapSeconds = gapSeconds
+        }
+    }
+
+    /// One data file of a split (`splits.{split}.files[i]`).
+    public struct DataFile: Sendable, Equatable {
+        /// The split that lists it (not written: it is where the file is listed).
+        public var split: SplitName
+        /// Relative to the dataset folder.
+        public var path: String
+        public var bytes: Int
+        public var sha256: String
+        public var numWindows: Int
+        public var classCounts: [Int]
+
+        public init(split: SplitName, path: String, bytes: Int, sha256: String, numWindows: Int, classCounts: [Int]) {
+            self.split = split
+            self.path = path
+            self.bytes = bytes
+            self.sha256 = sha256
+            self.numWindows = numWindows
+            self.classCounts = classCounts
+        }
+    }
+
+    /// One split (`splits.{split}`).
+    public struct Split: Sendable, Equatable {
+        public var numWindows: Int
+        public var classCounts: [Int]
+        public var files: [DataFile]
+
+        public init(numWindows: Int, classCounts: [Int], files: [DataFile]) {
+            self.numWindows = numWindows
+            self.classCounts = classCounts
+            self.files = files
+        }
+    }
+
+    public var formatVersion: Int
+    public var createdBy: String
+    /// `hdf5` or `shards`.
+    public var storage: String
+    public var pipeline: Pipeline
+    public var sampleRateHz: Double
+    /// In samples.
+    public var windowLength: Int
+    public var windowStride: Int
+    public var channels: [Channel]
+    public var classes: [String]
+    public var featureNames: [String]
+    public var inputs: [Input]
+    public var subjects: [String]
+    public var recordings: [String]
+    /// Array name → schema.
+    public var arrays: [String: ArraySchema]
+    public var splitPolicy: SplitPolicy
+    public var normalization: Normalization
+    public var counts: Counts
+    /// Every split, each present.
+    public var splits: [SplitName: Split]
+
+    public init(formatVersion: Int = DatasetSchema.formatVersion, createdBy: String, storage: String, pipeline: Pipeline,
+                sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
+                featureNames: [String], inputs: [Input], subjects: [String], recordings: [String],
+                arrays: [String: ArraySchema], splitPolicy: SplitPolicy, normalization: Normalization, counts: Counts,
+                splits: [SplitName: Split]) {
+        self.formatVersion = formatVersion
+        self.createdBy = createdBy
+        self.storage = storage
+        self.pipeline = pipeline
+        self.sampleRateHz = sampleRateHz
+        self.windowLength = windowLength
+        self.windowStride = windowStride
+        self.channels = channels
+        self.classes = classes
+        self.featureNames = featureNames
+        self.inputs = inputs
+        self.subjects = subjects
+        self.recordings = recordings
+        self.arrays = arrays
+        self.splitPolicy = splitPolicy
+        self.normalization = normalization
+        self.counts = counts
+        self.splits = splits
+    }
+
+    // MARK: - Views
+
+    public var channelNames: [String] { channels.map(\.name) }
+    public var channelUnits: [String] { channels.map(\.unit) }
+    /// `split_policy.folds`.
+    public var folds: Int? { splitPolicy.folds }
+    /// Every listed file, split by split in manifest order.
+    public var files: [DataFile] { SplitName.allCases.flatMap { splits[$0]?.files ?? [] } }
+
+    /// The arrays docs/dataset-format.md, "HDF5 files" prescribes for this manifest's channels,
+    /// features and folds.
+    public var expectedArrays: [String: ArraySchema] {
+        DatasetSchema.arrays(windowLength: windowLength, channels: channels.count, features: featureNames.count,
+                             hasFolds: splitPolicy.folds != nil)
+    }
+
+    // MARK: - Encoding
+
+    /// The manifest as JSON: the object motionprep writes.
+    public var json: JSONValue {
+        func ints(_ d: [String: Int]) -> JSONValue { .object(d.mapValues { .int($0) }) }
+        func moments(_ m: Moments?) -> JSONValue {
+            guard let m else { return .null }
+            return .object(["mean": .array(m.mean.map { .double($0) }), "std": .array(m.std.map { .double($0) })])
+        }
+        var policy: [String: JSONValue] = [
+            "by": .string(splitPolicy.by), "seed": .int(splitPolicy.seed),
+            "fractions": .object(["train": .double(splitPolicy.train), "validation": .double(splitPolicy.validation),
+                                  "test": .double(splitPolicy.test)]),
+        ]
+        if let k = splitPolicy.folds { policy["folds"] = .int(k) }
+        if let a = splitPolicy.allocation { policy["allocation"] = .string(a) }
+        if splitPolicy.leaveOneOut { policy["leave_one_out"] = .bool(true) }
+        if let assign = splitPolicy.assign { policy["assign"] = .object(assign.mapValues { .array($0.map { .string($0) }) }) }
+        var counts: [String: JSONValue] = [
+            "recordings": .int(self.counts.recordings),
+            "rows_read": .int(self.counts.rowsRead),
+            "rows_dropped": ints(self.counts.rowsDropped),
+            "windows_dropped": ints(self.counts.windowsDropped),
+            "gaps": .int(self.counts.gaps),
+            "gap_seconds": .double(self.counts.gapSeconds),
+        ]
+        if let d = self.counts.recordingsDropped { counts["recordings_dropped"] = ints(d) }
+        if let s = self.counts.skippedRecordings {
+            counts["skipped_recordings"] = .array(s.map { .object(["recording": .string($0.recording), "error": .string($0.error)]) })
+        }
+        if let l = self.counts.labelRowsIgnored { counts["label_rows_ignored"] = ints(l) }
+        var splits: [String: JSONValue] = [:]
+        for (name, s) in self.splits {
+            splits[name.rawValue] = .object([
+                "num_windows": .int(s.numWindows),
+                "class_counts": .array(s.classCounts.map { .int($0) }),
+                "files": .array(s.files.map { f in
+                    .object(["path": .string(f.path), "bytes": .int(f.bytes), "sha256": .string(f.sha256),
+                             "num_windows": .int(f.numWindows), "class_counts": .array(f.classCounts.map { .int($0) })])
+                }),
+            ])
+        }
+        return .object([
+            "format": .string(DatasetSchema.format),
+            "format_version": .int(formatVersion),
+            "created_by": .string(createdBy),
+            "storage": .string(storage),
+            "pipeline": .object(["name": .string(pipeline.name), "sha256": .string(pipeline.sha256), "resolved": pipeline.resolved]),
+            "sample_rate_hz": .double(sampleRateHz),
+            "window_length": .int(windowLength),
+            "window_stride": .int(windowStride),
+            "channels": .array(channels.map { .object(["name": .string($0.name), "unit": .string($0.unit)]) }),
+            "classes": .array(classes.map { .string($0) }),
+            "feature_names": .array(featureNames.map { .string($0) }),
+            "inputs": .array(inputs.map { i in
+                var o: [String: JSONValue] = ["path": .string(i.path), "bytes": .int(i.bytes), "sha256": .string(i.sha256)]
+                if let r = i.role { o["role"] = .string(r) }
+                return .object(o)
+            }),
+            "subjects": .array(subjects.map { .string($0) }),
+            "recordings": .array(recordings.map { .string($0) }),
+            "arrays": .object(arrays.mapValues { .object(["dtype": .string($0.dtype), "shape": .array([.null] + $0.rowShape.map { .int($0) })]) }),
+            "split_policy": .object(policy),
+            "normalization": .object(["x": moments(normalization.x), "features": moments(normalization.features)]),
+            "counts": .object(counts),
+            "splits": .object(splits),
+        ])
+    }
+
+    /// The text of `manifest.json`: ``json`` pretty-printed, with a final newline.
+    public var text: String { json.pretty() + "\n" }
+}

@@ -1,0 +1,73 @@
+import MotionCore
+
+/// The three splits, in the order the manifest, the writers and the reports use.
+public enum SplitName: String, Sendable, CaseIterable, Comparable {
+    case train, validation, test
+
+    public static func < (a: SplitName, b: SplitName) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// The dtype and per-row shape of one array (`"shape": [null, 128, 7]` → `rowShape` `[128, 7]`).
+public struct ArraySchema: Sendable, Equatable {
+    /// numpy's name: `float32`, `float64`, `int32` or `int64`.
+    public var dtype: String
+    /// The shape of one window's row, without the window axis.
+    public var rowShape: [Int]
+
+    public init(dtype: String, rowShape: [Int]) {
+        self.dtype = dtype
+        self.rowShape = rowShape
+    }
+
+    /// `[null, 128, 7]`, as the manifest writes the shape.
+    public var shapeText: String { "[" + (["null"] + rowShape.map(String.init)).joined(separator: ", ") + "]" }
+}
+
+/// What docs/dataset-format.md fixes about a dataset's layout, independent of the storage: the
+/// array names, dtypes and shapes ("HDF5 files"), the split names and the storages.
+public enum DatasetSchema {
+    /// The manifest's `format`.
+    public static let format = "motionprep.dataset"
+    /// The manifest `format_version` this build writes and reads.
+    public static let formatVersion = 2
+    /// The format versions this build reads (only the one it writes).
+    public static let readableVersions = [formatVersion]
+    /// The manifest's file name in the dataset folder.
+    public static let manifestFileName = "manifest.json"
+    /// The checksum file's name.
+    public static let sumsFileName = "SHA256SUMS"
+    /// The manifest's `storage` values.
+    public static let storages = ["hdf5", "shards"]
+    /// Array names in the contract's table order.
+    public static let arrayNames = ["x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"]
+
+    /// The dtype of each array (docs/dataset-format.md, "HDF5 files").
+    public static let dtypes = ["x": "float32", "y": "int64", "features": "float32", "subject_index": "int32",
+                                "recording_index": "int32", "start_time_s": "float64", "fold_index": "int32"]
+
+    /// The arrays of a dataset with these channels, features and folds.
+    public static func arrays(windowLength: Int, channels: Int, features: Int, hasFolds: Bool) -> [String: ArraySchema] {
+        func array(_ name: String, _ rowShape: [Int]) -> ArraySchema { ArraySchema(dtype: dtypes[name]!, rowShape: rowShape) }
+        var a: [String: ArraySchema] = [
+            "x": array("x", [windowLength, channels]),
+            "y": array("y", []),
+            "subject_index": array("subject_index", []),
+            "recording_index": array("recording_index", []),
+            "start_time_s": array("start_time_s", []),
+        ]
+        if features > 0 { a["features"] = array("features", [features]) }
+        if hasFolds { a["fold_index"] = array("fold_index", []) }
+        return a
+    }
+
+    /// Array names in the contract's table order (then any others by name).
+    public static func arrayOrder(_ names: some Sequence<String>) -> [String] {
+        let canonical = arrayNames
+        return Array(names).sorted { a, b in
+            let ia = canonical.firstIndex(of: a) ?? canonical.count, ib = canonical.firstIndex(of: b) ?? canonical.count
+            return ia != ib ? ia < ib : a < b
+        }
+    }
+}

@@ -9,6 +9,9 @@ public enum MotionprepCommand {
 
     static var commands: [(name: String, summary: String)] { CommandCatalogue.all.map { ($0.name, $0.summary) } }
 
+    /// The command column's width: the longest name and two spaces.
+    static var nameWidth: Int { (commands.map(\.name.count).max() ?? 8) + 2 }
+
     static var usage: String {
         """
         motionprep \(version): motion-sensor recordings → windowed training datasets
@@ -16,7 +19,7 @@ public enum MotionprepCommand {
         usage: motionprep <command> [options]
 
         commands:
-        \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+        \(commands.map { "  " + $0.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
 
         `motionprep help <command>` (or `motionprep <command> --help`) describes a command. Exit codes: 0 ok, 1 a validate check failed,
         64 usage, 65 bad input data, 66 input missing, 73 cannot create output, 74 I/O error,

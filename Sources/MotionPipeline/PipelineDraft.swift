@@ -72,6 +72,12 @@ public enum PipelineDraft {
             if let iio = iioDump(rel, dataDirectory: dataDirectory) {
                 f.kind = "iio"
                 add(&groups, key: "iio|" + iio.layoutTemplate, kind: .iio(layout: iio.layoutTemplate), file: rel, finding: &f)
+                // The rate the device was set to (the IIO ABI's `sampling_frequency`), when the copy has it.
+                let sysfs = PathText.join(dataDirectory, (rel.contains("/") ? parentDirectory(rel) + "/" : "") + "sysfs/sampling_frequency")
+                if let text = try? String(contentsOfFile: sysfs, encoding: .utf8), let hz = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), hz > 0 {
+                    f.streams.append("sampling_frequency \(MessageNumber.number(hz)) Hz (sysfs)")
+                    if let i = groups.firstIndex(where: { $0.key == "iio|" + iio.layoutTemplate }) { groups[i].rates.append(hz) }
+                }
                 continue
             }
             let lower = rel.lowercased()

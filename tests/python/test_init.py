@@ -121,3 +121,11 @@ def test_sensor_logger_exports_in_activity_folders_are_labelled_by_them(tmp_path
         with h5py.File(out / f"{split}.h5") as f:
             for y, r in zip(f["y"][:], f["recording_index"][:]):
                 assert manifest["classes"][y] == manifest["recordings"][r].split("/")[0]
+
+
+def test_iio_dumps_with_a_copied_sysfs_folder(tmp_path):
+    motionprep("synth", "--format", "iio", "--out", tmp_path / "data", "--subjects", 3, "--minutes", 0.5, "--seed", 1)
+    yaml, out, manifest = init_and_run(tmp_path, "data")
+    assert '  - type: iio\n    paths: ["data/**/*.bin"]\n    layout: "{dirpath}/sysfs"\n' in yaml
+    assert "~100.0 Hz" in yaml and "rate_hz: 100" in yaml
+    assert sorted(manifest["subjects"]) == ["subject01", "subject02", "subject03"]

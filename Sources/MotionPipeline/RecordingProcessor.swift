@@ -138,7 +138,7 @@ final class RecordingProcessor {
         let rate = spec.resample.rateHz
         var inputs = spec.resampleInputs(recording.streams)
         result.warnings += try spec.antialias(&inputs, recording: source.name)
-        guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
+        guard var signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
             result.recordingDropped = "too_few_samples"
             result.longestRun = 0
             if let intervals {
@@ -154,6 +154,14 @@ final class RecordingProcessor {
         let gapStats = signal.gapStatistics
         result.gaps = gapStats.gaps
         result.invalidPoints = gapStats.invalidPoints
+        if layout.transforms != nil {
+            // Segments too short for a zero-phase filter are dropped, and the windows they would
+            // have given counted (docs/signal.md, "Transforms").
+            let transformed = layout.transformed(signal, rateHz: rate)
+            signal = transformed.signal
+            let lost = transformed.dropped.reduce(0) { $0 + ($1.count >= T ? ($1.count - T) / windowPlan.stride + 1 : 0) }
+            if lost > 0 { result.windowsDropped["short_segment", default: 0] += lost }
+        }
         let segments = signal.segments
         result.longestRun = segments.map(\.count).max() ?? 0
         // Counted before the starts are listed: the list itself (8 bytes a window) could be large.
@@ -168,7 +176,7 @@ final class RecordingProcessor {
                                          gridTime: signal.grid.time, starts: starts, length: T)
             keptStarts = labelled.kept.map { starts[$0] }
             classIds = labelled.classIds
-            result.windowsDropped = labelled.dropped
+            result.windowsDropped.add(labelled.dropped)
         } else {
             keptStarts = starts
             classIds = [Int64](repeating: -1, count: starts.count)

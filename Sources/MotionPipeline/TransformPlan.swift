@@ -153,18 +153,20 @@ public struct TransformPlan: Sendable, Equatable {
             var outputs = inputs
             if !outputNames.isEmpty {
                 outputs = []
-                for (n, name) in outputNames.enumerated() {
-                    if let c = names.firstIndex(of: name) {
-                        let by = producedBy[name].map { "transforms[\($0)]" } ?? "the inputs or `magnitude`"
-                        issues.append(ConfigIssue(location: t.location ?? SourceLocation(file: spec.file), message: "`\(path)` \(place(t.location)) produces channel `\(name)`, which \(by) already gives; each channel name may occur only once in `x`"))
-                        _ = c
-                        ok = false
-                        continue
+                let clashes = outputNames.filter { names.contains($0) }
+                if let name = clashes.first {
+                    let by = producedBy[name].map { "transforms[\($0)]" } ?? "the inputs or `magnitude`"
+                    let what = clashes.count == 1 ? "channel `\(name)`, which \(by) already gives"
+                        : "channels \(clashes.map { "`\($0)`" }.joined(separator: ", ")), which \(by) already gives"
+                    issues.append(ConfigIssue(location: t.location ?? SourceLocation(file: spec.file), message: "`\(path)` \(place(t.location)) produces \(what); each channel name may occur only once in `x`"))
+                    ok = false
+                } else {
+                    for (n, name) in outputNames.enumerated() {
+                        producedBy[name] = i
+                        outputs.append(names.count)
+                        names.append(name)
+                        units.append(outputUnits[n])
                     }
-                    producedBy[name] = i
-                    outputs.append(names.count)
-                    names.append(name)
-                    units.append(outputUnits[n])
                 }
             }
             guard ok else { continue }
@@ -184,7 +186,9 @@ public struct TransformPlan: Sendable, Equatable {
             } else {
                 let available = Array(names.prefix(baseNames.count)) + producedBy.filter { $0.value < u.step }.map(\.key).sorted()
                 message = "unknown channel `\(u.ref)` in `\(path).channels` \(place(u.at)); a reference is a channel, a sensor (\(sensors.map { "`\($0.name)`" }.joined(separator: ", "))) or a prefix `P` of channels `P_x`, `P_y`, `P_z`, and the channels before this step are \(available.map { "`\($0)`" }.joined(separator: ", "))"
-                let candidates = available + sensors.map(\.name) + Set(available.compactMap { n in n.lastIndex(of: "_").map { String(n[..<$0]) } }).sorted()
+                // Groups first: `accel` is more likely `acc` than `acc_x`.
+                let prefixes = Set(available.compactMap { n in n.lastIndex(of: "_").map { String(n[..<$0]) } }).sorted()
+                let candidates = sensors.map(\.name) + prefixes + available
                 if let s = Text.suggestion(for: u.ref, among: candidates) { message += "; did you mean `\(s)`?" }
             }
             issues.append(ConfigIssue(location: u.at, message: message))

@@ -95,8 +95,9 @@ public struct TransformPlan: Sendable, Equatable {
                     if !axes.isEmpty { found = axes; isPrefix = true }
                 }
                 guard let found else {
+                    // Reported below; the step still appends what its other references give, so
+                    // later steps are checked against the channels they would see.
                     unresolved.append((i, ref, loc))
-                    ok = false
                     continue
                 }
                 for c in found where inputs.contains(c) {

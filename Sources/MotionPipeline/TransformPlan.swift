@@ -45,9 +45,12 @@ public struct TransformPlan: Sendable, Equatable {
 
     // MARK: - Resolution
 
-    /// `{prefix}_{kind}_{axis}` for a channel `{prefix}_{axis}`; `{name}_{kind}` for a name without `_`.
+    /// `{prefix}_{kind}_{axis}` for a channel `{prefix}_{axis}` (axis `x`, `y` or `z`), else
+    /// `{name}_{kind}` (`acc_mag` → `acc_mag_jerk`).
     static func derivedName(_ name: String, _ kind: String) -> String {
-        guard let u = name.lastIndex(of: "_") else { return "\(name)_\(kind)" }
+        guard let u = name.lastIndex(of: "_"), u != name.startIndex, ["x", "y", "z"].contains(name[name.index(after: u)...]) else {
+            return "\(name)_\(kind)"
+        }
         return "\(name[..<u])_\(kind)_\(name[name.index(after: u)...])"
     }
 

@@ -79,8 +79,8 @@ import Testing
         let input = Self.signal(segments: [40, 12, 13, 1, 30], gap: 3, channels: 6)
         let (out, dropped) = plan.apply(input, rateHz: 50)
         #expect(out.channelCount == 23)
-        #expect(dropped == [43..<55, 71..<72])  // 12 ≤ the pad length 12, and 1
-        #expect(out.segments == [0..<40, 58..<71, 75..<105])
+        #expect(dropped == [43..<55, 74..<75])  // 12 ≤ the pad length 12, and 1
+        #expect(out.segments == [0..<40, 58..<71, 78..<108])
         for k in dropped.joined() {
             #expect(!out.valid[k])
             for c in 0..<6 { #expect(out.values[k * 23 + c] == input.values[k * 6 + c]) }
@@ -140,9 +140,9 @@ import Testing
             Issue.record("no error")
         } catch let e as PipelineFileError {
             #expect(e.exitStatus == .config)
-            #expect(e.issues.map(\.location) == [SourceLocation(file: "p.yaml", line: 8, column: 30),
+            #expect(e.issues.map(\.location) == [SourceLocation(file: "p.yaml", line: 8, column: 31),
                                                  SourceLocation(file: "p.yaml", line: 9, column: 29)])
-            #expect(e.issues[0].message.hasPrefix("unknown channel `gyr` in `transforms[0].gravity.channels` at p.yaml:8:30; a reference is a channel, a sensor (`A`, `G`)"))
+            #expect(e.issues[0].message.hasPrefix("unknown channel `gyr` in `transforms[0].gravity.channels` at p.yaml:8:31; a reference is a channel, a sensor (`A`, `G`)"))
             #expect(e.issues[0].message.hasSuffix("did you mean `gyro`?"))
             #expect(e.issues[1].message.contains("did you mean `acc_body`?"))
         }

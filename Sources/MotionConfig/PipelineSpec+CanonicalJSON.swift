@@ -181,8 +181,11 @@ extension TransformSpec {
             o["order"] = .int(order)
             o["cutoff_hz"] = .double(cutoff)
             o["zero_phase"] = .bool(zeroPhase)
-        case .derivative, .magnitude:
+        case .derivative:
             break
+        case .magnitude(let name):
+            // Only when given: its absence is the per-group form.
+            if let name { o["name"] = .string(name) }
         case .calibrate(let scale, let offset):
             o["scale"] = PipelineSpec.perSensor(scale) { .double($0) }
             o["offset"] = PipelineSpec.perSensor(offset) { .double($0) }

@@ -8,7 +8,7 @@ extension SpecDecoder {
         .butterworth: ["channels", "type", "order", "cutoff_hz", "zero_phase"],
         .gravity: ["channels", "cutoff_hz", "order", "zero_phase"],
         .derivative: ["channels"],
-        .magnitude: ["channels"],
+        .magnitude: ["channels", "name"],
         .calibrate: ["channels", "scale", "offset"],
     ]
 
@@ -115,7 +115,11 @@ extension SpecDecoder {
         case .derivative:
             operation = .derivative
         case .magnitude:
-            operation = .magnitude
+            if let n = f["name"] {
+                operation = string(n, f.path("name")).map { .magnitude(name: $0) }
+            } else {
+                operation = .magnitude(name: nil)
+            }
         case .calibrate:
             func perChannel(_ key: String, _ defaultValue: Double) -> PerSensor<Double>? {
                 guard let n = f[key] else { return PerSensor(defaultValue) }

@@ -24,8 +24,9 @@ public struct TransformSpec: Sendable, Equatable {
         case gravity(order: Int, cutoffHz: Double, zeroPhase: Bool)
         /// First difference × rate → `{prefix}_jerk_{axis}`.
         case derivative
-        /// Euclidean norm of each `{prefix}_x/_y/_z` group → `{prefix}_mag`.
-        case magnitude
+        /// Euclidean norm of each `{prefix}_x/_y/_z` group → `{prefix}_mag`; with `name`, of all
+        /// the channels listed together → `name`.
+        case magnitude(name: String?)
         /// `scale × x + offset`, per channel.
         case calibrate(scale: PerSensor<Double>, offset: PerSensor<Double>)
 

@@ -129,8 +129,12 @@ final class RecordingProcessor {
                                                  ledger: ledger)
         let T = windowPlan.length
         let C = layout.channelNames.count
+        // Transforms hold the untransformed grid and, for one segment at a time, float64 buffers
+        // of the channels they write (2 values each) and a few temporaries.
+        let scratch = layout.transforms.map { $0.inputChannels + 2 * $0.channelCount + 4 } ?? 0
         try reserve(ResourceLimits.wholeEstimate(streams: recording.streams, rateHz: spec.resample.rateHz, channels: C,
-                                                 length: T, stride: windowPlan.stride, features: featurePlan?.count ?? 0))
+                                                 length: T, stride: windowPlan.stride, features: featurePlan?.count ?? 0,
+                                                 scratchPerPoint: scratch))
         var result = ProcessedRecording(source: source,
                                         windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
                                         rowsRead: recording.rowsRead, rowsDropped: recording.rowsDropped, windowsDropped: [:],

@@ -132,7 +132,16 @@ public struct TransformPlan: Sendable, Equatable {
                 operation = .derivative
                 outputNames = inputs.map { Self.derivedName(names[$0], "jerk") }
                 outputUnits = inputs.map { units[$0] == "1" ? "1/s" : "\(units[$0])/s" }
-            case .magnitude:
+            case .magnitude(let name?):
+                // One magnitude of every channel listed, named as asked.
+                if inputs.count < 2 {
+                    issues.append(ConfigIssue(location: t.location ?? SourceLocation(file: spec.file), message: "`\(path)` \(place(t.location)) with `name: \(name)` needs at least two channels, but its `channels` give \(inputs.map { "`\(names[$0])`" }.joined(separator: ", "))"))
+                    ok = false
+                }
+                outputNames = [name]
+                outputUnits = [inputs.first.map { units[$0] } ?? ""]
+                operation = .magnitude(groups: [inputs])
+            case .magnitude(nil):
                 for g in groups {
                     let loc = t.channelLocations.count == t.channels.count ? t.channelLocations[t.channels.firstIndex(of: g.ref)!] : (t.location ?? SourceLocation(file: spec.file))
                     guard g.channels.count >= 2 else {

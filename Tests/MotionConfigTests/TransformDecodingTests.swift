@@ -23,6 +23,7 @@ private func unplaced(_ steps: [TransformSpec]) -> [TransformSpec] {
       - gravity: {channels: [A]}
       - derivative: {channels: [acc_body]}
       - magnitude: {channels: [acc_body, gyro]}
+      - magnitude: {channels: [acc_x, gyro_y, acc_mag], name: mixed}
       - calibrate: {channels: [acc_x, acc_y], scale: {default: 2, acc_y: 0.5}}
     """))
     #expect(unplaced(spec.transforms) == [
@@ -31,7 +32,8 @@ private func unplaced(_ steps: [TransformSpec]) -> [TransformSpec] {
         TransformSpec(.butterworth(type: .bandpass, order: 2, cutoffHz: [0.5, 8], zeroPhase: false), channels: ["gyro"]),
         TransformSpec(.gravity(order: 3, cutoffHz: 0.3, zeroPhase: true), channels: ["A"]),
         TransformSpec(.derivative, channels: ["acc_body"]),
-        TransformSpec(.magnitude, channels: ["acc_body", "gyro"]),
+        TransformSpec(.magnitude(name: nil), channels: ["acc_body", "gyro"]),
+        TransformSpec(.magnitude(name: "mixed"), channels: ["acc_x", "gyro_y", "acc_mag"]),
         TransformSpec(.calibrate(scale: PerSensor(2, overrides: [KeyValue("acc_y", 0.5)]), offset: PerSensor(0)),
                       channels: ["acc_x", "acc_y"]),
     ])
@@ -47,7 +49,7 @@ private func unplaced(_ steps: [TransformSpec]) -> [TransformSpec] {
     #expect(TransformSpec(.butterworth(type: .lowpass, order: 3, cutoffHz: [20], zeroPhase: false), channels: ["A"]).lookahead == .samples(0))
     #expect(TransformSpec(.gravity(order: 3, cutoffHz: 0.3, zeroPhase: true), channels: ["A"]).lookahead == .segment)
     #expect(TransformSpec(.derivative, channels: ["A"]).lookahead == .samples(1))
-    #expect(TransformSpec(.magnitude, channels: ["A"]).lookahead == .samples(0))
+    #expect(TransformSpec(.magnitude(name: nil), channels: ["A"]).lookahead == .samples(0))
     var spec = try load(minimalPipeline)
     #expect(spec.transformsLookahead == .samples(0))
     spec.transforms = [TransformSpec(.median(samples: 3), channels: ["A"]), TransformSpec(.derivative, channels: ["A"])]
@@ -110,6 +112,7 @@ func badStepsAreReportedAtTheirPlace(step: String, message: String) {
       - gravity: {channels: A, order: 4}
       - derivative: {channels: [acc_body]}
       - magnitude: {channels: [acc_body]}
+      - magnitude: {channels: [acc_x, gyro_y], name: xy_mag}
       - calibrate: {channels: [acc_x], scale: 2, offset: {acc_x: -0.5}}
     """))
     guard case .object(let o) = spec.canonicalValue(), let steps = o["transforms"] else {

@@ -66,6 +66,7 @@ transforms:
   - median: {channels: acc_y, samples: 5}
   - derivative: {channels: [gyro_x]}
   - magnitude: {channels: [imu]}
+  - magnitude: {channels: [acc_x, gyro_y, acc_mag], name: mixed}
 """
 
 
@@ -126,7 +127,8 @@ def others_chain(seg, rate):
     ch["acc_y"] = median3(ch["acc_y"], 5)
     ch["gyro_jerk_x"] = derivative(ch["gyro_x"], rate)
     ch["imu_mag"] = np.sqrt(sum(ch[n] ** 2 for n in names[:6]))
-    out = names + ["gyro_jerk_x", "imu_mag"]
+    ch["mixed"] = np.sqrt(ch["acc_x"] ** 2 + ch["gyro_y"] ** 2 + ch["acc_mag"] ** 2)
+    out = names + ["gyro_jerk_x", "imu_mag", "mixed"]
     return out, np.stack([ch[n] for n in out], axis=1)
 
 
@@ -297,6 +299,8 @@ def run_error(tmp_path, steps):
      r"produces channel `gyro_jerk_x`, which transforms\[0\] already gives"),
     ("transforms:\n  - median: {channels: [acc, acc_x]}\n", 0, "acc_x", r"lists channel `acc_x` twice"),
     ("transforms:\n  - magnitude: {channels: [acc_x]}\n", 0, "acc_x", r"a single channel; a magnitude needs a group"),
+    ("transforms:\n  - magnitude: {channels: [acc_x], name: m}\n", 0, "magnitude", r"with `name: m` needs at least two channels"),
+    ("transforms:\n  - magnitude: {channels: [acc, gyro], name: acc_y}\n", 0, "magnitude", r"produces channel `acc_y`, which the inputs or `magnitude` already gives"),
     ("transforms:\n  - calibrate: {channels: [acc_x], scale: {acc_y: 2}}\n", 0, "calibrate", r"calibrates channel `acc_y`"),
     ("transforms:\n  - median: {channels: [acc], samples: 4}\n", 0, "4}", r"must be an odd integer"),
     ("transforms:\n  - lowpass: {channels: [acc]}\n", 0, "lowpass", r"unknown step `lowpass`"),

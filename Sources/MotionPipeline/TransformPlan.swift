@@ -54,6 +54,11 @@ public struct TransformPlan: Sendable, Equatable {
         return "\(name[..<u])_\(kind)_\(name[name.index(after: u)...])"
     }
 
+    /// `50` rather than `50.0`.
+    static func number(_ d: Double) -> String {
+        d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : "\(d)"
+    }
+
     /// The prefix shared by every channel of a group (`acc` of `acc_x, acc_y, acc_z`), if any.
     static func commonPrefix(_ names: [String]) -> String? {
         let prefixes = Set(names.map { n in n.lastIndex(of: "_").map { String(n[..<$0]) } ?? "" })
@@ -114,16 +119,32 @@ public struct TransformPlan: Sendable, Equatable {
             var outputNames: [String] = []
             var outputUnits: [String] = []
             var operation: Operation?
+            // The decoder checks these; a spec built in code (or read back from a manifest) may not
+            // have been through it, and the filter design must never see them.
+            func designable(_ order: Int, _ cutoff: [Double], bandpass: Bool) -> Bool {
+                let fine = (1...TransformSpec.maxOrder).contains(order) && cutoff.count == (bandpass ? 2 : 1)
+                    && cutoff.allSatisfy { $0 > 0 && $0 < rate / 2 } && (cutoff.count == 1 || cutoff[0] < cutoff[1])
+                if !fine {
+                    issues.append(ConfigIssue(location: t.location ?? SourceLocation(file: spec.file), message: "`\(path)` \(place(t.location)) cannot be designed: it needs an order from 1 to \(TransformSpec.maxOrder) and \(bandpass ? "two cutoffs, low below high," : "a cutoff") above 0 and below the Nyquist frequency, \(Self.number(rate / 2)) Hz, not order \(order) and cutoff_hz \(cutoff.map { Self.number($0) }.joined(separator: ", "))"))
+                    ok = false
+                }
+                return fine
+            }
             switch t.operation {
             case .median(let samples):
-                operation = .median(samples: samples)
+                if samples >= 1 && samples % 2 == 1 {
+                    operation = .median(samples: samples)
+                } else {
+                    issues.append(ConfigIssue(location: t.location ?? SourceLocation(file: spec.file), message: "`\(path).samples` \(place(t.location)) must be an odd integer from 1 to \(TransformSpec.maxMedianSamples), not \(samples)"))
+                    ok = false
+                }
             case .butterworth(let type, let order, let cutoff, let zeroPhase):
                 let band = SignalFilters.BandType(rawValue: type.rawValue)!
-                if cutoff.allSatisfy({ $0 < rate / 2 }) {
+                if designable(order, cutoff, bandpass: type == .bandpass) {
                     operation = .filter(sos: SignalFilters.butter(order: order, cutoffHz: cutoff, type: band, rateHz: rate), zeroPhase: zeroPhase)
                 }
             case .gravity(let order, let cutoff, let zeroPhase):
-                if cutoff < rate / 2 {
+                if designable(order, [cutoff], bandpass: false) {
                     operation = .gravity(sos: SignalFilters.butter(order: order, cutoffHz: [cutoff], type: .lowpass, rateHz: rate), zeroPhase: zeroPhase)
                 }
                 outputNames = inputs.map { Self.derivedName(names[$0], "body") } + inputs.map { Self.derivedName(names[$0], "gravity") }

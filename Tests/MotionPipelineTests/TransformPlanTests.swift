@@ -134,6 +134,28 @@ import Testing
         #expect(layout.channelUnits.last == "m/s^2/s")
     }
 
+    /// A spec built in code (or read back from a manifest) has not been through the decoder's checks.
+    @Test func stepsThatCannotBeDesignedAreRefusedNotCrashed() throws {
+        var spec = try Self.spec("  - derivative: {channels: [A]}")
+        spec.transforms = [
+            TransformSpec(.butterworth(type: .lowpass, order: 3, cutoffHz: [25], zeroPhase: true), channels: ["A"]),
+            TransformSpec(.butterworth(type: .bandpass, order: 0, cutoffHz: [2, 1], zeroPhase: true), channels: ["A"]),
+            TransformSpec(.gravity(order: 3, cutoffHz: 0, zeroPhase: true), channels: ["A"]),
+            TransformSpec(.median(samples: 4), channels: ["A"]),
+        ]
+        do {
+            _ = try ChannelLayout.make(spec)
+            Issue.record("no error")
+        } catch let e as PipelineFileError {
+            #expect(e.issues.map(\.message) == [
+                "`transforms[0].butterworth` in p.yaml cannot be designed: it needs an order from 1 to 16 and a cutoff above 0 and below the Nyquist frequency, 25 Hz, not order 3 and cutoff_hz 25",
+                "`transforms[1].butterworth` in p.yaml cannot be designed: it needs an order from 1 to 16 and two cutoffs, low below high, above 0 and below the Nyquist frequency, 25 Hz, not order 0 and cutoff_hz 2, 1",
+                "`transforms[2].gravity` in p.yaml cannot be designed: it needs an order from 1 to 16 and a cutoff above 0 and below the Nyquist frequency, 25 Hz, not order 3 and cutoff_hz 0",
+                "`transforms[3].median.samples` in p.yaml must be an odd integer from 1 to 10001, not 4",
+            ])
+        }
+    }
+
     @Test func unknownChannelsAreReportedAtTheirPlace() throws {
         do {
             _ = try ChannelLayout.make(Self.spec("  - gravity: {channels: [acc, gyr]}\n  - derivative: {channels: [acc_bdy]}"))

@@ -315,12 +315,21 @@ public struct TransformPlan: Sendable, Equatable {
                     }
                 }
             }
-            out.withUnsafeMutableBufferPointer { dst in
-                for c in 0..<C {
-                    guard let b = buffers[c] else { continue }
-                    for k in 0..<n { dst[(first + k) * C + c] = Float(b[k]) }
+            // Written back row by row (x is time-major): one pass over the segment's rows rather
+            // than one strided pass per channel.
+            let written = (0..<C).filter { buffers[$0] != nil }
+            var block = [Double]()
+            block.reserveCapacity(written.count * n)
+            for c in written { block += buffers[c]! }
+            block.withUnsafeBufferPointer { b in
+                out.withUnsafeMutableBufferPointer { dst in
+                    for k in 0..<n {
+                        let row = (first + k) * C
+                        for (j, c) in written.enumerated() { dst[row + c] = Float(b[j * n + k]) }
+                    }
                 }
             }
+
         }
         return (ResampledSignal(grid: signal.grid, channelCount: C, values: out, valid: valid), dropped)
     }

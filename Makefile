@@ -139,6 +139,8 @@ validate-sample: build
 	$(RELEASE_BIN) validate build/walk --expect expectations/walk.yaml
 	$(RELEASE_BIN) run pipelines/stairs.yaml --quiet
 	$(RELEASE_BIN) validate build/stairs
+	$(RELEASE_BIN) run pipelines/uci-har-style.yaml --quiet
+	$(RELEASE_BIN) validate build/uci-har-style
 
 interop-test: build venv
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) MOTIONPREP_INSTALLED=$(abspath .build/install-test)/usr/local \

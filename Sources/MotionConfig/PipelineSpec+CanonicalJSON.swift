@@ -21,7 +21,14 @@ extension PipelineSpec {
     /// The value `canonicalJSON()` serializes: the fully resolved pipeline, embedded in the
     /// manifest as `pipeline.resolved`.
     public func canonicalValue() -> JSONValue {
-        .object([
+        var o = canonicalObject()
+        // Only when present, so that the hash of a pipeline without transforms is as before.
+        if !transforms.isEmpty { o["transforms"] = .array(transforms.map { $0.canonicalValue() }) }
+        return .object(o)
+    }
+
+    private func canonicalObject() -> [String: JSONValue] {
+        [
             "version": .int(version),
             "name": .string(name),
             "inputs": .array(inputs.map { $0.canonicalValue() }),
@@ -70,7 +77,7 @@ extension PipelineSpec {
                 "compression_level": .int(output.compressionLevel),
                 "compression": .string(output.compression.rawValue),
             ]),
-        ])
+        ]
     }
 
     static func perSensor<V>(_ p: PerSensor<V>, _ encode: (V) -> JSONValue) -> JSONValue {
@@ -164,5 +171,36 @@ extension InputSpec {
             }
         }
         return .object(o)
+    }
+}
+
+extension TransformSpec {
+    /// `{"butterworth": {"channels": […], "type": "lowpass", "order": 3, "cutoff_hz": 20, "zero_phase": true}}`:
+    /// the step as it is written in a pipeline file, every default filled in (a band-pass
+    /// `cutoff_hz` is `[low, high]`), so that it decodes back to the same step.
+    func canonicalValue() -> JSONValue {
+        var o: [String: JSONValue] = ["channels": .array(channels.map(JSONValue.string))]
+        switch operation {
+        case .median(let samples):
+            o["samples"] = .int(samples)
+        case .butterworth(let type, let order, let cutoff, let zeroPhase):
+            o["type"] = .string(type.rawValue)
+            o["order"] = .int(order)
+            o["cutoff_hz"] = cutoff.count == 1 ? .double(cutoff[0]) : .array(cutoff.map(JSONValue.double))
+            o["zero_phase"] = .bool(zeroPhase)
+        case .gravity(let order, let cutoff, let zeroPhase):
+            o["order"] = .int(order)
+            o["cutoff_hz"] = .double(cutoff)
+            o["zero_phase"] = .bool(zeroPhase)
+        case .derivative:
+            break
+        case .magnitude(let name):
+            // Only when given: its absence is the per-group form.
+            if let name { o["name"] = .string(name) }
+        case .calibrate(let scale, let offset):
+            o["scale"] = PipelineSpec.perSensor(scale) { .double($0) }
+            o["offset"] = PipelineSpec.perSensor(offset) { .double($0) }
+        }
+        return .object([kind.rawValue: .object(o)])
     }
 }

@@ -25,6 +25,9 @@ public struct PipelineSpec: Sendable, Equatable {
     public var features: [String]
     /// `magnitude`: sensor prefixes (`acc`) whose `_x,_y,_z` get a `{prefix}_mag` channel.
     public var magnitude: [String]
+    /// `transforms`: signal steps run in order on the resampled grid, after `magnitude`
+    /// (docs/signal.md, "Transforms"); empty when absent.
+    public var transforms: [TransformSpec] = []
     public var split: SplitSpec
     public var onError: OnError
     public var output: OutputSpec

@@ -3,7 +3,7 @@ import MotionYAML
 
 extension SpecDecoder {
     static let topLevelKeys = ["version", "name", "inputs", "units", "resample", "window", "labels",
-                               "features", "magnitude", "split", "on_error", "output", "ignore_warnings"]
+                               "features", "magnitude", "transforms", "split", "on_error", "output", "ignore_warnings"]
 
     /// The whole file. Returns nil when anything is wrong (see `issues`).
     func decodePipeline(_ root: YAMLNode) -> PipelineSpec? {
@@ -48,6 +48,9 @@ extension SpecDecoder {
         var magnitude: [String]? = []
         if let node = f["magnitude"] { magnitude = stringList(node, "magnitude", unique: "sensor", nonEmpty: !resolved) }  // the canonical form writes `[]`
 
+        var transforms: [TransformSpec]? = []
+        if let node = f["transforms"] { transforms = decodeTransforms(node, rateHz: resample?.rateHz) }
+
         var split: SplitSpec? = SplitSpec()
         if let node = f["split"] { split = decodeSplit(node) }
 
@@ -71,11 +74,12 @@ extension SpecDecoder {
         }
 
         guard let version, let name, let inputs, let units, let resample, let window, labelsOK,
-              let features, let magnitude, let split, let onError, let output, issues.isEmpty else { return nil }
+              let features, let magnitude, let transforms, let split, let onError, let output, issues.isEmpty else { return nil }
         var spec = PipelineSpec(file: file, baseDirectory: baseDirectory, version: version, name: name, inputs: inputs,
                                 units: units, resample: resample, window: window, labels: labels, features: features,
                                 magnitude: magnitude, split: split, onError: onError, output: output)
         spec.ignoreWarnings = ignoreWarnings
+        spec.transforms = transforms
         return spec
     }
 

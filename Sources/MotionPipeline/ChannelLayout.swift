@@ -1,4 +1,5 @@
 import MotionConfig
+import MotionResample
 import MotionCore
 
 /// The channels of `x` (docs/inputs.md, "Recordings, subjects and channels"): input by input, each input's sensors in order, each sensor's
@@ -38,10 +39,13 @@ public struct ChannelLayout: Sendable, Equatable {
     public var sensors: [Sensor]
     /// For each magnitude channel: its name and the indices of its axes among the sensor channels.
     public var magnitudes: [(name: String, axes: [Int])]
+    /// `transforms` resolved against the channels above; their channels come last in `x`
+    /// (docs/signal.md, "Transforms"). Nil without transforms.
+    public var transforms: TransformPlan? = nil
 
     public static func == (a: ChannelLayout, b: ChannelLayout) -> Bool {
         a.sensors == b.sensors && a.magnitudes.map(\.name) == b.magnitudes.map(\.name)
-            && a.magnitudes.map(\.axes) == b.magnitudes.map(\.axes)
+            && a.magnitudes.map(\.axes) == b.magnitudes.map(\.axes) && a.transforms == b.transforms
     }
 
     /// The stream names the layout keeps from input `i` (for the readers' `keep`).
@@ -53,11 +57,21 @@ public struct ChannelLayout: Sendable, Equatable {
     public func sensor(input i: Int) -> Sensor? { sensors.first { $0.isGiven(by: i) } }
 
     /// Every channel name of `x`.
-    public var channelNames: [String] { sensors.flatMap(\.channelNames) + magnitudes.map(\.name) }
+    public var channelNames: [String] { resampledChannelNames + (transforms?.names ?? []) }
     /// Every channel unit of `x`.
-    public var channelUnits: [String] {
+    public var channelUnits: [String] { resampledChannelUnits + (transforms?.units ?? []) }
+    /// The channels the resampler gives: the sensors' channels, then the magnitude channels.
+    public var resampledChannelNames: [String] { sensors.flatMap(\.channelNames) + magnitudes.map(\.name) }
+    public var resampledChannelUnits: [String] {
         let units = sensors.flatMap(\.channelUnits)
         return units + magnitudes.map { units[$0.axes[0]] }
+    }
+
+    /// The resampled signal with `transforms` applied (itself without them), and the segments
+    /// dropped as too short for a zero-phase filter (docs/signal.md, "Transforms").
+    public func transformed(_ signal: ResampledSignal, rateHz: Double) -> (signal: ResampledSignal, dropped: [Range<Int>]) {
+        guard let transforms else { return (signal, []) }
+        return transforms.apply(signal, rateHz: rateHz)
     }
 
     /// The MotionCollector sensors (docs/inputs.md, "MotionCollector") with their channels and native units.
@@ -154,7 +168,17 @@ public struct ChannelLayout: Sendable, Equatable {
             }
             mags.append(("\(prefix)_mag", axes))
         }
-        return ChannelLayout(sensors: sensors, magnitudes: mags.map { (name: $0.0, axes: $0.1) })
+        var layout = ChannelLayout(sensors: sensors, magnitudes: mags.map { (name: $0.0, axes: $0.1) })
+        var offset = 0
+        var groups: [(name: String, channels: [Int])] = []
+        for sensor in sensors {
+            let channels = Array(offset..<(offset + sensor.channelNames.count))
+            for s in sensor.sources where s.name != "{stem}" { groups.append((s.name, channels)) }
+            offset += sensor.channelNames.count
+        }
+        layout.transforms = try TransformPlan.make(spec, names: layout.resampledChannelNames, units: layout.resampledChannelUnits,
+                                                   sensors: groups)
+        return layout
     }
 
     static func describe(_ s: Sensor) -> String {

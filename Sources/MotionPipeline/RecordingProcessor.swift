@@ -133,8 +133,12 @@ final class RecordingProcessor {
                                                  ledger: ledger)
         let T = windowPlan.length
         let C = layout.channelNames.count
+        // Transforms hold the untransformed grid and, for one segment at a time, float64 buffers
+        // of the channels they write (2 values each) and a few temporaries.
+        let scratch = layout.transforms.map { $0.inputChannels + 2 * $0.channelCount + 4 } ?? 0
         try reserve(ResourceLimits.wholeEstimate(streams: recording.streams, rateHz: spec.resample.rateHz, channels: C,
-                                                 length: T, stride: windowPlan.stride, features: featurePlan?.count ?? 0))
+                                                 length: T, stride: windowPlan.stride, features: featurePlan?.count ?? 0,
+                                                 scratchPerPoint: scratch))
         var result = ProcessedRecording(source: source,
                                         windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
                                         rowsRead: recording.rowsRead, rowsDropped: recording.rowsDropped, windowsDropped: [:],
@@ -142,7 +146,7 @@ final class RecordingProcessor {
         let rate = spec.resample.rateHz
         var inputs = spec.resampleInputs(recording.streams)
         result.warnings += try spec.antialias(&inputs, recording: source.name)
-        guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
+        guard var signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)) else {
             result.recordingDropped = "too_few_samples"
             result.longestRun = 0
             if let intervals {
@@ -158,6 +162,14 @@ final class RecordingProcessor {
         let gapStats = signal.gapStatistics
         result.gaps = gapStats.gaps
         result.invalidPoints = gapStats.invalidPoints
+        if layout.transforms != nil {
+            // Segments too short for a zero-phase filter are dropped, and the windows they would
+            // have given counted (docs/signal.md, "Transforms").
+            let transformed = layout.transformed(signal, rateHz: rate)
+            signal = transformed.signal
+            let lost = transformed.dropped.reduce(0) { $0 + ($1.count >= T ? ($1.count - T) / windowPlan.stride + 1 : 0) }
+            if lost > 0 { result.windowsDropped["short_segment", default: 0] += lost }
+        }
         let segments = signal.segments
         result.longestRun = segments.map(\.count).max() ?? 0
         // Counted before the starts are listed: the list itself (8 bytes a window) could be large.
@@ -172,7 +184,7 @@ final class RecordingProcessor {
                                          gridTime: signal.grid.time, starts: starts, length: T)
             keptStarts = labelled.kept.map { starts[$0] }
             classIds = labelled.classIds
-            result.windowsDropped = labelled.dropped
+            result.windowsDropped.add(labelled.dropped)
         } else {
             keptStarts = starts
             classIds = [Int64](repeating: -1, count: starts.count)

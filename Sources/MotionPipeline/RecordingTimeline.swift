@@ -110,11 +110,12 @@ public enum RecordingTimeline {
         let rate = spec.resample.rateHz
         var inputs = spec.resampleInputs(recording.streams)
         _ = try spec.antialias(&inputs, recording: source.name)
-        guard let signal = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)),
-              signal.grid.count > 0 else {
+        guard let resampled = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)),
+              resampled.grid.count > 0 else {
             t.problem = "a stream has fewer than 2 samples or the streams do not overlap in time: no grid (too_few_samples)"
             return
         }
+        let signal = layout.transformed(resampled, rateHz: rate).signal
         let grid = signal.grid
         t.t0 = grid.t0
         t.count = grid.count

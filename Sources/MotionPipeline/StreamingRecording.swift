@@ -37,9 +37,14 @@ struct StreamFallback: Error, CustomStringConvertible {
 /// whole scan) throws `StreamFallback`, and the caller processes the recording whole for the
 /// canonical error.
 final class StreamingRecording {
-    /// Whether `source` can be streamed: always (a `sort: true` input's file is read whole and
-    /// sorted first, `_SortedFile`; the rest still streams).
-    static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool { true }
+    /// Whether `source` can be streamed: always without `transforms` (a `sort: true` input's file
+    /// is read whole and sorted first, `_SortedFile`; the rest still streams), never with them.
+    static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool {
+        // Transforms run on whole gap-free segments (a zero-phase filter needs all of one), which
+        // the block-by-block path does not hold: such recordings are processed whole, in memory
+        // (docs/streaming.md).
+        spec.transforms.isEmpty
+    }
 
     private let source: RecordingSource
     private let spec: PipelineSpec

@@ -36,6 +36,13 @@ public struct ResampledSignal: Sendable {
     /// apart (docs/signal.md, "Resampling and gaps"); no window may contain such a point.
     public var valid: [Bool]
 
+    public init(grid: ResampleGrid, channelCount: Int, values: [Float], valid: [Bool]) {
+        self.grid = grid
+        self.channelCount = channelCount
+        self.values = values
+        self.valid = valid
+    }
+
     /// Runs of valid grid points, as half-open index ranges in ascending order.
     public var segments: [Range<Int>] {
         var out: [Range<Int>] = []

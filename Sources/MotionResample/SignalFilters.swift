@@ -249,14 +249,18 @@ public enum SignalFilters {
     }
 
     /// `scipy.signal.sosfilt(sos, x, zi=zi)` in place, direct form II transposed; returns the final state.
+    /// With `backward`, the samples are taken from the last to the first (`sosfilt` of the
+    /// reversed signal, its output reversed back).
     @discardableResult
-    public static func sosfilt(_ sos: SOS, _ x: inout [Double], zi: [[Double]]) -> [[Double]] {
+    public static func sosfilt(_ sos: SOS, _ x: inout [Double], zi: [[Double]], backward: Bool = false) -> [[Double]] {
         var state = zi
         x.withUnsafeMutableBufferPointer { buf in
+            let n = buf.count
             for (si, s) in sos.enumerated() {
                 let b0 = s[0], b1 = s[1], b2 = s[2], a1 = s[4], a2 = s[5]
                 var z0 = state[si][0], z1 = state[si][1]
-                for i in 0..<buf.count {
+                for j in 0..<n {
+                    let i = backward ? n - 1 - j : j
                     let xi = buf[i]
                     let y = b0 * xi + z0
                     z0 = b1 * xi - a1 * y + z1
@@ -297,10 +301,10 @@ public enum SignalFilters {
         let zi = sosfiltZi(sos)
         let x0 = ext[0]
         sosfilt(sos, &ext, zi: zi.map { $0.map { $0 * x0 } })
-        ext.reverse()
-        let y0 = ext[0]
-        sosfilt(sos, &ext, zi: zi.map { $0.map { $0 * y0 } })
-        ext.reverse()
+        // The backward pass runs over the buffer from its end: the same operations, in the same
+        // order, as scipy's filtering of the reversed signal, without reversing it twice.
+        let y0 = ext[ext.count - 1]
+        sosfilt(sos, &ext, zi: zi.map { $0.map { $0 * y0 } }, backward: true)
         return Array(ext[pad..<(pad + n)])
     }
 
@@ -311,6 +315,19 @@ public enum SignalFilters {
         precondition(size >= 1, "median: size ≥ 1")
         let n = x.count
         guard n > 0, size > 1 else { return x }
+        if size == 3 {
+            // The middle of three without sorting: max(min(a, b), min(max(a, b), c)).
+            var out = [Double](repeating: 0, count: n)
+            x.withUnsafeBufferPointer { v in
+                out.withUnsafeMutableBufferPointer { o in
+                    for i in 0..<n {
+                        let a = v[max(i - 1, 0)], b = v[i], c = v[min(i + 1, n - 1)]
+                        o[i] = Swift.max(Swift.min(a, b), Swift.min(Swift.max(a, b), c))
+                    }
+                }
+            }
+            return out
+        }
         let before = size / 2
         var window = [Double](repeating: 0, count: size)
         var out = [Double](repeating: 0, count: n)

@@ -104,4 +104,15 @@ private let referencePython: String? = ProcessInfo.processInfo.environment["MOTI
         #expect(SignalFilters.derivative([3], rateHz: 50) == [0])
         #expect(SignalFilters.median([], size: 3) == [])
     }
+
+    /// Runs shorter than the median (1 to 4 samples), where every output takes repeated edges.
+    @Test func medianOfShortRunsMatchesScipy() throws {
+        for n in 1...4 {
+            let x = Array(signal(n + 3).prefix(n))
+            for size in [3, 5] {
+                let theirs = try vector("out(nd.median_filter(x, size=\(size), mode='nearest'))", x: x)
+                #expect(SignalFilters.median(x, size: size) == theirs, "n \(n), size \(size)")
+            }
+        }
+    }
 }

@@ -524,3 +524,20 @@ def test_a_phone_preset_dataset_applies_to_its_own_exports(tmp_path, app):
     p = run_apply(tmp_path / "ds", tmp_path / "data", "--out", tmp_path / "applied", "--quiet")
     assert p.returncode == 0, p.stderr
     check_reproduces(tmp_path / "ds", tmp_path / "applied", labelled=False)
+
+
+def test_the_uci_har_style_transforms_apply_bit_for_bit(tmp_path):
+    """`transforms:` come back from `pipeline.resolved` with every default, so applying the shipped
+    UCI-style pipeline's dataset to its own recordings gives its windows, derived channels included."""
+    import shutil
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "pipelines" / "uci-har-style.yaml").read_text()
+    data = tmp_path / "datasets" / "walk"
+    shutil.copytree(root / "datasets" / "walk", data)
+    (tmp_path / "pipelines").mkdir()
+    (tmp_path / "pipelines" / "uci.yaml").write_text(text.replace("path: ../build/uci-har-style", "path: ../ds"))
+    motionprep("run", tmp_path / "pipelines" / "uci.yaml", "--quiet")
+    p = run_apply(tmp_path / "ds", data, "--out", tmp_path / "applied", "--quiet")
+    assert p.returncode == 0, p.stderr
+    ap, manifest = check_reproduces(tmp_path / "ds", tmp_path / "applied", labelled=True)
+    assert len(manifest["channels"]) == 6 + 6 + 6 + 5

@@ -69,6 +69,7 @@ public enum CSVSniffer {
     ///   no header); `problem` then says why, for the message.
     public static func sniff(_ head: [UInt8], isWholeFile: Bool) -> (guess: Guess?, problem: String) {
         var bytes = head
+        if bytes.isEmpty { return (nil, "the file is empty") }
         if !isWholeFile, let lastNewline = bytes.lastIndex(of: 0x0A) { bytes.removeSubrange((lastNewline + 1)...) }
         if bytes.contains(0) { return (nil, "it holds NUL bytes, so it is not text") }
         guard String(validating: bytes, as: UTF8.self) != nil else { return (nil, "it is not UTF-8 text") }
@@ -86,7 +87,9 @@ public enum CSVSniffer {
             }
         }
         let offset = sepLine ? 1 : 0
-        guard lines.contains(where: { !$0.allSatisfy(\.isWhitespace) }) else { return (nil, "it holds no text lines") }
+        let textLines = lines.filter { !$0.allSatisfy(\.isWhitespace) }
+        guard !textLines.isEmpty else { return (nil, "it holds only blank lines") }
+        if textLines.count == 1 && isWholeFile { return (nil, "it has a single line (a header without rows?)") }
         if delimiter == nil {
             // The candidate splitting the most lines into the same field count (> 1).
             var best: (d: UInt8, score: Int, fields: Int)?

@@ -132,6 +132,9 @@ public enum PipelineDraft {
                 f.skipped = e.message
             }
         }
+        if files.isEmpty {
+            throw MotionError(.noInput, "\(dataDirectory): the folder holds no files (hidden ones and links are not looked at)")
+        }
         guard !groups.isEmpty else {
             let shown = findings.prefix(3).map { "\($0.path) (\($0.skipped ?? $0.kind))" }.joined(separator: "; ")
             throw MotionError(.noInput, "\(dataDirectory): no recording motionprep can read was found among \(files.count) file(s)\(shown.isEmpty ? "" : ": " + shown)")

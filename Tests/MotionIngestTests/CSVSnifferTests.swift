@@ -65,6 +65,9 @@ import Testing
         #expect(CSVSniffer.sniff(Array("just words\nmore words\n".utf8), isWholeFile: true).problem.contains("no line splits"))
         #expect(CSVSniffer.sniff(Array("a,b\nc,d\n".utf8), isWholeFile: true).problem.contains("no header line"))
         #expect(CSVSniffer.sniff([0xC3, 0x28, 10], isWholeFile: true).problem == "it is not UTF-8 text")
+        #expect(CSVSniffer.sniff([], isWholeFile: true).problem == "the file is empty")
+        #expect(CSVSniffer.sniff(Array("\n  \n".utf8), isWholeFile: true).problem == "it holds only blank lines")
+        #expect(CSVSniffer.sniff(Array("time,x\n".utf8), isWholeFile: true).problem == "it has a single line (a header without rows?)")
     }
 
     @Test func anIncompleteLastLineOfAHeadIsIgnored() throws {

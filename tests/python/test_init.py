@@ -77,6 +77,8 @@ def test_init_never_replaces_a_file_and_says_why_it_cannot_draft(tmp_path):
     p = motionprep("init", "data", "-o", "p.yaml", cwd=tmp_path, check=False)
     assert p.returncode == 73 and "p.yaml already exists; `motionprep init` never replaces a file" in p.stderr
     assert (tmp_path / "p.yaml").read_text() == "mine\n"
+    p = motionprep("init", "data", "-o", "q.yaml", cwd=tmp_path, check=False)
+    assert p.returncode == 66 and "data: the folder holds no files" in p.stderr, p.stderr
     p = motionprep("init", "missing", "-o", "q.yaml", cwd=tmp_path, check=False)
     assert p.returncode == 66 and "motionprep: error: missing: no such folder" in p.stderr
     (tmp_path / "data" / "notes.md").write_text("hello\n")

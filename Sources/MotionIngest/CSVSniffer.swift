@@ -73,45 +73,55 @@ public enum CSVSniffer {
         if !isWholeFile, let lastNewline = bytes.lastIndex(of: 0x0A) { bytes.removeSubrange((lastNewline + 1)...) }
         if bytes.contains(0) { return (nil, "it holds NUL bytes, so it is not text") }
         guard String(validating: bytes, as: UTF8.self) != nil else { return (nil, "it is not UTF-8 text") }
-        var lines = physicalLines(bytes)
+        // Excel's `sep=X` first line names the delimiter; the records start after it.
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         var sepLine = false
         var delimiter: UInt8?
         var delimiterReason = ""
-        if let first = lines.first, first.lowercased().hasPrefix("sep="), first.utf8.count == 5 {
-            let d = first.utf8.last!
-            if d == UInt8(ascii: ",") || d == UInt8(ascii: ";") || d == 9 {
-                sepLine = true
-                delimiter = d
-                delimiterReason = "a `sep=` first line"
-                lines.removeFirst()
-            }
+        let firstLine = body.prefix { $0 != 0x0A }
+        let first = firstLine.last == 0x0D ? firstLine.dropLast() : firstLine
+        if first.count == 5, String(decoding: first.prefix(4), as: UTF8.self).lowercased() == "sep=",
+           let d = first.last, d == UInt8(ascii: ",") || d == UInt8(ascii: ";") || d == 9 {
+            sepLine = true
+            delimiter = d
+            delimiterReason = "a `sep=` first line"
+            body = body.dropFirst(firstLine.count + 1)
         }
         let offset = sepLine ? 1 : 0
-        let textLines = lines.filter { !$0.allSatisfy(\.isWhitespace) }
+        // Split as the csv reader splits (`CSVRecords`: RFC 4180 quoting, blank lines skipped,
+        // fields trimmed); a candidate delimiter the records cannot be split by is no candidate.
+        func records(_ d: UInt8) -> [CSVRecord]? { try? CSVRecords.split(Array(body), displayPath: "", delimiter: d) }
+        let textLines = body.split(separator: 0x0A).filter { line in line.contains { !_NumberKernels.isBlank($0) && $0 != 0x0D } }
         guard !textLines.isEmpty else { return (nil, "it holds only blank lines") }
         if textLines.count == 1 && isWholeFile { return (nil, "it has a single line (a header without rows?)") }
-        if delimiter == nil {
-            // The candidate splitting the most lines into the same field count (> 1).
-            var best: (d: UInt8, score: Int, fields: Int)?
+        var split: [CSVRecord] = []
+        if let d = delimiter {
+            guard let r = records(d) else { return (nil, "its lines cannot be split at its `sep=` delimiter (a quote left open?)") }
+            split = r
+        } else {
+            // The candidate splitting the most records into the same field count (> 1).
+            var best: (d: UInt8, score: Int, fields: Int, records: [CSVRecord])?
             for d in [UInt8(ascii: ","), UInt8(ascii: ";"), 9] {
-                let counts = lines.prefix(50).filter { !$0.isEmpty }.map { fields($0, d).count }
+                guard let r = records(d) else { continue }
+                let counts = r.prefix(50).map(\.fields.count)
                 guard let mode = mostCommon(counts), mode > 1 else { continue }
                 let score = counts.filter { $0 == mode }.count
-                if best == nil || score > best!.score || (score == best!.score && mode > best!.fields) { best = (d, score, mode) }
+                if best == nil || score > best!.score || (score == best!.score && mode > best!.fields) { best = (d, score, mode, r) }
             }
             guard let best else { return (nil, "no line splits into several fields at `,`, `;` or a tab") }
             delimiter = best.d
             delimiterReason = "\(best.fields) fields per line"
+            split = best.records
         }
         let d = delimiter!
-        // The header: the first line whose next non-blank line has the same field count and
-        // more numbers than it has.
+        // The header: the first record whose next record has about as many fields and more
+        // numbers than it has.
         var headerIndex: Int?
-        let split = lines.map { $0.isEmpty ? [] : fields($0, d) }
-        for i in split.indices where split[i].count > 1 {
-            guard let next = split[(i + 1)...].first(where: { !$0.isEmpty }) else { break }
-            let numbersHere = split[i].filter(isNumber).count, numbersNext = next.filter(isNumber).count
-            if next.count >= split[i].count - 1 && numbersHere < split[i].count && numbersNext > numbersHere {
+        for i in split.indices.dropLast() where split[i].fields.count > 1 {
+            let here = split[i].fields, next = split[i + 1].fields
+            let numbersHere = here.filter(isNumber).count, numbersNext = next.filter(isNumber).count
+            if next.count >= here.count - 1 && numbersHere < here.count && numbersNext > numbersHere {
                 headerIndex = i
                 break
             }
@@ -119,8 +129,8 @@ public enum CSVSniffer {
         guard let h = headerIndex else {
             return (nil, "no header line was found (a line of column names followed by rows of numbers)")
         }
-        let names = split[h]
-        let rows = split[(h + 1)...].filter { !$0.isEmpty }
+        let names = split[h].fields
+        let rows = split[(h + 1)...].map(\.fields)
         var columns: [Column] = []
         for (c, name) in names.enumerated() {
             var kind = Column.Kind.empty
@@ -137,8 +147,9 @@ public enum CSVSniffer {
             if kind != .text { examples = [] }
             columns.append(Column(name: name, kind: kind, examples: examples))
         }
-        var guess = Guess(delimiter: d, delimiterReason: delimiterReason, sepLine: sepLine, skipLines: h,
-                          headerLine: h + 1 + offset, columns: columns, rowsLooked: rows.count,
+        // `skip_lines` counts the physical lines before the header, after a `sep=` line.
+        var guess = Guess(delimiter: d, delimiterReason: delimiterReason, sepLine: sepLine, skipLines: split[h].line - 1,
+                          headerLine: split[h].line + offset, columns: columns, rowsLooked: rows.count,
                           timeColumn: nil, timeUnit: nil, timeReason: "", labelColumn: nil)
         guessTime(&guess, rows: Array(rows))
         guess.labelColumn = columns.first { $0.kind == .text && labelNames.contains(normalized($0.name)) }?.name
@@ -252,49 +263,5 @@ public enum CSVSniffer {
         var counts: [Int: Int] = [:]
         for x in xs { counts[x, default: 0] += 1 }
         return counts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
-    }
-
-    /// Physical lines without their LF or CRLF, a UTF-8 byte-order mark dropped.
-    static func physicalLines(_ bytes: [UInt8]) -> [String] {
-        var b = bytes[...]
-        if b.starts(with: [0xEF, 0xBB, 0xBF]) { b = b.dropFirst(3) }
-        var out = b.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> String in
-            var l = line
-            if l.last == 0x0D { l = l.dropLast() }
-            return String(decoding: l, as: UTF8.self)
-        }
-        if out.last == "" { out.removeLast() }
-        return out
-    }
-
-    /// One line's fields by RFC 4180 quoting, unquoted and trimmed of blanks (as the csv reader
-    /// does; a quoted newline is not joined here: the guess looks at single lines).
-    static func fields(_ line: String, _ d: UInt8) -> [String] {
-        var out: [String] = []
-        var field: [UInt8] = []
-        var quoted = false, wasQuoted = false
-        var it = Array(line.utf8)[...]
-        while let c = it.popFirst() {
-            if quoted {
-                if c == UInt8(ascii: "\"") {
-                    if it.first == UInt8(ascii: "\"") { field.append(c); it = it.dropFirst() } else { quoted = false }
-                } else { field.append(c) }
-            } else if c == d {
-                out.append(trim(field, wasQuoted)); field = []; wasQuoted = false
-            } else if c == UInt8(ascii: "\"") && field.allSatisfy({ $0 == 32 || $0 == 9 }) {
-                quoted = true; wasQuoted = true; field = []
-            } else {
-                field.append(c)
-            }
-        }
-        out.append(trim(field, wasQuoted))
-        return out
-    }
-
-    private static func trim(_ f: [UInt8], _ quoted: Bool) -> String {
-        var s = f[...]
-        while let c = s.first, c == 32 || c == 9 { s = s.dropFirst() }
-        while let c = s.last, c == 32 || c == 9 { s = s.dropLast() }
-        return String(decoding: s, as: UTF8.self)
     }
 }

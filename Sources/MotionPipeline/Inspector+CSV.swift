@@ -2,6 +2,7 @@ import Foundation
 import MotionConfig
 import MotionCore
 import MotionIngest
+import MotionResample
 
 /// `motionprep inspect FILE.csv`: a delimited text file that no pipeline describes yet
 /// (docs/commands.md, "inspect").
@@ -101,14 +102,7 @@ extension Inspector {
     /// - Throws: `MotionError` (65) when the file is not delimited text with a header, naming
     ///   why; 66/74 when it cannot be read.
     public static func inspect(csvFile path: String) throws -> CSVFileReport {
-        guard let h = FileHandle(forReadingAtPath: path) else {
-            throw MotionError(.noInput, "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { try? h.close() }
-        var head: [UInt8]
-        do { head = [UInt8]((try h.read(upToCount: CSVSniffer.headBytes + 1)) ?? Data()) } catch {
-            throw MotionError(.ioError, "cannot read \(path): \(error.localizedDescription)")
-        }
+        var head = try readHead(path, bytes: CSVSniffer.headBytes + 1)
         let isWholeFile = head.count <= CSVSniffer.headBytes
         if !isWholeFile { head.removeLast() }
         let (found, problem) = CSVSniffer.sniff(head, isWholeFile: isWholeFile)
@@ -135,11 +129,7 @@ extension Inspector {
             // No pipeline says what a gap is: an interval over max(0.25 s, 2.5 × the stream's median interval).
             var gapLimit: [String: Double] = [:]
             for stream in csv.streams {
-                let t = stream.times.sorted()
-                var d: [Double] = []
-                for i in t.indices.dropFirst() where t[i] > t[i - 1] { d.append(t[i] - t[i - 1]) }
-                d.sort()
-                gapLimit[stream.name] = d.isEmpty ? 0.25 : max(0.25, 2.5 * d[d.count / 2])
+                gapLimit[stream.name] = max(0.25, 2.5 * Antialias.medianInterval(stream.times.sorted()))
             }
             fill(&r, raw, maxGap: { gapLimit[$0] ?? 0.25 }, preferMarkers: false)
             report.recording = r
@@ -147,5 +137,21 @@ extension Inspector {
             report.error = e.message
         }
         return report
+    }
+}
+
+extension Inspector {
+    /// The first `bytes` bytes of the file at `path` (fewer when it is shorter), for recognising
+    /// its format.
+    ///
+    /// - Throws: `MotionError` 66 when it cannot be opened, 74 when reading fails, naming the reason.
+    static func readHead(_ path: String, bytes: Int) throws -> [UInt8] {
+        guard let h = FileHandle(forReadingAtPath: path) else {
+            throw MotionError(.noInput, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { try? h.close() }
+        do { return [UInt8]((try h.read(upToCount: bytes)) ?? Data()) } catch {
+            throw MotionError(.ioError, "cannot read \(path): \(error.localizedDescription)")
+        }
     }
 }

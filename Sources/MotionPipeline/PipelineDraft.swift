@@ -47,12 +47,26 @@ public enum PipelineDraft {
             throw MotionError(.noInput, "\(dataDirectory): no such folder (`motionprep init` looks at a folder of recordings)")
         }
         let files = try listFiles(dataDirectory)
-        // Export folders of the phone apps whose presets read folders: their other files
-        // (Sensor Logger's Metadata.csv and Annotation.csv, phyphox's meta/) are the app's, not recordings.
+        // Every text file's first bytes, read once: which app's export, MotionCollector file or
+        // other text it is. Export folders of the apps whose presets read folders are noted: their
+        // other files (Sensor Logger's Metadata.csv and Annotation.csv, phyphox's meta/) are the
+        // app's, not recordings.
+        var sniffed: [String: Sniffed] = [:]
         var exportFolders: [String: PhoneApp] = [:]
-        for rel in files where rel.lowercased().hasSuffix(".csv") {
-            guard let head = try? readHead(PathText.join(dataDirectory, rel)), let m = presetMatch(rel, head: head), m.app.readsFolders else { continue }
-            exportFolders[parentDirectory(rel)] = m.app
+        for rel in files where isText(rel) {
+            do {
+                let head = try Inspector.readHead(PathText.join(dataDirectory, rel), bytes: 4096)
+                if let m = presetMatch(rel, head: head) {
+                    sniffed[rel] = .preset(m)
+                    if m.app.readsFolders { exportFolders[parentDirectory(rel)] = m.app }
+                } else if let variant = MotionCollectorReader.sniff(head) {
+                    sniffed[rel] = .motionCollector(variant)
+                } else {
+                    sniffed[rel] = .other
+                }
+            } catch {
+                sniffed[rel] = .unreadable("\(error)")
+            }
         }
         func exportFolder(of rel: String) -> (String, PhoneApp)? {
             var dir = parentDirectory(rel)
@@ -69,45 +83,46 @@ public enum PipelineDraft {
             var f = Finding(path: rel, kind: "", streams: [], labels: [], skipped: nil)
             defer { findings.append(f) }
             if isIIOLayoutFile(rel) { f.kind = "iio layout"; f.skipped = "part of a copied sysfs folder"; continue }
-            if let iio = iioDump(rel, dataDirectory: dataDirectory) {
+            if let layout = iioDump(rel, dataDirectory: dataDirectory) {
                 f.kind = "iio"
-                add(&groups, key: "iio|" + iio.layoutTemplate, kind: .iio(layout: iio.layoutTemplate), file: rel, finding: &f)
+                let i = add(&groups, key: "iio|" + layout, kind: .iio(layout: layout), file: rel, finding: &f)
                 // The rate the device was set to (the IIO ABI's `sampling_frequency`), when the copy has it.
                 let sysfs = PathText.join(dataDirectory, (rel.contains("/") ? parentDirectory(rel) + "/" : "") + "sysfs/sampling_frequency")
                 if let text = try? String(contentsOfFile: sysfs, encoding: .utf8), let hz = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), hz > 0 {
                     f.streams.append("sampling_frequency \(MessageNumber.number(hz)) Hz (sysfs)")
-                    if let i = groups.firstIndex(where: { $0.key == "iio|" + iio.layoutTemplate }) { groups[i].rates.append(hz) }
+                    groups[i].rates.append(hz)
                 }
                 continue
             }
-            let lower = rel.lowercased()
-            guard lower.hasSuffix(".csv") || lower.hasSuffix(".txt") || lower.hasSuffix(".tsv") else {
+            guard let kind = sniffed[rel] else {
                 f.skipped = "not a .csv, .txt or .tsv file, nor an iio dump with a `sysfs` folder beside it"
                 continue
             }
-            let head: [UInt8]
-            do { head = try readHead(full) } catch { f.skipped = "cannot be read: \(error)"; continue }
-            if let match = presetMatch(rel, head: head) {
+            switch kind {
+            case .unreadable(let why):
+                f.skipped = "cannot be read: \(why)"
+                continue
+            case .preset(let match):
                 f.kind = "\(match.app.title) export (`type: \(match.app.rawValue)`), \(match.sensors.joined(separator: ", "))"
                 do {
                     let r = try Inspector.inspect(csvFile: full)
                     if let rec = r.recording { describe(&f, rec) }
-                    let key = "preset|\(match.app.rawValue)|\(match.delimiter)|\(match.rawData)"
-                    add(&groups, key: key, kind: .preset(match), file: rel, finding: &f, report: r.recording)
-                    if let i = groups.firstIndex(where: { $0.key == key }) {
-                        for s in match.sensors where !groups[i].presetSensors.contains(s) { groups[i].presetSensors.append(s) }
-                        groups[i].sensorsByUnit[unitOf(rel, match), default: []].formUnion(match.sensors)
-                        if let rate = r.recording?.streams.first?.effectiveRateHz { groups[i].rateBySensor[match.sensors[0], default: []].append(rate) }
-                    }
+                    let i = add(&groups, key: "preset|\(match.app.rawValue)|\(match.delimiter)|\(match.rawData)", kind: .preset(match),
+                                file: rel, finding: &f, report: r.recording)
+                    for s in match.sensors where !groups[i].presetSensors.contains(s) { groups[i].presetSensors.append(s) }
+                    groups[i].sensorsByUnit[unitOf(rel, match), default: []].formUnion(match.sensors)
+                    if let rate = r.recording?.streams.first?.effectiveRateHz { groups[i].rateBySensor[match.sensors[0], default: []].append(rate) }
                 } catch let e as UserFacingError { f.skipped = e.message }
                 continue
+            case .motionCollector, .other:
+                break
             }
             if let (folder, app) = exportFolder(of: rel) {
                 f.kind = "part of \(app.title)'s export \(folder)"
                 f.skipped = "not sensor data the `\(app.rawValue)` preset reads"
                 continue
             }
-            if let variant = MotionCollectorReader.sniff(head) {
+            if case .motionCollector(let variant) = kind {
                 f.kind = "motioncollector (\(variant.rawValue) header)"
                 do {
                     let r = try Inspector.inspect(motionCollectorFile: full)
@@ -147,6 +162,19 @@ public enum PipelineDraft {
 
     // MARK: - Groups
 
+    /// What a text file's first bytes say it is.
+    enum Sniffed {
+        case preset(PhonePreset.Match)
+        case motionCollector(MotionCollectorFile.Variant)
+        case other
+        case unreadable(String)
+    }
+
+    static func isText(_ rel: String) -> Bool {
+        let lower = rel.lowercased()
+        return lower.hasSuffix(".csv") || lower.hasSuffix(".txt") || lower.hasSuffix(".tsv")
+    }
+
     enum Kind {
         case preset(PhonePreset.Match)
         case motioncollector
@@ -172,7 +200,9 @@ public enum PipelineDraft {
         var anyStreams: [String] = []
     }
 
-    static func add(_ groups: inout [Group], key: String, kind: Kind, file: String, finding: inout Finding, report: RecordingReport? = nil) {
+    /// Adds `file` to the group of `key` (made when new); returns the group's index.
+    @discardableResult
+    static func add(_ groups: inout [Group], key: String, kind: Kind, file: String, finding: inout Finding, report: RecordingReport? = nil) -> Int {
         let i: Int
         if let j = groups.firstIndex(where: { $0.key == key }) { i = j } else { groups.append(Group(kind: kind, key: key)); i = groups.count - 1 }
         groups[i].files.append(file)
@@ -184,6 +214,7 @@ public enum PipelineDraft {
             groups[i].commonStreams = groups[i].commonStreams.map { c in c.filter(names.contains) } ?? names
             for n in names where !groups[i].anyStreams.contains(n) { groups[i].anyStreams.append(n) }
         }
+        return i
     }
 
     static func describe(_ f: inout Finding, _ r: RecordingReport) {
@@ -236,26 +267,20 @@ public enum PipelineDraft {
         return out.sorted(by: Text.utf8Less)
     }
 
-    static func readHead(_ path: String) throws -> [UInt8] {
-        guard let h = FileHandle(forReadingAtPath: path) else { throw MotionError(.noInput, "cannot read \(path)") }
-        defer { try? h.close() }
-        return [UInt8]((try h.read(upToCount: 4096)) ?? Data())
-    }
-
     /// A file inside a copied sysfs folder (`…/sysfs/scan_elements/in_accel_x_en`).
     static func isIIOLayoutFile(_ rel: String) -> Bool {
         rel.split(separator: "/").dropLast().contains("sysfs")
     }
 
-    /// A dump (`.bin`, `.dat`, `.raw`) whose folder holds `sysfs/scan_elements`.
-    static func iioDump(_ rel: String, dataDirectory: String) -> (layoutTemplate: String, Void)? {
+    /// The layout template of a dump (`.bin`, `.dat`, `.raw`) whose folder holds `sysfs/scan_elements`; nil for other files.
+    static func iioDump(_ rel: String, dataDirectory: String) -> String? {
         let lower = rel.lowercased()
         guard lower.hasSuffix(".bin") || lower.hasSuffix(".dat") || lower.hasSuffix(".raw") else { return nil }
         let folder = rel.contains("/") ? String(rel[..<rel.lastIndex(of: "/")!]) : ""
         var isDir: ObjCBool = false
         let scan = PathText.join(dataDirectory, (folder.isEmpty ? "" : folder + "/") + "sysfs/scan_elements")
         guard FileManager.default.fileExists(atPath: scan, isDirectory: &isDir), isDir.boolValue else { return nil }
-        return ("{dirpath}/sysfs", ())
+        return "{dirpath}/sysfs"
     }
 
     // MARK: - Layout: recordings, subjects, labels from folders

@@ -110,7 +110,7 @@ public enum PipelineChecks {
             out.append(Diagnostic(.warning, at: at, "label(s) \(list(outside)) found in \(place) are not in `labels.classes` after `labels.map`, so their windows are dropped (counted as `no_label`)",
                                   hints: hints))
         }
-        let unusedKeys = labels.map.map(\.key).filter { !seen(found, $0) }
+        let unusedKeys = labels.map.map(\.key).filter { !found.contains($0) }
         if !unusedKeys.isEmpty {
             let sev: Diagnostic.Severity = complete ? .warning : .note
             out.append(Diagnostic(sev, at: at, "`labels.map` key(s) \(list(unusedKeys)) match no label found in \(place)",
@@ -126,8 +126,6 @@ public enum PipelineChecks {
         }
         return out
     }
-
-    private static func seen(_ found: [String], _ key: String) -> Bool { found.contains(key) }
 
     static func diagnostics(_ error: Error) -> [Diagnostic] {
         if let e = error as? UserFacingError { return e.diagnostics }

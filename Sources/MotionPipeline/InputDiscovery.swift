@@ -137,7 +137,7 @@ public enum InputDiscovery {
             if spec.inputs[u.inputIndex].files != nil {
                 throw MotionError(.noInput, "cannot read input \(u.pattern): no such file")
             }
-            throw MotionError(.noInput, unmatchedMessage(u, spec: spec))
+            throw MotionError(.noInput, unmatchedMessage(u, spec: spec, file: spec.file))
         }
         if let bad = irregular.first {
             if spec.inputs[bad.inputIndex].files != nil {
@@ -211,18 +211,20 @@ public enum InputDiscovery {
 
     /// "`PATTERN` in inputs[i] of FILE matches no file", or for a preset, which folder pattern
     /// has no folder holding the sensor's file (docs/inputs.md, "Phone-logger presets").
-    public static func unmatchedMessage(_ u: Unmatched, spec: PipelineSpec, file: String? = nil) -> String {
-        let shownFile = file ?? spec.file
+    /// - Parameter file: how the sentence names the pipeline file (`of FILE`); nil leaves the
+    ///   clause out, for a diagnostic whose location already names it.
+    public static func unmatchedMessage(_ u: Unmatched, spec: PipelineSpec, file: String?) -> String {
+        let of = file.map { " of \($0)" } ?? ""
         let relative = "paths are relative to the pipeline file's folder `\(spec.baseDirectory)`"
         let input = spec.inputs.indices.contains(u.inputIndex) ? spec.inputs[u.inputIndex] : nil
         guard let preset = input?.preset else {
-            return "`\(u.pattern)` in inputs[\(u.inputIndex)] of \(shownFile) matches no file (\(relative))"
+            return "`\(u.pattern)` in inputs[\(u.inputIndex)]\(of) matches no file (\(relative))"
         }
         guard preset.app.readsFolders, let slash = u.pattern.lastIndex(of: "/") else {
-            return "`\(u.pattern)` in \(spec.inputName(u.inputIndex)) of \(shownFile) matches no file (\(relative))"
+            return "`\(u.pattern)` in \(spec.inputName(u.inputIndex))\(of) matches no file (\(relative))"
         }
         let folder = String(u.pattern[..<slash]), name = String(u.pattern[u.pattern.index(after: slash)...])
-        return "no folder matched by `\(folder.isEmpty ? "/" : folder)` in \(spec.inputName(u.inputIndex)) of \(shownFile) holds `\(name)` "
+        return "no folder matched by `\(folder.isEmpty ? "/" : folder)` in \(spec.inputName(u.inputIndex))\(of) holds `\(name)` "
             + "(\(relative); leave out of `sensors` the sensors that were not recorded)"
     }
 

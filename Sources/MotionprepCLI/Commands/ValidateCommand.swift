@@ -120,10 +120,8 @@ enum ValidateCommand {
                     _ = try ChannelLayout.make(spec)
                     let matched = InputDiscovery.match(spec)
                     for u in matched.unmatched {
-                        var d = Diagnostic.from(sentence: InputDiscovery.unmatchedMessage(u, spec: spec, file: path), severity: .error)
-                        d.location = spec.inputs[u.inputIndex].location ?? SourceLocation(file: path)
-                        d.message = d.message.replacingOccurrences(of: " of \(path) matches", with: " matches")
-                        add([d], .noInput)
+                        add([Diagnostic(.error, at: spec.inputs[u.inputIndex].location ?? SourceLocation(file: path),
+                                        InputDiscovery.unmatchedMessage(u, spec: spec, file: nil))], .noInput)
                     }
                     for bad in matched.irregular {
                         add([Diagnostic(.error, at: SourceLocation(file: bad.path),

@@ -1,4 +1,5 @@
 import Foundation
+import MotionSinks
 
 /// One array as stored in a data file: its dtype (numpy's name, e.g. "float32"; `nil` when it
 /// is none of float32, float64, int32, int64 little-endian) and its full shape, rows first.
@@ -18,32 +19,16 @@ public struct StoredArray: Sendable, Equatable {
 }
 
 /// What the manifest says a file should describe about itself; passed to
-/// ``DatasetFileReader/metadataProblems(expected:)``.
+/// ``DatasetFileReader/metadataProblems(expected:)``. The dataset part is the very description
+/// the writer was given (`DatasetDescription`, MotionSinks), so reader and writer name the same
+/// fields once.
 public struct ExpectedFileMetadata: Sendable {
     public var split: String
-    public var sampleRateHz: Double
-    public var windowLength: Int
-    public var windowStride: Int
-    public var channelNames: [String]
-    public var channelUnits: [String]
-    public var classNames: [String]
-    public var featureNames: [String]
-    public var subjectNames: [String]
-    public var recordingNames: [String]
+    public var dataset: DatasetDescription
 
-    public init(split: String, sampleRateHz: Double, windowLength: Int, windowStride: Int, channelNames: [String],
-                channelUnits: [String], classNames: [String], featureNames: [String], subjectNames: [String],
-                recordingNames: [String]) {
+    public init(split: String, dataset: DatasetDescription) {
         self.split = split
-        self.sampleRateHz = sampleRateHz
-        self.windowLength = windowLength
-        self.windowStride = windowStride
-        self.channelNames = channelNames
-        self.channelUnits = channelUnits
-        self.classNames = classNames
-        self.featureNames = featureNames
-        self.subjectNames = subjectNames
-        self.recordingNames = recordingNames
+        self.dataset = dataset
     }
 }
 

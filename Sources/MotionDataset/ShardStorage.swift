@@ -133,7 +133,7 @@ final class ShardFileReader: DatasetFileReader {
                 badKeys.append(s.key)
             }
             if !seen.insert(s.windowNumber).inserted { repeated.append(s.key) }
-            let name: String? = s.classID >= 0 && s.classID < Int64(e.classNames.count) ? e.classNames[Int(s.classID)] : nil
+            let name: String? = s.classID >= 0 && s.classID < Int64(e.dataset.classNames.count) ? e.dataset.classNames[Int(s.classID)] : nil
             if (s.classID == -1 || name != nil) && s.label != name {
                 badLabels.append("`\(s.key).json` has label \(s.label.map { "\"\($0)\"" } ?? "null") but `\(s.key).y.cls` is \(s.classID) (\(name.map { "\"\($0)\"" } ?? "null"))")
             }

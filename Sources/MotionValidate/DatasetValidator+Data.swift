@@ -1,4 +1,5 @@
 import MotionDataset
+import MotionSinks
 import MotionCore
 
 /// `arrays.*`, `counts.*`, `labels.range`, `indices.range`, `values.finite`, `splits.*` and
@@ -36,11 +37,11 @@ extension _ValidationRun {
             return
         }
 
-        let expected = ExpectedFileMetadata(
-            split: file.split.rawValue, sampleRateHz: manifest.sampleRateHz, windowLength: manifest.windowLength,
-            windowStride: manifest.windowStride, channelNames: manifest.channelNames, channelUnits: manifest.channelUnits,
-            classNames: manifest.classes, featureNames: manifest.featureNames, subjectNames: manifest.subjects,
-            recordingNames: manifest.recordings)
+        let expected = ExpectedFileMetadata(split: file.split.rawValue, dataset: DatasetDescription(
+            sampleRateHz: manifest.sampleRateHz, windowLength: manifest.windowLength, windowStride: manifest.windowStride,
+            channelNames: manifest.channelNames, channelUnits: manifest.channelUnits, classNames: manifest.classes,
+            featureNames: manifest.featureNames, subjectNames: manifest.subjects, recordingNames: manifest.recordings,
+            hasFolds: manifest.splitPolicy.folds != nil))
         do {
             for p in try reader.metadataProblems(expected: expected) { builder.fail(.filesMetadata, file.path, p) }
         } catch {

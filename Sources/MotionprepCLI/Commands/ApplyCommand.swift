@@ -50,7 +50,7 @@ enum ApplyCommand {
         let signals = cancel.installSIGINTHandler()
         defer { signals.cancel(); signal(SIGINT, SIG_DFL) }
         var options = ApplyOptions(inputs: Array(a.positionals.dropFirst()), outputDirectory: out, inputIndex: inputIndex, jobs: jobs,
-                                   log: { line in bar.clear(); Diagnostics.stderr(line) },
+                                   log: { line in bar.clear(); Diagnostics.log(line) },
                                    progress: { bar.draw($0) }, isCancelled: { cancel.isSet })
         let env = ProcessInfo.processInfo.environment
         if let point = env["MOTIONPREP_TEST_PAUSE_AT"] {

@@ -14,7 +14,7 @@ PYTHON       ?= python3
 VENV         := .venv
 VPY          := $(VENV)/bin/python
 RELEASE_BIN  := .build/release/motionprep
-PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libkissfft-dev libdeflate-dev libfast-float-dev pkg-config zstd chromium zsh fish
+PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libdeflate-dev libfast-float-dev pkg-config zstd chromium zsh fish
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 # The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
@@ -39,7 +39,6 @@ deps:
 	for pc in hdf5 libzstd yaml-0.1 libcrypto libdeflate; do \
 	  pkg-config --exists $$pc 2>/dev/null || missing="$$missing $$pc"; \
 	done; \
-	[ -f /usr/include/kissfft/kiss_fftr.h ] || missing="$$missing kissfft"; \
 	[ -f /usr/include/fast_float/fast_float.h ] || missing="$$missing fast_float"; \
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \

@@ -22,10 +22,12 @@ let cTargets: [Target] = [
                    providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CCrypto", path: "Sources/CShims/CCrypto", pkgConfig: "libcrypto",
                    providers: [.apt(["libssl-dev"])]),
-    .systemLibrary(name: "CKissFFT", path: "Sources/CShims/CKissFFT",
-                   providers: [.apt(["libkissfft-dev"])]),
     .systemLibrary(name: "CDeflate", path: "Sources/CShims/CDeflate", pkgConfig: "libdeflate",
                    providers: [.apt(["libdeflate-dev"])]),
+    // kissfft, vendored (Sources/CKissFFT/README.md): the one C library the MotionLive product
+    // needs, so it must build in an iOS/watchOS app, where no Debian package exists.
+    .target(name: "CKissFFT", path: "Sources/CKissFFT", exclude: ["kissfft", "README.md"],
+            linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
     // fast_float (libfast-float-dev, header-only C++) behind a plain C header: a regular C++
     // target, so no Swift/C++ interop flags leak into the importer. Only MotionIngest uses it.
     .target(name: "CFastFloat", path: "Sources/CShims/CFastFloat"),

@@ -1,4 +1,4 @@
-// MotionFFT: the only importer of CKissFFT (Debian's libkissfft-float, single precision).
+// MotionFFT: the only importer of CKissFFT (kissfft vendored in Sources/CKissFFT, single precision).
 // Scope: forward real FFT of one fixed length, returning the power spectrum |rfft(x)|² in Double.
 // Left out: inverse transforms, window functions, double precision. (A README.md here would
 // be an unhandled file to SwiftPM, hence this header.)

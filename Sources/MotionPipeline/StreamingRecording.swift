@@ -64,7 +64,8 @@ final class StreamingRecording {
     private let ledger: InputLedger?
 
     // Streams, in layout order, and which file each came from.
-    private var streams: [_StreamBuffer]
+    /// The kept streams (`grid.streams`, in layout order) and the grid they are resampled on.
+    private let grid: StreamingGrid
     private var streamFile: [Int?]
     /// Files of `sort: true` inputs, read whole and sorted once (they are read again by the
     /// anti-aliasing passes).
@@ -72,19 +73,12 @@ final class StreamingRecording {
     /// Each stream's name as read (a `{stem}` layout stream is named by its file).
     private var streamNames: [String]
     // Grid.
-    private var t0: Double?
-    private var nextPoint = 0
     private var gridBase = 0
     private var gridRows: [Float] = []
     private var row: [Float]
     // Segments and windows.
-    private var runStart: Int?
-    private var nextStart = 0
+    private var cutter: WindowCutter
     private var pending: [Int] = []
-    private var previousValid = true
-    private var gaps = 0
-    private var invalidPoints = 0
-    private var longestRun = 0
     // Labels.
     /// The `intervals` or `path` track, on the input's clock once T0 is known (`clock: recording`).
     private var fixedTrack: LabelTrack?
@@ -131,7 +125,9 @@ final class StreamingRecording {
         rate = spec.resample.rateHz
         T = windowPlan.length
         C = layout.channelNames.count
-        streams = layout.sensors.map { sensor in _StreamBuffer(channels: sensor.channelNames.count) }
+        grid = StreamingGrid(streams: layout.sensors.map { sensor in StreamBuffer(channels: sensor.channelNames.count) },
+                             rateHz: spec.resample.rateHz, magnitudes: layout.magnitudes.map(\.axes))
+        cutter = WindowCutter(plan: windowPlan)
         streamFile = Array(repeating: nil, count: layout.sensors.count)
         streamNames = layout.sensors.map(\.name)
         row = [Float](repeating: 0, count: layout.channelNames.count)
@@ -141,7 +137,7 @@ final class StreamingRecording {
                           featureCount: featurePlan?.count ?? 0)
     }
 
-    private func time(_ k: Int) -> Double { t0! + Double(k) / rate }
+    private func time(_ k: Int) -> Double { grid.time(k) }
 
     /// A block reader for `file`, or nil for an IIO dump of an input with no kept stream (whole
     /// processing does not read those either).
@@ -189,8 +185,8 @@ final class StreamingRecording {
     /// without `sensor:` is named by its file's stem), as whole processing does.
     private func configure(_ s: Int, name: String) {
         streamNames[s] = name
-        streams[s].method = spec.resampleMethod(for: name)
-        streams[s].maxGapS = spec.maxGapS(for: name)
+        grid.streams[s].method = spec.resampleMethod(for: name)
+        grid.streams[s].maxGapS = spec.maxGapS(for: name)
     }
 
     /// One extra read of the recording's files (for the anti-aliasing median, or for T0): hands
@@ -214,10 +210,10 @@ final class StreamingRecording {
     /// counts (`StreamingMedian`), as `Antialias.apply` does from the whole stream.
     private func designFilters(isCancelled: () -> Bool) throws {
         guard spec.resample.antialias else { return }
-        var medians = streams.map { _ in StreamingMedian() }
+        var medians = grid.streams.map { _ in StreamingMedian() }
         while medians.contains(where: { $0.needsPass }) {
-            var last = [Double?](repeating: nil, count: streams.count)
-            var owner = [Int?](repeating: nil, count: streams.count)
+            var last = [Double?](repeating: nil, count: grid.streams.count)
+            var owner = [Int?](repeating: nil, count: grid.streams.count)
             var decreasing = false
             try rereadFiles(isCancelled: isCancelled) { s, r, raw in
                 if let o = owner[s], o != r { throw StreamFallback(description: "stream `\(raw.name)` in two files") }
@@ -242,9 +238,9 @@ final class StreamingRecording {
             if decreasing { return }
             for s in medians.indices where medians[s].needsPass { medians[s].endPass() }
         }
-        for s in streams.indices {
+        for s in grid.streams.indices {
             if let f = Antialias.lowPass(medianInterval: medians[s].median, rateHz: rate) {
-                streams[s].filter = StreamingRunFilter(filter: f, channels: streams[s].channels, maxGapS: streams[s].maxGapS)
+                grid.streams[s].filter = StreamingRunFilter(filter: f, channels: grid.streams[s].channels, maxGapS: grid.streams[s].maxGapS)
             }
         }
     }
@@ -282,14 +278,14 @@ final class StreamingRecording {
                 if let iio = readers[r].reader as? IIOBlockReader, iio.scans == 0 {
                     throw StreamFallback(description: "\(readers[r].file.path) has no whole scan")
                 }
-                for s in streams.indices where streamFile[s] == r { streams[s].finish() }
+                for s in grid.streams.indices where streamFile[s] == r { grid.streams[s].finish() }
                 limitGrid()
             }
-            if t0 == nil { try waitForLateStream(isCancelled: isCancelled) }
-            if gridOverflow || missingStream || streams.contains(where: { $0.decrease != nil }) {
+            if grid.t0 == nil { try waitForLateStream(isCancelled: isCancelled) }
+            if gridOverflow || missingStream || grid.streams.contains(where: { $0.decrease != nil }) {
                 // the contract's (docs/inputs.md, "Bad rows and time order") error is certain: read on only to check the rest (a bad line later
                 // in the file is reported first, as whole processing reads the file first).
-                for s in streams.indices { streams[s].checkOnly = true }
+                for s in grid.streams.indices { grid.streams[s].checkOnly = true }
                 continue
             }
             try label(count: ready, writer: writer)
@@ -299,22 +295,22 @@ final class StreamingRecording {
         for r in readers { warnings += r.reader.warnings }
         // Whole processing's checks after reading, in its order: per kept stream, present, then
         // in time order (an iio dump's order is checked right after the dump).
-        for s in streams.indices {
-            if let d = streams[s].decrease, let r = streamFile[s], let iio = readers[r].reader as? IIOBlockReader {
+        for s in grid.streams.indices {
+            if let d = grid.streams[s].decrease, let r = streamFile[s], let iio = readers[r].reader as? IIOBlockReader {
                 throw IngestError(.iioTimeDecreases(stream: d.stream, scan: Int(d.line), time: d.time, previousTime: d.previousTime),
                                   at: SourceLocation(file: readers[r].file.path, byteOffset: Int(d.line) * iio.scanBytes))
             }
         }
         for (s, sensor) in layout.sensors.enumerated() {
             guard let r = streamFile[s] else { throw RecordingLoader.noStream(sensor, source: source, spec: spec) }
-            if let d = streams[s].decrease {
+            if let d = grid.streams[s].decrease {
                 throw IngestError(.timeDecreases(stream: d.stream, time: d.time, previousTime: d.previousTime, previousLine: Int(d.previousLine)),
                                   at: SourceLocation(file: readers[r].file.path, line: Int(d.line)))
             }
         }
         try checkGrid(readers.map(\.file))
         var dropped: String?
-        if streams.contains(where: { $0.total < 2 }) {
+        if grid.streams.contains(where: { $0.total < 2 }) {
             dropped = "too_few_samples"
         } else {
             try emit(final: true, writer: writer)
@@ -327,22 +323,22 @@ final class StreamingRecording {
             try label(count: pending.count, writer: writer)
             try flush(writer: writer)
         }
-        for s in streams.indices {
-            if let f = streams[s].filter, f.unfilteredRuns > 0 {
+        for s in grid.streams.indices {
+            if let f = grid.streams[s].filter, f.unfilteredRuns > 0 {
                 warnings.append(PipelineSpec.unfilteredWarning(recording: source.name, runs: f.unfilteredRuns, stream: streamNames[s]))
             }
         }
-        let duplicates = streams.reduce(0) { $0 + $1.duplicates }
+        let duplicates = grid.streams.reduce(0) { $0 + $1.duplicates }
         if duplicates > 0 { rowsDropped["duplicate_time", default: 0] += duplicates }
         let processed = ProcessedRecording(
             source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
             rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
-            recordingDropped: dropped, gaps: dropped == nil ? gaps : 0, invalidPoints: dropped == nil ? invalidPoints : 0,
+            recordingDropped: dropped, gaps: dropped == nil ? cutter.gaps : 0, invalidPoints: dropped == nil ? cutter.invalidPoints : 0,
             warnings: warnings, xMoments: xMoments, featureMoments: featureMoments,
-            longestRun: dropped == nil ? longestRun : 0,
+            longestRun: dropped == nil ? cutter.longestRun : 0,
             labelRowsNoOverlap: intervals.map { intervals in
                 LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
-                                            gridCount: dropped == nil ? nextPoint : 0, time: { self.time($0) })
+                                            gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
             } ?? [])
         let inputs = try (ledger ?? InputLedger(baseDirectory: spec.baseDirectory)).inputs(for: source)
         let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
@@ -354,13 +350,13 @@ final class StreamingRecording {
     /// and latest samples as `ResourceLimits.Extent` finds them in the whole stream.
     private func checkGrid(_ files: [InputFile]) throws {
         var extents: [ResourceLimits.Extent] = []
-        for s in streams.indices {
-            guard let r = streamFile[s], let e = streams[s].extent else { continue }
+        for s in grid.streams.indices {
+            guard let r = streamFile[s], let e = grid.streams[s].extent else { continue }
             let file = files[r]
             let isIIO = spec.inputs[file.inputIndex].type == .iio
             func at(_ line: Int32) -> String { isIIO ? "\(file.path) scan \(line)" : "\(file.path):\(line)" }
             extents.append(ResourceLimits.Extent(first: e.first, firstAt: at(e.firstLine), last: e.last, lastAt: at(e.lastLine),
-                                                 count: streams[s].received))
+                                                 count: grid.streams[s].received))
         }
         try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C, limit: valueLimit)
         if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
@@ -375,9 +371,9 @@ final class StreamingRecording {
     /// to check the rest, and report it as whole processing does.
     private func waitForLateStream(isCancelled: () -> Bool) throws {
         if firstTimes == nil {
-            let buffered = streams.reduce(0) { $0 + $1.times.count * ($1.channels + 1) * 8 }
+            let buffered = grid.streams.reduce(0) { $0 + $1.times.count * ($1.channels + 1) * 8 }
             guard buffered > 4 * blockBytes else { return }
-            var first = [Double?](repeating: nil, count: streams.count)
+            var first = [Double?](repeating: nil, count: grid.streams.count)
             try rereadFiles(isCancelled: isCancelled) { s, _, raw in
                 if first[s] == nil, let t = raw.times.first { first[s] = t }
                 return first.contains { $0 == nil }
@@ -386,7 +382,7 @@ final class StreamingRecording {
             if first.contains(where: { $0 == nil }) { missingStream = true }
         }
         guard !missingStream, let known = firstTimes?.max() else { return }
-        for s in streams.indices { streams[s].drop(before: known) }
+        for s in grid.streams.indices { grid.streams[s].drop(before: known) }
         trimEvents(before: known)
     }
 
@@ -401,7 +397,7 @@ final class StreamingRecording {
             }
             if streamFile[s] == nil { configure(s, name: raw.name) }
             streamFile[s] = reader
-            try streams[s].append(raw)
+            grid.streams[s].append(name: raw.name, times: raw.times, channels: raw.channels, lines: raw.lines)
             if let last = raw.times.last { progress = Swift.max(progress ?? last, last) }
         }
         if fixedTrack == nil, let labels = spec.labels {
@@ -414,12 +410,12 @@ final class StreamingRecording {
     /// label events beyond it are never used. A file that runs on long after another one ended
     /// is then read to its end (its rows, duplicates and errors count) without being kept.
     private func limitGrid() {
-        let ended = streams.filter { $0.finished && $0.total > 0 }.map(\.lastTime)
+        let ended = grid.streams.filter { $0.finished && $0.total > 0 }.map(\.lastTime)
         guard let earliest = ended.min() else { return }
         // Past T1 + the grid's tolerance: 1 s, or 1e-6 of the clock for epoch times.
         let bound = earliest + Swift.max(1, 1e-6 * Swift.abs(earliest))
         labelBound = Swift.min(labelBound, bound)
-        for s in streams.indices { streams[s].keepUntil = Swift.min(streams[s].keepUntil, bound) }
+        for s in grid.streams.indices { grid.streams[s].keepUntil = Swift.min(grid.streams[s].keepUntil, bound) }
     }
 
     /// Adds label events in time order (stable: an equal time goes after the ones already there).
@@ -447,82 +443,39 @@ final class StreamingRecording {
 
     /// Computes every grid point that the samples so far settle (all of them when `final`).
     private func emit(final: Bool, writer: RecordWriter) throws {
-        if t0 == nil {
-            guard streams.allSatisfy({ $0.firstTime != nil }) else { return }
-            t0 = streams.map { $0.firstTime! }.max()!
-            if let labels = spec.labels { fixedTrack = fixedTrack?.onGrid(t0: t0, clock: labels.clock) }
+        if grid.t0 == nil {
+            guard grid.start() else { return }
+            if let labels = spec.labels { fixedTrack = fixedTrack?.onGrid(t0: grid.t0!, clock: labels.clock) }
         }
-        var limit = Double.infinity
-        if final {
-            let t1 = streams.map { $0.lastTime }.min()!
-            limit = ResamplePoint.gridLimit(t0: t0!, t1: t1)
-            let span = (limit - t0!) * rate
-            guard t0! <= limit, span.isFinite, span < Double(Int32.max) * 64 else { return }
-        } else {
-            // Points before every stream's last settled sample.
-            var horizon = Double.infinity
-            for s in streams {
-                guard let t = s.lastSettledTime else { return }
-                horizon = Swift.min(horizon, t)
-            }
-            limit = horizon.nextDown
-        }
+        guard let limit = final ? grid.finalLimit : grid.horizon else { return }
         // Whole processing's resource limit (ResourceLimits.checkGrid): a grid this long is
         // nearly always a bad timestamp. The grid so far is within the one whole processing
         // computes from the streams' extents, so past the limit here it is past it there: stop
         // computing, read on only to check, and report it as whole processing does.
-        guard !((limit - t0!) * rate * Double(C) > Double(valueLimit)) else {
+        guard !((limit - grid.t0!) * rate * Double(C) > Double(valueLimit)) else {
             gridOverflow = true
             return
         }
-        let magnitudes = layout.magnitudes.map(\.axes)
-        let base = C - magnitudes.count
-        while true {
-            let t = time(nextPoint)
-            guard t <= limit else { break }
-            var valid = true
-            var offset = 0
-            row.withUnsafeMutableBufferPointer { r in
-                for s in streams.indices {
-                    if !streams[s].sample(at: t, into: r, offset: offset) { valid = false }
-                    offset += streams[s].channels
-                }
-                for (m, axes) in magnitudes.enumerated() {
-                    r[base + m] = ResamplePoint.magnitude(axes) { r[$0] }
-                }
-            }
+        grid.compute(through: limit) { k, row, valid in
             gridRows.append(contentsOf: row)
-            let k = nextPoint
-            nextPoint += 1
-            if valid {
-                if runStart == nil { runStart = k; nextStart = k }
-                longestRun = Swift.max(longestRun, k + 1 - runStart!)
-                while nextStart + T <= k + 1 {
-                    windowStarts += 1
-                    if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
-                        // Whole processing refuses the recording (checkWindows): count on, keep none.
-                        windowOverflow = true
-                        pending.removeAll()
-                    }
-                    if !windowOverflow { pending.append(nextStart) }
-                    nextStart += windowPlan.stride
+            cutter.add(point: k, valid: valid) { start in
+                windowStarts += 1
+                if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
+                    // Whole processing refuses the recording (checkWindows): count on, keep none.
+                    windowOverflow = true
+                    pending.removeAll()
                 }
-            } else {
-                runStart = nil
-                invalidPoints += 1
-                if previousValid { gaps += 1 }
+                if !windowOverflow { pending.append(start) }
             }
-            previousValid = valid
         }
         trimGrid()
-        for s in streams.indices { streams[s].trim() }
     }
 
     /// Drops grid rows no window can still need.
     private func trimGrid() {
-        var keep = nextPoint
+        var keep = grid.nextPoint
         if let p = pending.first { keep = Swift.min(keep, p) }
-        if runStart != nil { keep = Swift.min(keep, nextStart) }
+        if let e = cutter.earliestUncut { keep = Swift.min(keep, e) }
         let drop = keep - gridBase
         if drop > 0 && drop * C >= Swift.max(1 << 16, gridRows.count / 2) {
             gridRows.removeFirst(drop * C)
@@ -543,7 +496,7 @@ final class StreamingRecording {
             let a = starts[0]
             let span = starts[count - 1] + T - a
             let track = fixedTrack ?? LabelTrack(names: eventNames, times: eventTimes, labels: eventLabels)
-            let t0 = self.t0!, rate = self.rate
+            let t0 = grid.t0!, rate = self.rate
             let labelled = aligner.label(track: track, gridCount: span, gridTime: { t0 + Double(a + $0) / rate },
                                          starts: starts.map { $0 - a }, length: T)
             keptStarts = labelled.kept.map { starts[$0] }
@@ -568,9 +521,9 @@ final class StreamingRecording {
     /// Drops label events before the earliest time a window can still cover, except the last
     /// of them (the label in force there).
     private func trimEvents() {
-        var earliest = nextPoint
+        var earliest = grid.nextPoint
         if let p = pending.first { earliest = Swift.min(earliest, p) }
-        if runStart != nil { earliest = Swift.min(earliest, nextStart) }
+        if let e = cutter.earliestUncut { earliest = Swift.min(earliest, e) }
         trimEvents(before: time(earliest))
     }
 
@@ -605,192 +558,6 @@ final class StreamingRecording {
         }
         try writer.append(out)
         out = WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0)
-    }
-}
-
-/// The samples of one kept stream that can still bracket a grid point, with global indices.
-///
-/// Samples arrive in file order. The newest stays open (a later one with the same time replaces
-/// it, docs/inputs.md, "Bad rows and time order") until a later time settles it; settled samples go through the anti-aliasing
-/// filter when the stream has one, and then into `times` / `values`.
-struct _StreamBuffer {
-    let channels: Int
-    /// Set once the stream's name is known (`StreamingRecording.configure`).
-    var method = ResampleMethod.linear
-    var maxGapS = Double.infinity
-    /// Global index of `times[0]`.
-    var base = 0
-    var times: [Double] = []
-    var values: [[Double]]
-    /// True once the stream's file has ended and every sample is in `times`.
-    var finished = false
-    var firstTime: Double?
-    var duplicates = 0
-    /// Samples (global count) with time ≤ the last grid time asked for.
-    var atOrBefore = 0
-    var filter: StreamingRunFilter?
-    /// Settled samples later than the second one past this time are not kept (`limitGrid`).
-    var keepUntil = Double.infinity
-    private var openTime: Double?
-    private var openValues: [Double]
-
-    init(channels: Int) {
-        self.channels = channels
-        values = Array(repeating: [], count: channels)
-        openValues = [Double](repeating: 0, count: channels)
-    }
-
-    /// Settled samples so far (all of them once `finished`).
-    var total: Int { base + times.count }
-    var lastTime: Double { times.last! }
-
-    /// The time of the latest settled sample.
-    var lastSettledTime: Double? { times.last }
-
-    /// The first decreasing time (docs/inputs.md, "Bad rows and time order": whole processing's error), with its line (or IIO
-    /// scan) and its predecessor's.
-    var decrease: (stream: String, time: Double, previousTime: Double, line: Int32, previousLine: Int32)?
-    /// Set once some stream has a decrease: samples are only checked for their order.
-    var checkOnly = false
-    var extent: (first: Double, firstLine: Int32, last: Double, lastLine: Int32)?
-    /// Samples received (duplicates included) up to the first decreasing time.
-    var received = 0
-    private var openLine: Int32 = 0
-
-    /// Appends samples in file order: equal times replace the previous sample (counted); the
-    /// first decreasing time is recorded in `decrease`, after which nothing is kept.
-    mutating func append(_ raw: RawStream) throws {
-        for j in 0..<raw.count {
-            let t = raw.times[j]
-            if decrease != nil { return }
-            received += 1
-            // The earliest (first of equals) and latest (last of equals) samples, for messages.
-            if extent == nil {
-                extent = (t, raw.lines[j], t, raw.lines[j])
-            } else if t < extent!.first {
-                extent!.first = t
-                extent!.firstLine = raw.lines[j]
-            } else if t >= extent!.last {
-                extent!.last = t
-                extent!.lastLine = raw.lines[j]
-            }
-            if checkOnly {
-                if let open = openTime, t < open {
-                    decrease = (raw.name, t, open, raw.lines[j], openLine)
-                    return
-                }
-                openTime = t
-                openLine = raw.lines[j]
-                continue
-            }
-            if let open = openTime {
-                if t < open {
-                    decrease = (raw.name, t, open, raw.lines[j], openLine)
-                    return
-                }
-                openLine = raw.lines[j]
-                if t == open {
-                    for c in 0..<channels { openValues[c] = raw.channels[c][j] }
-                    duplicates += 1
-                    continue
-                }
-                settle()
-            } else if firstTime == nil {
-                firstTime = t
-            }
-            openTime = t
-            openLine = raw.lines[j]
-            for c in 0..<channels { openValues[c] = raw.channels[c][j] }
-        }
-    }
-
-    /// The stream's file has ended: settles the open sample and drains the filter.
-    mutating func finish() {
-        if checkOnly || decrease != nil {
-            finished = true
-            return
-        }
-        if openTime != nil { settle() }
-        openTime = nil
-        filter?.finish(outTimes: &times, outValues: &values)
-        dropBeyond()
-        finished = true
-    }
-
-    /// Drops settled samples after the second one past `keepUntil` (the filter still sees
-    /// every sample, so filtered values and its counts are those of the whole stream).
-    private mutating func dropBeyond() {
-        guard keepUntil < .infinity, let last = times.last, last > keepUntil else { return }
-        var i = times.count
-        while i > 0 && times[i - 1] > keepUntil { i -= 1 }
-        let keep = i + 2
-        guard times.count > keep else { return }
-        times.removeLast(times.count - keep)
-        for c in 0..<channels { values[c].removeLast(values[c].count - keep) }
-    }
-
-    private mutating func settle() {
-        if let filter {
-            filter.push(time: openTime!, values: openValues, outTimes: &times, outValues: &values)
-        } else {
-            times.append(openTime!)
-            for c in 0..<channels { values[c].append(openValues[c]) }
-        }
-        if openTime! > keepUntil { dropBeyond() }
-    }
-
-    /// Writes the stream's channels at grid time `t` to `row[offset...]` with the rules
-    /// `_ResampleKernels.resample` uses (`ResamplePoint`); returns whether the bracketing interval is within
-    /// `maxGapS`. Grid times must be asked for in ascending order.
-    @inline(__always)
-    mutating func sample(at t: Double, into row: UnsafeMutableBufferPointer<Float>, offset: Int) -> Bool {
-        let n = total
-        while atOrBefore < n && times[atOrBefore - base] <= t { atOrBefore += 1 }
-        let i = ResamplePoint.bracket(atOrBefore: atOrBefore, count: n)
-        let ti = times[i - base], tj = times[i + 1 - base]
-        let valid = !(tj - ti > maxGapS)
-        switch method {
-        case .linear:
-            let sinceLeft = t - ti
-            let interval = tj - ti
-            for c in 0..<channels {
-                row[offset + c] = ResamplePoint.linear(values[c][i - base], values[c][i + 1 - base], sinceLeft: sinceLeft, interval: interval)
-            }
-        case .nearest:
-            let k = ResamplePoint.nearest(i, t: t, ti: ti, tj: tj)
-            for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
-        case .previous:
-            let k = ResamplePoint.previous(atOrBefore: atOrBefore)
-            for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
-        }
-        return valid
-    }
-
-    /// Drops samples before the last one at or before `t0` (the grid starts at `t0`, so no grid
-    /// point can use them), before any grid point is computed.
-    mutating func drop(before t0: Double) {
-        var k = 0
-        var hi = times.count
-        while k < hi {   // samples with time ≤ t0
-            let mid = (k + hi) / 2
-            if times[mid] <= t0 { k = mid + 1 } else { hi = mid }
-        }
-        let drop = k - 1
-        guard drop >= 4096 && drop >= times.count / 2 else { return }
-        times.removeFirst(drop)
-        for c in 0..<channels { values[c].removeFirst(drop) }
-        base += drop
-        atOrBefore = Swift.max(atOrBefore, base)
-    }
-
-    /// Drops samples before the earliest one a later grid point can use.
-    mutating func trim() {
-        let keep = Swift.max(0, Swift.min(atOrBefore - 1, total - 2))
-        let drop = keep - base
-        guard drop >= 4096 && drop >= times.count / 2 else { return }
-        times.removeFirst(drop)
-        for c in 0..<channels { values[c].removeFirst(drop) }
-        base = keep
     }
 }
 

@@ -28,3 +28,45 @@ public struct WindowPlan: Sendable, Equatable {
         return out
     }
 }
+
+/// Window starts cut from grid points as they are computed, one at a time (the streamed form of
+/// `WindowPlan.starts(in:)`, docs/signal.md, "Windows and labels"): inside each run of valid
+/// points, a start every `stride` points from the run's first, as soon as the window's last
+/// point is known. Counts the gaps (runs of invalid points), invalid points and the longest run.
+public struct WindowCutter: Sendable {
+    public let plan: WindowPlan
+    /// Runs of invalid points, invalid points, and the longest run of valid ones so far.
+    public private(set) var gaps = 0
+    public private(set) var invalidPoints = 0
+    public private(set) var longestRun = 0
+    private var runStart: Int?
+    private var nextStart = 0
+    private var previousValid = true
+
+    public init(plan: WindowPlan) {
+        self.plan = plan
+    }
+
+    /// The first grid point a window not cut yet can start at (nil outside a run): rows before
+    /// it, and before every start handed out but not yet used, can be dropped.
+    public var earliestUncut: Int? { runStart == nil ? nil : nextStart }
+
+    /// Takes grid point `k` (points must come in order, every one of them) and calls `start`
+    /// with each window start whose last point it is.
+    @inline(__always)
+    public mutating func add(point k: Int, valid: Bool, start: (Int) throws -> Void) rethrows {
+        if valid {
+            if runStart == nil { runStart = k; nextStart = k }
+            longestRun = Swift.max(longestRun, k + 1 - runStart!)
+            while nextStart + plan.length <= k + 1 {
+                try start(nextStart)
+                nextStart += plan.stride
+            }
+        } else {
+            runStart = nil
+            invalidPoints += 1
+            if previousValid { gaps += 1 }
+        }
+        previousValid = valid
+    }
+}

@@ -1,0 +1,289 @@
+import MotionCore
+
+/// The streamed resampler (docs/streaming.md): kept streams that arrive a block, or a sample,
+/// at a time, put on the grid of docs/signal.md, "Resampling and gaps", point by point as soon as
+/// every stream settles it. Each grid value is computed with the same bracketing and the same
+/// expression as the whole-recording kernel (`ResamplePoint`), so the two give the same bits.
+///
+/// Used by MotionPipeline's `StreamingRecording` (recordings read in blocks) and by `MotionLive`
+/// (samples pushed by an app): one engine for both.
+public final class StreamingGrid {
+    /// The kept streams, in layout order (their channels, in order, are the first channels of a row).
+    public var streams: [StreamBuffer]
+    public let rateHz: Double
+    /// Channel indices of each magnitude channel's axes; magnitude m is channel `baseChannels + m`.
+    public let magnitudes: [[Int]]
+    /// Channels of a grid row: every stream's, then the magnitudes.
+    public let channelCount: Int
+    /// T0, the latest first sample of the streams, once every stream has one.
+    public private(set) var t0: Double?
+    /// The next grid point to compute (all before it are computed).
+    public private(set) var nextPoint = 0
+    private var row: [Float]
+
+    public init(streams: [StreamBuffer], rateHz: Double, magnitudes: [[Int]]) {
+        self.streams = streams
+        self.rateHz = rateHz
+        self.magnitudes = magnitudes
+        channelCount = streams.reduce(0) { $0 + $1.channels } + magnitudes.count
+        row = [Float](repeating: 0, count: channelCount)
+    }
+
+    /// Grid time k: T0 + k / rate.
+    @inline(__always)
+    public func time(_ k: Int) -> Double { t0! + Double(k) / rateHz }
+
+    /// Sets T0 once every stream has a first sample; returns whether it is known.
+    public func start() -> Bool {
+        if t0 != nil { return true }
+        guard streams.allSatisfy({ $0.firstTime != nil }) else { return false }
+        t0 = streams.map { $0.firstTime! }.max()!
+        return true
+    }
+
+    /// The last grid time the settled samples decide now: just before every stream's latest
+    /// settled sample; nil while some stream has none (or T0 is unknown).
+    public var horizon: Double? {
+        guard t0 != nil else { return nil }
+        var horizon = Double.infinity
+        for s in streams {
+            guard let t = s.lastSettledTime else { return nil }
+            horizon = Swift.min(horizon, t)
+        }
+        return horizon.nextDown
+    }
+
+    /// The grid's end once every stream has finished (`ResamplePoint.gridLimit` of T0 and T1,
+    /// the earliest last sample); nil when the grid is empty or absurdly long.
+    public var finalLimit: Double? {
+        guard let t0, streams.allSatisfy({ $0.total > 0 }) else { return nil }
+        let t1 = streams.map { $0.lastTime }.min()!
+        let limit = ResamplePoint.gridLimit(t0: t0, t1: t1)
+        let span = (limit - t0) * rateHz
+        guard t0 <= limit, span.isFinite, span < Double(Int32.max) * 64 else { return nil }
+        return limit
+    }
+
+    /// Computes every grid point k with time(k) ≤ `limit`, in order, handing each to `body`
+    /// with its row (every channel, magnitudes included) and whether it is valid (no stream's
+    /// bracketing interval beyond its `maxGapS`). Then drops samples no later point can use.
+    public func compute(through limit: Double, _ body: (_ k: Int, _ row: UnsafeBufferPointer<Float>, _ valid: Bool) throws -> Void) rethrows {
+        let base = channelCount - magnitudes.count
+        while true {
+            let t = time(nextPoint)
+            guard t <= limit else { break }
+            var valid = true
+            var offset = 0
+            row.withUnsafeMutableBufferPointer { r in
+                for s in streams.indices {
+                    if !streams[s].sample(at: t, into: r, offset: offset) { valid = false }
+                    offset += streams[s].channels
+                }
+                for (m, axes) in magnitudes.enumerated() {
+                    r[base + m] = ResamplePoint.magnitude(axes) { r[$0] }
+                }
+            }
+            let k = nextPoint
+            nextPoint += 1
+            try row.withUnsafeBufferPointer { try body(k, $0, valid) }
+        }
+        for s in streams.indices { streams[s].trim() }
+    }
+}
+
+/// The samples of one kept stream that can still bracket a grid point, with global indices.
+///
+/// Samples arrive in file order. The newest stays open (a later one with the same time replaces
+/// it, docs/inputs.md, "Bad rows and time order") until a later time settles it; settled samples go through the anti-aliasing
+/// filter when the stream has one, and then into `times` / `values`.
+public struct StreamBuffer {
+    public let channels: Int
+    /// Set once the stream's name is known (`StreamingRecording.configure`).
+    public var method = ResampleMethod.linear
+    public var maxGapS = Double.infinity
+    /// Global index of `times[0]`.
+    public private(set) var base = 0
+    public private(set) var times: [Double] = []
+    public private(set) var values: [[Double]]
+    /// True once the stream's file has ended and every sample is in `times`.
+    public private(set) var finished = false
+    public private(set) var firstTime: Double?
+    public private(set) var duplicates = 0
+    /// Samples (global count) with time ≤ the last grid time asked for.
+    public private(set) var atOrBefore = 0
+    public var filter: StreamingRunFilter?
+    /// Settled samples later than the second one past this time are not kept (`limitGrid`).
+    public var keepUntil = Double.infinity
+    private var openTime: Double?
+    private var openValues: [Double]
+
+    public init(channels: Int) {
+        self.channels = channels
+        values = Array(repeating: [], count: channels)
+        openValues = [Double](repeating: 0, count: channels)
+    }
+
+    /// Settled samples so far (all of them once `finished`).
+    public var total: Int { base + times.count }
+    public var lastTime: Double { times.last! }
+
+    /// The time of the latest settled sample.
+    public var lastSettledTime: Double? { times.last }
+
+    /// The first decreasing time (docs/inputs.md, "Bad rows and time order": whole processing's error), with its line (or IIO
+    /// scan) and its predecessor's.
+    public private(set) var decrease: (stream: String, time: Double, previousTime: Double, line: Int32, previousLine: Int32)?
+    /// Set once some stream has a decrease: samples are only checked for their order.
+    public var checkOnly = false
+    public private(set) var extent: (first: Double, firstLine: Int32, last: Double, lastLine: Int32)?
+    /// Samples received (duplicates included) up to the first decreasing time.
+    public private(set) var received = 0
+    private var openLine: Int32 = 0
+
+    /// Appends samples in file order: equal times replace the previous sample (counted); the
+    /// first decreasing time is recorded in `decrease`, after which nothing is kept. `name` is
+    /// the stream's name as read, for `decrease`; `lines` the samples' lines (or IIO scans).
+    public mutating func append(name: String, times: [Double], channels: [[Double]], lines: [Int32]) {
+        for j in 0..<times.count {
+            if decrease != nil { return }
+            append(name: name, time: times[j], line: lines[j]) { channels[$0][j] }
+        }
+    }
+
+    /// Appends one sample (see `append(name:times:channels:lines:)`); `value(c)` is channel c's value.
+    @inline(__always)
+    public mutating func append(name: String, time t: Double, line: Int32, value: (Int) -> Double) {
+        if decrease != nil { return }
+        received += 1
+        // The earliest (first of equals) and latest (last of equals) samples, for messages.
+        if extent == nil {
+            extent = (t, line, t, line)
+        } else if t < extent!.first {
+            extent!.first = t
+            extent!.firstLine = line
+        } else if t >= extent!.last {
+            extent!.last = t
+            extent!.lastLine = line
+        }
+        if checkOnly {
+            if let open = openTime, t < open {
+                decrease = (name, t, open, line, openLine)
+                return
+            }
+            openTime = t
+            openLine = line
+            return
+        }
+        if let open = openTime {
+            if t < open {
+                decrease = (name, t, open, line, openLine)
+                return
+            }
+            openLine = line
+            if t == open {
+                for c in 0..<channels { openValues[c] = value(c) }
+                duplicates += 1
+                return
+            }
+            settle()
+        } else if firstTime == nil {
+            firstTime = t
+        }
+        openTime = t
+        openLine = line
+        for c in 0..<channels { openValues[c] = value(c) }
+    }
+
+    /// The time of the open (newest, not yet settled) sample.
+    public var newestTime: Double? { openTime }
+
+    /// The stream's file has ended: settles the open sample and drains the filter.
+    public mutating func finish() {
+        if checkOnly || decrease != nil {
+            finished = true
+            return
+        }
+        if openTime != nil { settle() }
+        openTime = nil
+        filter?.finish(outTimes: &times, outValues: &values)
+        dropBeyond()
+        finished = true
+    }
+
+    /// Drops settled samples after the second one past `keepUntil` (the filter still sees
+    /// every sample, so filtered values and its counts are those of the whole stream).
+    private mutating func dropBeyond() {
+        guard keepUntil < .infinity, let last = times.last, last > keepUntil else { return }
+        var i = times.count
+        while i > 0 && times[i - 1] > keepUntil { i -= 1 }
+        let keep = i + 2
+        guard times.count > keep else { return }
+        times.removeLast(times.count - keep)
+        for c in 0..<channels { values[c].removeLast(values[c].count - keep) }
+    }
+
+    private mutating func settle() {
+        if let filter {
+            filter.push(time: openTime!, values: openValues, outTimes: &times, outValues: &values)
+        } else {
+            times.append(openTime!)
+            for c in 0..<channels { values[c].append(openValues[c]) }
+        }
+        if openTime! > keepUntil { dropBeyond() }
+    }
+
+    /// Writes the stream's channels at grid time `t` to `row[offset...]` with the rules
+    /// `_ResampleKernels.resample` uses (`ResamplePoint`); returns whether the bracketing interval is within
+    /// `maxGapS`. Grid times must be asked for in ascending order.
+    @inline(__always)
+    public mutating func sample(at t: Double, into row: UnsafeMutableBufferPointer<Float>, offset: Int) -> Bool {
+        let n = total
+        while atOrBefore < n && times[atOrBefore - base] <= t { atOrBefore += 1 }
+        let i = ResamplePoint.bracket(atOrBefore: atOrBefore, count: n)
+        let ti = times[i - base], tj = times[i + 1 - base]
+        let valid = !(tj - ti > maxGapS)
+        switch method {
+        case .linear:
+            let sinceLeft = t - ti
+            let interval = tj - ti
+            for c in 0..<channels {
+                row[offset + c] = ResamplePoint.linear(values[c][i - base], values[c][i + 1 - base], sinceLeft: sinceLeft, interval: interval)
+            }
+        case .nearest:
+            let k = ResamplePoint.nearest(i, t: t, ti: ti, tj: tj)
+            for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
+        case .previous:
+            let k = ResamplePoint.previous(atOrBefore: atOrBefore)
+            for c in 0..<channels { row[offset + c] = Float(values[c][k - base]) }
+        }
+        return valid
+    }
+
+    /// Drops samples before the last one at or before `t0` (the grid starts at `t0`, so no grid
+    /// point can use them), before any grid point is computed.
+    public mutating func drop(before t0: Double) {
+        var k = 0
+        var hi = times.count
+        while k < hi {   // samples with time ≤ t0
+            let mid = (k + hi) / 2
+            if times[mid] <= t0 { k = mid + 1 } else { hi = mid }
+        }
+        let drop = k - 1
+        guard drop >= 4096 && drop >= times.count / 2 else { return }
+        times.removeFirst(drop)
+        for c in 0..<channels { values[c].removeFirst(drop) }
+        base += drop
+        atOrBefore = Swift.max(atOrBefore, base)
+    }
+
+    /// Drops samples before the earliest one a later grid point can use.
+    public mutating func trim() {
+        let keep = Swift.max(0, Swift.min(atOrBefore - 1, total - 2))
+        let drop = keep - base
+        guard drop >= 4096 && drop >= times.count / 2 else { return }
+        times.removeFirst(drop)
+        for c in 0..<channels { values[c].removeFirst(drop) }
+        base = keep
+    }
+}
+

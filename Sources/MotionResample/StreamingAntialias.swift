@@ -49,7 +49,11 @@ public final class StreamingRunFilter {
     /// Forward state per channel and section.
     private var state: [[(Double, Double)]]
 
-    public init(filter: Butterworth, channels: Int, maxGapS: Double) {
+    /// - Parameter chunk: samples sent at a time mid-run; by default max(4096, overlap), which
+    ///   amortises the backward pass over the overlap. A live stream passes a few samples, so
+    ///   that filtered samples come about `overlap` samples after they arrive (the values are the
+    ///   same either way: see above).
+    public init(filter: Butterworth, channels: Int, maxGapS: Double, chunk: Int? = nil) {
         self.filter = filter
         self.channels = channels
         self.maxGapS = maxGapS
@@ -58,7 +62,7 @@ public final class StreamingRunFilter {
         var r = 0.0
         for s in filter.sections { r = Swift.max(r, s.a2.squareRoot()) }
         overlap = r > 0 && r < 1 ? Int((-60 * log(2.0) / log(r)).rounded(.up)) + 2 * pad : 1 << 16
-        chunk = Swift.max(4096, overlap)
+        self.chunk = Swift.max(1, chunk ?? Swift.max(4096, overlap))
         raw = Array(repeating: [], count: channels)
         forward = Array(repeating: [], count: channels)
         state = Array(repeating: [], count: channels)

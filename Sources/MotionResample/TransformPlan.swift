@@ -1,0 +1,178 @@
+import MotionCore
+
+/// The pipeline's `transforms` resolved against its channels (docs/signal.md, "Transforms"): each
+/// step's input channels as indices into `x`, the channels it appends, and its filter designed.
+///
+/// What the steps read: the resampled grid values as stored (float32, after the top-level
+/// `magnitude`) widened to float64, one gap-free segment at a time; every step works in float64
+/// on contiguous per-channel buffers, and only the final values of `x` are rounded to float32.
+public struct TransformPlan: Sendable, Equatable {
+    public enum Operation: Sendable, Equatable {
+        case median(samples: Int)
+        case filter(sos: SignalFilters.SOS, zeroPhase: Bool)
+        /// `outputs` are the body channels, then the gravity channels.
+        case gravity(sos: SignalFilters.SOS, zeroPhase: Bool)
+        case derivative
+        /// One output per group of `inputs`.
+        case magnitude(groups: [[Int]])
+        /// Per input channel.
+        case calibrate(scale: [Double], offset: [Double])
+    }
+
+    public struct Step: Sendable, Equatable {
+        public var operation: Operation
+        /// Channels of `x` read, in the order the references list them.
+        public var inputs: [Int]
+        /// Channels of `x` written: the inputs for in-place steps, else the appended channels.
+        public var outputs: [Int]
+        /// The shortest segment the step can work on: longer than the padding of a zero-phase filter, else 1.
+        public var minimumSegment: Int
+
+        public init(operation: Operation, inputs: [Int], outputs: [Int], minimumSegment: Int) {
+            self.operation = operation
+            self.inputs = inputs
+            self.outputs = outputs
+            self.minimumSegment = minimumSegment
+        }
+    }
+
+    public var steps: [Step]
+    /// The channels of `x` before the transforms (sensor channels, then `magnitude`'s).
+    public var inputChannels: Int
+    /// The channels the steps append, in order, and their units.
+    public var names: [String]
+    public var units: [String]
+
+    /// All channels of `x`.
+    public var channelCount: Int { inputChannels + names.count }
+    /// The shortest gap-free segment every step can work on; shorter ones are dropped.
+    public var minimumSegment: Int { steps.map(\.minimumSegment).max() ?? 1 }
+
+    public init(steps: [Step], inputChannels: Int, names: [String], units: [String]) {
+        self.steps = steps
+        self.inputChannels = inputChannels
+        self.names = names
+        self.units = units
+    }
+
+
+    // MARK: - Applying
+
+    /// The signal with every step applied within each gap-free segment, `x` widened to
+    /// ``channelCount`` channels. Segments shorter than ``minimumSegment`` (too short for a
+    /// zero-phase filter's padding) are marked invalid, so no window is cut from them, and
+    /// returned; their derived channels are 0.
+    public func apply(_ signal: ResampledSignal, rateHz: Double) -> (signal: ResampledSignal, dropped: [Range<Int>]) {
+        let C0 = signal.channelCount, C = channelCount, K = signal.grid.count
+        precondition(C0 == inputChannels, "TransformPlan: the signal has \(C0) channels, the plan expects \(inputChannels)")
+        var out = [Float](repeating: 0, count: K * C)
+        signal.values.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for k in 0..<K {
+                    for c in 0..<C0 { dst[k * C + c] = src[k * C0 + c] }
+                }
+            }
+        }
+        var valid = signal.valid
+        var dropped: [Range<Int>] = []
+        let minimum = minimumSegment
+        for segment in signal.segments {
+            if segment.count < minimum {
+                for k in segment { valid[k] = false }
+                dropped.append(segment)
+                continue
+            }
+            signal.values.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    let first = segment.lowerBound
+                    transform(UnsafeBufferPointer(rebasing: src[(first * C0)..<(segment.upperBound * C0)]), count: segment.count,
+                              rateHz: rateHz, into: UnsafeMutableBufferPointer(rebasing: dst[(first * C)..<(segment.upperBound * C)]))
+                }
+            }
+        }
+        return (ResampledSignal(grid: signal.grid, channelCount: C, values: out, valid: valid), dropped)
+    }
+
+    /// One gap-free segment of `count` grid rows of ``inputChannels`` channels with every step
+    /// applied: `count` rows of ``channelCount`` channels (what ``apply(_:rateHz:)`` gives for
+    /// that segment). The segment must have at least ``minimumSegment`` rows.
+    public func applySegment(_ rows: UnsafeBufferPointer<Float>, count: Int, rateHz: Double) -> [Float] {
+        let C0 = inputChannels, C = channelCount
+        precondition(rows.count == count * C0 && count >= minimumSegment, "TransformPlan.applySegment: \(rows.count) values for \(count) rows of \(C0) channels (at least \(minimumSegment) rows)")
+        var out = [Float](repeating: 0, count: count * C)
+        out.withUnsafeMutableBufferPointer { dst in
+            for k in 0..<count {
+                for c in 0..<C0 { dst[k * C + c] = rows[k * C0 + c] }
+            }
+            transform(rows, count: count, rateHz: rateHz, into: dst)
+        }
+        return out
+    }
+
+    /// Runs the steps on one segment: `src` holds its `n` rows of ``inputChannels`` channels,
+    /// `dst` its `n` rows of ``channelCount`` channels, the input channels already copied; every
+    /// channel a step writes is stored into `dst`.
+    private func transform(_ src: UnsafeBufferPointer<Float>, count n: Int, rateHz: Double, into dst: UnsafeMutableBufferPointer<Float>) {
+        let C0 = inputChannels, C = channelCount
+        var buffers = [[Double]?](repeating: nil, count: C)
+        func load(_ c: Int) -> [Double] {
+            if let b = buffers[c] { return b }
+            var b = [Double](repeating: 0, count: n)
+            for k in 0..<n { b[k] = Double(src[k * C0 + c]) }
+            return b
+        }
+        for step in steps {
+            switch step.operation {
+            case .median(let samples):
+                for c in step.inputs { buffers[c] = SignalFilters.median(load(c), size: samples) }
+            case .filter(let sos, let zeroPhase):
+                for c in step.inputs {
+                    let x = load(c)
+                    // Segments too short for filtfilt were dropped above.
+                    buffers[c] = zeroPhase ? SignalFilters.filtfilt(sos, x)! : SignalFilters.causal(sos, x)
+                }
+            case .gravity(let sos, let zeroPhase):
+                let m = step.inputs.count
+                for (j, c) in step.inputs.enumerated() {
+                    let x = load(c)
+                    let g = zeroPhase ? SignalFilters.filtfilt(sos, x)! : SignalFilters.causal(sos, x)
+                    var body = x
+                    for k in 0..<n { body[k] = x[k] - g[k] }
+                    buffers[step.outputs[j]] = body
+                    buffers[step.outputs[m + j]] = g
+                }
+            case .derivative:
+                for (j, c) in step.inputs.enumerated() { buffers[step.outputs[j]] = SignalFilters.derivative(load(c), rateHz: rateHz) }
+            case .magnitude(let groups):
+                for (j, group) in groups.enumerated() {
+                    var sum = [Double](repeating: 0, count: n)
+                    for c in group {
+                        let x = load(c)
+                        for k in 0..<n { sum[k] += x[k] * x[k] }
+                    }
+                    for k in 0..<n { sum[k] = sum[k].squareRoot() }
+                    buffers[step.outputs[j]] = sum
+                }
+            case .calibrate(let scale, let offset):
+                for (j, c) in step.inputs.enumerated() {
+                    var x = load(c)
+                    let s = scale[j], o = offset[j]
+                    for k in 0..<n { x[k] = x[k] * s + o }
+                    buffers[c] = x
+                }
+            }
+        }
+        // Written back row by row (x is time-major): one pass over the segment's rows rather
+        // than one strided pass per channel.
+        let written = (0..<C).filter { buffers[$0] != nil }
+        var block = [Double]()
+        block.reserveCapacity(written.count * n)
+        for c in written { block += buffers[c]! }
+        block.withUnsafeBufferPointer { b in
+            for k in 0..<n {
+                let row = k * C
+                for (j, c) in written.enumerated() { dst[row + c] = Float(b[j * n + k]) }
+            }
+        }
+    }
+}

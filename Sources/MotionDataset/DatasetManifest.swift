@@ -215,12 +215,16 @@ public struct DatasetManifest: Sendable, Equatable {
     public var counts: Counts
     /// Every split, each present.
     public var splits: [SplitName: Split]
+    /// The processing chain (docs/dataset-format.md, "The processing chain"), as written; nil
+    /// in manifests written before it existed. Read by the live library.
+    public var chain: JSONValue?
 
     public init(formatVersion: Int = DatasetSchema.formatVersion, createdBy: String, storage: String, pipeline: Pipeline,
                 sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
                 featureNames: [String], inputs: [Input], subjects: [String], recordings: [String],
                 arrays: [String: ArraySchema], splitPolicy: SplitPolicy, normalization: Normalization, counts: Counts,
-                splits: [SplitName: Split]) {
+                splits: [SplitName: Split], chain: JSONValue? = nil) {
+        self.chain = chain
         self.formatVersion = formatVersion
         self.createdBy = createdBy
         self.storage = storage
@@ -299,7 +303,7 @@ public struct DatasetManifest: Sendable, Equatable {
                 }),
             ])
         }
-        return .object([
+        var top: [String: JSONValue] = [
             "format": .string(DatasetSchema.format),
             "format_version": .int(formatVersion),
             "created_by": .string(createdBy),
@@ -323,7 +327,9 @@ public struct DatasetManifest: Sendable, Equatable {
             "normalization": .object(["x": moments(normalization.x), "features": moments(normalization.features)]),
             "counts": .object(counts),
             "splits": .object(splits),
-        ])
+        ]
+        if let chain { top["chain"] = chain }
+        return .object(top)
     }
 
     /// The text of `manifest.json`: ``json`` pretty-printed, with a final newline.

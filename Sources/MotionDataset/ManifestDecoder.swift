@@ -82,7 +82,14 @@ public struct ManifestDecoder {
                 return nil
             }
         }
-        checkKeys(top, path: "", allowed: Self.topLevelKeys, required: Self.topLevelKeys)
+        checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain"], required: Self.topLevelKeys)
+        // `chain` (optional: manifests before it have none) is kept as written; the live
+        // library decodes it.
+        let chain = top["chain"]
+        switch chain {
+        case nil, .object?: break
+        default: problems.append("`chain` must be an object, not \(Self.kind(chain))")
+        }
 
         if let f = string(top["format"], "format"), f != DatasetSchema.format {
             problems.append("`format` must be \"motionprep.dataset\", not \"\(f)\"")
@@ -393,7 +400,7 @@ public struct ManifestDecoder {
             counts: counts ?? DatasetManifest.Counts(recordings: countedRecordings ?? 0, rowsRead: 0, rowsDropped: [:],
                                                      windowsDropped: windowsDropped ?? [:], recordingsDropped: nil,
                                                      skippedRecordings: nil, labelRowsIgnored: nil, gaps: 0, gapSeconds: 0),
-            splits: splits)
+            splits: splits, chain: chain)
         return DecodedManifest(manifest: manifest, undecoded: undecoded)
     }
 

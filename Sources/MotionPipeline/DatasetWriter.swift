@@ -132,7 +132,8 @@ final class DatasetWriter {
             },
             totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
             foldCount: plan.foldCount,
-            ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } })
+            ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } },
+            chain: plan.layout.chain(spec: spec))
         checkpoint("before-manifest")
         try staging.write(DatasetSchema.manifestFileName, manifest.text)
         return RunSummary(

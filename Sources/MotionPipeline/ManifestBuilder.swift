@@ -13,7 +13,7 @@ enum ManifestBuilder {
                          inputs: [DatasetManifest.Input], totals: Totals,
                          recordings: Int, files: [SplitName: [WrittenFile]],
                          checksums: [(path: String, sha256: String, bytes: Int)],
-                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil) -> DatasetManifest {
+                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil) -> DatasetManifest {
         var splits: [SplitName: DatasetManifest.Split] = [:]
         for split in SplitName.allCases {
             let list = files[split] ?? []
@@ -60,6 +60,6 @@ enum ManifestBuilder {
             splitPolicy: policy,
             normalization: DatasetManifest.Normalization(x: trainEmpty ? nil : stats(totals.xMoments),
                                                          features: trainEmpty || F == 0 ? nil : stats(totals.featureMoments)),
-            counts: counts, splits: splits)
+            counts: counts, splits: splits, chain: chain)
     }
 }

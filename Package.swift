@@ -60,6 +60,10 @@ let swiftTargets: [Target] = [
     .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"]),
     .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
+    // The live library (docs/live.md): the dataset's processing on samples as they arrive, for
+    // apps. Only stage modules and the vendored kissfft: no HDF5, zstd, YAML or libcrypto, so it
+    // builds wherever Swift does (iOS and watchOS included).
+    .target(name: "MotionLive", dependencies: ["MotionCore", "MotionResample", "MotionWindowing", "MotionFeatures"]),
     // The dataset format (docs/dataset-format.md): schema, the one manifest type (read and
     // written by the same code), the one file-reader protocol with its HDF5 and shard readers
     // (on MotionSinks' ShardReader and HDF5ParallelChunkReader). Used by the pipeline, validate,
@@ -108,6 +112,9 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionDataset", "MotionprepCLI", "MotionSynth", "MotionHDF5",
                                                           "MotionCore", "MotionZstd", "MotionSinks"]),
     .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionDataset", "MotionprepCLI", "MotionSynth"]),
+    .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionPipeline", "MotionDataset", "MotionSynth",
+                                                      "MotionTestSupport", "MotionCore", "MotionConfig", "MotionFeatures",
+                                                      "MotionResample", "MotionIngest"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionTestSupport", "MotionFeatures"], exclude: ["make_reference.py"]),
 ]
 
@@ -116,6 +123,7 @@ let package = Package(
     products: [
         .executable(name: "motionprep", targets: ["motionprep"]),
         .library(name: "MotionPipeline", targets: ["MotionPipeline"]),
+        .library(name: "MotionLive", targets: ["MotionLive"]),
     ],
     targets: cTargets + swiftTargets + [testSupport] + testTargets
 )

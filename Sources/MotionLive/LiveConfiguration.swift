@@ -1,0 +1,318 @@
+import MotionCore
+import MotionFeatures
+import MotionResample
+
+/// What a dataset's `manifest.json` says about its processing, enough to run the same chain on
+/// samples as they arrive (docs/live.md): the streams and their channels, units and resampling
+/// settings, the magnitudes, the anti-aliasing rule, the `transforms`, the grid rate, the window,
+/// the features and the train statistics for normalisation.
+///
+/// It reads the manifest's `chain` record (docs/dataset-format.md, "The processing chain"),
+/// which `motionprep run` writes from the pipeline's resolved channel layout: the live library
+/// needs no pipeline file, no YAML and no knowledge of input formats.
+public struct LiveConfiguration: Sendable {
+    /// One sensor stream: its channels of `x`, in order, the unit its values must be given in,
+    /// and how it is resampled.
+    public struct Stream: Sendable, Equatable {
+        /// The name the dataset gives the stream: a MotionCollector code (`A`, `G`), a csv
+        /// `sensor` or an IIO device's name.
+        public var name: String
+        public var channelNames: [String]
+        public var channelUnits: [String]
+        public var method: ResampleMethod
+        /// The largest interval between the two samples around a grid point, in seconds
+        /// (infinity: no limit).
+        public var maxGapS: Double
+    }
+
+    public var streams: [Stream]
+    /// Magnitude channels: their names and the indices of their axes among the streams' channels.
+    public var magnitudes: [(name: String, axes: [Int])]
+    /// The `transforms` steps, resolved (channel indices of `x`, filters designed); nil without.
+    public var transforms: TransformPlan?
+    /// `resample.antialias`: streams sampled faster than 0.9 / rate are low-passed before resampling.
+    public var antialias: Bool
+    public var rateHz: Double
+    /// Window length and stride, in grid samples.
+    public var windowLength: Int
+    public var windowStride: Int
+    /// Every channel of `x`, in order, and its unit.
+    public var channelNames: [String]
+    public var channelUnits: [String]
+    /// The feature catalogue entries (`mean`, `std`, …) and the feature columns they give.
+    public var features: [String]
+    public var featureNames: [String]
+    /// The train split's statistics (nil when the dataset has none).
+    public var xNormalization: Standardization?
+    public var featureNormalization: Standardization?
+    /// The pipeline's name and the SHA-256 of its canonical form, to tell which dataset a model
+    /// belongs to.
+    public var pipelineName: String
+    public var pipelineSHA256: String
+
+    /// Reads the manifest of a dataset folder (`DIR/manifest.json`) or the file itself.
+    public init(contentsOf path: String) throws(LiveError) {
+        let file = path.hasSuffix(".json") ? path : (path.hasSuffix("/") ? path : path + "/") + "manifest.json"
+        guard let bytes = LiveFile.read(file) else {
+            throw LiveError("cannot read \(file): give the folder of a dataset written by `motionprep run`, or its manifest.json")
+        }
+        try self.init(manifestBytes: bytes, name: file)
+    }
+
+    /// Reads a manifest's text; `name` names it in messages.
+    public init(manifestBytes bytes: [UInt8], name: String = "manifest.json") throws(LiveError) {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw LiveError("\(name):\(error.line):\(error.column): \(error.problem) (the manifest is not valid JSON)")
+        }
+        var r = _ManifestReader(name: name)
+        self = try r.configuration(root)
+    }
+
+    init(streams: [Stream], magnitudes: [(name: String, axes: [Int])], transforms: TransformPlan?, antialias: Bool,
+         rateHz: Double, windowLength: Int, windowStride: Int, channelNames: [String], channelUnits: [String],
+         features: [String], featureNames: [String], xNormalization: Standardization?,
+         featureNormalization: Standardization?, pipelineName: String, pipelineSHA256: String) {
+        self.streams = streams
+        self.magnitudes = magnitudes
+        self.transforms = transforms
+        self.antialias = antialias
+        self.rateHz = rateHz
+        self.windowLength = windowLength
+        self.windowStride = windowStride
+        self.channelNames = channelNames
+        self.channelUnits = channelUnits
+        self.features = features
+        self.featureNames = featureNames
+        self.xNormalization = xNormalization
+        self.featureNormalization = featureNormalization
+        self.pipelineName = pipelineName
+        self.pipelineSHA256 = pipelineSHA256
+    }
+
+    /// The index of the stream named `name`, or of the stream that has a channel `name`.
+    public func streamIndex(_ name: String) -> Int? {
+        streams.firstIndex { $0.name == name } ?? streams.firstIndex { $0.channelNames.contains(name) }
+    }
+}
+
+/// Reads the manifest's fields, each problem one sentence naming the key.
+struct _ManifestReader {
+    let name: String
+
+    func fail(_ key: String, _ what: String) -> LiveError {
+        LiveError("\(name): `\(key)` \(what)")
+    }
+
+    func object(_ v: JSONValue?, _ key: String) throws(LiveError) -> [String: JSONValue] {
+        guard case .object(let o)? = v else { throw fail(key, v == nil ? "is missing" : "must be an object") }
+        return o
+    }
+
+    func array(_ v: JSONValue?, _ key: String) throws(LiveError) -> [JSONValue] {
+        guard case .array(let a)? = v else { throw fail(key, v == nil ? "is missing" : "must be a list") }
+        return a
+    }
+
+    func string(_ v: JSONValue?, _ key: String) throws(LiveError) -> String {
+        guard case .string(let s)? = v else { throw fail(key, v == nil ? "is missing" : "must be a string") }
+        return s
+    }
+
+    func number(_ v: JSONValue?, _ key: String) throws(LiveError) -> Double {
+        switch v {
+        case .double(let d)?: return d
+        case .int(let i)?: return Double(i)
+        default: throw fail(key, v == nil ? "is missing" : "must be a number")
+        }
+    }
+
+    func int(_ v: JSONValue?, _ key: String) throws(LiveError) -> Int {
+        guard case .int(let i)? = v, let n = Int(exactly: i) else { throw fail(key, v == nil ? "is missing" : "must be an integer") }
+        return n
+    }
+
+    func bool(_ v: JSONValue?, _ key: String) throws(LiveError) -> Bool {
+        guard case .bool(let b)? = v else { throw fail(key, v == nil ? "is missing" : "must be true or false") }
+        return b
+    }
+
+    func strings(_ v: JSONValue?, _ key: String) throws(LiveError) -> [String] {
+        var out: [String] = []
+        for (i, e) in try array(v, key).enumerated() { out.append(try string(e, "\(key)[\(i)]")) }
+        return out
+    }
+
+    func numbers(_ v: JSONValue?, _ key: String) throws(LiveError) -> [Double] {
+        var out: [Double] = []
+        for (i, e) in try array(v, key).enumerated() { out.append(try number(e, "\(key)[\(i)]")) }
+        return out
+    }
+
+    func moments(_ v: JSONValue?, _ key: String, columns: Int) throws(LiveError) -> Standardization? {
+        if case .null? = v { return nil }
+        let o = try object(v, key)
+        let mean = try numbers(o["mean"], "\(key).mean"), std = try numbers(o["std"], "\(key).std")
+        guard mean.count == columns, std.count == columns else {
+            throw fail(key, "has \(mean.count) means and \(std.count) standard deviations for \(columns) columns")
+        }
+        return Standardization(mean: mean, std: std)
+    }
+
+    mutating func configuration(_ root: JSONValue) throws(LiveError) -> LiveConfiguration {
+        let top = try object(root, "(the manifest)")
+        let format = try string(top["format"], "format")
+        guard format == "motionprep.dataset" else {
+            throw fail("format", "is \"\(format)\"; the live library reads the manifest of a dataset written by `motionprep run` (motionprep.dataset)")
+        }
+        guard let chainValue = top["chain"] else {
+            let by = (try? string(top["created_by"], "created_by")) ?? "an earlier motionprep"
+            throw LiveError("\(name) has no `chain` record (it was written by \(by), before datasets recorded their processing chain); run `motionprep run` on its pipeline again with this version to write one")
+        }
+        let chain = try object(chainValue, "chain")
+        let channelList = try array(top["channels"], "channels")
+        var channelNames: [String] = [], channelUnits: [String] = []
+        for (i, c) in channelList.enumerated() {
+            let o = try object(c, "channels[\(i)]")
+            channelNames.append(try string(o["name"], "channels[\(i)].name"))
+            channelUnits.append(try string(o["unit"], "channels[\(i)].unit"))
+        }
+        func index(_ channel: String, _ key: String) throws(LiveError) -> Int {
+            guard let i = channelNames.firstIndex(of: channel) else {
+                throw fail(key, "names channel `\(channel)`, which is not in `channels`")
+            }
+            return i
+        }
+        var streams: [LiveConfiguration.Stream] = []
+        var next = 0
+        for (i, s) in try array(chain["streams"], "chain.streams").enumerated() {
+            let key = "chain.streams[\(i)]"
+            let o = try object(s, key)
+            let names = try strings(o["channels"], "\(key).channels")
+            for (j, n) in names.enumerated() where try index(n, "\(key).channels") != next + j {
+                throw fail("\(key).channels", "lists `\(n)` out of the order of `channels`")
+            }
+            next += names.count
+            let methodName = try string(o["method"], "\(key).method")
+            guard let method = ResampleMethod(rawValue: methodName) else {
+                throw fail("\(key).method", "is \"\(methodName)\"; the methods are linear, nearest and previous")
+            }
+            var maxGap = Double.infinity
+            if let g = o["max_gap_s"], g != .null { maxGap = try number(g, "\(key).max_gap_s") }
+            streams.append(.init(name: try string(o["name"], "\(key).name"), channelNames: names,
+                                 channelUnits: names.map { channelUnits[channelNames.firstIndex(of: $0)!] },
+                                 method: method, maxGapS: maxGap))
+        }
+        guard !streams.isEmpty else { throw fail("chain.streams", "lists no stream") }
+        var magnitudes: [(name: String, axes: [Int])] = []
+        for (i, m) in try array(chain["magnitudes"], "chain.magnitudes").enumerated() {
+            let key = "chain.magnitudes[\(i)]"
+            let o = try object(m, key)
+            let n = try string(o["name"], "\(key).name")
+            guard try index(n, "\(key).name") == next + i else { throw fail("\(key).name", "is `\(n)`, out of the order of `channels`") }
+            var axes: [Int] = []
+            for a in try strings(o["axes"], "\(key).axes") {
+                let k = try index(a, "\(key).axes")
+                guard k < next else { throw fail("\(key).axes", "names `\(a)`, which is not a stream channel") }
+                axes.append(k)
+            }
+            magnitudes.append((n, axes))
+        }
+        let resampled = next + magnitudes.count
+        let transforms = try transformPlan(chain["transforms"], channelNames: channelNames, channelUnits: channelUnits,
+                                           resampled: resampled)
+        guard (transforms?.channelCount ?? resampled) == channelNames.count else {
+            throw fail("chain", "accounts for \(transforms?.channelCount ?? resampled) channels, but `channels` lists \(channelNames.count)")
+        }
+        let antialias = try bool(chain["antialias"], "chain.antialias")
+        let rate = try number(top["sample_rate_hz"], "sample_rate_hz")
+        guard rate.isFinite && rate > 0 else { throw fail("sample_rate_hz", "must be a positive number") }
+        let length = try int(top["window_length"], "window_length"), stride = try int(top["window_stride"], "window_stride")
+        guard length >= 1, stride >= 1 else { throw fail("window_length", "and `window_stride` must be at least 1") }
+        let featureNames = try strings(top["feature_names"], "feature_names")
+        let pipeline = try object(top["pipeline"], "pipeline")
+        var features: [String] = []
+        if case .object(let resolved)? = pipeline["resolved"], let f = resolved["features"] {
+            features = try strings(f, "pipeline.resolved.features")
+        }
+        if !features.isEmpty {
+            let plan = FeaturePlan(features: features, channelNames: channelNames, rateHz: rate, windowLength: length)
+            guard plan.featureNames == featureNames else {
+                throw fail("feature_names", "does not match the features \(features.joined(separator: ", ")) of the channels; the manifest was edited or comes from another version")
+            }
+        } else if !featureNames.isEmpty {
+            throw fail("pipeline.resolved.features", "is missing, but the dataset has features")
+        }
+        let norm = try object(top["normalization"], "normalization")
+        return LiveConfiguration(
+            streams: streams, magnitudes: magnitudes, transforms: transforms, antialias: antialias, rateHz: rate,
+            windowLength: length, windowStride: stride, channelNames: channelNames, channelUnits: channelUnits,
+            features: features, featureNames: featureNames,
+            xNormalization: try moments(norm["x"], "normalization.x", columns: channelNames.count),
+            featureNormalization: featureNames.isEmpty ? nil : try moments(norm["features"], "normalization.features", columns: featureNames.count),
+            pipelineName: try string(pipeline["name"], "pipeline.name"), pipelineSHA256: try string(pipeline["sha256"], "pipeline.sha256"))
+    }
+
+    /// `chain.transforms`: each step's operation, input and output channels (by name).
+    func transformPlan(_ v: JSONValue?, channelNames: [String], channelUnits: [String], resampled: Int) throws(LiveError) -> TransformPlan? {
+        let list = try array(v, "chain.transforms")
+        guard !list.isEmpty else { return nil }
+        var steps: [TransformPlan.Step] = []
+        for (i, s) in list.enumerated() {
+            let key = "chain.transforms[\(i)]"
+            let o = try object(s, key)
+            func channels(_ k: String) throws(LiveError) -> [Int] {
+                var out: [Int] = []
+                for n in try strings(o[k], "\(key).\(k)") {
+                    guard let c = channelNames.firstIndex(of: n) else { throw fail("\(key).\(k)", "names channel `\(n)`, which is not in `channels`") }
+                    out.append(c)
+                }
+                return out
+            }
+            func sos() throws(LiveError) -> SignalFilters.SOS {
+                var out: SignalFilters.SOS = []
+                for (j, row) in try array(o["sos"], "\(key).sos").enumerated() {
+                    let r = try numbers(row, "\(key).sos[\(j)]")
+                    guard r.count == 6 else { throw fail("\(key).sos[\(j)]", "must have 6 coefficients") }
+                    out.append(r)
+                }
+                guard !out.isEmpty else { throw fail("\(key).sos", "lists no section") }
+                return out
+            }
+            let inputs = try channels("inputs"), outputs = try channels("outputs")
+            let op = try string(o["op"], "\(key).op")
+            let operation: TransformPlan.Operation
+            switch op {
+            case "median": operation = .median(samples: try int(o["samples"], "\(key).samples"))
+            case "filter": operation = .filter(sos: try sos(), zeroPhase: try bool(o["zero_phase"], "\(key).zero_phase"))
+            case "gravity": operation = .gravity(sos: try sos(), zeroPhase: try bool(o["zero_phase"], "\(key).zero_phase"))
+            case "derivative": operation = .derivative
+            case "magnitude":
+                var groups: [[Int]] = []
+                for (j, g) in try array(o["groups"], "\(key).groups").enumerated() {
+                    var group: [Int] = []
+                    for n in try strings(g, "\(key).groups[\(j)]") {
+                        guard let c = channelNames.firstIndex(of: n) else { throw fail("\(key).groups[\(j)]", "names channel `\(n)`, which is not in `channels`") }
+                        group.append(c)
+                    }
+                    groups.append(group)
+                }
+                operation = .magnitude(groups: groups)
+            case "calibrate":
+                operation = .calibrate(scale: try numbers(o["scale"], "\(key).scale"), offset: try numbers(o["offset"], "\(key).offset"))
+            default:
+                throw fail("\(key).op", "is \"\(op)\"; this version knows median, filter, gravity, derivative, magnitude and calibrate")
+            }
+            var minimum = 1
+            switch operation {
+            case .filter(let sos, true), .gravity(let sos, true): minimum = SignalFilters.padLength(sos) + 1
+            default: break
+            }
+            steps.append(TransformPlan.Step(operation: operation, inputs: inputs, outputs: outputs, minimumSegment: minimum))
+        }
+        return TransformPlan(steps: steps, inputChannels: resampled, names: Array(channelNames[resampled...]),
+                             units: Array(channelUnits[resampled...]))
+    }
+}

@@ -1,0 +1,313 @@
+import MotionCore
+import MotionFeatures
+import MotionResample
+import MotionWindowing
+
+/// One window, as the dataset stores it: `x` time-major (`windowLength` rows of every channel),
+/// the features, and both standardised with the dataset's train statistics.
+public struct LiveWindow: Sendable, Equatable {
+    /// Time of the window's first grid point, on the clock of the samples pushed (`start_time_s`).
+    public var startTime: Double
+    /// `windowLength × channelCount` values, row by row (the dataset's `x[i]`).
+    public var x: [Float]
+    /// `x` standardised with the train statistics (the dataset's `x_normalized` as `apply`
+    /// writes it); empty when the dataset has no train statistics.
+    public var xNormalized: [Float]
+    /// The features (`feature_names` order); empty without features.
+    public var features: [Float]
+    /// The features standardised with the train statistics; empty without them.
+    public var featuresNormalized: [Float]
+}
+
+/// What the processor counted (docs/live.md): the dataset counts the same things.
+public struct LiveCounts: Sendable, Equatable {
+    /// Samples with the same time as the stream's previous one; the later replaces it.
+    public var duplicateSamples = 0
+    /// Samples refused because their time was before the stream's previous one.
+    public var refusedSamples = 0
+    /// Runs of grid points without windows because a stream had a gap longer than `max_gap_s`,
+    /// and those points.
+    public var gaps = 0
+    public var invalidPoints = 0
+    /// Windows emitted.
+    public var windows = 0
+    /// Windows not emitted because their gap-free segment was too short for a zero-phase
+    /// transform's padding (`windows_dropped.short_segment` of the dataset).
+    public var shortSegmentWindows = 0
+    /// Runs of samples left unfiltered by the anti-aliasing filter (15 samples or fewer between gaps).
+    public var unfilteredRuns = 0
+}
+
+/// The dataset's processing, run on samples as they arrive (docs/live.md).
+///
+/// Push each stream's samples in time order, one at a time or in batches; streams may
+/// interleave in any way (a phone delivers its sensors in bursts). Every call returns the windows
+/// that became complete, in time order. The windows are those the dataset would hold for the same
+/// samples (`x` bit for bit, the features and normalised values with them), because the grid, the
+/// anti-aliasing filter, the windows and the features run the code `motionprep run` runs:
+/// `StreamingGrid`, `StreamingRunFilter`, `WindowCutter`, `TransformPlan` and `FeatureExtractor`.
+///
+/// A window is emitted as soon as every value in it is settled: its last grid point needs a
+/// sample after it from every stream, plus the lookahead of the anti-aliasing filter (about
+/// a second) and of the `transforms` (a zero-phase step needs the end of the gap-free segment:
+/// a gap, or `finish()`).
+///
+/// Not thread-safe: use one processor per thread (or per serial queue).
+public final class LiveProcessor {
+    public let configuration: LiveConfiguration
+    public private(set) var counts = LiveCounts()
+
+    private let grid: StreamingGrid
+    private var cutter: WindowCutter
+    private let extractor: FeatureExtractor?
+    private let T: Int
+    /// Channels of the grid rows (streams and magnitudes) and of `x` (with the transforms' channels).
+    private let gridChannels: Int
+    private let C: Int
+    /// Grid rows from grid point `rowsBase` on.
+    private var rows: [Float] = []
+    private var rowsBase = 0
+    /// Window starts whose last point is computed, waiting for the transforms' segment end.
+    private var pending: [Int] = []
+    /// The current gap-free run's first point (transforms only).
+    private var segmentStart: Int?
+    private var finished: [Bool]
+    private var ended = false
+    /// See `lookaheadSeconds`.
+    private var filterLookahead = 0.0
+    private var sampleCount: [Int32]
+
+    /// - Parameters:
+    ///   - configuration: the dataset's processing (`LiveConfiguration(contentsOf: "dataset/")`).
+    ///   - sampleIntervals: each stream's median sampling interval in seconds, by stream name;
+    ///     required for the streams the anti-aliasing filter applies to (`antialias: true`), since
+    ///     the dataset designs that filter from the recording's median interval. Give the
+    ///     device's nominal interval (0.01 for 100 Hz); the windows are the dataset's bit for bit
+    ///     when it is the recording's median interval.
+    /// - Throws: `LiveError` for a missing or invalid interval.
+    public init(configuration: LiveConfiguration, sampleIntervals: [String: Double] = [:]) throws(LiveError) {
+        self.configuration = configuration
+        for name in sampleIntervals.keys.sorted() where configuration.streams.allSatisfy({ $0.name != name }) {
+            throw LiveError("sampleIntervals names stream `\(name)`, but the dataset's streams are \(configuration.streams.map { "`\($0.name)`" }.joined(separator: ", "))")
+        }
+        var buffers: [StreamBuffer] = []
+        for s in configuration.streams {
+            var b = StreamBuffer(channels: s.channelNames.count)
+            b.method = s.method
+            b.maxGapS = s.maxGapS
+            if configuration.antialias {
+                guard let interval = sampleIntervals[s.name] else {
+                    throw LiveError("the dataset low-passes its streams before resampling (antialias: true) with a filter designed from each stream's median sampling interval; give stream `\(s.name)`'s interval in seconds in sampleIntervals (0.01 for 100 Hz)")
+                }
+                guard interval.isFinite && interval > 0 else {
+                    throw LiveError("sampleIntervals gives stream `\(s.name)` an interval of \(interval) s; it must be a positive number of seconds")
+                }
+                if let f = Antialias.lowPass(medianInterval: interval, rateHz: configuration.rateHz) {
+                    // Filtered samples are sent after `overlap` more (about a second), a few at a
+                    // time, instead of a block of 4096 as files are streamed.
+                    let filter = StreamingRunFilter(filter: f, channels: b.channels, maxGapS: b.maxGapS, chunk: 8)
+                    b.filter = filter
+                    filterLookahead = Swift.max(filterLookahead, Double(filter.overlap + 8) * interval)
+                }
+            }
+            buffers.append(b)
+        }
+        grid = StreamingGrid(streams: buffers, rateHz: configuration.rateHz, magnitudes: configuration.magnitudes.map(\.axes))
+        cutter = WindowCutter(plan: WindowPlan(length: configuration.windowLength, stride: configuration.windowStride))
+        T = configuration.windowLength
+        gridChannels = grid.channelCount
+        C = configuration.channelNames.count
+        extractor = configuration.features.isEmpty ? nil : FeatureExtractor(plan: FeaturePlan(
+            features: configuration.features, channelNames: configuration.channelNames, rateHz: configuration.rateHz,
+            windowLength: configuration.windowLength))
+        finished = Array(repeating: false, count: configuration.streams.count)
+        sampleCount = Array(repeating: 0, count: configuration.streams.count)
+    }
+
+    /// How far, in seconds of samples, a window's last point must be behind the newest sample
+    /// of every stream before the window is emitted: the anti-aliasing filter's lookahead (about
+    /// 1.5 s for a 100 Hz stream on a 50 Hz grid: the backward pass starts that far ahead, so
+    /// that its values are the whole run's to float32 precision), or infinity with `transforms`,
+    /// whose windows come when their gap-free segment ends (a gap, or `finish()`).
+    public var lookaheadSeconds: Double {
+        configuration.transforms == nil ? filterLookahead : .infinity
+    }
+
+    // MARK: - Input
+
+    /// Takes one sample of stream `stream` (an index into `configuration.streams`): its time in
+    /// seconds and one value per channel, in the channel's unit. Returns the windows completed.
+    /// - Throws: `LiveError` for an unknown stream, a wrong number of values, a time that is not
+    ///   finite or before the stream's previous sample (the sample is not used; counted in
+    ///   `counts.refusedSamples`), or a stream already finished.
+    public func push(stream: Int, time: Double, values: [Double]) throws(LiveError) -> [LiveWindow] {
+        try take(stream: stream, time: time, count: values.count) { values[$0] }
+        return advance(final: false)
+    }
+
+    /// Takes one sample of the stream named `name` (see `push(stream:time:values:)`).
+    public func push(_ name: String, time: Double, values: [Double]) throws(LiveError) -> [LiveWindow] {
+        try push(stream: try index(name), time: time, values: values)
+    }
+
+    /// Takes a batch of samples of one stream: `times[i]` with the channels' values
+    /// `values[i * channels ..< (i + 1) * channels]`. Samples before a refused one are kept.
+    public func push(stream: Int, times: [Double], values: [Double]) throws(LiveError) -> [LiveWindow] {
+        guard configuration.streams.indices.contains(stream) else { throw unknown(stream) }
+        let n = configuration.streams[stream].channelNames.count
+        guard values.count == times.count * n else {
+            throw LiveError("a batch of \(times.count) samples of stream `\(configuration.streams[stream].name)` needs \(times.count * n) values (\(n) per sample), not \(values.count)")
+        }
+        var out: [LiveWindow] = []
+        for (i, t) in times.enumerated() {
+            try take(stream: stream, time: t, count: n) { values[i * n + $0] }
+            out += advance(final: false)
+        }
+        return out
+    }
+
+    /// No more samples of stream `stream` will come (the sensor stopped): the grid can end at
+    /// its last sample.
+    public func finish(stream: Int) throws(LiveError) -> [LiveWindow] {
+        guard configuration.streams.indices.contains(stream) else { throw unknown(stream) }
+        guard !finished[stream] else { return [] }
+        finished[stream] = true
+        grid.streams[stream].finish()
+        if let f = grid.streams[stream].filter { counts.unfilteredRuns += f.unfilteredRuns }
+        guard finished.allSatisfy({ $0 }) else { return [] }
+        ended = true
+        return advance(final: true)
+    }
+
+    /// Ends every stream: the last windows, including those the end of the recording completes
+    /// (the grid ends at the earliest last sample of the streams, as the dataset's does).
+    public func finish() -> [LiveWindow] {
+        var out: [LiveWindow] = []
+        for s in finished.indices where !finished[s] {
+            out += (try? finish(stream: s)) ?? []
+        }
+        return out
+    }
+
+    private func index(_ name: String) throws(LiveError) -> Int {
+        guard let s = configuration.streams.firstIndex(where: { $0.name == name }) else {
+            throw LiveError("unknown stream `\(name)`; the dataset's streams are \(configuration.streams.map { "`\($0.name)`" }.joined(separator: ", "))")
+        }
+        return s
+    }
+
+    private func unknown(_ stream: Int) -> LiveError {
+        LiveError("unknown stream \(stream); the dataset has \(configuration.streams.count) streams, 0 to \(configuration.streams.count - 1) (\(configuration.streams.map { "`\($0.name)`" }.joined(separator: ", ")))")
+    }
+
+    private func take(stream s: Int, time t: Double, count: Int, value: (Int) -> Double) throws(LiveError) {
+        guard configuration.streams.indices.contains(s) else { throw unknown(s) }
+        let stream = configuration.streams[s]
+        guard count == stream.channelNames.count else {
+            throw LiveError("a sample of stream `\(stream.name)` has \(stream.channelNames.count) values (\(stream.channelNames.joined(separator: ", "))), not \(count)")
+        }
+        guard !finished[s] else { throw LiveError("stream `\(stream.name)` was finished; it takes no more samples") }
+        guard t.isFinite else { throw LiveError("a sample of stream `\(stream.name)` has time \(t); times must be finite seconds") }
+        if let newest = grid.streams[s].newestTime, t < newest {
+            counts.refusedSamples += 1
+            throw LiveError("a sample of stream `\(stream.name)` at \(t) s comes after one at \(newest) s; each stream's samples must come in time order (equal times replace the previous sample)")
+        }
+        let before = grid.streams[s].duplicates
+        sampleCount[s] &+= 1
+        grid.streams[s].append(name: stream.name, time: t, line: sampleCount[s], value: value)
+        counts.duplicateSamples += grid.streams[s].duplicates - before
+    }
+
+    // MARK: - Grid and windows
+
+    private func advance(final: Bool) -> [LiveWindow] {
+        if grid.t0 == nil {
+            guard grid.start() else { return [] }
+            for s in grid.streams.indices { grid.streams[s].drop(before: grid.t0!) }
+        }
+        guard let limit = final ? grid.finalLimit : grid.horizon else { return [] }
+        var ready: [Int] = []
+        let transforms = configuration.transforms
+        grid.compute(through: limit) { k, row, valid in
+            rows.append(contentsOf: row)
+            if transforms != nil {
+                if valid && segmentStart == nil { segmentStart = k }
+                if !valid, let s = segmentStart {
+                    // The segment ended before k: its windows can be transformed now.
+                    transformSegment(from: s, to: k)
+                    segmentStart = nil
+                }
+            }
+            cutter.add(point: k, valid: valid) { start in
+                if transforms == nil { ready.append(start) } else { pending.append(start) }
+            }
+        }
+        counts.gaps = cutter.gaps
+        counts.invalidPoints = cutter.invalidPoints
+        var out: [LiveWindow]
+        if transforms == nil {
+            out = ready.map { window(at: $0, values: rows, base: rowsBase, channels: C) }
+        } else {
+            if final, let s = segmentStart {
+                transformSegment(from: s, to: grid.nextPoint)
+                segmentStart = nil
+            }
+            out = transformed
+            transformed = []
+        }
+        trimRows()
+        counts.windows += out.count
+        return out
+    }
+
+    /// Windows of ended segments, transformed, not yet returned.
+    private var transformed: [LiveWindow] = []
+
+    /// Transforms the gap-free segment [first, end) (`TransformPlan.applySegment`, as the
+    /// dataset does) and cuts the pending windows in it.
+    private func transformSegment(from first: Int, to end: Int) {
+        guard let plan = configuration.transforms else { return }
+        let starts = pending.filter { $0 >= first && $0 + T <= end }
+        pending.removeAll { $0 < end }
+        let n = end - first
+        if n < plan.minimumSegment {
+            counts.shortSegmentWindows += starts.count
+            return
+        }
+        let from = (first - rowsBase) * gridChannels
+        let values = rows.withUnsafeBufferPointer { r in
+            plan.applySegment(UnsafeBufferPointer(rebasing: r[from..<(from + n * gridChannels)]), count: n,
+                              rateHz: configuration.rateHz)
+        }
+        transformed += starts.map { window(at: $0, values: values, base: first, channels: C) }
+    }
+
+    private func window(at start: Int, values: [Float], base: Int, channels: Int) -> LiveWindow {
+        let from = (start - base) * channels
+        let x = Array(values[from..<(from + T * channels)])
+        var w = LiveWindow(startTime: grid.time(start), x: x, xNormalized: [], features: [], featuresNormalized: [])
+        if let extractor {
+            var f = [Float](repeating: 0, count: extractor.plan.count)
+            x.withUnsafeBufferPointer { xp in
+                f.withUnsafeMutableBufferPointer { extractor.extract(windows: xp, count: 1, into: $0) }
+            }
+            w.features = f
+            if let n = configuration.featureNormalization { w.featuresNormalized = n.apply(f[...]) }
+        }
+        if let n = configuration.xNormalization { w.xNormalized = n.apply(x[...]) }
+        return w
+    }
+
+    /// Drops grid rows no window can still need.
+    private func trimRows() {
+        var keep = grid.nextPoint
+        if let e = cutter.earliestUncut { keep = Swift.min(keep, e) }
+        if let s = segmentStart { keep = Swift.min(keep, s) }
+        if let p = pending.first { keep = Swift.min(keep, p) }
+        let drop = keep - rowsBase
+        if drop > 0 && drop * gridChannels >= Swift.max(4096, rows.count / 2) {
+            rows.removeFirst(drop * gridChannels)
+            rowsBase = keep
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import MotionCore
+import MotionTestSupport
+import Testing
+@testable import MotionLive
+
+/// Every refusal of the live library: one sentence naming the value and what is accepted, and
+/// the processor left as it was.
+@Suite struct LiveErrorTests {
+    /// A small manifest: two streams (a: ax, ay; b: p), 10 Hz, windows of 4, stride 2, mean.
+    static func manifest(antialias: Bool = false, chain: JSONValue? = nil, format: String = "motionprep.dataset",
+                         features: [String] = ["mean"]) -> JSONValue {
+        var top: [String: JSONValue] = [
+            "format": .string(format),
+            "created_by": .string("motionprep 0.1.0"),
+            "channels": .array([["ax", "g"], ["ay", "g"], ["p", "hPa"]].map { .object(["name": .string($0[0]), "unit": .string($0[1])]) }),
+            "sample_rate_hz": .double(10),
+            "window_length": .int(4),
+            "window_stride": .int(2),
+            "feature_names": .array(features.isEmpty ? [] : ["ax_mean", "ay_mean", "p_mean"].map { .string($0) }),
+            "pipeline": .object(["name": .string("t"), "sha256": .string("abc"),
+                                 "resolved": .object(["features": .array(features.map { .string($0) })])]),
+            "normalization": .object(["x": .null, "features": .null]),
+        ]
+        top["chain"] = chain ?? .object([
+            "streams": .array([
+                .object(["name": .string("a"), "channels": .array([.string("ax"), .string("ay")]), "method": .string("linear"),
+                         "max_gap_s": .double(0.5)]),
+                .object(["name": .string("b"), "channels": .array([.string("p")]), "method": .string("previous"), "max_gap_s": .null]),
+            ]),
+            "magnitudes": .array([]),
+            "antialias": .bool(antialias),
+            "transforms": .array([]),
+        ])
+        return .object(top)
+    }
+
+    static func configuration(_ m: JSONValue = manifest()) throws -> LiveConfiguration {
+        try LiveConfiguration(manifestBytes: Array(m.compact().utf8), name: "m.json")
+    }
+
+    static func message(_ body: () throws -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func aSmallChainByHand() throws {
+        let live = try LiveProcessor(configuration: Self.configuration())
+        var windows: [LiveWindow] = []
+        // a at 20 Hz (ax = t, ay = −t), b at 5 Hz (p = 1000 + t), interleaved.
+        for k in 0..<40 {
+            let t = Double(k) * 0.05
+            windows += try live.push("a", time: t, values: [t, -t])
+            if k % 4 == 0 { windows += try live.push("b", time: t, values: [1000 + t]) }
+        }
+        windows += live.finish()
+        // Grid: 0, 0.1, …; T1 = min(1.95, 1.8) = 1.8 → 19 points, windows at 0, 2, …, 14 (8).
+        #expect(windows.map(\.startTime) == (0..<8).map { Double($0 * 2) / 10 })
+        let w = windows[1]  // points 2…5: t = 0.2 … 0.5
+        let t = (2...5).map { 0 + Double($0) / 10 }
+        // ax, ay linear; p the last sample at or before t (b at 0, 0.2, 0.4 …).
+        let expected: [Float] = t.flatMap { [Float($0), Float(-$0), Float(1000 + (($0 * 5).rounded(.down) / 5))] }
+        #expect(w.x.count == 12)
+        for (a, b) in zip(w.x, expected) { #expect(abs(a - b) <= 1e-6 * max(1, abs(b))) }
+        #expect(w.features.count == 3)
+        #expect(abs(w.features[0] - 0.35) < 1e-6)
+        #expect(w.xNormalized.isEmpty && w.featuresNormalized.isEmpty)
+    }
+
+    @Test func refusedSamplesLeaveTheProcessorAsItWas() throws {
+        let configuration = try Self.configuration()
+        let live = try LiveProcessor(configuration: configuration)
+        let reference = try LiveProcessor(configuration: configuration)
+        var a: [LiveWindow] = [], b: [LiveWindow] = []
+        for k in 0..<30 {
+            let t = Double(k) * 0.05
+            a += try live.push(stream: 0, time: t, values: [t, 1])
+            b += try reference.push(stream: 0, time: t, values: [t, 1])
+            a += try live.push(stream: 1, time: t, values: [2])
+            b += try reference.push(stream: 1, time: t, values: [2])
+            if k == 10 {
+                let back = Self.message { _ = try live.push(stream: 0, time: 0.2, values: [9, 9]) }
+                #expect(back == "a sample of stream `a` at 0.2 s comes after one at 0.5 s; each stream's samples must come in time order (equal times replace the previous sample)")
+                #expect(Self.message { _ = try live.push(stream: 0, time: .nan, values: [9, 9]) }?.contains("has time nan; times must be finite seconds") == true)
+                #expect(Self.message { _ = try live.push(stream: 0, time: 0.6, values: [9]) }
+                        == "a sample of stream `a` has 2 values (ax, ay), not 1")
+                #expect(Self.message { _ = try live.push(stream: 2, time: 0.6, values: [9]) }?.hasPrefix("unknown stream 2; the dataset has 2 streams, 0 to 1 (`a`, `b`)") == true)
+                #expect(Self.message { _ = try live.push("gyro", time: 0.6, values: [9]) } == "unknown stream `gyro`; the dataset's streams are `a`, `b`")
+                #expect(Self.message { _ = try live.push(stream: 0, times: [0.6, 0.7], values: [1, 2, 3]) }
+                        == "a batch of 2 samples of stream `a` needs 4 values (2 per sample), not 3")
+            }
+        }
+        #expect(live.counts.refusedSamples == 1)
+        a += live.finish()
+        b += reference.finish()
+        #expect(a == b && !a.isEmpty)
+        #expect(Self.message { _ = try live.push(stream: 0, time: 9, values: [1, 1]) } == "stream `a` was finished; it takes no more samples")
+    }
+
+    @Test func equalTimesReplaceThePreviousSample() throws {
+        let live = try LiveProcessor(configuration: Self.configuration())
+        var windows: [LiveWindow] = []
+        for k in 0..<12 {
+            let t = Double(k) * 0.1
+            windows += try live.push(stream: 0, time: t, values: [99, 99])
+            windows += try live.push(stream: 0, time: t, values: [t, 0])  // replaces the one before
+            windows += try live.push(stream: 1, time: t, values: [1])
+        }
+        windows += live.finish()
+        #expect(live.counts.duplicateSamples == 12)
+        #expect(!windows.isEmpty && windows.allSatisfy { w in (0..<4).allSatisfy { w.x[$0 * 3 + 1] == 0 } })
+    }
+
+    @Test func antialiasNeedsEachStreamsInterval() throws {
+        let configuration = try Self.configuration(Self.manifest(antialias: true))
+        #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01]) }?
+                .hasPrefix("the dataset low-passes its streams before resampling (antialias: true) with a filter designed from each stream's median sampling interval; give stream `b`'s interval") == true)
+        #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01, "b": -1]) }
+                == "sampleIntervals gives stream `b` an interval of -1.0 s; it must be a positive number of seconds")
+        #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01, "b": 1, "c": 1]) }?
+                .hasPrefix("sampleIntervals names stream `c`, but the dataset's streams are `a`, `b`") == true)
+        _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01, "b": 1])
+    }
+
+    @Test func manifestsItCannotRun() throws {
+        func problem(_ m: JSONValue) -> String? { Self.message { _ = try Self.configuration(m) } }
+        guard case .object(var noChain) = Self.manifest() else { return }
+        noChain["chain"] = nil
+        #expect(problem(.object(noChain)) == "m.json has no `chain` record (it was written by motionprep 0.1.0, before datasets recorded their processing chain); run `motionprep run` on its pipeline again with this version to write one")
+        #expect(problem(Self.manifest(format: "motionprep.applied"))?.contains("the live library reads the manifest of a dataset written by `motionprep run`") == true)
+        let badStream = JSONValue.object(["streams": .array([.object(["name": .string("a"), "channels": .array([.string("ax"), .string("zz")]),
+                                                                      "method": .string("cubic")])]),
+                                          "magnitudes": .array([]), "antialias": .bool(false), "transforms": .array([])])
+        #expect(problem(Self.manifest(chain: badStream)) == "m.json: `chain.streams[0].channels` names channel `zz`, which is not in `channels`")
+        let badMethod = JSONValue.object(["streams": .array([.object(["name": .string("a"), "channels": .array([.string("ax"), .string("ay"), .string("p")]),
+                                                                      "method": .string("cubic")])]),
+                                          "magnitudes": .array([]), "antialias": .bool(false), "transforms": .array([])])
+        #expect(problem(Self.manifest(chain: badMethod)) == "m.json: `chain.streams[0].method` is \"cubic\"; the methods are linear, nearest and previous")
+        #expect(Self.message { _ = try LiveConfiguration(manifestBytes: Array("{\"format\": ".utf8), name: "m.json") }?.hasPrefix("m.json:1:12: ") == true)
+        let dir = try TemporaryDirectory(label: "live-errors")
+        defer { dir.remove() }
+        #expect(Self.message { _ = try LiveConfiguration(contentsOf: dir.path("nothing")) }
+                == "cannot read \(dir.path("nothing"))/manifest.json: give the folder of a dataset written by `motionprep run`, or its manifest.json")
+    }
+}

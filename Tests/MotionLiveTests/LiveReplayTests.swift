@@ -1,0 +1,227 @@
+import Foundation
+import MotionConfig
+import MotionCore
+import MotionFeatures
+import MotionIngest
+import MotionResample
+import MotionSynth
+import MotionTestSupport
+import Testing
+@testable import MotionLive
+@testable import MotionPipeline
+
+/// A recording replayed sample by sample through the live library gives the windows whole
+/// processing gives (what the dataset stores), bit for bit: x, start times and features.
+@Suite struct LiveReplayTests {
+    /// A synthesized MotionCollector recording (with app pauses, i.e. gaps), its pipeline, and
+    /// what whole processing makes of it.
+    struct Case {
+        let dir: TemporaryDirectory
+        let spec: PipelineSpec
+        let layout: ChannelLayout
+        let source: RecordingSource
+        let expected: ProcessedRecording
+        /// Each layout stream's samples in file order (duplicates included), values converted.
+        let streams: [RawStream]
+        /// Each layout stream's median sampling interval after the time rules (what the dataset's
+        /// anti-aliasing filter is designed from).
+        let intervals: [String: Double]
+        let configuration: LiveConfiguration
+    }
+
+    static func make(_ body: String, seed: UInt64 = 7, minutes: Double = 1.5, gapsPerMinute: Double = 2) throws -> Case {
+        let dir = try TemporaryDirectory(label: "live")
+        var options = SynthOptions(outDirectory: dir.path("data"), subjects: 1, minutes: minutes, seed: seed, recordingsPerSubject: 1,
+                                   gapsPerMinute: gapsPerMinute, dropFraction: 0.01)
+        options.sensors = ["A", "G", "M"]
+        _ = try Synth.write(options)
+        let yaml = "version: 1\nname: live\ninputs:\n  - {type: motioncollector, paths: [\"data/**/*.csv\"], sensors: [A, G]}\n" + body
+            + "output: {path: out}\n"
+        let spec = try PipelineLoader.load(yaml: yaml, file: dir.path("p.yaml"), baseDirectory: dir.url.path)
+        let layout = try ChannelLayout.make(spec)
+        let source = try InputDiscovery.recordings(spec)[0]
+        let expected = try RecordingProcessor(spec: spec, layout: layout).process(source, isTrain: true, intervals: nil)
+        let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false).raw[0] ?? []
+        let streams = layout.sensors.map { sensor in raw.first { $0.stream.name == sensor.name }!.stream }
+        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: nil)
+        var intervals: [String: Double] = [:]
+        for s in recording.streams { intervals[s.name] = Antialias.medianInterval(s.times) }
+        let configuration = try LiveConfiguration(manifestBytes: Array(manifest(spec: spec, layout: layout).compact().utf8))
+        return Case(dir: dir, spec: spec, layout: layout, source: source, expected: expected, streams: streams,
+                    intervals: intervals, configuration: configuration)
+    }
+
+    /// The manifest fields the live library reads, as `motionprep run` writes them.
+    static func manifest(spec: PipelineSpec, layout: ChannelLayout, xMoments: DatasetMomentsStub? = nil) -> JSONValue {
+        let rate = spec.resample.rateHz
+        let T = spec.window.length.samples(atRateHz: rate)
+        let features = spec.features.isEmpty ? [] : MotionFeatures_names(spec: spec, layout: layout, T: T)
+        return .object([
+            "format": .string("motionprep.dataset"),
+            "created_by": .string("test"),
+            "channels": .array(zip(layout.channelNames, layout.channelUnits).map { .object(["name": .string($0), "unit": .string($1)]) }),
+            "chain": layout.chain(spec: spec),
+            "sample_rate_hz": .double(rate),
+            "window_length": .int(T),
+            "window_stride": .int(spec.window.stride.samples(atRateHz: rate)),
+            "feature_names": .array(features.map { .string($0) }),
+            "pipeline": .object(["name": .string(spec.name), "sha256": .string("0"), "resolved": spec.canonicalValue()]),
+            "normalization": .object(["x": xMoments?.json ?? .null, "features": .null]),
+        ])
+    }
+
+    struct DatasetMomentsStub {
+        var mean: [Double], std: [Double]
+        var json: JSONValue { .object(["mean": .array(mean.map { .double($0) }), "std": .array(std.map { .double($0) })]) }
+    }
+
+    /// Samples in the order an app would get them: each stream in bursts of 1–24 samples that
+    /// arrive 0–80 ms after their last sample's time, the streams interleaved by arrival.
+    static func arrivals(_ streams: [RawStream], seed: UInt64) -> [(stream: Int, sample: Int)] {
+        var rng = SeededGenerator(seed: seed)
+        var events: [(arrival: Double, stream: Int, sample: Int)] = []
+        for (s, stream) in streams.enumerated() {
+            var j = 0
+            var last = -Double.infinity
+            while j < stream.count {
+                let n = Int.random(in: 1...24, using: &rng)
+                let end = Swift.min(stream.count, j + n)
+                // A stream's bursts come in order.
+                let arrival = Swift.max(last, stream.times[end - 1] + Double.random(in: 0..<0.08, using: &rng))
+                last = arrival
+                for k in j..<end { events.append((arrival, s, k)) }
+                j = end
+            }
+        }
+        // Stable: a burst's samples stay in order, as do a stream's bursts.
+        return events.enumerated().sorted { ($0.element.arrival, $0.offset) < ($1.element.arrival, $1.offset) }
+            .map { ($0.element.stream, $0.element.sample) }
+    }
+
+    /// Replays the case; `latency` is, for each window returned before `finish()`, the recording
+    /// time between its last point and the newest sample pushed when it came.
+    static func replay(_ c: Case, seed: UInt64 = 1, batches: Bool = false, intervals: [String: Double]? = nil) throws
+        -> (windows: [LiveWindow], counts: LiveCounts, beforeFinish: Int, latency: [Double], lookahead: Double) {
+        let live = try LiveProcessor(configuration: c.configuration, sampleIntervals: intervals ?? c.intervals)
+        var out: [LiveWindow] = []
+        var newest = -Double.infinity, latency: [Double] = []
+        let span = Double(c.configuration.windowLength - 1) / c.configuration.rateHz
+        for (s, j) in arrivals(c.streams, seed: seed) {
+            let stream = c.streams[s]
+            let values = stream.channels.map { $0[j] }
+            newest = Swift.max(newest, stream.times[j])
+            let got = batches ? try live.push(stream: s, times: [stream.times[j]], values: values)
+                              : try live.push(stream.name, time: stream.times[j], values: values)
+            for w in got { latency.append(newest - (w.startTime + span)) }
+            out += got
+        }
+        let beforeFinish = out.count
+        out += live.finish()
+        return (out, live.counts, beforeFinish, latency, live.lookaheadSeconds)
+    }
+
+    static func check(_ c: Case, _ windows: [LiveWindow], sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        let e = c.expected.windows
+        #expect(windows.count == e.count, sourceLocation: sourceLocation)
+        #expect(e.count > 3, "the case should have windows", sourceLocation: sourceLocation)
+        guard windows.count == e.count else { return }
+        let T = e.length, C = e.channelCount, F = e.featureCount
+        var xSame = 0, fSame = 0, tSame = 0
+        for (i, w) in windows.enumerated() {
+            if w.x.map(\.bitPattern) == e.x[(i * T * C)..<((i + 1) * T * C)].map(\.bitPattern) { xSame += 1 }
+            if w.features.map(\.bitPattern) == e.features[(i * F)..<((i + 1) * F)].map(\.bitPattern) { fSame += 1 }
+            if w.startTime.bitPattern == e.startTimes[i].bitPattern { tSame += 1 }
+        }
+        #expect(xSame == e.count, sourceLocation: sourceLocation)
+        #expect(fSame == e.count, sourceLocation: sourceLocation)
+        #expect(tSame == e.count, sourceLocation: sourceLocation)
+    }
+
+    static let walk = """
+        resample: {rate_hz: 50, method: linear, max_gap_s: 0.2, antialias: true}
+        window: {length_samples: 64, stride_samples: 32}
+        magnitude: [acc]
+        features: [mean, std, min, max, rms, dominant_freq_hz]
+
+        """
+
+    @Test func walkPipelineBitForBit() throws {
+        let c = try Self.make(Self.walk)
+        defer { c.dir.remove() }
+        #expect(c.expected.gaps > 0, "the recording should have gaps")
+        let (windows, counts, beforeFinish, latency, lookahead) = try Self.replay(c)
+        Self.check(c, windows)
+        // Windows come as the samples do: all but the last few before the end, most within the
+        // anti-aliasing filter's lookahead plus the arrival delay (bursts of up to 24 samples,
+        // 80 ms late); a window just before an app pause (up to 1.5 s without samples) waits
+        // for the next sample.
+        #expect(beforeFinish >= windows.count - 3)
+        #expect(lookahead > 0.5 && lookahead < 2)
+        let sorted = latency.sorted()
+        #expect(sorted[sorted.count / 2] < lookahead + 0.35)
+        #expect(sorted.last! < lookahead + 0.35 + 1.5)
+        #expect(counts.gaps == c.expected.gaps)
+        #expect(counts.invalidPoints == c.expected.invalidPoints)
+        #expect(counts.duplicateSamples == (c.expected.rowsDropped["duplicate_time"] ?? 0))
+        // Another arrival order and batches of one: the same windows.
+        let again = try Self.replay(c, seed: 99, batches: true)
+        #expect(again.windows == windows)
+        // The filter is designed from the median interval: another one gives other values
+        // (so the comparison above can fail).
+        let other = try Self.replay(c, intervals: c.intervals.mapValues { $0 * 1.01 })
+        #expect(other.windows.count == windows.count && other.windows != windows)
+    }
+
+    @Test func otherMethodsWithoutAntialias() throws {
+        let c = try Self.make("""
+            resample: {rate_hz: 25, method: {default: nearest, G: previous}, max_gap_s: {default: 0.3, A: 0.15}, antialias: false}
+            window: {length_samples: 50, stride_samples: 7}
+            features: [mean, zero_crossings]
+
+            """, seed: 11)
+        defer { c.dir.remove() }
+        Self.check(c, try Self.replay(c).windows)
+    }
+
+    @Test func transformsChainBitForBit() throws {
+        let c = try Self.make(Self.walk + """
+            transforms:
+              - median: {channels: [A, G], samples: 3}
+              - butterworth: {channels: [A, G], type: lowpass, order: 3, cutoff_hz: 20}
+              - gravity: {channels: [A], cutoff_hz: 0.3, order: 3}
+              - derivative: {channels: [acc_body, gyro]}
+              - magnitude: {channels: [acc_body, acc_gravity, acc_body_jerk, gyro, gyro_jerk]}
+              - calibrate: {channels: [acc_mag], scale: 2, offset: -1}
+
+            """, seed: 5)
+        defer { c.dir.remove() }
+        let (windows, counts, _, _, lookahead) = try Self.replay(c)
+        #expect(lookahead == .infinity)
+        Self.check(c, windows)
+        #expect(counts.shortSegmentWindows == (c.expected.windowsDropped["short_segment"] ?? 0))
+    }
+
+    @Test func normalisationUsesTheTrainStatistics() throws {
+        let c = try Self.make(Self.walk, seed: 3, minutes: 0.5, gapsPerMinute: 0)
+        defer { c.dir.remove() }
+        let C = c.layout.channelNames.count
+        let stats = DatasetMomentsStub(mean: (0..<C).map { Double($0) * 0.5 - 1 }, std: (0..<C).map { $0 == 2 ? 0 : 0.25 + Double($0) })
+        let configuration = try LiveConfiguration(manifestBytes: Array(Self.manifest(spec: c.spec, layout: c.layout, xMoments: stats).compact().utf8))
+        let live = try LiveProcessor(configuration: configuration, sampleIntervals: c.intervals)
+        var windows: [LiveWindow] = []
+        for (s, j) in Self.arrivals(c.streams, seed: 4) {
+            windows += try live.push(stream: s, time: c.streams[s].times[j], values: c.streams[s].channels.map { $0[j] })
+        }
+        windows += live.finish()
+        #expect(!windows.isEmpty)
+        let norm = Standardization(mean: stats.mean, std: stats.std)
+        for w in windows { #expect(w.xNormalized == norm.apply(w.x[...])) }
+        // A std of 0 divides by 1 (the dataset's rule).
+        #expect(windows[0].xNormalized[2] == Float(Double(windows[0].x[2]) - stats.mean[2]))
+    }
+}
+
+/// The feature column names the dataset would list.
+func MotionFeatures_names(spec: PipelineSpec, layout: ChannelLayout, T: Int) -> [String] {
+    FeaturePlan(features: spec.features, channelNames: layout.channelNames, rateHz: spec.resample.rateHz, windowLength: T).featureNames
+}

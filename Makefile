@@ -105,6 +105,7 @@ test-builds: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
 	$(SWIFT) build -c release --product motionprep $(STATIC)
+	$(SWIFT) build --package-path examples/live
 
 # `make install` into a staging folder; tests/python/test_install.py checks what it wrote.
 install-test: build
@@ -143,6 +144,7 @@ validate-sample: build
 
 interop-test: build venv
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) MOTIONPREP_INSTALLED=$(abspath .build/install-test)/usr/local \
+	  MOTIONPREP_LIVE_REPLAY=$(abspath examples/live/.build/debug/live-replay) \
 	  $(VPY) -m pytest -q tests/python
 
 # bench.py also builds bench/fastfloat_ref.cpp (g++ -O2, fast_float headers from `deps`) and prints

@@ -7,6 +7,8 @@
 //      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
 //   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5
 //   and MotionSinks; MotionPipeline, MotionValidate, MotionReport and MotionprepCLI import it.
+//   MotionLive (the live library for apps) sits on MotionCore and the signal stages only
+//   (MotionResample, MotionWindowing, MotionFeatures → MotionFFT → CKissFFT, vendored source).
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
 // (`make deps` installs them) and are found with pkg-config.
 import PackageDescription

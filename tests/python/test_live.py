@@ -1,0 +1,203 @@
+"""The live library (docs/live.md) through its example app, examples/live (another Swift package
+that depends on the MotionLive product): every recording of a dataset, replayed sample by sample
+in the order a phone delivers them (each sensor in bursts of 1-24 samples, 0-80 ms late, the
+sensors interleaved), gives the dataset's windows bit for bit: x, features and start_time_s as
+h5py reads them, x_normalized as numpy computes (x - mean) / std from the manifest. Also checks
+that MotionLive's dependency closure holds no HDF5, zstd, YAML or libcrypto.
+"""
+import csv
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import motionprep
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "live"
+REPLAY = Path(os.environ.get("MOTIONPREP_LIVE_REPLAY") or EXAMPLE / ".build" / "debug" / "live-replay")
+G = 9.80665
+CHANNELS = {"A": G, "G": 1.0}
+
+WALK = """\
+version: 1
+name: livetest
+inputs:
+  - {{type: motioncollector, paths: ["data/**/*.csv"], sensors: [A, G]}}
+resample: {{rate_hz: 50, method: linear, max_gap_s: 0.2, antialias: true}}
+window: {{length_s: 2.56, stride_s: 1.28}}
+labels: {{from: rows, policy: majority, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [walk, turn]}}
+magnitude: [acc]
+features: [mean, std, min, max, rms, dominant_freq_hz]
+{transforms}
+split: {{by: subject, seed: 15, fractions: {{train: 0.5, validation: 0.25, test: 0.25}}, allocation: exact}}
+output: {{type: hdf5, path: out/{name}}}
+"""
+UCI = """transforms:
+  - median: {channels: [A, G], samples: 3}
+  - butterworth: {channels: [A, G], type: lowpass, order: 3, cutoff_hz: 20}
+  - gravity: {channels: [A], cutoff_hz: 0.3, order: 3}
+  - derivative: {channels: [acc_body, gyro]}
+  - magnitude: {channels: [acc_body, acc_gravity, acc_body_jerk, gyro, gyro_jerk]}
+"""
+
+
+@pytest.fixture(scope="module")
+def replay_bin():
+    if not REPLAY.exists():
+        subprocess.run(["swift", "build", "--package-path", str(EXAMPLE)], check=True, capture_output=True)
+    return REPLAY
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("live")
+    motionprep("synth", "--out", root / "data", "--subjects", 4, "--minutes", 1.5, "--seed", 21)
+    return root
+
+
+def run_dataset(root, name, transforms=""):
+    (root / f"{name}.yaml").write_text(WALK.format(name=name, transforms=transforms))
+    motionprep("run", root / f"{name}.yaml", "--quiet")
+    return root / "out" / name
+
+
+def read_samples(path):
+    """Each kept sensor's samples in file order (duplicate times included), values converted."""
+    streams = {code: [] for code in CHANNELS}
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    for row in rows[1:]:
+        code = row[0].strip()
+        if code not in CHANNELS:
+            continue
+        t = float(row[2])
+        streams[code].append((t, [float(v) * CHANNELS[code] for v in row[3:6]]))
+    return streams
+
+
+def median_interval(samples):
+    """The median interval after the time rules (equal times keep the last sample)."""
+    t = np.array([s[0] for s in samples])
+    keep = np.ones(len(t), dtype=bool)
+    keep[:-1] = t[1:] != t[:-1]
+    d = np.sort(np.diff(t[keep]))
+    n = len(d)
+    return d[n // 2] if n % 2 else (d[n // 2 - 1] + d[n // 2]) / 2
+
+
+def arrival_order(streams, seed):
+    rng = np.random.default_rng(seed)
+    events = []
+    for code, samples in streams.items():
+        j, last = 0, -np.inf
+        while j < len(samples):
+            end = min(len(samples), j + int(rng.integers(1, 25)))
+            last = max(last, samples[end - 1][0] + rng.uniform(0, 0.08))
+            events += [(last, len(events), code, k) for k in range(j, end)]
+            j = end
+    events.sort()
+    return [(code, k) for _, _, code, k in events]
+
+
+def replay(replay_bin, dataset, recording_csv, tmp, seed):
+    streams = read_samples(recording_csv)
+    lines = []
+    for code, k in arrival_order(streams, seed):
+        t, values = streams[code][k]
+        lines.append(",".join([code, repr(t)] + [repr(v) for v in values]))
+    samples = tmp / "samples.csv"
+    samples.write_text("\n".join(lines) + "\n")
+    out = tmp / "windows.bin"
+    args = [str(replay_bin), str(dataset), str(samples), str(out)]
+    for code, s in streams.items():
+        args += ["--interval", f"{code}={float(median_interval(s))!r}"]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)
+    T, C, F = info["window_length"], info["channels"], info["features"]
+    fields = [("start", "<f8"), ("x", "<f4", (T, C))]
+    if info["x_normalized"]:
+        fields.append(("xn", "<f4", (T, C)))
+    fields.append(("f", "<f4", (F,)))
+    if info["features_normalized"]:
+        fields.append(("fn", "<f4", (F,)))
+    windows = np.fromfile(out, dtype=np.dtype(fields))
+    assert len(windows) == info["windows"]
+    return windows, info
+
+
+def dataset_windows(dataset, manifest):
+    """Every window of the dataset: x, features, start_time_s and its recording's name."""
+    parts = {k: [] for k in ("x", "features", "start_time_s", "recording")}
+    for split in ("train", "validation", "test"):
+        with h5py.File(dataset / f"{split}.h5", "r") as f:
+            parts["x"].append(f["x"][:])
+            parts["features"].append(f["features"][:])
+            parts["start_time_s"].append(f["start_time_s"][:])
+            parts["recording"] += [manifest["recordings"][i] for i in f["recording_index"][:]]
+    return {k: (np.concatenate(v) if k != "recording" else v) for k, v in parts.items()}
+
+
+@pytest.mark.parametrize("transforms", ["", UCI], ids=["walk", "uci-har-style"])
+def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, data, tmp_path, transforms):
+    name = "uci" if transforms else "walk"
+    dataset = run_dataset(data, name, transforms)
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    assert manifest["chain"]["antialias"] is True
+    stored = dataset_windows(dataset, manifest)
+    mean = np.array(manifest["normalization"]["x"]["mean"])
+    std = np.array(manifest["normalization"]["x"]["std"])
+    fmean = np.array(manifest["normalization"]["features"]["mean"])
+    fstd = np.array(manifest["normalization"]["features"]["std"])
+    emitted, matched = 0, 0
+    for r, recording in enumerate(manifest["recordings"]):
+        windows, info = replay(replay_bin, dataset, data / "data" / f"{recording}.csv", tmp_path, seed=r)
+        emitted += len(windows)
+        by_start = {w["start"].tobytes(): w for w in windows}
+        mine = [i for i, rec in enumerate(stored["recording"]) if rec == recording]
+        for i in mine:
+            w = by_start.get(stored["start_time_s"][i].tobytes())
+            assert w is not None, f"{recording}: the window at {stored['start_time_s'][i]} s was not emitted"
+            assert w["x"].tobytes() == stored["x"][i].tobytes(), f"{recording}: x differs at {stored['start_time_s'][i]} s"
+            assert w["f"].tobytes() == stored["features"][i].tobytes(), f"{recording}: features differ"
+            xn = ((stored["x"][i].astype(np.float64) - mean) / np.where(std == 0, 1, std)).astype(np.float32)
+            assert w["xn"].tobytes() == xn.tobytes()
+            fn = ((stored["features"][i].astype(np.float64) - fmean) / np.where(fstd == 0, 1, fstd)).astype(np.float32)
+            assert w["fn"].tobytes() == fn.tobytes()
+            matched += 1
+    # The live library emits every window; the dataset keeps those its label policy keeps.
+    assert matched == len(stored["x"]) > 20
+    dropped = manifest["counts"]["windows_dropped"]
+    assert emitted == matched + dropped.get("below_min_fraction", 0) + dropped.get("no_label", 0)
+
+
+def test_missing_interval_is_one_sentence(replay_bin, data, tmp_path):
+    dataset = run_dataset(data, "walk2")
+    (tmp_path / "s.csv").write_text("A,0.0,1,2,3\n")
+    proc = subprocess.run([str(replay_bin), str(dataset), str(tmp_path / "s.csv"), str(tmp_path / "o.bin")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr == ("live-replay: the dataset low-passes its streams before resampling (antialias: true) with a "
+                           "filter designed from each stream's median sampling interval; give stream `A`'s interval in "
+                           "seconds in sampleIntervals (0.01 for 100 Hz)\n")
+
+
+def test_the_library_needs_no_hdf5_zstd_yaml_or_libcrypto():
+    proc = subprocess.run(["swift", "package", "describe", "--type", "json"], cwd=ROOT, capture_output=True, text=True,
+                          check=True)
+    targets = {t["name"]: t for t in json.loads(proc.stdout[proc.stdout.index("{"):])["targets"]}
+    closure, todo = set(), ["MotionLive"]
+    while todo:
+        name = todo.pop()
+        if name in closure:
+            continue
+        closure.add(name)
+        todo += targets[name].get("target_dependencies", [])
+    assert closure == {"MotionLive", "MotionCore", "MotionResample", "MotionWindowing", "MotionFeatures", "MotionFFT", "CKissFFT"}
+    # No target of the package uses unsafe flags (another package could not depend on it).
+    assert "unsafeFlags" not in (ROOT / "Package.swift").read_text().replace("no `unsafeFlags`", "")

@@ -73,7 +73,8 @@ let swiftTargets: [Target] = [
     .target(name: "MotionDataset", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks"]),
     // Configuration, orchestration, CLI.
     // MotionConfig builds inline IIO layouts (MotionIngest) to check them when a pipeline is loaded.
-    .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML", "MotionIngest"]),
+    // It describes stage options with the stages' own types (ResampleMethod, LabelPolicy, SignalFilters.BandType).
+    .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML", "MotionIngest", "MotionResample", "MotionLabels"]),
     // Checks a written dataset (docs/validate.md); reads it, never writes.
     .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionChecksum", "MotionYAML",
                                                    "MotionSinks"]),  // ShardReader: one shard reader, not two

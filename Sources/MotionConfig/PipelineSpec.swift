@@ -1,5 +1,7 @@
 import MotionCore
 import MotionIngest
+import MotionLabels
+import MotionResample
 
 /// A parsed, validated pipeline file (docs/pipeline.md) with every default filled in.
 ///
@@ -274,9 +276,8 @@ public struct PerSensor<Value: Sendable & Equatable>: Sendable, Equatable {
 
 /// `resample` (docs/signal.md, "Resampling and gaps").
 public struct ResampleSpec: Sendable, Equatable {
-    public enum Method: String, Sendable, CaseIterable {
-        case linear, nearest, previous
-    }
+    /// The resampler's own type (MotionResample): `linear`, `nearest`, `previous`.
+    public typealias Method = ResampleMethod
     /// `rate_hz` (> 0).
     public var rateHz: Double
     /// `method`; default linear.
@@ -338,9 +339,8 @@ public struct LabelsSpec: Sendable, Equatable {
         /// Seconds from the recording's grid start T0 (docs/signal.md, "The grid").
         case recording
     }
-    public enum Policy: String, Sendable, CaseIterable {
-        case majority, center, pure
-    }
+    /// The label aligner's own type (MotionLabels): `majority`, `center`, `pure`.
+    public typealias Policy = LabelPolicy
     public var from: Source
     public var policy: Policy
     /// `min_fraction` (majority only), in [0, 1]; default 0.5.

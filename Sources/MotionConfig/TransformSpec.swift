@@ -1,4 +1,5 @@
 import MotionCore
+import MotionResample
 
 /// One step of `transforms` (docs/pipeline.md, "Transforms"; semantics in docs/signal.md,
 /// "Transforms"). Steps run in the order written, on the resampled grid, within each gap-free
@@ -10,9 +11,8 @@ public struct TransformSpec: Sendable, Equatable {
     }
 
     /// `butterworth.type`.
-    public enum BandType: String, Sendable, CaseIterable {
-        case lowpass, highpass, bandpass
-    }
+    /// The filter designer's own type (MotionResample): `lowpass`, `highpass`, `bandpass`.
+    public typealias BandType = SignalFilters.BandType
 
     /// What a step does, with every default filled in.
     public enum Operation: Sendable, Equatable {

@@ -64,7 +64,7 @@ final class RecordingProcessor {
         windowPlan = WindowPlan(length: spec.window.length.samples(atRateHz: rate),
                                 stride: spec.window.stride.samples(atRateHz: rate))
         if let l = spec.labels {
-            var a = LabelAligner(policy: LabelPolicy(rawValue: l.policy.rawValue)!, minFraction: l.minFraction,
+            var a = LabelAligner(policy: l.policy, minFraction: l.minFraction,
                                  map: l.map.map { ($0.key, $0.value) }, classes: l.classes)
             a.keepUnlabelled = keepUnlabelled
             aligner = a
@@ -110,7 +110,7 @@ final class RecordingProcessor {
                 // A read failed, or a file changed as it was read: whole processing would only
                 // read it once more.
                 throw e
-            } catch let e as StreamFallback where e.description.hasPrefix("a label event") {
+            } catch let e as StreamFallback where e.isLabelEventOutOfOrder {
                 log("notice: recording `\(source.name)`: \(e.description) (label rows far out of time order), so it is processed whole, in memory")
             } catch let e where !(e is StreamFallback) && source.files.count == 1 {
                 // One file: its errors come in the order whole processing raises them.

@@ -8,7 +8,7 @@ import MotionResample
 /// recordings (`StreamingRecording`).
 extension PipelineSpec {
     func resampleMethod(for stream: String) -> ResampleMethod {
-        ResampleMethod(rawValue: resample.method.value(for: stream).rawValue)!
+        resample.method.value(for: stream)
     }
 
     func maxGapS(for stream: String) -> Double { resample.maxGapS.value(for: stream) }

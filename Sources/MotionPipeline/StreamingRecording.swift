@@ -9,8 +9,39 @@ import MotionWindowing
 /// Why a recording that was being streamed is processed whole instead. Not an error the user
 /// sees: whole processing then either succeeds (with the same output) or raises the error the
 /// recording deserves, with the message whole processing gives it.
-struct StreamFallback: Error, CustomStringConvertible {
-    var description: String
+enum StreamFallback: Error, CustomStringConvertible, Equatable {
+    /// An IIO dump's layout gives other channels than the input's first file's.
+    case layoutDiffers(file: String)
+    /// A csv input without csv options (cannot happen after decoding).
+    case noCSVOptions
+    /// One stream in two files of the recording (read interleaved, their order is whole processing's to judge).
+    case streamInTwoFiles(stream: String)
+    /// An IIO dump without one whole scan.
+    case noWholeScan(file: String)
+    /// The grid, or the windows, would pass the resource limit: whole processing raises the error.
+    case gridPastLimit
+    case windowsPastLimit
+    /// A label event arrived at or before a time already labelled: it would have changed a
+    /// finished window. Not an error: whole processing labels the recording, with a notice.
+    case labelEventOutOfOrder(time: Double, labelledThrough: Double)
+
+    /// The one fallback the user hears of (a notice), since it is not an error.
+    var isLabelEventOutOfOrder: Bool {
+        if case .labelEventOutOfOrder = self { return true }
+        return false
+    }
+
+    var description: String {
+        switch self {
+        case .layoutDiffers(let file): return "\(file): its layout's channels differ from the input's first file's"
+        case .noCSVOptions: return "no csv options"
+        case .streamInTwoFiles(let stream): return "stream `\(stream)` in two files"
+        case .noWholeScan(let file): return "\(file) has no whole scan"
+        case .gridPastLimit: return "a grid past the resource limit"
+        case .windowsPastLimit: return "windows past the resource limit"
+        case .labelEventOutOfOrder(let t, let through): return "a label event at \(t) s arrived after windows up to \(through) s were labelled"
+        }
+    }
 }
 
 /// One recording streamed through ingest → time order → resample → window → label → features
@@ -154,13 +185,13 @@ final class StreamingRecording {
             guard let sensor = layout.sensor(input: file.inputIndex) else { return nil }
             let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path, ledger: ledger)
             guard iio.channelNames == sensor.channelNames && iio.channelUnits(spec.units) == sensor.channelUnits else {
-                throw StreamFallback(description: "\(file.path): its layout's channels differ from the input's first file's")
+                throw StreamFallback.layoutDiffers(file: file.path)
             }
             return try IIOBlockReader(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
                                       strict: input.strict, sensor: input.sensor ?? PathText.stem(file.path), blockBytes: blockBytes,
                                       observer: ledger?.observer(.recording))
         case .csv:
-            guard let options = input.csv else { throw StreamFallback(description: "no csv options") }
+            guard let options = input.csv else { throw StreamFallback.noCSVOptions }
             // As `RecordingLoader.loadRaw`: long files keep the layout's sensors, wide files
             // have one stream named by `sensor` or the file's stem.
             let keep: Set<String>? = options.sensorColumn == nil
@@ -216,7 +247,7 @@ final class StreamingRecording {
             var owner = [Int?](repeating: nil, count: grid.streams.count)
             var decreasing = false
             try rereadFiles(isCancelled: isCancelled) { s, r, raw in
-                if let o = owner[s], o != r { throw StreamFallback(description: "stream `\(raw.name)` in two files") }
+                if let o = owner[s], o != r { throw StreamFallback.streamInTwoFiles(stream: raw.name) }
                 if owner[s] == nil { configure(s, name: raw.name) }
                 owner[s] = r
                 var previous = last[s]
@@ -276,7 +307,7 @@ final class StreamingRecording {
                 readers[r].done = true
                 rowsDropped.add(readers[r].reader.rowsDropped)
                 if let iio = readers[r].reader as? IIOBlockReader, iio.scans == 0 {
-                    throw StreamFallback(description: "\(readers[r].file.path) has no whole scan")
+                    throw StreamFallback.noWholeScan(file: readers[r].file.path)
                 }
                 for s in grid.streams.indices where streamFile[s] == r { grid.streams[s].finish() }
                 limitGrid()
@@ -314,11 +345,11 @@ final class StreamingRecording {
             dropped = "too_few_samples"
         } else {
             try emit(final: true, writer: writer)
-            if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
+            if gridOverflow { throw StreamFallback.gridPastLimit }
             if windowOverflow {
                 try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
                                                 windows: windowStarts, length: T, channels: C, limit: valueLimit)
-                throw StreamFallback(description: "windows past the resource limit")
+                throw StreamFallback.windowsPastLimit
             }
             try label(count: pending.count, writer: writer)
             try flush(writer: writer)
@@ -359,7 +390,7 @@ final class StreamingRecording {
                                                  count: grid.streams[s].received))
         }
         try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C, limit: valueLimit)
-        if gridOverflow { throw StreamFallback(description: "a grid past the resource limit") }
+        if gridOverflow { throw StreamFallback.gridPastLimit }
         try ResourceLimits.checkResolution(recording: source.name, extents: extents, rateHz: rate)
     }
 
@@ -393,7 +424,7 @@ final class StreamingRecording {
         for raw in block.streams {
             guard let s = streamIndex(raw, file) else { continue }
             if let owner = streamFile[s], owner != reader {
-                throw StreamFallback(description: "stream `\(raw.name)` in two files")
+                throw StreamFallback.streamInTwoFiles(stream: raw.name)
             }
             if streamFile[s] == nil { configure(s, name: raw.name) }
             streamFile[s] = reader
@@ -422,7 +453,7 @@ final class StreamingRecording {
     private func addEvents(_ e: LabelEvents) throws {
         for (t, l) in zip(e.times, e.labels) where t <= labelBound {
             if t <= labelledThrough {
-                throw StreamFallback(description: "a label event at \(t) s arrived after windows up to \(labelledThrough) s were labelled")
+                throw StreamFallback.labelEventOutOfOrder(time: t, labelledThrough: labelledThrough)
             }
             let name = e.names[Int(l)]
             let id: Int32

@@ -99,9 +99,8 @@ extension TransformPlan {
                     ok = false
                 }
             case .butterworth(let type, let order, let cutoff, let zeroPhase):
-                let band = SignalFilters.BandType(rawValue: type.rawValue)!
                 if designable(order, cutoff, bandpass: type == .bandpass) {
-                    operation = .filter(sos: SignalFilters.butter(order: order, cutoffHz: cutoff, type: band, rateHz: rate), zeroPhase: zeroPhase)
+                    operation = .filter(sos: SignalFilters.butter(order: order, cutoffHz: cutoff, type: type, rateHz: rate), zeroPhase: zeroPhase)
                 }
             case .gravity(let order, let cutoff, let zeroPhase):
                 if designable(order, [cutoff], bandpass: false) {

@@ -67,10 +67,11 @@ public final class LiveProcessor {
     /// Grid rows from grid point `rowsBase` on.
     private var rows: [Float] = []
     private var rowsBase = 0
-    /// Window starts whose last point is computed, waiting for the transforms' segment end.
+    /// Window starts whose last point is computed, waiting for the transforms to settle them.
     private var pending: [Int] = []
-    /// The current gap-free run's first point (transforms only).
+    /// With `transforms`: the current gap-free segment's first point and its transformer.
     private var segmentStart: Int?
+    private var segment: SegmentTransformer?
     private var finished: [Bool]
     private var ended = false
     /// See `lookaheadSeconds`.
@@ -127,10 +128,13 @@ public final class LiveProcessor {
     /// How far, in seconds of samples, a window's last point must be behind the newest sample
     /// of every stream before the window is emitted: the anti-aliasing filter's lookahead (about
     /// 1.5 s for a 100 Hz stream on a 50 Hz grid: the backward pass starts that far ahead, so
-    /// that its values are the whole run's to float32 precision), or infinity with `transforms`,
-    /// whose windows come when their gap-free segment ends (a gap, or `finish()`).
+    /// that its values are the whole run's to float32 precision), plus the `transforms`' (a
+    /// median of n samples (n − 1) / 2 samples, a derivative 1), or infinity when a transform is
+    /// zero-phase: those windows come when their gap-free segment ends (a gap, or `finish()`).
     public var lookaheadSeconds: Double {
-        configuration.transforms == nil ? filterLookahead : .infinity
+        guard let plan = configuration.transforms else { return filterLookahead }
+        guard let samples = plan.lookahead else { return .infinity }
+        return filterLookahead + Double(samples) / configuration.rateHz
     }
 
     // MARK: - Input
@@ -229,14 +233,19 @@ public final class LiveProcessor {
         var ready: [Int] = []
         let transforms = configuration.transforms
         grid.compute(through: limit) { k, row, valid in
-            rows.append(contentsOf: row)
-            if transforms != nil {
-                if valid && segmentStart == nil { segmentStart = k }
-                if !valid, let s = segmentStart {
-                    // The segment ended before k: its windows can be transformed now.
-                    transformSegment(from: s, to: k)
-                    segmentStart = nil
+            if let plan = transforms {
+                if valid {
+                    if segment == nil {
+                        segment = SegmentTransformer(plan: plan, rateHz: configuration.rateHz)
+                        segmentStart = k
+                    }
+                    segment!.append(row)
+                } else if segment != nil {
+                    // The segment ended before k.
+                    endSegment()
                 }
+            } else {
+                rows.append(contentsOf: row)
             }
             cutter.add(point: k, valid: valid) { start in
                 if transforms == nil { ready.append(start) } else { pending.append(start) }
@@ -248,10 +257,8 @@ public final class LiveProcessor {
         if transforms == nil {
             out = ready.map { window(at: $0, values: rows, base: rowsBase, channels: C) }
         } else {
-            if final, let s = segmentStart {
-                transformSegment(from: s, to: grid.nextPoint)
-                segmentStart = nil
-            }
+            if final && segment != nil { endSegment() }
+            settledWindows()
             out = transformed
             transformed = []
         }
@@ -260,26 +267,38 @@ public final class LiveProcessor {
         return out
     }
 
-    /// Windows of ended segments, transformed, not yet returned.
+    /// Windows the transforms settled, not yet returned.
     private var transformed: [LiveWindow] = []
 
-    /// Transforms the gap-free segment [first, end) (`TransformPlan.applySegment`, as the
-    /// dataset does) and cuts the pending windows in it.
-    private func transformSegment(from first: Int, to end: Int) {
-        guard let plan = configuration.transforms else { return }
-        let starts = pending.filter { $0 >= first && $0 + T <= end }
-        pending.removeAll { $0 < end }
-        let n = end - first
-        if n < plan.minimumSegment {
-            counts.shortSegmentWindows += starts.count
-            return
+    /// Cuts the pending windows of the current segment whose every row the transformer settled
+    /// (all of them once the segment has ended).
+    private func settledWindows() {
+        guard let segment, let first = segmentStart else { return }
+        let ready = segment.advance()
+        var n = 0
+        while n < pending.count && pending[n] - first + T <= ready { n += 1 }
+        guard n > 0 else { return }
+        var values = [Float](repeating: 0, count: T * C)
+        for start in pending[0..<n] {
+            values.withUnsafeMutableBufferPointer { segment.rows((start - first)..<(start - first + T), into: $0) }
+            transformed.append(window(at: start, values: values, base: start, channels: C))
         }
-        let from = (first - rowsBase) * gridChannels
-        let values = rows.withUnsafeBufferPointer { r in
-            plan.applySegment(UnsafeBufferPointer(rebasing: r[from..<(from + n * gridChannels)]), count: n,
-                              rateHz: configuration.rateHz)
+        pending.removeFirst(n)
+    }
+
+    /// Ends the current segment: its remaining windows, or none when it is too short for a
+    /// zero-phase step's padding (counted, as the dataset's `windows_dropped.short_segment`).
+    private func endSegment() {
+        guard let segment, let plan = configuration.transforms else { return }
+        segment.end()
+        if segment.count < plan.minimumSegment {
+            counts.shortSegmentWindows += pending.count
+            pending.removeAll()
+        } else {
+            settledWindows()
         }
-        transformed += starts.map { window(at: $0, values: values, base: first, channels: C) }
+        self.segment = nil
+        segmentStart = nil
     }
 
     private func window(at start: Int, values: [Float], base: Int, channels: Int) -> LiveWindow {
@@ -300,6 +319,7 @@ public final class LiveProcessor {
 
     /// Drops grid rows no window can still need.
     private func trimRows() {
+        guard configuration.transforms == nil else { return }  // the segment's transformer holds its rows
         var keep = grid.nextPoint
         if let e = cutter.earliestUncut { keep = Swift.min(keep, e) }
         if let s = segmentStart { keep = Swift.min(keep, s) }

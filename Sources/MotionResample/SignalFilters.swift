@@ -315,28 +315,32 @@ public enum SignalFilters {
         precondition(size >= 1, "median: size ≥ 1")
         let n = x.count
         guard n > 0, size > 1 else { return x }
-        if size == 3 {
-            // The middle of three without sorting: max(min(a, b), min(max(a, b), c)).
-            var out = [Double](repeating: 0, count: n)
-            x.withUnsafeBufferPointer { v in
-                out.withUnsafeMutableBufferPointer { o in
-                    for i in 0..<n {
-                        let a = v[max(i - 1, 0)], b = v[i], c = v[min(i + 1, n - 1)]
-                        o[i] = Swift.max(Swift.min(a, b), Swift.min(Swift.max(a, b), c))
-                    }
-                }
-            }
-            return out
-        }
-        let before = size / 2
-        var window = [Double](repeating: 0, count: size)
         var out = [Double](repeating: 0, count: n)
-        for i in 0..<n {
-            for j in 0..<size { window[j] = x[min(max(i - before + j, 0), n - 1)] }
-            window.sort()
-            out[i] = window[size / 2]
+        x.withUnsafeBufferPointer { v in
+            for i in 0..<n { out[i] = median(at: i, of: v, count: n, size: size) }
         }
         return out
+    }
+
+    /// Output `i` of ``median(_:size:)`` for a signal of `count` samples of which `x` holds
+    /// at least the first min(count, i + size − size / 2) (the window's samples, edges
+    /// extended by repetition): the one definition the whole-segment and row-by-row transforms
+    /// share (`SegmentTransformer`).
+    @inline(__always)
+    public static func median(at i: Int, of x: UnsafeBufferPointer<Double>, count n: Int, size: Int) -> Double {
+        if size <= 1 { return x[i] }
+        if size == 3 {
+            // The middle of three without sorting: max(min(a, b), min(max(a, b), c)).
+            let a = x[max(i - 1, 0)], b = x[i], c = x[min(i + 1, n - 1)]
+            return Swift.max(Swift.min(a, b), Swift.min(Swift.max(a, b), c))
+        }
+        let before = size / 2
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: size) { buffer in
+            var window = buffer
+            for j in 0..<size { window.initializeElement(at: j, to: x[min(max(i - before + j, 0), n - 1)]) }
+            window.sort()
+            return window[size / 2]
+        }
     }
 
     /// The first difference × rate; the first sample takes the second's value (one sample: 0).

@@ -109,70 +109,14 @@ public struct TransformPlan: Sendable, Equatable {
         return out
     }
 
-    /// Runs the steps on one segment: `src` holds its `n` rows of ``inputChannels`` channels,
-    /// `dst` its `n` rows of ``channelCount`` channels, the input channels already copied; every
-    /// channel a step writes is stored into `dst`.
+    /// Runs the steps on one segment (`SegmentTransformer` with every row at once): `src` holds
+    /// its `n` rows of ``inputChannels`` channels, `dst` receives its `n` rows of ``channelCount``.
     private func transform(_ src: UnsafeBufferPointer<Float>, count n: Int, rateHz: Double, into dst: UnsafeMutableBufferPointer<Float>) {
-        let C0 = inputChannels, C = channelCount
-        var buffers = [[Double]?](repeating: nil, count: C)
-        func load(_ c: Int) -> [Double] {
-            if let b = buffers[c] { return b }
-            var b = [Double](repeating: 0, count: n)
-            for k in 0..<n { b[k] = Double(src[k * C0 + c]) }
-            return b
-        }
-        for step in steps {
-            switch step.operation {
-            case .median(let samples):
-                for c in step.inputs { buffers[c] = SignalFilters.median(load(c), size: samples) }
-            case .filter(let sos, let zeroPhase):
-                for c in step.inputs {
-                    let x = load(c)
-                    // Segments too short for filtfilt were dropped above.
-                    buffers[c] = zeroPhase ? SignalFilters.filtfilt(sos, x)! : SignalFilters.causal(sos, x)
-                }
-            case .gravity(let sos, let zeroPhase):
-                let m = step.inputs.count
-                for (j, c) in step.inputs.enumerated() {
-                    let x = load(c)
-                    let g = zeroPhase ? SignalFilters.filtfilt(sos, x)! : SignalFilters.causal(sos, x)
-                    var body = x
-                    for k in 0..<n { body[k] = x[k] - g[k] }
-                    buffers[step.outputs[j]] = body
-                    buffers[step.outputs[m + j]] = g
-                }
-            case .derivative:
-                for (j, c) in step.inputs.enumerated() { buffers[step.outputs[j]] = SignalFilters.derivative(load(c), rateHz: rateHz) }
-            case .magnitude(let groups):
-                for (j, group) in groups.enumerated() {
-                    var sum = [Double](repeating: 0, count: n)
-                    for c in group {
-                        let x = load(c)
-                        for k in 0..<n { sum[k] += x[k] * x[k] }
-                    }
-                    for k in 0..<n { sum[k] = sum[k].squareRoot() }
-                    buffers[step.outputs[j]] = sum
-                }
-            case .calibrate(let scale, let offset):
-                for (j, c) in step.inputs.enumerated() {
-                    var x = load(c)
-                    let s = scale[j], o = offset[j]
-                    for k in 0..<n { x[k] = x[k] * s + o }
-                    buffers[c] = x
-                }
-            }
-        }
-        // Written back row by row (x is time-major): one pass over the segment's rows rather
-        // than one strided pass per channel.
-        let written = (0..<C).filter { buffers[$0] != nil }
-        var block = [Double]()
-        block.reserveCapacity(written.count * n)
-        for c in written { block += buffers[c]! }
-        block.withUnsafeBufferPointer { b in
-            for k in 0..<n {
-                let row = k * C
-                for (j, c) in written.enumerated() { dst[row + c] = Float(b[j * n + k]) }
-            }
-        }
+        let t = SegmentTransformer(plan: self, rateHz: rateHz)
+        t.append(rows: src, count: n)
+        t.end()
+        let ready = t.advance()
+        precondition(ready == n, "TransformPlan: \(ready) of \(n) rows transformed at the segment's end")
+        t.rows(0..<n, into: dst)
     }
 }

@@ -201,6 +201,74 @@ import Testing
         #expect(counts.shortSegmentWindows == (c.expected.windowsDropped["short_segment"] ?? 0))
     }
 
+    @Test func causalTransformsComeWithinTheirLookahead() throws {
+        let c = try Self.make(Self.walk + """
+            transforms:
+              - median: {channels: [A, G], samples: 5}
+              - butterworth: {channels: [A], type: highpass, order: 2, cutoff_hz: 0.5, zero_phase: false}
+              - gravity: {channels: [A], cutoff_hz: 0.3, order: 3, zero_phase: false}
+              - derivative: {channels: [acc_body, gyro]}
+              - magnitude: {channels: [acc_body_jerk, gyro]}
+              - calibrate: {channels: [gyro_x], scale: 0.5, offset: 2}
+
+            """, seed: 9)
+        defer { c.dir.remove() }
+        let (windows, _, beforeFinish, latency, lookahead) = try Self.replay(c)
+        Self.check(c, windows)
+        // Median 5 (2 samples) + derivative (1) on the 50 Hz grid, after the anti-aliasing's.
+        #expect(c.configuration.transforms?.lookahead == 3)
+        #expect(lookahead < 2)
+        #expect(beforeFinish >= windows.count - 3)
+        let sorted = latency.sorted()
+        #expect(sorted[sorted.count / 2] < lookahead + 0.35)
+    }
+
+    /// Rows fed in stretches of any size give the whole segment's values, bit for bit, and a
+    /// chain without zero-phase steps settles each row its lookahead after it.
+    @Test(arguments: [true, false]) func segmentTransformerRowByRowEqualsWholeSegment(zeroPhase: Bool) throws {
+        let c = try Self.make(Self.walk + """
+            transforms:
+              - median: {channels: [A], samples: 5}
+              - median: {channels: [G], samples: 3}
+              - butterworth: {channels: [A, G], type: bandpass, order: 2, cutoff_hz: [0.5, 15], zero_phase: false}
+              - gravity: {channels: [A], cutoff_hz: 0.3, order: 3, zero_phase: \(zeroPhase)}
+              - derivative: {channels: [acc_body, gyro]}
+              - magnitude: {channels: [acc_body, acc_body_jerk]}
+              - calibrate: {channels: [acc_body_jerk_mag], scale: 3, offset: 0.25}
+
+            """, seed: 2, minutes: 0.3, gapsPerMinute: 0)
+        defer { c.dir.remove() }
+        let plan = c.configuration.transforms!
+        // The declared lookahead adds up the steps' (2 + 1 + 1); the rows settle sooner, as the
+        // medians run on different channels and a derivative needs a sample ahead only at the
+        // segment's start: 2 rows behind.
+        #expect(plan.lookahead == (zeroPhase ? nil : 4))
+        var rng = SeededGenerator(seed: 3)
+        let n = 700, C0 = plan.inputChannels, C = plan.channelCount
+        let input = (0..<(n * C0)).map { _ in Float.random(in: -20...20, using: &rng) }
+        let whole = input.withUnsafeBufferPointer { plan.applySegment($0, count: n, rateHz: 50) }
+        let t = SegmentTransformer(plan: plan, rateHz: 50)
+        var k = 0
+        var out = [Float](repeating: 0, count: n * C)
+        while k < n {
+            let m = Swift.min(n - k, Int.random(in: 1...40, using: &rng))
+            input.withUnsafeBufferPointer { t.append(rows: UnsafeBufferPointer(rebasing: $0[(k * C0)..<((k + m) * C0)]), count: m) }
+            k += m
+            let ready = t.advance()
+            #expect(ready == (zeroPhase || k - 2 < 2 ? 0 : k - 2))
+            if ready > 0 {
+                // What is settled is final.
+                var part = [Float](repeating: 0, count: ready * C)
+                part.withUnsafeMutableBufferPointer { t.rows(0..<ready, into: $0) }
+                #expect(part.map(\.bitPattern) == whole[0..<(ready * C)].map(\.bitPattern))
+            }
+        }
+        t.end()
+        #expect(t.advance() == n)
+        out.withUnsafeMutableBufferPointer { t.rows(0..<n, into: $0) }
+        #expect(out.map(\.bitPattern) == whole.map(\.bitPattern))
+    }
+
     @Test func normalisationUsesTheTrainStatistics() throws {
         let c = try Self.make(Self.walk, seed: 3, minutes: 0.5, gapsPerMinute: 0)
         defer { c.dir.remove() }

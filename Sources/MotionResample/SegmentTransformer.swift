@@ -1,0 +1,239 @@
+/// The `transforms` steps run on one gap-free segment whose grid rows arrive one at a time: the
+/// single implementation of docs/signal.md, "Transforms". ``TransformPlan/applySegment(_:count:rateHz:)``
+/// feeds it a whole segment at once (the dataset); the live library feeds it row by row and takes
+/// each row as soon as every step has settled it, i.e. after the chain's lookahead.
+///
+/// Each step's outputs are final up to a position its inputs allow: a causal filter, a magnitude
+/// and a calibration as far as their inputs; a centred median of n samples (n − 1) / 2 samples
+/// behind them; a derivative from its inputs' second sample on; a zero-phase filter only once the
+/// segment has ended (its backward pass starts at the end). Values are computed with the same
+/// operations in the same order whatever the rows' arrival, so they are the same bits: a causal
+/// filter runs section by section over each new stretch from the state the previous stretch
+/// left, as `SignalFilters.sosfilt` does over the whole array; medians, derivatives, magnitudes
+/// and calibrations are per position.
+public final class SegmentTransformer {
+    public let plan: TransformPlan
+    public let rateHz: Double
+
+    /// Every value stored, per column: the input channels' (columns 0..<inputChannels), then
+    /// each step's outputs.
+    private var columns: [[Double]]
+    /// How many leading values of each column are final.
+    private var final: [Int]
+    /// Per step: the columns it reads (by input, in `step.inputs` order; for a magnitude, its
+    /// groups flattened) and writes (in `step.outputs` order).
+    private let reads: [[Int]]
+    private let writes: [[Int]]
+    /// Per channel of `x`: the column holding its final value, or nil when no step writes it
+    /// (its value is the grid's float32, copied).
+    private let result: [Int?]
+    /// Per step and output: a causal filter's state, section by section, once started.
+    private var states: [[[Double]]]
+    /// Per step: positions computed.
+    private var done: [Int]
+    /// The grid rows as received (for the channels no step writes).
+    private var rows: [Float] = []
+    public private(set) var count = 0
+    public private(set) var ended = false
+
+    public init(plan: TransformPlan, rateHz: Double) {
+        self.plan = plan
+        self.rateHz = rateHz
+        var current = Array(0..<plan.channelCount).map { $0 < plan.inputChannels ? Optional($0) : nil }
+        var next = plan.inputChannels
+        var reads: [[Int]] = [], writes: [[Int]] = []
+        for step in plan.steps {
+            var r: [Int] = []
+            if case .magnitude(let groups) = step.operation {
+                r = groups.flatMap { $0.map { current[$0]! } }
+            } else {
+                r = step.inputs.map { current[$0]! }
+            }
+            reads.append(r)
+            var w: [Int] = []
+            for c in step.outputs {
+                w.append(next)
+                current[c] = next
+                next += 1
+            }
+            writes.append(w)
+        }
+        self.reads = reads
+        self.writes = writes
+        result = (0..<plan.channelCount).map { c in c < plan.inputChannels && current[c] == c ? nil : current[c] }
+        columns = Array(repeating: [], count: next)
+        final = Array(repeating: 0, count: next)
+        states = plan.steps.map { _ in [] }
+        done = Array(repeating: 0, count: plan.steps.count)
+    }
+
+    /// Appends the segment's next grid row (``TransformPlan/inputChannels`` values).
+    public func append(_ row: UnsafeBufferPointer<Float>) {
+        precondition(!ended && row.count == plan.inputChannels, "SegmentTransformer: a row of \(row.count) values after the end, or not \(plan.inputChannels)")
+        rows.append(contentsOf: row)
+        for c in 0..<plan.inputChannels { columns[c].append(Double(row[c])) }
+        count += 1
+        for c in 0..<plan.inputChannels { final[c] = count }
+    }
+
+    /// Appends `n` rows at once (row-major).
+    public func append(rows block: UnsafeBufferPointer<Float>, count n: Int) {
+        let C0 = plan.inputChannels
+        precondition(!ended && block.count == n * C0, "SegmentTransformer: \(block.count) values are not \(n) rows of \(C0)")
+        rows.append(contentsOf: block)
+        for c in 0..<C0 {
+            columns[c].reserveCapacity(count + n)
+            for k in 0..<n { columns[c].append(Double(block[k * C0 + c])) }
+        }
+        count += n
+        for c in 0..<C0 { final[c] = count }
+    }
+
+    /// The segment has no more rows: every step can finish.
+    public func end() {
+        ended = true
+    }
+
+    /// Runs every step as far as its inputs allow; returns how many leading rows are final in
+    /// every channel (``row(_:into:)`` may read them).
+    @discardableResult
+    public func advance() -> Int {
+        for (s, step) in plan.steps.enumerated() { run(s, step) }
+        var ready = count
+        for c in result { if let c { ready = Swift.min(ready, final[c]) } }
+        return ready
+    }
+
+    /// Row `k` of `x` (``TransformPlan/channelCount`` values), rounded to float32.
+    @inline(__always)
+    public func row(_ k: Int, into out: UnsafeMutableBufferPointer<Float>) {
+        let C0 = plan.inputChannels
+        for (c, column) in result.enumerated() {
+            out[c] = column.map { Float(columns[$0][k]) } ?? rows[k * C0 + c]
+        }
+    }
+
+    /// Rows `range` of `x` (each ``TransformPlan/channelCount`` values, row-major), rounded to
+    /// float32, into `out`.
+    public func rows(_ range: Range<Int>, into out: UnsafeMutableBufferPointer<Float>) {
+        let C0 = plan.inputChannels, C = plan.channelCount, lo = range.lowerBound
+        precondition(out.count == range.count * C, "SegmentTransformer.rows: room for \(out.count) values, not \(range.count) rows of \(C)")
+        for (c, column) in result.enumerated() {
+            if let column {
+                columns[column].withUnsafeBufferPointer { v in
+                    for k in range { out[(k - lo) * C + c] = Float(v[k]) }
+                }
+            } else {
+                rows.withUnsafeBufferPointer { r in
+                    for k in range { out[(k - lo) * C + c] = r[k * C0 + c] }
+                }
+            }
+        }
+    }
+
+    private func run(_ s: Int, _ step: TransformPlan.Step) {
+        let input = reads[s].map { final[$0] }.min() ?? count
+        let n = count
+        let from = done[s]
+        var to: Int
+        switch step.operation {
+        case .median(let size):
+            to = ended ? input : Swift.max(0, input - (size - 1 - size / 2))
+        case .filter(_, let zeroPhase), .gravity(_, let zeroPhase):
+            to = zeroPhase ? (ended ? input : 0) : input
+        case .derivative:
+            to = input >= 2 || ended ? input : 0
+        case .magnitude, .calibrate:
+            to = input
+        }
+        guard to > from else { return }
+        switch step.operation {
+        case .median(let size):
+            for (j, r) in reads[s].enumerated() {
+                let x = columns[r], w = writes[s][j]
+                x.withUnsafeBufferPointer { v in
+                    for i in from..<to { columns[w].append(SignalFilters.median(at: i, of: v, count: n, size: size)) }
+                }
+            }
+        case .filter(let sos, let zeroPhase):
+            for (j, r) in reads[s].enumerated() {
+                let w = writes[s][j]
+                if zeroPhase {
+                    columns[w] = SignalFilters.filtfilt(sos, columns[r])!
+                } else {
+                    columns[w] += causal(s, j, sos, columns[r], from, to)
+                }
+            }
+        case .gravity(let sos, let zeroPhase):
+            let m = reads[s].count
+            for (j, r) in reads[s].enumerated() {
+                let g = zeroPhase ? SignalFilters.filtfilt(sos, columns[r])! : causal(s, j, sos, columns[r], from, to)
+                let body = writes[s][j], gravity = writes[s][m + j]
+                columns[r].withUnsafeBufferPointer { x in
+                    for (i, gi) in zip(from..<to, g[(zeroPhase ? from : 0)...]) { columns[body].append(x[i] - gi) }
+                }
+                columns[gravity] += zeroPhase ? Array(g[from..<to]) : g
+            }
+        case .derivative:
+            for (j, r) in reads[s].enumerated() {
+                let x = columns[r], w = writes[s][j]
+                if from == 0 {
+                    // The first sample takes the second's value (one sample: 0).
+                    columns[w].append(to > 1 ? (x[1] - x[0]) * rateHz : 0)
+                }
+                for i in Swift.max(from, 1)..<Swift.max(to, 1) { columns[w].append((x[i] - x[i - 1]) * rateHz) }
+            }
+        case .magnitude(let groups):
+            var offset = 0
+            for (j, group) in groups.enumerated() {
+                let cols = Array(reads[s][offset..<(offset + group.count)])
+                offset += group.count
+                let w = writes[s][j]
+                for i in from..<to {
+                    var sum = 0.0
+                    for c in cols { sum += columns[c][i] * columns[c][i] }
+                    columns[w].append(sum.squareRoot())
+                }
+            }
+        case .calibrate(let scale, let offset):
+            for (j, r) in reads[s].enumerated() {
+                let sc = scale[j], o = offset[j], w = writes[s][j]
+                for i in from..<to { columns[w].append(columns[r][i] * sc + o) }
+            }
+        }
+        done[s] = to
+        for w in writes[s] { final[w] = to }
+    }
+
+    /// A causal filter's output for positions from..<to of `x`, continuing from the state the
+    /// previous stretch left (steady state times x[0] at the start), section by section.
+    private func causal(_ s: Int, _ j: Int, _ sos: SignalFilters.SOS, _ x: [Double], _ from: Int, _ to: Int) -> [Double] {
+        if states[s].count <= j {
+            states[s].append(SignalFilters.sosfiltZi(sos).flatMap { $0.map { $0 * x[0] } })
+        }
+        var y = Array(x[from..<to])
+        var zi: [[Double]] = []
+        for si in 0..<sos.count { zi.append([states[s][j][2 * si], states[s][j][2 * si + 1]]) }
+        let state = SignalFilters.sosfilt(sos, &y, zi: zi)
+        states[s][j] = state.flatMap { $0 }
+        return y
+    }
+}
+
+extension TransformPlan {
+    /// How many grid samples after a row its values are final: the steps' lookaheads added up
+    /// (a median of n samples (n − 1) / 2, a derivative 1, the others 0), or nil when a step
+    /// needs the whole segment (a zero-phase filter).
+    public var lookahead: Int? {
+        var total = 0
+        for step in steps {
+            switch step.operation {
+            case .median(let n): total += n - 1 - n / 2
+            case .filter(_, let zeroPhase), .gravity(_, let zeroPhase): if zeroPhase { return nil }
+            case .derivative: total += 1
+            case .magnitude, .calibrate: break
+            }
+        }
+        return total
+    }
+}

@@ -71,10 +71,10 @@ final class StreamingRecording {
     /// Whether `source` can be streamed: always without `transforms` (a `sort: true` input's file
     /// is read whole and sorted first, `_SortedFile`; the rest still streams), never with them.
     static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool {
-        // Transforms run on whole gap-free segments (a zero-phase filter needs all of one), which
-        // the block-by-block path does not hold: such recordings are processed whole, in memory
-        // (docs/streaming.md).
-        spec.transforms.isEmpty
+        // A zero-phase transform needs its whole gap-free segment (it runs backwards from the
+        // end): memory could not be bounded, so such recordings are processed whole, in memory
+        // (docs/streaming.md). Chains with a bounded lookahead stream.
+        spec.transformsLookahead != .segment
     }
 
     private let source: RecordingSource
@@ -110,6 +110,14 @@ final class StreamingRecording {
     // Segments and windows.
     private var cutter: WindowCutter
     private var pending: [Int] = []
+    // Transforms (a bounded lookahead: `canStream`). The current gap-free segment goes through
+    // its `SegmentTransformer`; `gridRows` then holds rows of x (every channel) up to `settled`,
+    // the rows every step has settled, and the segment's window starts wait in `segmentPending`.
+    private let transforms: TransformPlan?
+    private var segment: SegmentTransformer?
+    private var segmentFirst = 0
+    private var settled = 0
+    private var segmentPending: [Int] = []
     // Labels.
     /// The `intervals` or `path` track, on the input's clock once T0 is known (`clock: recording`).
     private var fixedTrack: LabelTrack?
@@ -159,6 +167,8 @@ final class StreamingRecording {
         grid = StreamingGrid(streams: layout.sensors.map { sensor in StreamBuffer(channels: sensor.channelNames.count) },
                              rateHz: spec.resample.rateHz, magnitudes: layout.magnitudes.map(\.axes))
         cutter = WindowCutter(plan: windowPlan)
+        transforms = layout.transforms
+        precondition(transforms?.minimumSegment ?? 1 == 1, "StreamingRecording: a zero-phase transform cannot stream")
         streamFile = Array(repeating: nil, count: layout.sensors.count)
         streamNames = layout.sensors.map(\.name)
         row = [Float](repeating: 0, count: layout.channelNames.count)
@@ -487,25 +497,75 @@ final class StreamingRecording {
             gridOverflow = true
             return
         }
+        let C = self.C
         grid.compute(through: limit) { k, row, valid in
-            gridRows.append(contentsOf: row)
+            if let plan = transforms {
+                if valid {
+                    if segment == nil {
+                        segment = SegmentTransformer(plan: plan, rateHz: rate)
+                        segmentFirst = k
+                    }
+                    segment!.append(row)
+                } else {
+                    if segment != nil { endSegment() }
+                    // An invalid point: no window contains it.
+                    gridRows.append(contentsOf: repeatElement(0, count: C))
+                    settled = k + 1
+                }
+            } else {
+                gridRows.append(contentsOf: row)
+            }
             cutter.add(point: k, valid: valid) { start in
                 windowStarts += 1
                 if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
                     // Whole processing refuses the recording (checkWindows): count on, keep none.
                     windowOverflow = true
                     pending.removeAll()
+                    segmentPending.removeAll()
                 }
-                if !windowOverflow { pending.append(start) }
+                if !windowOverflow {
+                    if transforms == nil { pending.append(start) } else { segmentPending.append(start) }
+                }
             }
         }
+        if segment != nil {
+            if final { endSegment() } else { settle() }
+        }
         trimGrid()
+    }
+
+    /// Moves the rows of x the current segment's transforms have settled to `gridRows`, and
+    /// the windows they complete to `pending`.
+    private func settle() {
+        guard let segment else { return }
+        let ready = segmentFirst + segment.advance()
+        guard ready > settled else { return }
+        var values = [Float](repeating: 0, count: (ready - settled) * C)
+        values.withUnsafeMutableBufferPointer { segment.rows((settled - segmentFirst)..<(ready - segmentFirst), into: $0) }
+        gridRows += values
+        settled = ready
+        segment.release(before: settled - segmentFirst)
+        var n = 0
+        while n < segmentPending.count && segmentPending[n] + T <= settled { n += 1 }
+        pending += segmentPending[0..<n]
+        segmentPending.removeFirst(n)
+    }
+
+    /// The current segment ended (a gap, or the grid's end): every row settles.
+    private func endSegment() {
+        segment?.end()
+        settle()
+        segment = nil
     }
 
     /// Drops grid rows no window can still need.
     private func trimGrid() {
         var keep = grid.nextPoint
         if let p = pending.first { keep = Swift.min(keep, p) }
+        if transforms != nil {
+            keep = Swift.min(keep, settled)
+            if let p = segmentPending.first { keep = Swift.min(keep, p) }
+        }
         if let e = cutter.earliestUncut { keep = Swift.min(keep, e) }
         let drop = keep - gridBase
         if drop > 0 && drop * C >= Swift.max(1 << 16, gridRows.count / 2) {
@@ -554,6 +614,7 @@ final class StreamingRecording {
     private func trimEvents() {
         var earliest = grid.nextPoint
         if let p = pending.first { earliest = Swift.min(earliest, p) }
+        if let p = segmentPending.first { earliest = Swift.min(earliest, p) }
         if let e = cutter.earliestUncut { earliest = Swift.min(earliest, e) }
         trimEvents(before: time(earliest))
     }

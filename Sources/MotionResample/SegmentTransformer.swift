@@ -16,8 +16,9 @@ public final class SegmentTransformer {
     public let rateHz: Double
 
     /// Every value stored, per column: the input channels' (columns 0..<inputChannels), then
-    /// each step's outputs.
+    /// each step's outputs. `columns[c][0]` is position `base[c]` (see ``release(before:)``).
     private var columns: [[Double]]
+    private var base: [Int]
     /// How many leading values of each column are final.
     private var final: [Int]
     /// Per step: the columns it reads (by input, in `step.inputs` order; for a magnitude, its
@@ -31,8 +32,9 @@ public final class SegmentTransformer {
     private var states: [[[Double]]]
     /// Per step: positions computed.
     private var done: [Int]
-    /// The grid rows as received (for the channels no step writes).
+    /// The grid rows as received (for the channels no step writes), from row `rowsBase`.
     private var rows: [Float] = []
+    private var rowsBase = 0
     public private(set) var count = 0
     public private(set) var ended = false
 
@@ -62,6 +64,7 @@ public final class SegmentTransformer {
         self.writes = writes
         result = (0..<plan.channelCount).map { c in c < plan.inputChannels && current[c] == c ? nil : current[c] }
         columns = Array(repeating: [], count: next)
+        base = Array(repeating: 0, count: next)
         final = Array(repeating: 0, count: next)
         states = plan.steps.map { _ in [] }
         done = Array(repeating: 0, count: plan.steps.count)
@@ -104,30 +107,55 @@ public final class SegmentTransformer {
         return ready
     }
 
-    /// Row `k` of `x` (``TransformPlan/channelCount`` values), rounded to float32.
-    @inline(__always)
-    public func row(_ k: Int, into out: UnsafeMutableBufferPointer<Float>) {
-        let C0 = plan.inputChannels
-        for (c, column) in result.enumerated() {
-            out[c] = column.map { Float(columns[$0][k]) } ?? rows[k * C0 + c]
-        }
-    }
-
     /// Rows `range` of `x` (each ``TransformPlan/channelCount`` values, row-major), rounded to
     /// float32, into `out`.
     public func rows(_ range: Range<Int>, into out: UnsafeMutableBufferPointer<Float>) {
         let C0 = plan.inputChannels, C = plan.channelCount, lo = range.lowerBound
         precondition(out.count == range.count * C, "SegmentTransformer.rows: room for \(out.count) values, not \(range.count) rows of \(C)")
+        precondition(lo >= rowsBase, "SegmentTransformer.rows: row \(lo) was released")
         for (c, column) in result.enumerated() {
             if let column {
+                let b = base[column]
                 columns[column].withUnsafeBufferPointer { v in
-                    for k in range { out[(k - lo) * C + c] = Float(v[k]) }
+                    for k in range { out[(k - lo) * C + c] = Float(v[k - b]) }
                 }
             } else {
+                let b = rowsBase
                 rows.withUnsafeBufferPointer { r in
-                    for k in range { out[(k - lo) * C + c] = r[k * C0 + c] }
+                    for k in range { out[(k - lo) * C + c] = r[(k - b) * C0 + c] }
                 }
             }
+        }
+    }
+
+    /// The caller will read no row before `position`: values no step needs any more are
+    /// dropped, so that memory stays bounded by the chain's lookahead on a long segment
+    /// (a zero-phase step keeps its inputs until the end).
+    public func release(before position: Int) {
+        // A column no step reads and no row of x shows is not needed at all.
+        var keep = Array(repeating: count, count: columns.count)
+        for c in result { if let c { keep[c] = Swift.min(keep[c], position) } }
+        for (s, step) in plan.steps.enumerated() {
+            var need = done[s]
+            switch step.operation {
+            case .median(let size): need -= size / 2
+            case .derivative: need -= 1
+            case .filter(_, true), .gravity(_, true): need = 0
+            default: break
+            }
+            for r in reads[s] { keep[r] = Swift.min(keep[r], Swift.max(0, need)) }
+        }
+        for c in columns.indices {
+            let drop = Swift.min(keep[c] - base[c], columns[c].count)
+            if drop >= 4096 && drop * 2 >= columns[c].count {
+                columns[c].removeFirst(drop)
+                base[c] = keep[c]
+            }
+        }
+        let drop = position - rowsBase
+        if drop >= 4096 && drop * 2 >= rows.count / Swift.max(1, plan.inputChannels) {
+            rows.removeFirst(drop * plan.inputChannels)
+            rowsBase = position
         }
     }
 
@@ -150,9 +178,12 @@ public final class SegmentTransformer {
         switch step.operation {
         case .median(let size):
             for (j, r) in reads[s].enumerated() {
-                let x = columns[r], w = writes[s][j]
+                let x = columns[r], w = writes[s][j], b = base[r]
+                // Positions relative to the column's first kept value: release keeps every
+                // value a later median window needs, so the lower edge is the segment's only
+                // when nothing was released (b = 0).
                 x.withUnsafeBufferPointer { v in
-                    for i in from..<to { columns[w].append(SignalFilters.median(at: i, of: v, count: n, size: size)) }
+                    for i in from..<to { columns[w].append(SignalFilters.median(at: i - b, of: v, count: n - b, size: size)) }
                 }
             }
         case .filter(let sos, let zeroPhase):
@@ -161,27 +192,27 @@ public final class SegmentTransformer {
                 if zeroPhase {
                     columns[w] = SignalFilters.filtfilt(sos, columns[r])!
                 } else {
-                    columns[w] += causal(s, j, sos, columns[r], from, to)
+                    columns[w] += causal(s, j, sos, r, from, to)
                 }
             }
         case .gravity(let sos, let zeroPhase):
             let m = reads[s].count
             for (j, r) in reads[s].enumerated() {
-                let g = zeroPhase ? SignalFilters.filtfilt(sos, columns[r])! : causal(s, j, sos, columns[r], from, to)
-                let body = writes[s][j], gravity = writes[s][m + j]
+                let g = zeroPhase ? SignalFilters.filtfilt(sos, columns[r])! : causal(s, j, sos, r, from, to)
+                let body = writes[s][j], gravity = writes[s][m + j], b = base[r]
                 columns[r].withUnsafeBufferPointer { x in
-                    for (i, gi) in zip(from..<to, g[(zeroPhase ? from : 0)...]) { columns[body].append(x[i] - gi) }
+                    for (i, gi) in zip(from..<to, g[(zeroPhase ? from : 0)...]) { columns[body].append(x[i - b] - gi) }
                 }
                 columns[gravity] += zeroPhase ? Array(g[from..<to]) : g
             }
         case .derivative:
             for (j, r) in reads[s].enumerated() {
-                let x = columns[r], w = writes[s][j]
+                let x = columns[r], w = writes[s][j], b = base[r]
                 if from == 0 {
                     // The first sample takes the second's value (one sample: 0).
-                    columns[w].append(to > 1 ? (x[1] - x[0]) * rateHz : 0)
+                    columns[w].append(to > 1 ? (x[1 - b] - x[0 - b]) * rateHz : 0)
                 }
-                for i in Swift.max(from, 1)..<Swift.max(to, 1) { columns[w].append((x[i] - x[i - 1]) * rateHz) }
+                for i in Swift.max(from, 1)..<Swift.max(to, 1) { columns[w].append((x[i - b] - x[i - 1 - b]) * rateHz) }
             }
         case .magnitude(let groups):
             var offset = 0
@@ -191,14 +222,17 @@ public final class SegmentTransformer {
                 let w = writes[s][j]
                 for i in from..<to {
                     var sum = 0.0
-                    for c in cols { sum += columns[c][i] * columns[c][i] }
+                    for c in cols {
+                        let v = columns[c][i - base[c]]
+                        sum += v * v
+                    }
                     columns[w].append(sum.squareRoot())
                 }
             }
         case .calibrate(let scale, let offset):
             for (j, r) in reads[s].enumerated() {
-                let sc = scale[j], o = offset[j], w = writes[s][j]
-                for i in from..<to { columns[w].append(columns[r][i] * sc + o) }
+                let sc = scale[j], o = offset[j], w = writes[s][j], b = base[r]
+                for i in from..<to { columns[w].append(columns[r][i - b] * sc + o) }
             }
         }
         done[s] = to
@@ -207,11 +241,13 @@ public final class SegmentTransformer {
 
     /// A causal filter's output for positions from..<to of `x`, continuing from the state the
     /// previous stretch left (steady state times x[0] at the start), section by section.
-    private func causal(_ s: Int, _ j: Int, _ sos: SignalFilters.SOS, _ x: [Double], _ from: Int, _ to: Int) -> [Double] {
+    private func causal(_ s: Int, _ j: Int, _ sos: SignalFilters.SOS, _ column: Int, _ from: Int, _ to: Int) -> [Double] {
+        let b = base[column]
         if states[s].count <= j {
-            states[s].append(SignalFilters.sosfiltZi(sos).flatMap { $0.map { $0 * x[0] } })
+            let x0 = columns[column][0 - b]
+            states[s].append(SignalFilters.sosfiltZi(sos).flatMap { $0.map { $0 * x0 } })
         }
-        var y = Array(x[from..<to])
+        var y = Array(columns[column][(from - b)..<(to - b)])
         var zi: [[Double]] = []
         for si in 0..<sos.count { zi.append([states[s][j][2 * si], states[s][j][2 * si + 1]]) }
         let state = SignalFilters.sosfilt(sos, &y, zi: zi)

@@ -96,13 +96,31 @@ import Testing
             : "labels: {policy: \(policy), \(policy == "majority" ? "min_fraction: \(["0.0", "0.5", "0.9"].randomElement(using: &g)!), " : "")map: {W: walk, T: turn}\(Bool.random(using: &g) ? ", classes: [walk, turn]" : "")}\n"
         let features = Bool.random(using: &g) ? "features: [mean, std, dominant_freq_hz]\n" : ""
         let magnitude = sensors.contains("A") && Bool.random(using: &g) ? "magnitude: [acc]\n" : ""
+        // A third of the cases: a chain of transforms with a bounded lookahead (causal filters,
+        // medians, derivatives, magnitudes, calibrations), which streams (docs/streaming.md).
+        var transforms = ""
+        if Int.random(in: 0..<3, using: &g) == 0 {
+            let first = sensors[0]
+            let prefix = ["A": "acc", "G": "gyro", "M": "mag", "D": "rot"][first]!
+            var steps = ["  - median: {channels: [\(first)], samples: \([3, 5, 7].randomElement(using: &g)!)}"]
+            steps.append("  - butterworth: {channels: [\(sensors.joined(separator: ", "))], type: \(["lowpass", "highpass"].randomElement(using: &g)!), order: \(Int.random(in: 1...4, using: &g)), cutoff_hz: \(Double(rate) * 0.2), zero_phase: false}")
+            if sensors.contains("A") && Bool.random(using: &g) {
+                steps.append("  - gravity: {channels: [A], cutoff_hz: 0.3, zero_phase: false}")
+                steps.append("  - derivative: {channels: [acc_body]}")
+                steps.append("  - magnitude: {channels: [acc_body_jerk, acc_gravity]}")
+            } else {
+                steps.append("  - derivative: {channels: [\(first)]}")
+                steps.append("  - calibrate: {channels: [\(prefix)_jerk_x], scale: 2, offset: -1}")
+            }
+            transforms = "transforms:\n" + steps.joined(separator: "\n") + "\n"
+        }
         return """
         version: 1
         name: diff
         inputs: [{type: motioncollector, paths: ["rec.csv"], sensors: [\(sensors.joined(separator: ", "))]}]
         resample: {rate_hz: \(rate), method: \(method), max_gap_s: \(gap), antialias: \(antialias)}
         window: {length_samples: \(length), stride_samples: \(stride)}
-        \(labels)\(features)\(magnitude)output: {type: hdf5, path: out}
+        \(labels)\(features)\(magnitude)\(transforms)output: {type: hdf5, path: out}
 
         """
     }

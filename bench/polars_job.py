@@ -1,0 +1,58 @@
+"""The bench pipeline (bench/peer_stages.py) with polars reading the CSVs: `pl.read_csv` (multi-
+threaded, its own thread pool) of only the columns the pipeline needs (Source, Label, When, X, Y,
+Z) with explicit dtypes, then the shared numpy stages and h5py output.
+
+Recordings run `JOBS` at a time on a thread pool: polars parses without the GIL on all cores,
+and numpy's large-array loops release it too. (polars' own thread pool does not survive fork(),
+so a multiprocessing pool would need spawn-started workers each importing polars and numpy;
+`--processes` does that, for comparison.)
+
+  polars_job.py DATA_DIR OUT_DIR JOBS [--processes]
+  polars_job.py --parse-only DATA_DIR     just pl.read_csv of every file, one after another
+"""
+import glob
+import multiprocessing as mp
+import os
+import sys
+
+import polars as pl
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer_stages as stages  # noqa: E402
+
+NAMES = ["Source", "Label", "When", "X", "Y", "Z"]
+
+
+def read(path):
+    """The six columns, selected by their header names as written (MotionCollector puts a space
+    after each comma of the header), with explicit dtypes, renamed to the stripped names."""
+    with open(path, newline="") as f:
+        header = f.readline().rstrip("\r\n").split(",")
+    cols = {h.strip(): h for h in header}
+    sel = [cols[n] for n in NAMES]
+    types = dict(zip(sel, [pl.Categorical, pl.String, pl.Float64, pl.Float64, pl.Float64, pl.Float64]))
+    return pl.read_csv(path, columns=sel, schema_overrides=types).rename(dict(zip(sel, NAMES)))
+
+
+def process(path):
+    df = read(path).filter(pl.col("When").is_not_null())
+    streams = []
+    for code in stages.SENSORS:
+        s = df.filter(pl.col("Source") == code).drop_nulls(["X", "Y", "Z"])
+        streams.append(stages.clean(s["When"].to_numpy(), s.select("X", "Y", "Z").to_numpy(), code))
+    lab = df.filter(pl.col("Label").is_not_null())
+    return stages.windows(streams, lab["When"].to_numpy(), lab["Label"].str.strip_chars().to_numpy())
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--parse-only":
+        files = sorted(glob.glob(os.path.join(sys.argv[2], "**", "*.csv"), recursive=True))
+        print(sum(read(f).height for f in files))
+        sys.exit(0)
+    data, out, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    files = sorted(glob.glob(os.path.join(data, "**", "*.csv"), recursive=True))
+    if "--processes" in sys.argv[4:]:
+        mp.set_start_method("spawn")
+        print(stages.run(process, files, data, out, jobs, pool="processes"))
+    else:
+        print(stages.run(process, files, data, out, jobs, pool="threads"))

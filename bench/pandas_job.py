@@ -23,7 +23,7 @@ def process(path):
         s = df[df["Source"] == code].dropna(subset=["X", "Y", "Z"])
         streams.append(stages.clean(s["When"].to_numpy(), s[["X", "Y", "Z"]].to_numpy(), code))
     lab = df[df["Label"].notna()]
-    return stages.windows(streams, lab["When"].to_numpy(), lab["Label"].astype(str).str.strip().to_numpy())
+    return stages.windows(streams, lab["When"].to_numpy(), stages.codes_pandas(lab["Label"]))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The bench pipeline (bench/peer_stages.py) with pandas the way a careful user would read the CSVs:
 only the columns the pipeline needs (`usecols`: Source, Label, When, X, Y, Z; the device-motion
 rows' six extra columns are skipped), explicit dtypes (float64 numbers, the one-letter Source code
-as a category, Label as a string), pandas' C reader, multiprocessing over recordings, then the
+and the Label text as categories), pandas' C reader, multiprocessing over recordings, then the
 shared numpy stages and h5py output. (`engine="pyarrow"` cannot read MotionCollector files: their
 rows have 6 or 12 fields, and Arrow's reader rejects rows shorter than the header.)
 
@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer_stages as stages  # noqa: E402
 
 NAMES = ["Source", "Label", "When", "X", "Y", "Z"]
-DTYPES = {"Source": "category", "Label": str, "When": np.float64, "X": np.float64, "Y": np.float64, "Z": np.float64}
+DTYPES = {"Source": "category", "Label": "category", "When": np.float64, "X": np.float64, "Y": np.float64, "Z": np.float64}
 
 
 def read(path):
@@ -37,7 +37,7 @@ def process(path):
         s = df[df["Source"] == code].dropna(subset=["X", "Y", "Z"])
         streams.append(stages.clean(s["When"].to_numpy(), s[["X", "Y", "Z"]].to_numpy(), code))
     lab = df[df["Label"].notna()]
-    return stages.windows(streams, lab["When"].to_numpy(), lab["Label"].str.strip().to_numpy())
+    return stages.windows(streams, lab["When"].to_numpy(), stages.codes_pandas(lab["Label"]))
 
 
 if __name__ == "__main__":

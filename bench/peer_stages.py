@@ -30,9 +30,10 @@ def clean(t, v, code):
     return t[keep], v[keep] * SCALE[code]
 
 
-def windows(streams, label_times, label_values):
-    """streams: [(t, v[n, 3])] for SENSORS in order; label_times (float64) and label_values (the
-    Label column's strings) of every labelled row, in file order. Returns x [n, 128, 7] float32,
+def windows(streams, label_times, label_codes):
+    """streams: [(t, v[n, 3])] for SENSORS in order; label_times (float64) and label_codes (int64:
+    CLASSES of the Label column's text, -2 for a label that is not a class) of every labelled row,
+    in file order. Returns x [n, 128, 7] float32,
     y [n] int64, features [n, 35] float32, start_time_s [n] float64."""
     t0 = max(t[0] for t, _ in streams)
     t1 = min(t[-1] for t, _ in streams)
@@ -49,7 +50,7 @@ def windows(streams, label_times, label_values):
     x[:, :6] = np.stack(cols, axis=1)
     x[:, 6] = np.sqrt((x[:, :3].astype(np.float64) ** 2).sum(axis=1))
     # The label in force at each grid point: the latest labelled row at or before it (file order on ties).
-    lv = np.array([CLASSES.get(s, -2) for s in label_values], np.int64)
+    lv = np.asarray(label_codes, np.int64)
     order = np.argsort(label_times, kind="stable")
     idx = np.searchsorted(label_times[order], grid, side="right") - 1
     point = np.where(idx >= 0, lv[order][np.maximum(idx, 0)], -1) if len(lv) else np.full(len(grid), -1)
@@ -114,3 +115,12 @@ def write(out, files, data, results):
         f.create_dataset("recording_index", data=ridx, chunks=(4096,), maxshape=(None,), **opts)
         f.attrs["recording_names"] = [os.path.splitext(os.path.relpath(p, data))[0] for p in files]
         f.attrs["channel_names"] = list(CHANNELS)
+
+
+def codes_pandas(labels):
+    """A pandas Series of label texts (no missing ones) → CLASSES codes (-2 for a label that is not
+    a class); a categorical one through its categories."""
+    if hasattr(labels, "cat"):
+        table = np.array([CLASSES.get(str(c).strip(), -2) for c in labels.cat.categories], np.int64)
+        return table[labels.cat.codes.to_numpy()]
+    return labels.str.strip().map(CLASSES).fillna(-2).to_numpy(np.int64)

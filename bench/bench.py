@@ -33,20 +33,41 @@ BENCH = os.path.join(os.path.dirname(BIN), "motionprep-bench")
 WORK = os.path.join(ROOT, "build", "bench")
 
 
+def launcher():
+    """bench/timed.c built with cc (see its comment for why), or None when no C compiler works."""
+    src = os.path.join(ROOT, "bench", "timed.c")
+    exe = os.path.join(WORK, "timed")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(WORK, exist_ok=True)
+        try:
+            subprocess.run(["cc", "-O2", "-o", exe, src], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"  (bench/timed.c not built, so peak RSS includes bench.py's own: {getattr(e, 'stderr', b'') or e})")
+            return None
+    return exe
+
+
+LAUNCHER = None
+
+
 def run_timed(cmd, **kw):
-    """Runs cmd, returns (wall seconds, peak RSS MiB of the largest process, stdout, CPU seconds)."""
+    """Runs cmd, returns (wall seconds, peak RSS MiB of the largest process, stdout, CPU seconds of
+    the process and the children it waited for, e.g. pool workers)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, **kw)
-        # wait4 gives this process's own resource usage (with its waited-for children, e.g. pool
-        # workers), not that of every earlier subprocess of the benchmark.
+        p = subprocess.Popen([LAUNCHER, *cmd] if LAUNCHER else cmd, stdout=out, stderr=err, **kw)
+        # wait4 gives this process's own resource usage (with its waited-for children), not that
+        # of every earlier subprocess of the benchmark.
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - start
-        p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
+        text = err.read().decode()
         if status != 0:
-            sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{err.read().decode()}")
+            sys.exit(f"{' '.join(cmd)} failed ({os.waitstatus_to_exitcode(status)}):\n{text}")
+        if LAUNCHER:
+            r = json.loads(text.rstrip().rsplit("\n", 1)[-1])
+            return r["wall"], r["maxrss_kib"] / 1024, out.read().decode(), r["cpu"]
         return wall, usage.ru_maxrss / 1024, out.read().decode(), usage.ru_utime + usage.ru_stime
 
 
@@ -182,6 +203,8 @@ def stages(a, files, size):
 def end_to_end(a, data, files, size):
     """motionprep run against its peers (see the module's docstring), same files, same cores,
     whole processes in interleaved rounds; then `validate` of the dataset just written."""
+    global LAUNCHER
+    LAUNCHER = launcher()
     pipeline = os.path.join(WORK, "bench.yaml")
     with open(pipeline, "w") as f:
         f.write(PIPELINE.format(paths=json.dumps([f"{os.path.relpath(data, WORK)}/**/*.csv"]), out="out-motionprep"))

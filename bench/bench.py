@@ -241,7 +241,7 @@ def end_to_end(a, data, files, size):
     print(f"\n  end to end: A + G at 50 Hz, windows 128/64, labels from rows, acc_mag, 5 features, HDF5; "
           f"{len(runs['motionprep'])} interleaved rounds, load average (1 min) {min(loads):.1f}–{max(loads):.1f}")
     print(f"  {'':20s} {'wall s (min–max)':>18s} {'median':>7s} {'MB/s':>6s} {'CPU s':>12s} {'peak RSS MiB':>14s}"
-          f"  {'wall ÷ motionprep (median; per round)':s}")
+          f"  {'wall ÷ motionprep, per round: median; min–max':s}")
     for name, _ in tools:
         ratios = sorted(r[0] / m[0] for r, m in zip(runs[name], runs["motionprep"]))
         ratio = "" if name == "motionprep" else \

@@ -241,11 +241,13 @@ def end_to_end(a, data, files, size):
     print(f"\n  end to end: A + G at 50 Hz, windows 128/64, labels from rows, acc_mag, 5 features, HDF5; "
           f"{len(runs['motionprep'])} interleaved rounds, load average (1 min) {min(loads):.1f}–{max(loads):.1f}")
     print(f"  {'':20s} {'wall s (min–max)':>18s} {'median':>7s} {'MB/s':>6s} {'CPU s':>12s} {'peak RSS MiB':>14s}"
-          f"  {'wall ÷ motionprep, per round: median; min–max':s}")
+          f"  {'wall ÷ motionprep, per round: median; min–max (CPU ÷)':s}")
     for name, _ in tools:
         ratios = sorted(r[0] / m[0] for r, m in zip(runs[name], runs["motionprep"]))
+        cpu = sorted(r[1] / m[1] for r, m in zip(runs[name], runs["motionprep"]))
         ratio = "" if name == "motionprep" else \
-            f"×{statistics.median(ratios):.2f}; {ratios[0]:.2f}–{ratios[-1]:.2f}"
+            f"×{statistics.median(ratios):.2f}; {ratios[0]:.2f}–{ratios[-1]:.2f}   " \
+            f"(CPU ×{statistics.median(cpu):.2f}; {cpu[0]:.2f}–{cpu[-1]:.2f})"
         print(f"  {name:20s} {rng(name, 0):>18s} {med(name, 0):7.2f} {size / 1e6 / med(name, 0):6.0f} "
               f"{rng(name, 1):>12s} {rng(name, 2, '{:.0f}'):>14s}  {ratio}")
     pr = sorted(parse_s)

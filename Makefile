@@ -148,6 +148,8 @@ interop-test: build venv
 
 # bench.py also builds bench/fastfloat_ref.cpp (g++ -O2, fast_float headers from `deps`) and prints
 # that bare C++ loop's MB/s next to the reader's, on the same files: the ratio holds across machines.
+# It times the end-to-end runs (motionprep, pandas, pandas usecols, polars, polars parse only)
+# through bench/timed.c (cc), so that no run is charged bench.py's own peak memory.
 bench: deps venv
 	$(VPY) -m pip install -q pandas polars tsfel >/dev/null 2>&1 || echo "(pandas/polars/tsfel not all installable; bench.py needs pandas and polars)"
 	$(SWIFT) build -c release $(STATIC)

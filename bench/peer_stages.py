@@ -33,8 +33,8 @@ def clean(t, v, code):
 def windows(streams, label_times, label_codes):
     """streams: [(t, v[n, 3])] for SENSORS in order; label_times (float64) and label_codes (int64:
     CLASSES of the Label column's text, -2 for a label that is not a class) of every labelled row,
-    in file order. Returns x [n, 128, 7] float32,
-    y [n] int64, features [n, 35] float32, start_time_s [n] float64."""
+    in file order. Returns x [n, 128, 7] float32, y [n] int64, features [n, 35] float32 and
+    start_time_s [n] float64."""
     t0 = max(t[0] for t, _ in streams)
     t1 = min(t[-1] for t, _ in streams)
     limit = t1 + max(1e-9 * max(1.0, abs(t1 - t0)), 4 * np.spacing(abs(t1)))

@@ -11,7 +11,7 @@ so a multiprocessing pool would need spawn-started workers each importing polars
   polars_job.py --parse-only DATA_DIR JOBS
       just `read` (pl.read_csv of the six columns) of every file, JOBS files at a time on threads,
       each read multi-threaded itself: the fastest way to get the CSVs into polars found here (one
-      file after another leaves cores idle in each read's serial parts, 1.2-1.8x slower; a lazy
+      file after another leaves cores idle in each read's serial parts, 1.2-2x slower; a lazy
       `pl.scan_csv` of all files collected into one frame is about as fast as the thread pool).
       Prints the row count and the seconds spent reading, without interpreter start and imports.
 """

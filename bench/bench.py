@@ -1,15 +1,28 @@
-"""`make bench`: motionprep next to the pandas/numpy/h5py way of doing the same job, on the same
-generated data and the same cores. Prints a table; nothing here is a pass/fail test.
+"""`make bench`: motionprep next to the pandas/numpy/h5py and polars/numpy/h5py ways of doing the
+same job, on the same generated data and the same cores. Prints tables; nothing here is a
+pass/fail test, except that the peers must write the windows motionprep writes (else it exits 1:
+the comparison would not be of equal work).
 
-  bench.py [--subjects N] [--minutes M] [--jobs J] [--reps R] [--skip-e2e]
+  bench.py [--subjects N] [--minutes M] [--recordings R] [--jobs J] [--reps R] [--e2e-reps K]
+           [--skip-stages] [--skip-e2e] [--check-values]
+
+The end-to-end peers, each a whole process timed from outside (wall, CPU of the process and its
+children, peak RSS of the largest process), in K interleaved rounds:
+  motionprep            `motionprep run` of the pipeline below
+  pandas                bench/pandas_job.py: read_csv of every column, multiprocessing, numpy, h5py
+  pandas usecols        bench/pandas_usecols_job.py: the six needed columns with dtypes, otherwise the same
+  polars                bench/polars_job.py: pl.read_csv (multi-threaded) of the six columns, numpy, h5py
+  polars parse only     bench/polars_job.py --parse-only: just pl.read_csv of every file, J at a time
+The peers share their numpy stages and h5py writer (bench/peer_stages.py).
 """
 import argparse
 import glob
 import json
 import os
-import resource
 import subprocess
+import statistics
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -20,18 +33,42 @@ BENCH = os.path.join(os.path.dirname(BIN), "motionprep-bench")
 WORK = os.path.join(ROOT, "build", "bench")
 
 
+def launcher():
+    """bench/timed.c built with cc (see its comment for why), or None when no C compiler works."""
+    src = os.path.join(ROOT, "bench", "timed.c")
+    exe = os.path.join(WORK, "timed")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(WORK, exist_ok=True)
+        try:
+            subprocess.run(["cc", "-O2", "-o", exe, src], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"  (bench/timed.c not built, so peak RSS includes bench.py's own: {getattr(e, 'stderr', b'') or e})")
+            return None
+    return exe
+
+
+LAUNCHER = None
+
+
 def run_timed(cmd, **kw):
-    """Runs cmd, returns (wall seconds, peak RSS MiB of the largest process, stdout)."""
-    start = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
-    # wait4 gives this process's own resource usage (with its waited-for children, e.g. pool
-    # workers), not that of every earlier subprocess of the benchmark.
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - start
-    err = p.stderr.read().decode()
-    if status != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({status}):\n{err}")
-    return wall, usage.ru_maxrss / 1024, ""
+    """Runs cmd, returns (wall seconds, peak RSS MiB of the largest process, stdout, CPU seconds of
+    the process and the children it waited for, e.g. pool workers)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        p = subprocess.Popen([LAUNCHER, *cmd] if LAUNCHER else cmd, stdout=out, stderr=err, **kw)
+        # wait4 gives this process's own resource usage (with its waited-for children), not that
+        # of every earlier subprocess of the benchmark.
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        text = err.read().decode()
+        if status != 0:
+            sys.exit(f"{' '.join(cmd)} failed ({os.waitstatus_to_exitcode(status)}):\n{text}")
+        if LAUNCHER:
+            r = json.loads(text.rstrip().rsplit("\n", 1)[-1])
+            return r["wall"], r["maxrss_kib"] / 1024, out.read().decode(), r["cpu"]
+        return wall, usage.ru_maxrss / 1024, out.read().decode(), usage.ru_utime + usage.ru_stime
 
 
 def row(name, value, unit, baseline=None, base_unit=None, lower_is_better=False):
@@ -63,18 +100,39 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--subjects", type=int, default=20)
     ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--recordings", type=int, default=1, help="recordings per subject")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--reps", type=int, default=9, help="timed ingest passes; the best CPU time counts")
+    ap.add_argument("--e2e-reps", type=int, default=3, help="interleaved rounds of the end-to-end runs")
+    ap.add_argument("--check-values", action="store_true",
+                    help="compare the peers' x and features with motionprep's on any workload "
+                         f"(by default only up to {VALUE_CHECK_WINDOWS} windows)")
+    ap.add_argument("--skip-stages", action="store_true")
     ap.add_argument("--skip-e2e", action="store_true")
     a = ap.parse_args()
-    data = os.path.join(WORK, f"data-{a.subjects}x{a.minutes:g}")
+    sys.stdout.reconfigure(line_buffering=True)
+    rec = "" if a.recordings == 1 else f"x{a.recordings}"
+    data = os.path.join(WORK, f"data-{a.subjects}x{a.minutes:g}{rec}")
     if not os.path.isdir(data):
         subprocess.run([BIN, "synth", "--out", data, "--subjects", str(a.subjects), "--minutes", str(a.minutes),
-                        "--recordings", "1", "--seed", "1"], check=True)
+                        "--recordings", str(a.recordings), "--seed", "1"], check=True)
     files = sorted(glob.glob(os.path.join(data, "**", "*.csv"), recursive=True))
     size = sum(os.path.getsize(f) for f in files)
-    print(f"workload: {len(files)} MotionCollector recordings, {size / 1e6:.0f} MB "
-          f"({a.subjects} subjects × {a.minutes:g} min), {a.jobs} cores\n")
+    print(f"workload: {len(files)} MotionCollector recordings, {size / 1e6:.0f} MB ({a.subjects} subjects × "
+          f"{a.recordings} × {a.minutes:g} min, interleaved A/G/M/D rows), {a.jobs} cores; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    if a.skip_stages:
+        pass
+    elif not os.path.exists(BENCH):
+        print(f"  (stage timings skipped: {BENCH} is not built; `swift build -c release` builds it)\n")
+    else:
+        stages(a, files, size)
+    if not a.skip_e2e:
+        end_to_end(a, data, files, size)
+
+
+def stages(a, files, size):
+    """Each stage on one core: motionprep-bench against pandas / numpy / TSFEL."""
     print(f"  {'stage':44s} {'motionprep':>27s} {'pandas / numpy':>28s}")
 
     # Ingest, one core: motionprep's reader vs pandas.read_csv (C engine), and vs a bare C++
@@ -140,38 +198,156 @@ def main():
     except ImportError:
         print("  (TSFEL not installed: `.venv/bin/pip install tsfel` to compare)")
 
-    if a.skip_e2e:
-        return
-    # End to end: motionprep run vs the pandas + numpy + h5py job, same files, same cores.
+
+
+def end_to_end(a, data, files, size):
+    """motionprep run against its peers (see the module's docstring), same files, same cores,
+    whole processes in interleaved rounds; then `validate` of the dataset just written."""
+    global LAUNCHER
+    LAUNCHER = launcher()
     pipeline = os.path.join(WORK, "bench.yaml")
     with open(pipeline, "w") as f:
-        f.write(f"""version: 1
-name: bench
-inputs:
-  - type: motioncollector
-    paths: ["{os.path.relpath(data, WORK)}/**/*.csv"]
-resample: {{rate_hz: 50, max_gap_s: 0.2, antialias: false}}
-window: {{length_s: 2.56, stride_s: 1.28}}
-labels: {{from: rows, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [walk, turn]}}
-output: {{type: hdf5, path: out-motionprep}}
-""")
-    mp_wall, mp_rss, _ = run_timed([BIN, "run", pipeline, "--jobs", str(a.jobs), "--quiet"])
-    py_wall, py_rss, _ = run_timed([sys.executable, os.path.join(ROOT, "bench", "pandas_job.py"), data,
-                                    os.path.join(WORK, "out-pandas"), str(a.jobs)])
-    print()
-    row("end to end wall time, s (lower is better)", mp_wall, "s", py_wall, "s", lower_is_better=True)
-    print(f"  {'':44s} speed-up ×{py_wall / mp_wall:.2f}, {size / 1e6 / mp_wall:.0f} MB/s vs {size / 1e6 / py_wall:.0f} MB/s")
-    row("peak RSS, MiB (largest process)", mp_rss, "MiB", py_rss, "MiB", lower_is_better=True)
+        f.write(PIPELINE.format(paths=json.dumps([f"{os.path.relpath(data, WORK)}/**/*.csv"]), out="out-motionprep"))
+    py, here = sys.executable, os.path.dirname(os.path.abspath(__file__))
+    out = {name: os.path.join(WORK, f"out-{slug}") for name, slug in
+           (("pandas", "pandas"), ("pandas usecols", "pandas-usecols"), ("polars", "polars"))}
+    tools = [
+        ("motionprep", [BIN, "run", pipeline, "--jobs", str(a.jobs), "--quiet"]),
+        ("pandas", [py, os.path.join(here, "pandas_job.py"), data, out["pandas"], str(a.jobs)]),
+        ("pandas usecols", [py, os.path.join(here, "pandas_usecols_job.py"), data, out["pandas usecols"], str(a.jobs)]),
+        ("polars", [py, os.path.join(here, "polars_job.py"), data, out["polars"], str(a.jobs)]),
+        ("polars parse only", [py, os.path.join(here, "polars_job.py"), "--parse-only", data, str(a.jobs)]),
+    ]
+    runs = {name: [] for name, _ in tools}
+    parse_s = []
+    loads = []
+    for k in range(max(1, a.e2e_reps)):
+        for name, cmd in tools:
+            loads.append(os.getloadavg()[0])
+            wall, rss, stdout, cpu = run_timed(cmd)
+            runs[name].append((wall, cpu, rss))
+            if name == "polars parse only":
+                parse_s.append(json.loads(stdout)["seconds"])
+        if k == 0:
+            check_equal_work(a, out)
+
+    def med(name, i):
+        return statistics.median(r[i] for r in runs[name])
+
+    def rng(name, i, fmt="{:.1f}"):
+        v = sorted(r[i] for r in runs[name])
+        return fmt.format(v[0]) if len(v) == 1 else f"{fmt.format(v[0])}–{fmt.format(v[-1])}"
+
+    print(f"\n  end to end: A + G at 50 Hz, windows 128/64, labels from rows, acc_mag, 5 features, HDF5; "
+          f"{len(runs['motionprep'])} interleaved rounds, load average (1 min) {min(loads):.1f}–{max(loads):.1f}")
+    print(f"  {'':20s} {'wall s (min–max)':>18s} {'median':>7s} {'MB/s':>6s} {'CPU s':>12s} {'peak RSS MiB':>14s}"
+          f"  {'wall ÷ motionprep, per round: median; min–max (CPU ÷)':s}")
+    for name, _ in tools:
+        ratios = sorted(r[0] / m[0] for r, m in zip(runs[name], runs["motionprep"]))
+        cpu = sorted(r[1] / m[1] for r, m in zip(runs[name], runs["motionprep"]))
+        ratio = "" if name == "motionprep" else \
+            f"×{statistics.median(ratios):.2f}; {ratios[0]:.2f}–{ratios[-1]:.2f}   " \
+            f"(CPU ×{statistics.median(cpu):.2f}; {cpu[0]:.2f}–{cpu[-1]:.2f})"
+        print(f"  {name:20s} {rng(name, 0):>18s} {med(name, 0):7.2f} {size / 1e6 / med(name, 0):6.0f} "
+              f"{rng(name, 1):>12s} {rng(name, 2, '{:.0f}'):>14s}  {ratio}")
+    pr = sorted(parse_s)
+    print(f"  {'':20s} (polars parse only inside the process, without interpreter start and imports: "
+          f"{pr[0]:.2f}–{pr[-1]:.2f} s)")
+    usecols = sorted(u[0] / m[0] for u, m in zip(runs["pandas usecols"], runs["motionprep"]))
+    parse = sorted(m[0] / p[0] for p, m in zip(runs["polars parse only"], runs["motionprep"]))
+    inside = sorted(m[0] / p for p, m in zip(parse_s, runs["motionprep"]))
+    print(f"  targets (per round, median; min–max): end to end ≥ 2.5× pandas usecols: ×{statistics.median(usecols):.2f} "
+          f"({usecols[0]:.2f}–{usecols[-1]:.2f}); motionprep's run ≤ polars parse only: {statistics.median(parse):.2f} of it "
+          f"({parse[0]:.2f}–{parse[-1]:.2f}), {statistics.median(inside):.2f} of its time inside the process "
+          f"({inside[0]:.2f}–{inside[-1]:.2f})")
+
+    # Peak memory against the number of recordings: the same pipeline on a quarter of them.
+    part = files[:max(1, len(files) // 4)]
+    if len(part) < len(files):
+        sub = os.path.join(WORK, "bench-part.yaml")
+        with open(sub, "w") as f:
+            f.write(PIPELINE.format(paths=json.dumps([os.path.relpath(p, WORK) for p in part]), out="out-motionprep-part"))
+        rss = [run_timed([BIN, "run", sub, "--jobs", str(a.jobs), "--quiet"])[1] for _ in range(2)]
+        print(f"  motionprep peak RSS on {len(part)} of the {len(files)} recordings: {min(rss):.0f}–{max(rss):.0f} MiB "
+              f"(all {len(files)}: {rng('motionprep', 2, '{:.0f}')} MiB)")
 
     # validate: the dataset just written, against h5py + numpy + hashlib doing the same reading
     # (SHA-256 of every file, every array decoded, NaN/Inf counted, class counts, train moments).
-    out = os.path.join(WORK, "out-motionprep")
-    out_bytes = sum(os.path.getsize(f) for f in glob.glob(os.path.join(out, "*.h5")))
-    mp_val = min(run_timed([BIN, "validate", out, "--jobs", str(a.jobs)])[0] for _ in range(3))
-    py_val = min(run_timed([sys.executable, "-c", VALIDATE_PY, out])[0] for _ in range(3))
+    ds = os.path.join(WORK, "out-motionprep")
+    out_bytes = sum(os.path.getsize(f) for f in glob.glob(os.path.join(ds, "*.h5")))
+    mp_val = min(run_timed([BIN, "validate", ds, "--jobs", str(a.jobs)])[0] for _ in range(3))
+    py_val = min(run_timed([sys.executable, "-c", VALIDATE_PY, ds])[0] for _ in range(3))
     print()
     row("validate (HDF5), MB/s of dataset files", out_bytes / 1e6 / mp_val, "MB/s", out_bytes / 1e6 / py_val, "MB/s")
     print(f"  {'':44s} {out_bytes / 1e6:.0f} MB in {mp_val:.2f} s vs {py_val:.2f} s (h5py + numpy, one core)")
+
+
+# The end-to-end pipeline: walk-style (pipelines/walk.yaml) without antialias and with five
+# features; bench/peer_stages.py is the same in numpy.
+PIPELINE = """version: 1
+name: bench
+inputs:
+  - type: motioncollector
+    paths: {paths}
+    sensors: [A, G]
+resample: {{rate_hz: 50, max_gap_s: 0.2, antialias: false}}
+window: {{length_s: 2.56, stride_s: 1.28}}
+labels: {{from: rows, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [walk, turn]}}
+features: [mean, std, min, max, rms]
+magnitude: [acc]
+output: {{type: hdf5, path: {out}}}
+"""
+
+VALUE_CHECK_WINDOWS = 5000
+
+
+def check_equal_work(a, outs):
+    """The peers must have written motionprep's windows: the same count, labels and start times
+    per recording, and (up to VALUE_CHECK_WINDOWS windows, or with --check-values) the same x and
+    features within float32 rounding. Exits 1 when they differ."""
+    import h5py
+
+    def load(paths, values):
+        parts = []
+        for p in paths:
+            with h5py.File(p, "r") as f:
+                names = np.array([str(n) for n in f.attrs["recording_names"]])
+                cols = [names[f["recording_index"][...]], f["start_time_s"][...], f["y"][...]]
+                if values:
+                    cols += [f["x"][...], f["features"][...]]
+                parts.append(cols)
+        cols = [np.concatenate(c) for c in zip(*parts)]
+        order = np.lexsort((cols[1], cols[0]))
+        return [c[order] for c in cols]
+
+    mp_files = sorted(glob.glob(os.path.join(WORK, "out-motionprep", "*.h5")))
+    n_mp = 0
+    for p in mp_files:
+        with h5py.File(p, "r") as f:
+            n_mp += f["y"].shape[0]
+    values = a.check_values or n_mp <= VALUE_CHECK_WINDOWS
+    want = load(mp_files, values)
+    for name, out in outs.items():
+        got = load([os.path.join(out, "all.h5")], values)
+        problems = []
+        if len(got[0]) != len(want[0]):
+            problems.append(f"{len(got[0])} windows, motionprep {len(want[0])}")
+        else:
+            if not (got[0] == want[0]).all() or not np.array_equal(got[1], want[1]):
+                problems.append("other recordings or start times")
+            if not np.array_equal(got[2], want[2]):
+                problems.append(f"{np.count_nonzero(got[2] != want[2])} other labels")
+            if values:
+                for i, what in ((3, "x"), (4, "features")):
+                    scale = np.abs(want[i]).max() + 1e-3
+                    worst = float(np.abs(got[i].astype(np.float64) - want[i]).max(initial=0)) / scale
+                    if worst > 1e-6:
+                        problems.append(f"{what} differs by up to {worst:.2g} of its largest value")
+        if problems:
+            sys.exit(f"bench: {name} did not write motionprep's windows ({'; '.join(problems)}): "
+                     "the comparison would not be of equal work")
+    checked = "count, recordings, start times, labels" + (", x and features" if values else "")
+    print(f"  equal work: every peer wrote motionprep's {len(want[0])} windows ({checked} compared)")
 
 
 # What `motionprep validate` reads and recomputes, the h5py way (bench only, not a validator).

@@ -85,8 +85,9 @@ public final class SegmentTransformer {
         precondition(!ended && block.count == n * C0, "SegmentTransformer: \(block.count) values are not \(n) rows of \(C0)")
         rows.append(contentsOf: block)
         for c in 0..<C0 {
-            columns[c].reserveCapacity(count + n)
-            for k in 0..<n { columns[c].append(Double(block[k * C0 + c])) }
+            var column = [Double](repeating: 0, count: n)
+            for k in 0..<n { column[k] = Double(block[k * C0 + c]) }
+            columns[c] += column
         }
         count += n
         for c in 0..<C0 { final[c] = count }
@@ -175,16 +176,19 @@ public final class SegmentTransformer {
             to = input
         }
         guard to > from else { return }
+        // Each output stretch is computed into a local array, then appended once.
+        let m = to - from
         switch step.operation {
         case .median(let size):
             for (j, r) in reads[s].enumerated() {
-                let x = columns[r], w = writes[s][j], b = base[r]
+                let b = base[r]
                 // Positions relative to the column's first kept value: release keeps every
                 // value a later median window needs, so the lower edge is the segment's only
                 // when nothing was released (b = 0).
-                x.withUnsafeBufferPointer { v in
-                    for i in from..<to { columns[w].append(SignalFilters.median(at: i - b, of: v, count: n - b, size: size)) }
+                let y = columns[r].withUnsafeBufferPointer { v in
+                    (from..<to).map { SignalFilters.median(at: $0 - b, of: v, count: n - b, size: size) }
                 }
+                columns[writes[s][j]] += y
             }
         case .filter(let sos, let zeroPhase):
             for (j, r) in reads[s].enumerated() {
@@ -196,43 +200,53 @@ public final class SegmentTransformer {
                 }
             }
         case .gravity(let sos, let zeroPhase):
-            let m = reads[s].count
+            let outputs = reads[s].count
             for (j, r) in reads[s].enumerated() {
-                let g = zeroPhase ? SignalFilters.filtfilt(sos, columns[r])! : causal(s, j, sos, r, from, to)
-                let body = writes[s][j], gravity = writes[s][m + j], b = base[r]
+                let g = zeroPhase ? Array(SignalFilters.filtfilt(sos, columns[r])![from..<to]) : causal(s, j, sos, r, from, to)
+                let b = base[r]
+                var body = [Double](repeating: 0, count: m)
                 columns[r].withUnsafeBufferPointer { x in
-                    for (i, gi) in zip(from..<to, g[(zeroPhase ? from : 0)...]) { columns[body].append(x[i - b] - gi) }
+                    for i in 0..<m { body[i] = x[from + i - b] - g[i] }
                 }
-                columns[gravity] += zeroPhase ? Array(g[from..<to]) : g
+                columns[writes[s][j]] += body
+                columns[writes[s][outputs + j]] += g
             }
         case .derivative:
             for (j, r) in reads[s].enumerated() {
-                let x = columns[r], w = writes[s][j], b = base[r]
-                if from == 0 {
+                let b = base[r]
+                var y = [Double](repeating: 0, count: m)
+                columns[r].withUnsafeBufferPointer { x in
+                    for i in Swift.max(from, 1)..<Swift.max(to, 1) { y[i - from] = (x[i - b] - x[i - 1 - b]) * rateHz }
                     // The first sample takes the second's value (one sample: 0).
-                    columns[w].append(to > 1 ? (x[1 - b] - x[0 - b]) * rateHz : 0)
+                    if from == 0 { y[0] = to > 1 ? (x[1 - b] - x[0 - b]) * rateHz : 0 }
                 }
-                for i in Swift.max(from, 1)..<Swift.max(to, 1) { columns[w].append((x[i - b] - x[i - 1 - b]) * rateHz) }
+                columns[writes[s][j]] += y
             }
         case .magnitude(let groups):
             var offset = 0
             for (j, group) in groups.enumerated() {
-                let cols = Array(reads[s][offset..<(offset + group.count)])
-                offset += group.count
-                let w = writes[s][j]
-                for i in from..<to {
-                    var sum = 0.0
-                    for c in cols {
-                        let v = columns[c][i - base[c]]
-                        sum += v * v
+                var sum = [Double](repeating: 0, count: m)
+                for c in reads[s][offset..<(offset + group.count)] {
+                    let b = base[c]
+                    columns[c].withUnsafeBufferPointer { x in
+                        for i in 0..<m {
+                            let v = x[from + i - b]
+                            sum[i] += v * v
+                        }
                     }
-                    columns[w].append(sum.squareRoot())
                 }
+                offset += group.count
+                for i in 0..<m { sum[i] = sum[i].squareRoot() }
+                columns[writes[s][j]] += sum
             }
         case .calibrate(let scale, let offset):
             for (j, r) in reads[s].enumerated() {
-                let sc = scale[j], o = offset[j], w = writes[s][j], b = base[r]
-                for i in from..<to { columns[w].append(columns[r][i - b] * sc + o) }
+                let sc = scale[j], o = offset[j], b = base[r]
+                var y = [Double](repeating: 0, count: m)
+                columns[r].withUnsafeBufferPointer { x in
+                    for i in 0..<m { y[i] = x[from + i - b] * sc + o }
+                }
+                columns[writes[s][j]] += y
             }
         }
         done[s] = to

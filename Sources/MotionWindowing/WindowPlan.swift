@@ -13,17 +13,15 @@ public struct WindowPlan: Sendable, Equatable {
 
     /// Window start indices (into the grid), in ascending order: inside each segment, at segment
     /// offsets 0, s, 2s, … while start + length ≤ segment end. No padding; a segment shorter than
-    /// one window yields none.
+    /// one window yields none. The rule is ``WindowCutter``'s (the one definition, which the
+    /// streamed and live paths use point by point), fed each segment as a run of valid points.
     ///
-    /// - Complexity: O(number of windows + segments).
+    /// - Complexity: O(points in segments of at least one window).
     public func starts(in segments: [Range<Int>]) -> [Int] {
         var out: [Int] = []
         for seg in segments where seg.count >= length {
-            var s = seg.lowerBound
-            while s + length <= seg.upperBound {
-                out.append(s)
-                s += stride
-            }
+            var cutter = WindowCutter(plan: self)
+            for k in seg { cutter.add(point: k, valid: true) { out.append($0) } }
         }
         return out
     }

@@ -25,6 +25,9 @@ public struct LiveCounts: Sendable, Equatable {
     public var duplicateSamples = 0
     /// Samples refused because their time was before the stream's previous one.
     public var refusedSamples = 0
+    /// Samples not used because a value was NaN or infinite (the dataset drops such rows:
+    /// `rows_dropped.missing_value`).
+    public var missingValueSamples = 0
     /// Runs of grid points without windows because a stream had a gap longer than `max_gap_s`,
     /// and those points.
     public var gaps = 0
@@ -143,7 +146,9 @@ public final class LiveProcessor {
     /// seconds and one value per channel, in the channel's unit. Returns the windows completed.
     /// - Throws: `LiveError` for an unknown stream, a wrong number of values, a time that is not
     ///   finite or before the stream's previous sample (the sample is not used; counted in
-    ///   `counts.refusedSamples`), or a stream already finished.
+    ///   `counts.refusedSamples`), or a stream already finished. A sample with a NaN or infinite
+    ///   value is not used either, without an error (the dataset drops such rows): counted in
+    ///   `counts.missingValueSamples`.
     public func push(stream: Int, time: Double, values: [Double]) throws(LiveError) -> [LiveWindow] {
         try take(stream: stream, time: time, count: values.count) { values[$0] }
         return advance(final: false)
@@ -216,6 +221,10 @@ public final class LiveProcessor {
             counts.refusedSamples += 1
             throw LiveError("a sample of stream `\(stream.name)` at \(t) s comes after one at \(newest) s; each stream's samples must come in time order (equal times replace the previous sample)")
         }
+        for c in 0..<count where !value(c).isFinite {
+            counts.missingValueSamples += 1
+            return
+        }
         let before = grid.streams[s].duplicates
         sampleCount[s] &+= 1
         grid.streams[s].append(name: stream.name, time: t, line: sampleCount[s], value: value)
@@ -229,6 +238,8 @@ public final class LiveProcessor {
             guard grid.start() else { return [] }
             for s in grid.streams.indices { grid.streams[s].drop(before: grid.t0!) }
         }
+        // A stream with fewer than 2 samples gives no grid (the dataset's `too_few_samples`).
+        if final && grid.streams.contains(where: { $0.total < 2 }) { return [] }
         guard let limit = final ? grid.finalLimit : grid.horizon else { return [] }
         var ready: [Int] = []
         let transforms = configuration.transforms

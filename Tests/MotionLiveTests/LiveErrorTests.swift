@@ -115,6 +115,34 @@ import Testing
         #expect(!windows.isEmpty && windows.allSatisfy { w in (0..<4).allSatisfy { w.x[$0 * 3 + 1] == 0 } })
     }
 
+    @Test func missingValuesAreDroppedAndShortStreamsGiveNoGrid() throws {
+        let configuration = try Self.configuration()
+        let live = try LiveProcessor(configuration: configuration)
+        let reference = try LiveProcessor(configuration: configuration)
+        var a: [LiveWindow] = [], b: [LiveWindow] = []
+        for k in 0..<30 {
+            let t = Double(k) * 0.05
+            a += try live.push(stream: 0, time: t, values: [t, 1])
+            b += try reference.push(stream: 0, time: t, values: [t, 1])
+            if k % 7 == 3 { a += try live.push(stream: 0, time: t + 0.01, values: [.nan, 1]) }
+            if k % 9 == 4 { a += try live.push(stream: 1, time: t + 0.02, values: [.infinity]) }
+            a += try live.push(stream: 1, time: t, values: [2])
+            b += try reference.push(stream: 1, time: t, values: [2])
+        }
+        a += live.finish()
+        b += reference.finish()
+        #expect(a == b && !a.isEmpty)
+        #expect(live.counts.missingValueSamples == 4 + 3)
+        // One sample of a stream: no grid, no window, no crash; none at all: the same.
+        let one = try LiveProcessor(configuration: configuration)
+        for k in 0..<30 { _ = try one.push(stream: 0, time: Double(k) * 0.05, values: [1, 1]) }
+        _ = try one.push(stream: 1, time: 1.45, values: [1])
+        #expect(one.finish().isEmpty)
+        let none = try LiveProcessor(configuration: configuration)
+        _ = try none.push(stream: 0, time: 0, values: [1, 1])
+        #expect(none.finish().isEmpty)
+    }
+
     @Test func antialiasNeedsEachStreamsInterval() throws {
         let configuration = try Self.configuration(Self.manifest(antialias: true))
         #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01]) }?

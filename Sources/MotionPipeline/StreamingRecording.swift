@@ -118,6 +118,8 @@ final class StreamingRecording {
     private var segmentFirst = 0
     private var settled = 0
     private var segmentPending: [Int] = []
+    /// The validity flags of the points one `emit` computes (kept to reuse its storage).
+    private var validScratch: [Bool] = []
     // Labels.
     /// The `intervals` or `path` track, on the input's clock once T0 is known (`clock: recording`).
     private var fixedTrack: LabelTrack?
@@ -461,21 +463,35 @@ final class StreamingRecording {
 
     /// Adds label events in time order (stable: an equal time goes after the ones already there).
     private func addEvents(_ e: LabelEvents) throws {
-        for (t, l) in zip(e.times, e.labels) where t <= labelBound {
-            if t <= labelledThrough {
-                throw StreamFallback.labelEventOutOfOrder(time: t, labelledThrough: labelledThrough)
+        // The block's label ids mapped to the recording's once each (names get ids in the order
+        // they first occur, as before); the event lists are held in locals for the loop.
+        var ids = [Int32](repeating: -1, count: e.names.count)
+        var times = eventTimes, labels = eventLabels
+        eventTimes = []
+        eventLabels = []
+        defer {
+            eventTimes = times
+            eventLabels = labels
+        }
+        let bound = labelBound, through = labelledThrough
+        for (t, l) in zip(e.times, e.labels) where t <= bound {
+            if t <= through {
+                throw StreamFallback.labelEventOutOfOrder(time: t, labelledThrough: through)
             }
-            let name = e.names[Int(l)]
-            let id: Int32
-            if let k = eventNames.firstIndex(of: name) { id = Int32(k) } else { id = Int32(eventNames.count); eventNames.append(name) }
-            if let last = eventTimes.last, t < last {
-                var i = eventTimes.count
-                while i > 0 && eventTimes[i - 1] > t { i -= 1 }
-                eventTimes.insert(t, at: i)
-                eventLabels.insert(id, at: i)
+            var id = ids[Int(l)]
+            if id < 0 {
+                let name = e.names[Int(l)]
+                if let k = eventNames.firstIndex(of: name) { id = Int32(k) } else { id = Int32(eventNames.count); eventNames.append(name) }
+                ids[Int(l)] = id
+            }
+            if let last = times.last, t < last {
+                var i = times.count
+                while i > 0 && times[i - 1] > t { i -= 1 }
+                times.insert(t, at: i)
+                labels.insert(id, at: i)
             } else {
-                eventTimes.append(t)
-                eventLabels.append(id)
+                times.append(t)
+                labels.append(id)
             }
         }
     }
@@ -498,6 +514,36 @@ final class StreamingRecording {
             return
         }
         let C = self.C
+        if transforms == nil {
+            // Rows straight into `gridRows`; windows cut from the validity flags, with the
+            // cutter and the lists held in locals (no runtime exclusivity check per point).
+            let first = grid.nextPoint
+            var flags = validScratch
+            validScratch = []
+            flags.removeAll(keepingCapacity: true)
+            let n = grid.compute(through: limit, rows: &gridRows, valid: &flags)
+            var cutter = self.cutter, pending = self.pending, windowStarts = self.windowStarts, overflow = windowOverflow
+            self.pending = []
+            let T = self.T, limit = Double(valueLimit)
+            for i in 0..<n {
+                cutter.add(point: first + i, valid: flags[i]) { start in
+                    windowStarts += 1
+                    if Double(windowStarts) * Double(T) * Double(C) > limit {
+                        // Whole processing refuses the recording (checkWindows): count on, keep none.
+                        overflow = true
+                        pending.removeAll()
+                    }
+                    if !overflow { pending.append(start) }
+                }
+            }
+            self.cutter = cutter
+            self.pending = pending
+            self.windowStarts = windowStarts
+            windowOverflow = overflow
+            validScratch = flags
+            trimGrid()
+            return
+        }
         grid.compute(through: limit) { k, row, valid in
             if let plan = transforms {
                 if valid {

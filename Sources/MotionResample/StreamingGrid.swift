@@ -19,14 +19,12 @@ public final class StreamingGrid {
     public private(set) var t0: Double?
     /// The next grid point to compute (all before it are computed).
     public private(set) var nextPoint = 0
-    private var row: [Float]
 
     public init(streams: [StreamBuffer], rateHz: Double, magnitudes: [[Int]]) {
         self.streams = streams
         self.rateHz = rateHz
         self.magnitudes = magnitudes
         channelCount = streams.reduce(0) { $0 + $1.channels } + magnitudes.count
-        row = [Float](repeating: 0, count: channelCount)
     }
 
     /// Grid time k: T0 + k / rate.
@@ -64,30 +62,54 @@ public final class StreamingGrid {
         return limit
     }
 
-    /// Computes every grid point k with time(k) ≤ `limit`, in order, handing each to `body`
-    /// with its row (every channel, magnitudes included) and whether it is valid (no stream's
-    /// bracketing interval beyond its `maxGapS`). Then drops samples no later point can use.
-    public func compute(through limit: Double, _ body: (_ k: Int, _ row: UnsafeBufferPointer<Float>, _ valid: Bool) throws -> Void) rethrows {
-        let base = channelCount - magnitudes.count
-        while true {
-            let t = time(nextPoint)
-            guard t <= limit else { break }
-            var valid = true
-            var offset = 0
-            row.withUnsafeMutableBufferPointer { r in
+    /// Computes every grid point k with time(k) ≤ `limit`, in order: appends each point's row
+    /// (every channel, magnitudes included) to `rows` and whether it is valid (no stream's
+    /// bracketing interval beyond its `maxGapS`) to `valid`. Then drops samples no later point
+    /// can use. Returns the number of points computed (the first is the old `nextPoint`).
+    @discardableResult
+    public func compute(through limit: Double, rows: inout [Float], valid: inout [Bool]) -> Int {
+        let C = channelCount
+        let base = C - magnitudes.count
+        let first = nextPoint
+        // The streams are moved out of the object for the loop: every access below is then to a
+        // local, with no runtime exclusivity check per point.
+        var streams = self.streams
+        self.streams = []
+        defer { self.streams = streams }
+        var k = first
+        var row = [Float](repeating: 0, count: C)
+        row.withUnsafeMutableBufferPointer { r in
+            while true {
+                let t = time(k)
+                guard t <= limit else { break }
+                var ok = true
+                var offset = 0
                 for s in streams.indices {
-                    if !streams[s].sample(at: t, into: r, offset: offset) { valid = false }
+                    if !streams[s].sample(at: t, into: r, offset: offset) { ok = false }
                     offset += streams[s].channels
                 }
                 for (m, axes) in magnitudes.enumerated() {
                     r[base + m] = ResamplePoint.magnitude(axes) { r[$0] }
                 }
+                rows.append(contentsOf: r)
+                valid.append(ok)
+                k += 1
             }
-            let k = nextPoint
-            nextPoint += 1
-            try row.withUnsafeBufferPointer { try body(k, $0, valid) }
         }
+        nextPoint = k
         for s in streams.indices { streams[s].trim() }
+        return k - first
+    }
+
+    /// As `compute(through:rows:valid:)`, handing each point to `body` with its row and validity.
+    public func compute(through limit: Double, _ body: (_ k: Int, _ row: UnsafeBufferPointer<Float>, _ valid: Bool) throws -> Void) rethrows {
+        let first = nextPoint
+        var rows: [Float] = [], valid: [Bool] = []
+        let n = compute(through: limit, rows: &rows, valid: &valid)
+        let C = channelCount
+        try rows.withUnsafeBufferPointer { r in
+            for i in 0..<n { try body(first + i, UnsafeBufferPointer(rebasing: r[(i * C)..<((i + 1) * C)]), valid[i]) }
+        }
     }
 }
 

@@ -43,6 +43,9 @@ final class RecordingProcessor {
     let streamThresholdBytes: Int
     /// Input bytes per block when streaming.
     let streamBlockBytes: Int
+    /// Streamed recordings below this many bytes are parsed once and held as blocks for the
+    /// extra passes (`StreamingRecording.keepBlocks`).
+    let keepBlocksBytes = RunOptions.defaultKeepBlocksBytes
     /// Notices for the user (a streamed recording processed whole after all).
     let log: (String) -> Void
     /// The most grid values, and the most window values, one recording may use: the resource
@@ -94,13 +97,17 @@ final class RecordingProcessor {
                          reserve: (Int) throws -> Void = { _ in }) throws -> RecordingRecord {
         let bytes = source.files.reduce(0) { $0 + PathText.fileSize($1.path) }
         if bytes >= streamThresholdBytes && StreamingRecording.canStream(source, spec: spec) {
+            // A recording below `keepBlocksBytes` is parsed once and held as blocks when the
+            // anti-aliasing median needs an extra pass (about the bytes of the files, in values).
+            let keep = spec.resample.antialias && bytes < keepBlocksBytes
             try reserve(ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
-                                                        length: windowPlan.length, features: featurePlan?.count ?? 0))
+                                                        length: windowPlan.length, features: featurePlan?.count ?? 0)
+                        + (keep ? bytes / 4 : 0))
             if extractor == nil, let featurePlan { extractor = FeatureExtractor(plan: featurePlan) }
             let streaming = try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
                                                aligner: aligner, featurePlan: featurePlan, extractor: extractor,
                                                isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes,
-                                               valueLimit: valueLimit, ledger: ledger)
+                                               valueLimit: valueLimit, ledger: ledger, keepBlocks: keep)
             do {
                 return try streaming.run(recordPath: recordPath, pipelineSHA256: pipelineSHA256,
                                          isCancelled: isCancelled, bytesRead: bytesRead)

@@ -34,6 +34,9 @@ public struct RunOptions: Sendable {
     public var memoryBudgetValues = ResourceLimits.defaultRunBudgetValues
     public static let defaultStreamThresholdBytes = 64 << 20
     public static let defaultStreamBlockBytes = 8 << 20
+    /// Streamed recordings smaller than this are parsed once and held in memory as blocks when
+    /// a stage needs more than one pass (the anti-aliasing median), instead of being read again.
+    public static let defaultKeepBlocksBytes = 64 << 20
 
     public init(jobs: Int, outputDirectory: String? = nil, worker: WorkerSlot? = nil, resume: Bool = false,
                 log: @escaping @Sendable (String) -> Void = { _ in },

@@ -103,6 +103,12 @@ final class StreamingRecording {
     private var sortedFiles: [String: _SortedFile] = [:]
     /// Each stream's name as read (a `{stem}` layout stream is named by its file).
     private var streamNames: [String]
+    /// Whether the first extra pass (the anti-aliasing median's) keeps every file's blocks, so
+    /// that later passes replay them instead of reading and parsing the files again: for
+    /// recordings small enough to hold (the whole-processing case of one engine).
+    private var keepBlocks: Bool
+    /// Files read whole and kept as blocks, by file index.
+    private var keptFiles: [Int: _KeptFile] = [:]
     // Grid.
     private var gridBase = 0
     private var gridRows: [Float] = []
@@ -151,7 +157,8 @@ final class StreamingRecording {
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
          intervals: IntervalLabels?, blockBytes: Int, valueLimit: Int = ResourceLimits.maxGridValues,
-         ledger: InputLedger? = nil) throws {
+         ledger: InputLedger? = nil, keepBlocks: Bool = false) throws {
+        self.keepBlocks = keepBlocks
         self.valueLimit = valueLimit
         self.source = source
         self.ledger = ledger
@@ -181,6 +188,13 @@ final class StreamingRecording {
     }
 
     private func time(_ k: Int) -> Double { grid.time(k) }
+
+    /// A block reader for file `index` of the recording: its kept blocks replayed, when an
+    /// earlier pass kept them, else a reader of the file.
+    private func openReader(_ file: InputFile, index: Int) throws -> IngestBlockReader? {
+        if let kept = keptFiles[index] { return _KeptFileReader(kept) }
+        return try openReader(file)
+    }
 
     /// A block reader for `file`, or nil for an IIO dump of an input with no kept stream (whole
     /// processing does not read those either).
@@ -237,7 +251,26 @@ final class StreamingRecording {
     /// `body` returns false.
     private func rereadFiles(isCancelled: () -> Bool, _ body: (_ stream: Int, _ file: Int, _ raw: RawStream) throws -> Bool) throws {
         for (r, file) in source.files.enumerated() {
-            guard let reader = try openReader(file) else { continue }
+            guard let reader = try openReader(file, index: r) else { continue }
+            if keepBlocks && keptFiles[r] == nil {
+                // Read the file to its end once, keeping its blocks (its errors come as a full
+                // read meets them, as whole processing reads it); `body` then sees them.
+                var blocks: [IngestBlock] = []
+                while let block = try reader.next() {
+                    if isCancelled() { throw RunInterrupted(message: "") }
+                    blocks.append(block)
+                }
+                keptFiles[r] = _KeptFile(blocks: blocks, reader: reader)
+            }
+            if let kept = keptFiles[r] {
+                for block in kept.blocks {
+                    for raw in block.streams {
+                        guard let s = streamIndex(raw, file) else { continue }
+                        if try !body(s, r, raw) { return }
+                    }
+                }
+                continue
+            }
             while let block = try reader.next() {
                 if isCancelled() { throw RunInterrupted(message: "") }
                 for raw in block.streams {
@@ -296,9 +329,11 @@ final class StreamingRecording {
         try designFilters(isCancelled: isCancelled)
         let writer = try RecordWriter(path: recordPath)
         var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
-        for file in source.files {
-            if let reader = try openReader(file) { readers.append((reader, file, false, nil)) }
+        for (r, file) in source.files.enumerated() {
+            if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
         }
+        keptFiles = [:]  // the readers hold what they replay
+        keepBlocks = false  // a later extra pass (T0's) reads the files again
         var readerBytes = [Int](repeating: 0, count: readers.count)
         while true {
             // The file furthest behind in time (one that gave no sample yet first).
@@ -318,7 +353,7 @@ final class StreamingRecording {
             } else {
                 readers[r].done = true
                 rowsDropped.add(readers[r].reader.rowsDropped)
-                if let iio = readers[r].reader as? IIOBlockReader, iio.scans == 0 {
+                if let iio = _KeptFileReader.iio(readers[r].reader), iio.scans == 0 {
                     throw StreamFallback.noWholeScan(file: readers[r].file.path)
                 }
                 for s in grid.streams.indices where streamFile[s] == r { grid.streams[s].finish() }
@@ -339,7 +374,7 @@ final class StreamingRecording {
         // Whole processing's checks after reading, in its order: per kept stream, present, then
         // in time order (an iio dump's order is checked right after the dump).
         for s in grid.streams.indices {
-            if let d = grid.streams[s].decrease, let r = streamFile[s], let iio = readers[r].reader as? IIOBlockReader {
+            if let d = grid.streams[s].decrease, let r = streamFile[s], let iio = _KeptFileReader.iio(readers[r].reader) {
                 throw IngestError(.iioTimeDecreases(stream: d.stream, scan: Int(d.line), time: d.time, previousTime: d.previousTime),
                                   at: SourceLocation(file: readers[r].file.path, byteOffset: Int(d.line) * iio.scanBytes))
             }
@@ -763,5 +798,38 @@ final class _SortedFileReader: IngestBlockReader {
         return IngestBlock(streams: slices, rowLabels: first ? file.rowLabels : LabelEvents(names: file.rowLabels.names),
                            markers: first ? file.markers : LabelEvents(names: file.markers.names),
                            rowsRead: first ? file.rowsRead : 0, bytesRead: 0)
+    }
+}
+
+/// A file read to its end by an earlier pass, its blocks kept, and the reader that read it (its
+/// counts, warnings and, for IIO, scans).
+final class _KeptFile {
+    let blocks: [IngestBlock]
+    let reader: IngestBlockReader
+
+    init(blocks: [IngestBlock], reader: IngestBlockReader) {
+        self.blocks = blocks
+        self.reader = reader
+    }
+}
+
+/// Replays a kept file's blocks; each is released as it is handed out.
+final class _KeptFileReader: IngestBlockReader {
+    private var blocks: ArraySlice<IngestBlock>
+    let original: IngestBlockReader
+
+    init(_ kept: _KeptFile) {
+        blocks = kept.blocks[...]
+        original = kept.reader
+    }
+
+    var rowsDropped: [String: Int] { original.rowsDropped }
+    var warnings: [String] { original.warnings }
+
+    func next() throws -> IngestBlock? { blocks.popFirst() }
+
+    /// The IIO reader behind `reader`, replayed or not.
+    static func iio(_ reader: IngestBlockReader) -> IIOBlockReader? {
+        (reader as? IIOBlockReader) ?? ((reader as? _KeptFileReader)?.original as? IIOBlockReader)
     }
 }

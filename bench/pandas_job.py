@@ -16,14 +16,7 @@ import peer_stages as stages  # noqa: E402
 
 
 def process(path):
-    df = pd.read_csv(path, skipinitialspace=True, engine="c")
-    df = df.dropna(subset=["When"])
-    streams = []
-    for code in stages.SENSORS:
-        s = df[df["Source"] == code].dropna(subset=["X", "Y", "Z"])
-        streams.append(stages.clean(s["When"].to_numpy(), s[["X", "Y", "Z"]].to_numpy(), code))
-    lab = df[df["Label"].notna()]
-    return stages.windows(streams, lab["When"].to_numpy(), stages.codes_pandas(lab["Label"]))
+    return stages.from_pandas(pd.read_csv(path, skipinitialspace=True, engine="c"))
 
 
 if __name__ == "__main__":

@@ -30,14 +30,7 @@ def read(path):
 
 
 def process(path):
-    df = read(path)
-    df = df.dropna(subset=["When"])
-    streams = []
-    for code in stages.SENSORS:
-        s = df[df["Source"] == code].dropna(subset=["X", "Y", "Z"])
-        streams.append(stages.clean(s["When"].to_numpy(), s[["X", "Y", "Z"]].to_numpy(), code))
-    lab = df[df["Label"].notna()]
-    return stages.windows(streams, lab["When"].to_numpy(), stages.codes_pandas(lab["Label"]))
+    return stages.from_pandas(read(path))
 
 
 if __name__ == "__main__":

@@ -124,3 +124,14 @@ def codes_pandas(labels):
         table = np.array([CLASSES.get(str(c).strip(), -2) for c in labels.cat.categories], np.int64)
         return table[labels.cat.codes.to_numpy()]
     return labels.str.strip().map(CLASSES).fillna(-2).to_numpy(np.int64)
+
+
+def from_pandas(df):
+    """The pipeline from a DataFrame with columns Source, Label, When, X, Y, Z (both pandas jobs)."""
+    df = df.dropna(subset=["When"])
+    streams = []
+    for code in SENSORS:
+        s = df[df["Source"] == code].dropna(subset=["X", "Y", "Z"])
+        streams.append(clean(s["When"].to_numpy(), s[["X", "Y", "Z"]].to_numpy(), code))
+    lab = df[df["Label"].notna()]
+    return windows(streams, lab["When"].to_numpy(), codes_pandas(lab["Label"]))

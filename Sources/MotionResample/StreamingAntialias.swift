@@ -84,6 +84,58 @@ public final class StreamingRunFilter {
         if started && runCount - emitted >= overlap + chunk { sendEarly(outTimes: &outTimes, outValues: &outValues) }
     }
 
+    /// Takes samples `range` of `times` / `values` (one array per channel) in order, as many
+    /// `push(time:values:outTimes:outValues:)` calls would, with the same values out. Inside a
+    /// started run, the stretches between a gap and an early send are filtered channel by
+    /// channel over contiguous memory (each sample through every section, in the same order as
+    /// one at a time); a run's first pad + 1 samples go through `push(time:…)`.
+    public func push(times ts: [Double], values vs: [[Double]], range: Range<Int>,
+                     outTimes: inout [Double], outValues: inout [[Double]]) {
+        var j = range.lowerBound
+        let end = range.upperBound
+        let sections = filter.sections
+        while j < end {
+            if runCount > 0 && ts[j] - lastTime > maxGapS { endRun(outTimes: &outTimes, outValues: &outValues) }
+            if !started {
+                push(time: ts[j], values: vs.map { $0[j] }, outTimes: &outTimes, outValues: &outValues)
+                j += 1
+                continue
+            }
+            // The stretch [j, e): no gap inside, and no more samples than the next early send needs.
+            let room = Swift.max(1, overlap + chunk - (runCount - emitted))
+            var e = j + 1
+            while e < end && e - j < room && !(ts[e] - ts[e - 1] > maxGapS) { e += 1 }
+            times.append(contentsOf: ts[j..<e])
+            for c in 0..<channels {
+                raw[c].append(contentsOf: vs[c][j..<e])
+                var z = state[c]
+                var out = [Double](repeating: 0, count: e - j)
+                vs[c].withUnsafeBufferPointer { x in
+                    z.withUnsafeMutableBufferPointer { z in
+                        for i in j..<e {
+                            // `step`, over the stretch.
+                            var v = x[i]
+                            for k in 0..<sections.count {
+                                let sec = sections[k]
+                                let y = sec.b0 * v + z[k].0
+                                z[k].0 = sec.b1 * v - sec.a1 * y + z[k].1
+                                z[k].1 = sec.b2 * v - sec.a2 * y
+                                v = y
+                            }
+                            out[i - j] = v
+                        }
+                    }
+                }
+                state[c] = z
+                forward[c].append(contentsOf: out)
+            }
+            runCount += e - j
+            lastTime = ts[e - 1]
+            if runCount - emitted >= overlap + chunk { sendEarly(outTimes: &outTimes, outValues: &outValues) }
+            j = e
+        }
+    }
+
     /// Ends the stream: finishes the current run exactly.
     public func finish(outTimes: inout [Double], outValues: inout [[Double]]) {
         if runCount > 0 { endRun(outTimes: &outTimes, outValues: &outValues) }

@@ -138,11 +138,15 @@ public struct StreamBuffer {
     public var keepUntil = Double.infinity
     private var openTime: Double?
     private var openValues: [Double]
+    /// Settled samples not yet handed to `filter`: it takes them a batch at a time.
+    private var toFilterTimes: [Double] = []
+    private var toFilterValues: [[Double]]
 
     public init(channels: Int) {
         self.channels = channels
         values = Array(repeating: [], count: channels)
         openValues = [Double](repeating: 0, count: channels)
+        toFilterValues = Array(repeating: [], count: channels)
     }
 
     /// Settled samples so far (all of them once `finished`).
@@ -166,15 +170,30 @@ public struct StreamBuffer {
     /// first decreasing time is recorded in `decrease`, after which nothing is kept. `name` is
     /// the stream's name as read, for `decrease`; `lines` the samples' lines (or IIO scans).
     public mutating func append(name: String, times: [Double], channels: [[Double]], lines: [Int32]) {
+        defer { flushFilter() }
         for j in 0..<times.count {
             if decrease != nil { return }
-            append(name: name, time: times[j], line: lines[j]) { channels[$0][j] }
+            take(name: name, time: times[j], line: lines[j]) { channels[$0][j] }
         }
     }
 
     /// Appends one sample (see `append(name:times:channels:lines:)`); `value(c)` is channel c's value.
-    @inline(__always)
     public mutating func append(name: String, time t: Double, line: Int32, value: (Int) -> Double) {
+        take(name: name, time: t, line: line, value: value)
+        flushFilter()
+    }
+
+    /// Hands the settled samples waiting for the filter to it, in one batch.
+    private mutating func flushFilter() {
+        guard let filter, let last = toFilterTimes.last else { return }
+        filter.push(times: toFilterTimes, values: toFilterValues, range: 0..<toFilterTimes.count, outTimes: &times, outValues: &values)
+        toFilterTimes.removeAll(keepingCapacity: true)
+        for c in 0..<channels { toFilterValues[c].removeAll(keepingCapacity: true) }
+        if last > keepUntil { dropBeyond() }
+    }
+
+    @inline(__always)
+    private mutating func take(name: String, time t: Double, line: Int32, value: (Int) -> Double) {
         if decrease != nil { return }
         received += 1
         // The earliest (first of equals) and latest (last of equals) samples, for messages.
@@ -227,6 +246,7 @@ public struct StreamBuffer {
         }
         if openTime != nil { settle() }
         openTime = nil
+        flushFilter()
         filter?.finish(outTimes: &times, outValues: &values)
         dropBeyond()
         finished = true
@@ -245,12 +265,13 @@ public struct StreamBuffer {
     }
 
     private mutating func settle() {
-        if let filter {
-            filter.push(time: openTime!, values: openValues, outTimes: &times, outValues: &values)
-        } else {
-            times.append(openTime!)
-            for c in 0..<channels { values[c].append(openValues[c]) }
+        if filter != nil {
+            toFilterTimes.append(openTime!)
+            for c in 0..<channels { toFilterValues[c].append(openValues[c]) }
+            return
         }
+        times.append(openTime!)
+        for c in 0..<channels { values[c].append(openValues[c]) }
         if openTime! > keepUntil { dropBeyond() }
     }
 

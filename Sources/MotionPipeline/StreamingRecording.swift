@@ -103,6 +103,16 @@ final class StreamingRecording {
     private var sortedFiles: [String: _SortedFile] = [:]
     /// Each stream's name as read (a `{stem}` layout stream is named by its file).
     private var streamNames: [String]
+    /// The most input bytes reported read: files whose blocks were kept are counted as they are
+    /// read, and their replay in the main pass does not move the progress back.
+    private var reportedBytes = 0
+
+    private func report(_ bytes: Int, to bytesRead: (Int) -> Void) {
+        guard bytes > reportedBytes else { return }
+        reportedBytes = bytes
+        bytesRead(bytes)
+    }
+
     /// Whether the first extra pass (the anti-aliasing median's) keeps every file's blocks, so
     /// that later passes replay them instead of reading and parsing the files again: for
     /// recordings small enough to hold (the whole-processing case of one engine).
@@ -249,17 +259,22 @@ final class StreamingRecording {
     /// One extra read of the recording's files (for the anti-aliasing median, or for T0): hands
     /// every block's kept streams to `body` with their layout index and file index, until
     /// `body` returns false.
-    private func rereadFiles(isCancelled: () -> Bool, _ body: (_ stream: Int, _ file: Int, _ raw: RawStream) throws -> Bool) throws {
+    private func rereadFiles(isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in },
+                             _ body: (_ stream: Int, _ file: Int, _ raw: RawStream) throws -> Bool) throws {
+        var before = 0
         for (r, file) in source.files.enumerated() {
             guard let reader = try openReader(file, index: r) else { continue }
             if keepBlocks && keptFiles[r] == nil {
                 // Read the file to its end once, keeping its blocks (its errors come as a full
-                // read meets them, as whole processing reads it); `body` then sees them.
+                // read meets them, as whole processing reads it); `body` then sees them. This is
+                // the recording's one read of its files: the progress hears it.
                 var blocks: [IngestBlock] = []
                 while let block = try reader.next() {
                     if isCancelled() { throw RunInterrupted(message: "") }
                     blocks.append(block)
+                    report(before + block.bytesRead, to: bytesRead)
                 }
+                before += blocks.last?.bytesRead ?? 0
                 keptFiles[r] = _KeptFile(blocks: blocks, reader: reader)
             }
             if let kept = keptFiles[r] {
@@ -284,14 +299,14 @@ final class StreamingRecording {
     /// With `antialias`, designs each stream's filter from its exact median sampling interval
     /// (after the contract's (docs/inputs.md, "Bad rows and time order") time rules), found in extra passes over the files that keep only
     /// counts (`StreamingMedian`), as `Antialias.apply` does from the whole stream.
-    private func designFilters(isCancelled: () -> Bool) throws {
+    private func designFilters(isCancelled: () -> Bool, bytesRead: (Int) -> Void) throws {
         guard spec.resample.antialias else { return }
         var medians = grid.streams.map { _ in StreamingMedian() }
         while medians.contains(where: { $0.needsPass }) {
             var last = [Double?](repeating: nil, count: grid.streams.count)
             var owner = [Int?](repeating: nil, count: grid.streams.count)
             var decreasing = false
-            try rereadFiles(isCancelled: isCancelled) { s, r, raw in
+            try rereadFiles(isCancelled: isCancelled, bytesRead: bytesRead) { s, r, raw in
                 if let o = owner[s], o != r { throw StreamFallback.streamInTwoFiles(stream: raw.name) }
                 if owner[s] == nil { configure(s, name: raw.name) }
                 owner[s] = r
@@ -326,7 +341,7 @@ final class StreamingRecording {
     /// `bytesRead` hears how many input bytes the main pass has read, after every block.
     func run(recordPath: String, pipelineSHA256: String,
              isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in }) throws -> RecordingRecord {
-        try designFilters(isCancelled: isCancelled)
+        try designFilters(isCancelled: isCancelled, bytesRead: bytesRead)
         let writer = try RecordWriter(path: recordPath)
         var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
         for (r, file) in source.files.enumerated() {
@@ -349,7 +364,7 @@ final class StreamingRecording {
             if let block = try readers[r].reader.next() {
                 try take(block, from: r, file: readers[r].file, progress: &readers[r].progress)
                 readerBytes[r] = block.bytesRead
-                bytesRead(readerBytes.reduce(0, +))
+                report(readerBytes.reduce(0, +), to: bytesRead)
             } else {
                 readers[r].done = true
                 rowsDropped.add(readers[r].reader.rowsDropped)

@@ -64,8 +64,7 @@ public final class LiveProcessor {
     private var cutter: WindowCutter
     private let extractor: FeatureExtractor?
     private let T: Int
-    /// Channels of the grid rows (streams and magnitudes) and of `x` (with the transforms' channels).
-    private let gridChannels: Int
+    /// Channels of `x` (those of the grid rows, streams and magnitudes, then the transforms').
     private let C: Int
     /// Grid rows from grid point `rowsBase` on.
     private var rows: [Float] = []
@@ -76,7 +75,6 @@ public final class LiveProcessor {
     private var segmentStart: Int?
     private var segment: SegmentTransformer?
     private var finished: [Bool]
-    private var ended = false
     /// See `lookaheadSeconds`.
     private var filterLookahead = 0.0
     private var sampleCount: [Int32]
@@ -119,7 +117,6 @@ public final class LiveProcessor {
         grid = StreamingGrid(streams: buffers, rateHz: configuration.rateHz, magnitudes: configuration.magnitudes.map(\.axes))
         cutter = WindowCutter(plan: WindowPlan(length: configuration.windowLength, stride: configuration.windowStride))
         T = configuration.windowLength
-        gridChannels = grid.channelCount
         C = configuration.channelNames.count
         extractor = configuration.features.isEmpty ? nil : FeatureExtractor(plan: FeaturePlan(
             features: configuration.features, channelNames: configuration.channelNames, rateHz: configuration.rateHz,
@@ -184,7 +181,6 @@ public final class LiveProcessor {
         grid.streams[stream].finish()
         if let f = grid.streams[stream].filter { counts.unfilteredRuns += f.unfilteredRuns }
         guard finished.allSatisfy({ $0 }) else { return [] }
-        ended = true
         return advance(final: true)
     }
 
@@ -266,7 +262,7 @@ public final class LiveProcessor {
         counts.invalidPoints = cutter.invalidPoints
         var out: [LiveWindow]
         if transforms == nil {
-            out = ready.map { window(at: $0, values: rows, base: rowsBase, channels: C) }
+            out = ready.map { window(at: $0, values: rows, base: rowsBase) }
         } else {
             if final && segment != nil { endSegment() }
             settledWindows()
@@ -292,7 +288,7 @@ public final class LiveProcessor {
         var values = [Float](repeating: 0, count: T * C)
         for start in pending[0..<n] {
             values.withUnsafeMutableBufferPointer { segment.rows((start - first)..<(start - first + T), into: $0) }
-            transformed.append(window(at: start, values: values, base: start, channels: C))
+            transformed.append(window(at: start, values: values, base: start))
         }
         pending.removeFirst(n)
     }
@@ -312,9 +308,9 @@ public final class LiveProcessor {
         segmentStart = nil
     }
 
-    private func window(at start: Int, values: [Float], base: Int, channels: Int) -> LiveWindow {
-        let from = (start - base) * channels
-        let x = Array(values[from..<(from + T * channels)])
+    private func window(at start: Int, values: [Float], base: Int) -> LiveWindow {
+        let from = (start - base) * C
+        let x = Array(values[from..<(from + T * C)])
         var w = LiveWindow(startTime: grid.time(start), x: x, xNormalized: [], features: [], featuresNormalized: [])
         if let extractor {
             var f = [Float](repeating: 0, count: extractor.plan.count)
@@ -336,8 +332,8 @@ public final class LiveProcessor {
         if let s = segmentStart { keep = Swift.min(keep, s) }
         if let p = pending.first { keep = Swift.min(keep, p) }
         let drop = keep - rowsBase
-        if drop > 0 && drop * gridChannels >= Swift.max(4096, rows.count / 2) {
-            rows.removeFirst(drop * gridChannels)
+        if drop > 0 && drop * C >= Swift.max(4096, rows.count / 2) {
+            rows.removeFirst(drop * C)
             rowsBase = keep
         }
     }

@@ -93,7 +93,6 @@ public final class StreamingRunFilter {
                      outTimes: inout [Double], outValues: inout [[Double]]) {
         var j = range.lowerBound
         let end = range.upperBound
-        let sections = filter.sections
         while j < end {
             if runCount > 0 && ts[j] - lastTime > maxGapS { endRun(outTimes: &outTimes, outValues: &outValues) }
             if !started {
@@ -112,18 +111,7 @@ public final class StreamingRunFilter {
                 var out = [Double](repeating: 0, count: e - j)
                 vs[c].withUnsafeBufferPointer { x in
                     z.withUnsafeMutableBufferPointer { z in
-                        for i in j..<e {
-                            // `step`, over the stretch.
-                            var v = x[i]
-                            for k in 0..<sections.count {
-                                let sec = sections[k]
-                                let y = sec.b0 * v + z[k].0
-                                z[k].0 = sec.b1 * v - sec.a1 * y + z[k].1
-                                z[k].1 = sec.b2 * v - sec.a2 * y
-                                v = y
-                            }
-                            out[i - j] = v
-                        }
+                        for i in j..<e { out[i - j] = step(x[i], z) }
                     }
                 }
                 state[c] = z
@@ -145,6 +133,12 @@ public final class StreamingRunFilter {
     /// section over a whole array (`Butterworth.filter`) does the same operations per section.
     @inline(__always)
     private func step(_ x: Double, _ z: inout [(Double, Double)]) -> Double {
+        z.withUnsafeMutableBufferPointer { step(x, $0) }
+    }
+
+    /// `step` on state held in a buffer (the one definition of the recurrence).
+    @inline(__always)
+    private func step(_ x: Double, _ z: UnsafeMutableBufferPointer<(Double, Double)>) -> Double {
         var v = x
         for s in 0..<filter.sections.count {
             let sec = filter.sections[s]

@@ -100,12 +100,7 @@ public struct TransformPlan: Sendable, Equatable {
         let C0 = inputChannels, C = channelCount
         precondition(rows.count == count * C0 && count >= minimumSegment, "TransformPlan.applySegment: \(rows.count) values for \(count) rows of \(C0) channels (at least \(minimumSegment) rows)")
         var out = [Float](repeating: 0, count: count * C)
-        out.withUnsafeMutableBufferPointer { dst in
-            for k in 0..<count {
-                for c in 0..<C0 { dst[k * C + c] = rows[k * C0 + c] }
-            }
-            transform(rows, count: count, rateHz: rateHz, into: dst)
-        }
+        out.withUnsafeMutableBufferPointer { transform(rows, count: count, rateHz: rateHz, into: $0) }
         return out
     }
 

@@ -452,7 +452,9 @@ split: {fractions: {train: 1.0, validation: 0.0, test: 0.0}}
 output: {type: hdf5, path: out}
 """)
     master, slave = pty.openpty()
-    env = {**os.environ, **streamed(1 << 18)}
+    # Every progress report draws (the bar's 100 ms throttle would let a fast machine finish the
+    # recording between two draws).
+    env = {**os.environ, **streamed(1 << 18), "MOTIONPREP_TEST_PROGRESS_INTERVAL_MS": "0"}
     proc = subprocess.Popen([BIN, "run", str(tmp_path / "p.yaml"), "--jobs", "1"], stderr=slave,
                             stdout=subprocess.DEVNULL, env=env)
     os.close(slave)

@@ -45,19 +45,15 @@ enum ApplyCommand {
         let inputIndex = try a.int("--input", in: 0...1_000_000, command: "apply")
         let dataset = try SourceDataset.load(directory: a.positionals[0])
         let quiet = a.flag("--quiet")
-        let bar = ProgressBar(enabled: !quiet && Diagnostics.stderrIsTerminal)
+        let hooks = TestHooks()
+        let bar = ProgressBar(enabled: !quiet && Diagnostics.stderrIsTerminal, interval: hooks.progressIntervalNanoseconds)
         let cancel = CancelFlag()
         let signals = cancel.installSIGINTHandler()
         defer { signals.cancel(); signal(SIGINT, SIG_DFL) }
         var options = ApplyOptions(inputs: Array(a.positionals.dropFirst()), outputDirectory: out, inputIndex: inputIndex, jobs: jobs,
                                    log: { line in bar.clear(); Diagnostics.log(line) },
                                    progress: { bar.draw($0) }, isCancelled: { cancel.isSet })
-        let env = ProcessInfo.processInfo.environment
-        if let point = env["MOTIONPREP_TEST_PAUSE_AT"] {
-            options.checkpoint = RunCommand.testPause(at: point, continueWhen: env["MOTIONPREP_TEST_CONTINUE_WHEN"])
-        }
-        if let v = env["MOTIONPREP_STREAM_BYTES"], let n = Int(v), n >= 0 { options.streamThresholdBytes = n }
-        if let v = env["MOTIONPREP_STREAM_BLOCK_BYTES"], let n = Int(v), n >= 1 { options.streamBlockBytes = n }
+        hooks.apply(to: &options)
         let summary: RunSummary
         do {
             summary = try ApplyRunner.run(dataset, options: options)

@@ -46,7 +46,8 @@ enum RunCommand {
         let jobs = try a.int("--jobs", in: 1...4096, command: "run") ?? ProcessInfo.processInfo.activeProcessorCount
         let spec = try PipelineLoader.load(path: a.positionals[0])
         let quiet = a.flag("--quiet")
-        let bar = ProgressBar(enabled: !quiet && Diagnostics.stderrIsTerminal)
+        let hooks = TestHooks()
+        let bar = ProgressBar(enabled: !quiet && Diagnostics.stderrIsTerminal, interval: hooks.progressIntervalNanoseconds)
         let cancel = CancelFlag()
         let signals = cancel.installSIGINTHandler()
         defer { signals.cancel(); signal(SIGINT, SIG_DFL) }
@@ -55,17 +56,7 @@ enum RunCommand {
             log: { line in bar.clear(); Diagnostics.log(line) },
             progress: { bar.draw($0) },
             isCancelled: { cancel.isSet })
-        let env = ProcessInfo.processInfo.environment
-        if let point = env["MOTIONPREP_TEST_PAUSE_AT"] {
-            options.checkpoint = testPause(at: point, continueWhen: env["MOTIONPREP_TEST_CONTINUE_WHEN"])
-        }
-        // Streaming knobs (docs/performance.md): when a recording is streamed in blocks, and the
-        // block size. Tests set them small so that every recording takes the streamed path.
-        if let v = env["MOTIONPREP_STREAM_BYTES"], let n = Int(v), n >= 0 { options.streamThresholdBytes = n }
-        if let v = env["MOTIONPREP_STREAM_BLOCK_BYTES"], let n = Int(v), n >= 1 { options.streamBlockBytes = n }
-        // Test hook (docs/hardening.md §3): a lowered run-wide memory budget, and what it saw.
-        let testBudget = env["MOTIONPREP_TEST_MEMORY_BUDGET"].flatMap { Int($0) }.flatMap { $0 >= 1 ? $0 : nil }
-        if let testBudget { options.memoryBudgetValues = testBudget }
+        hooks.apply(to: &options)
         let summary: RunSummary
         do {
             summary = try PipelineRunner.run(spec, options: options)
@@ -74,7 +65,7 @@ enum RunCommand {
             throw error
         }
         bar.clear()
-        if let testBudget {
+        if let testBudget = hooks.memoryBudgetValues {
             Diagnostics.stderr("motionprep: test hook: memory budget peak \(summary.memoryBudgetPeak) of \(testBudget) values, at most \(summary.memoryBudgetPeakHolders) recording(s) holding a reservation at once")
         }
         if !quiet { Diagnostics.stderr(text(summary, worker: worker)) }
@@ -86,18 +77,6 @@ enum RunCommand {
     /// test_provenance.py (docs/hardening.md): at checkpoint `point` the run says so on stderr and
     /// stops there until it is killed, or, with `MOTIONPREP_TEST_CONTINUE_WHEN=PATH`, until PATH
     /// exists. Not a user feature.
-    static func testPause(at point: String, continueWhen path: String? = nil) -> @Sendable (String) -> Void {
-        { reached in
-            guard reached == point else { return }
-            Diagnostics.stderr("motionprep: test hook: paused at \(point)")
-            if let path {
-                while access(path, F_OK) != 0 { usleep(2000) }
-                return
-            }
-            while true { sleep(60) }
-        }
-    }
-
     static func text(_ s: RunSummary, worker: WorkerSlot?) -> String {
         if let worker {
             return "wrote part \(worker) to \(s.outputDirectory): \(s.recordings) recording(s); join the parts with `motionprep merge OUT_DIR PART_DIR...`"
@@ -162,16 +141,22 @@ final class ProgressBar: @unchecked Sendable {
     private let enabled: Bool
     private let start = DispatchTime.now().uptimeNanoseconds
     private let lock = NSLock()
+    private let interval: UInt64
     private var lastDraw: UInt64 = 0
     private var shown = false
 
-    init(enabled: Bool) { self.enabled = enabled }
+    /// `interval`: the least time between two draws, in nanoseconds (100 ms by default); the last
+    /// draw, with every recording done, is always made.
+    init(enabled: Bool, interval: UInt64? = nil) {
+        self.enabled = enabled
+        self.interval = interval ?? 100_000_000
+    }
 
     func draw(_ p: RunProgress) {
         guard enabled else { return }
         lock.lock(); defer { lock.unlock() }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now - lastDraw > 100_000_000 || p.done == p.total else { return }
+        guard lastDraw == 0 || now - lastDraw >= interval || p.done == p.total else { return }
         lastDraw = now
         let elapsed = Double(now - start) / 1e9
         let fraction = p.fraction

@@ -267,7 +267,10 @@ public struct StreamingMedian: Sendable {
     // nearly always does: a stream's rate does not drift by 0.4 %), the first pass is the last.
     let guessAfter: Int
     private var early: [Double]? = []
-    private var guess: Set<UInt64> = []
+    /// The guessed buckets: `guessLow ... guessLow + guessSpan` (a range test, not a set's hash per value).
+    private var guessLow: UInt64 = 0
+    private var guessSpan: UInt64 = 0
+    private var hasGuess = false
     private var guessed: [Double] = []
     private var guessAbandoned = false
 
@@ -300,7 +303,7 @@ public struct StreamingMedian: Sendable {
             if early != nil {
                 early!.append(v)
                 if early!.count == guessAfter { makeGuess() }
-            } else if !guessAbandoned && guess.contains(bucket) {
+            } else if !guessAbandoned && hasGuess && bucket &- guessLow <= guessSpan {
                 if guessed.count < collectLimit {
                     guessed.append(v)
                 } else {
@@ -325,11 +328,14 @@ public struct StreamingMedian: Sendable {
 
     /// The bucket of the first values' median, and its neighbours; keeps the early values in them.
     private mutating func makeGuess() {
-        let sorted = early!.sorted()
-        let b = sorted[sorted.count / 2].bitPattern >> UInt64(64 - Self.digitBits)
-        guess = [b, b + 1]
-        if b > 0 { guess.insert(b - 1) }
-        guessed = sorted.filter { guess.contains($0.bitPattern >> UInt64(64 - Self.digitBits)) }
+        var values = early!
+        let middle = values.withUnsafeMutableBufferPointer { Antialias.select($0, $0.count / 2) }
+        let b = middle.bitPattern >> UInt64(64 - Self.digitBits)
+        guessLow = b > 0 ? b - 1 : 0
+        guessSpan = b > 0 ? 2 : 1
+        hasGuess = true
+        let low = guessLow, span = guessSpan
+        guessed = early!.filter { ($0.bitPattern >> UInt64(64 - Self.digitBits)) &- low <= span }
         early = nil
     }
 
@@ -341,18 +347,23 @@ public struct StreamingMedian: Sendable {
             let ranks = count % 2 == 1 ? [count / 2] : [count / 2 - 1, count / 2]
             if let all = early {
                 // Fewer values than the guess needs: they are all here.
-                let sorted = all.sorted()
-                targets = ranks.map { var t = Target(rank: $0); t.value = sorted[$0]; return t }
+                var values = all
+                targets = ranks.map { r in
+                    var t = Target(rank: r)
+                    t.value = values.withUnsafeMutableBufferPointer { Antialias.select($0, r) }
+                    return t
+                }
                 early = nil
                 return
             }
             for r in ranks {
                 var t = Target(rank: r)
                 narrow(&t, histogram: firstHistogram, digit: Self.digitBits)
-                if t.value == nil && !guessAbandoned && t.bits == Self.digitBits && guess.contains(t.prefix) {
+                if t.value == nil && !guessAbandoned && hasGuess && t.bits == Self.digitBits && t.prefix &- guessLow <= guessSpan {
                     // Every value of this bucket was collected: no second pass.
-                    let bucket = guessed.filter { $0.bitPattern >> UInt64(64 - Self.digitBits) == t.prefix }.sorted()
-                    t.value = bucket[t.rank]
+                    var bucket = guessed.filter { $0.bitPattern >> UInt64(64 - Self.digitBits) == t.prefix }
+                    let rank = t.rank
+                    t.value = bucket.withUnsafeMutableBufferPointer { Antialias.select($0, rank) }
                     t.collecting = false
                     t.collected = []
                     t.histogram = []
@@ -366,8 +377,8 @@ public struct StreamingMedian: Sendable {
         passes += 1
         for k in targets.indices where targets[k].value == nil {
             if targets[k].collecting {
-                targets[k].collected.sort()
-                targets[k].value = targets[k].collected[targets[k].rank]
+                let rank = targets[k].rank
+                targets[k].value = targets[k].collected.withUnsafeMutableBufferPointer { Antialias.select($0, rank) }
                 targets[k].collected = []
             } else {
                 let h = targets[k].histogram

@@ -96,36 +96,44 @@ final class RecordingProcessor {
                          bytesRead: (Int) -> Void = { _ in },
                          reserve: (Int) throws -> Void = { _ in }) throws -> RecordingRecord {
         let bytes = source.files.reduce(0) { $0 + PathText.fileSize($1.path) }
-        if bytes >= streamThresholdBytes && StreamingRecording.canStream(source, spec: spec) {
+        if bytes >= streamThresholdBytes {
             // A recording below `keepBlocksBytes` is parsed once and held as blocks when the
             // anti-aliasing median needs an extra pass (about the bytes of the files, in values).
             let keep = spec.resample.antialias && bytes < keepBlocksBytes
-            try reserve(ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
-                                                        length: windowPlan.length, features: featurePlan?.count ?? 0)
-                        + (keep ? bytes / 4 : 0))
+            let reserved = ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
+                                                           length: windowPlan.length, features: featurePlan?.count ?? 0)
+                + (keep ? bytes / 4 : 0)
+            try reserve(reserved)
             if extractor == nil, let featurePlan { extractor = FeatureExtractor(plan: featurePlan) }
-            let streaming = try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
-                                               aligner: aligner, featurePlan: featurePlan, extractor: extractor,
-                                               isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes,
-                                               valueLimit: valueLimit, ledger: ledger, keepBlocks: keep)
-            do {
-                return try streaming.run(recordPath: recordPath, pipelineSHA256: pipelineSHA256,
-                                         isCancelled: isCancelled, bytesRead: bytesRead)
-            } catch let e as RunInterrupted {
-                throw e
-            } catch let e as MotionError where e.exitStatus == .ioError {
-                // A read failed, or a file changed as it was read: whole processing would only
-                // read it once more.
-                throw e
-            } catch let e as StreamFallback where e.isLabelEventOutOfOrder {
-                log("notice: recording `\(source.name)`: \(e.description) (label rows far out of time order), so it is processed whole, in memory")
-            } catch let e where !(e is StreamFallback) && source.files.count == 1 {
-                // One file: its errors come in the order whole processing raises them.
-                throw e
-            } catch {
-                // Several files (read interleaved) or a case left to whole processing: it gives
-                // the recording's error its canonical message.
+            // The streamed recording asks for more while it holds a zero-phase segment; it
+            // does not outlive this call.
+            let streamed: RecordingRecord? = try withoutActuallyEscaping(reserve) { reserve in
+                let streaming = try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
+                                                       aligner: aligner, featurePlan: featurePlan, extractor: extractor,
+                                                       isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes,
+                                                       valueLimit: valueLimit, ledger: ledger, keepBlocks: keep,
+                                                       reserved: reserved, reserve: reserve)
+                do {
+                    return try streaming.run(recordPath: recordPath, pipelineSHA256: pipelineSHA256,
+                                             isCancelled: isCancelled, bytesRead: bytesRead)
+                } catch let e as RunInterrupted {
+                    throw e
+                } catch let e as MotionError where e.exitStatus == .ioError {
+                    // A read failed, or a file changed as it was read: whole processing would only
+                    // read it once more.
+                    throw e
+                } catch let e as StreamFallback where e.isLabelEventOutOfOrder {
+                    log("notice: recording `\(source.name)`: \(e.description) (label rows far out of time order), so it is processed whole, in memory")
+                } catch let e where !(e is StreamFallback) && source.files.count == 1 {
+                    // One file: its errors come in the order whole processing raises them.
+                    throw e
+                } catch {
+                    // Several files (read interleaved) or a case left to whole processing: it gives
+                    // the recording's error its canonical message.
+                }
+                return nil
             }
+            if let streamed { return streamed }
         }
         let processed = try process(source, isTrain: isTrain, intervals: intervals, reserve: reserve, ledger: ledger)
         let record = RecordingRecord(processed: processed, inputs: try ledger.inputs(for: source), stored: nil)

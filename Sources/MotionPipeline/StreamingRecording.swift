@@ -68,15 +68,6 @@ enum StreamFallback: Error, CustomStringConvertible, Equatable {
 /// whole scan) throws `StreamFallback`, and the caller processes the recording whole for the
 /// canonical error.
 final class StreamingRecording {
-    /// Whether `source` can be streamed: always without `transforms` (a `sort: true` input's file
-    /// is read whole and sorted first, `_SortedFile`; the rest still streams), never with them.
-    static func canStream(_ source: RecordingSource, spec: PipelineSpec) -> Bool {
-        // A zero-phase transform needs its whole gap-free segment (it runs backwards from the
-        // end): memory could not be bounded, so such recordings are processed whole, in memory
-        // (docs/streaming.md). Chains with a bounded lookahead stream.
-        spec.transformsLookahead != .segment
-    }
-
     private let source: RecordingSource
     private let spec: PipelineSpec
     private let layout: ChannelLayout
@@ -126,16 +117,32 @@ final class StreamingRecording {
     // Segments and windows.
     private var cutter: WindowCutter
     private var pending: [Int] = []
-    // Transforms (a bounded lookahead: `canStream`). The current gap-free segment goes through
-    // its `SegmentTransformer`; `gridRows` then holds rows of x (every channel) up to `settled`,
-    // the rows every step has settled, and the segment's window starts wait in `segmentPending`.
+    // Transforms. The current gap-free segment goes through its `SegmentTransformer`;
+    // `gridRows` then holds rows of x (every channel) up to `settled`, the rows every step has
+    // settled, and the segment's window starts wait in `segmentPending`. A zero-phase step
+    // settles nothing before the segment ends: the transformer then holds the whole segment, and
+    // the recording's memory reservation grows with it (`reserveSegment`).
     private let transforms: TransformPlan?
     private var segment: SegmentTransformer?
     private var segmentFirst = 0
     private var settled = 0
     private var segmentPending: [Int] = []
-    /// The validity flags of the points one `emit` computes (kept to reuse its storage).
+    /// The longest segment kept (long enough for every step): with a zero-phase step, shorter
+    /// segments are dropped, as whole processing drops them, and do not count as runs.
+    private var longestKeptSegment = 0
+    /// Values a held segment may use before the reservation grows (`reserveSegment`).
+    private var segmentReserved = 0
+    /// Asks the run's memory budget for this many values in all (`RecordingProcessor` passes
+    /// its reservation; a second call raises it).
+    private let reserve: (Int) throws -> Void
+    /// What the recording reserved before it started (blocks, windows, kept files).
+    private let baseReservation: Int
+    /// A zero-phase step: segments are held whole.
+    private let holdsSegments: Bool
+    /// The validity flags, and with transforms the rows, of the points one `emit` computes
+    /// (kept to reuse their storage).
     private var validScratch: [Bool] = []
+    private var rowScratch: [Float] = []
     // Labels.
     /// The `intervals` or `path` track, on the input's clock once T0 is known (`clock: recording`).
     private var fixedTrack: LabelTrack?
@@ -167,8 +174,12 @@ final class StreamingRecording {
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
          intervals: IntervalLabels?, blockBytes: Int, valueLimit: Int = ResourceLimits.maxGridValues,
-         ledger: InputLedger? = nil, keepBlocks: Bool = false) throws {
+         ledger: InputLedger? = nil, keepBlocks: Bool = false,
+         reserved: Int = 0, reserve: @escaping (Int) throws -> Void = { _ in }) throws {
         self.keepBlocks = keepBlocks
+        self.baseReservation = reserved
+        self.reserve = reserve
+        holdsSegments = spec.transformsLookahead == .segment
         self.valueLimit = valueLimit
         self.source = source
         self.ledger = ledger
@@ -187,7 +198,6 @@ final class StreamingRecording {
                              rateHz: spec.resample.rateHz, magnitudes: layout.magnitudes.map(\.axes))
         cutter = WindowCutter(plan: windowPlan)
         transforms = layout.transforms
-        precondition(transforms?.minimumSegment ?? 1 == 1, "StreamingRecording: a zero-phase transform cannot stream")
         streamFile = Array(repeating: nil, count: layout.sensors.count)
         streamNames = layout.sensors.map(\.name)
         row = [Float](repeating: 0, count: layout.channelNames.count)
@@ -428,7 +438,7 @@ final class StreamingRecording {
             rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
             recordingDropped: dropped, gaps: dropped == nil ? cutter.gaps : 0, invalidPoints: dropped == nil ? cutter.invalidPoints : 0,
             warnings: warnings, xMoments: xMoments, featureMoments: featureMoments,
-            longestRun: dropped == nil ? cutter.longestRun : 0,
+            longestRun: dropped == nil ? (transforms == nil ? cutter.longestRun : longestKeptSegment) : 0,
             labelRowsNoOverlap: intervals.map { intervals in
                 LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
                                             gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
@@ -594,36 +604,57 @@ final class StreamingRecording {
             trimGrid()
             return
         }
-        grid.compute(through: limit) { k, row, valid in
-            if let plan = transforms {
-                if valid {
-                    if segment == nil {
-                        segment = SegmentTransformer(plan: plan, rateHz: rate)
-                        segmentFirst = k
-                    }
-                    segment!.append(row)
-                } else {
-                    if segment != nil { endSegment() }
-                    // An invalid point: no window contains it.
-                    gridRows.append(contentsOf: repeatElement(0, count: C))
-                    settled = k + 1
+        // Transforms: the points of this emit computed at once, then taken run by run: a run of
+        // valid points goes to the segment's transformer in one batch, an invalid point ends the
+        // segment; the cutter sees each run's points after its rows went in, as it would point by
+        // point.
+        let plan = transforms!
+        let first = grid.nextPoint
+        var flags = validScratch
+        validScratch = []
+        flags.removeAll(keepingCapacity: true)
+        var rows = rowScratch
+        rowScratch = []
+        rows.removeAll(keepingCapacity: true)
+        let n = grid.compute(through: limit, rows: &rows, valid: &flags)
+        let C0 = grid.channelCount
+        var i = 0
+        while i < n {
+            var j = i + 1
+            if flags[i] {
+                while j < n && flags[j] { j += 1 }
+                if segment == nil {
+                    segment = SegmentTransformer(plan: plan, rateHz: rate)
+                    segmentFirst = first + i
+                }
+                rows.withUnsafeBufferPointer { r in
+                    segment!.append(rows: UnsafeBufferPointer(rebasing: r[(i * C0)..<(j * C0)]), count: j - i)
+                }
+                if holdsSegments && segment!.count - (settled - segmentFirst) > segmentReserved / perSegmentRow {
+                    try reserveSegment()
                 }
             } else {
-                gridRows.append(contentsOf: row)
+                if segment != nil { endSegment() }
+                // An invalid point: no window contains it.
+                gridRows.append(contentsOf: repeatElement(0, count: C))
+                settled = first + i + 1
             }
-            cutter.add(point: k, valid: valid) { start in
-                windowStarts += 1
-                if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
-                    // Whole processing refuses the recording (checkWindows): count on, keep none.
-                    windowOverflow = true
-                    pending.removeAll()
-                    segmentPending.removeAll()
-                }
-                if !windowOverflow {
-                    if transforms == nil { pending.append(start) } else { segmentPending.append(start) }
+            for k in (first + i)..<(first + j) {
+                cutter.add(point: k, valid: flags[k - first]) { start in
+                    windowStarts += 1
+                    if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
+                        // Whole processing refuses the recording (checkWindows): count on, keep none.
+                        windowOverflow = true
+                        pending.removeAll()
+                        segmentPending.removeAll()
+                    }
+                    if !windowOverflow { segmentPending.append(start) }
                 }
             }
+            i = j
         }
+        validScratch = flags
+        rowScratch = rows
         if segment != nil {
             if final { endSegment() } else { settle() }
         }
@@ -647,11 +678,41 @@ final class StreamingRecording {
         segmentPending.removeFirst(n)
     }
 
-    /// The current segment ended (a gap, or the grid's end): every row settles.
+    /// The current segment ended (a gap, or the grid's end): every row settles. A segment too
+    /// short for a zero-phase step's padding gives no windows: they are counted as
+    /// `short_segment`, as whole processing counts them (docs/signal.md, "Transforms"), and its
+    /// rows are never read.
     private func endSegment() {
-        segment?.end()
-        settle()
-        segment = nil
+        guard let segment, let plan = transforms else { return }
+        segment.end()
+        if segment.count < plan.minimumSegment {
+            let lost = segmentPending.count
+            if lost > 0 { windowsDropped["short_segment", default: 0] += lost }
+            windowStarts -= lost
+            segmentPending.removeAll()
+            gridRows.append(contentsOf: repeatElement(0, count: (segmentFirst + segment.count - settled) * C))
+            settled = segmentFirst + segment.count
+        } else {
+            settle()
+            longestKeptSegment = Swift.max(longestKeptSegment, segment.count)
+        }
+        self.segment = nil
+    }
+
+    /// Values a held segment row takes in the transformer: its input channels, and float64
+    /// buffers of the channels the steps write (what whole processing reserves per grid point).
+    private var perSegmentRow: Int {
+        guard let t = transforms else { return 1 }
+        return t.inputChannels + 2 * t.channelCount + 4
+    }
+
+    /// The transformer holds more rows than reserved for: raise the recording's reservation (to
+    /// twice the rows held, so that a long segment asks only a few times).
+    private func reserveSegment() throws {
+        guard let segment else { return }
+        let held = segment.count - (settled - segmentFirst)
+        segmentReserved = Swift.max(1 << 16, 2 * held) * perSegmentRow
+        try reserve(baseReservation + segmentReserved)
     }
 
     /// Drops grid rows no window can still need.

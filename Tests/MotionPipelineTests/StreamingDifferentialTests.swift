@@ -30,7 +30,7 @@ import Testing
                 guard let m else { return "-" }
                 return ([m.count] + m.mean + m.m2).map { String($0.bitPattern, radix: 16) }.joined(separator: ",")
             }
-            o.summary = "rows \(p.rowsRead) dropped \(p.rowsDropped.sorted { $0.key < $1.key }) windowsDropped \(p.windowsDropped.sorted { $0.key < $1.key }) recording \(p.recordingDropped ?? "-") gaps \(p.gaps) invalid \(p.invalidPoints) warnings \(p.warnings) x \(moments(p.xMoments)) f \(moments(p.featureMoments)) n \(r.windowCount)"
+            o.summary = "rows \(p.rowsRead) dropped \(p.rowsDropped.sorted { $0.key < $1.key }) windowsDropped \(p.windowsDropped.sorted { $0.key < $1.key }) recording \(p.recordingDropped ?? "-") gaps \(p.gaps) invalid \(p.invalidPoints) warnings \(p.warnings) x \(moments(p.xMoments)) f \(moments(p.featureMoments)) n \(r.windowCount) longest \(p.longestRun)"
             try r.forEachBatch { b in
                 o.x += b.x.map(\.bitPattern)
                 o.y += b.y
@@ -96,16 +96,18 @@ import Testing
             : "labels: {policy: \(policy), \(policy == "majority" ? "min_fraction: \(["0.0", "0.5", "0.9"].randomElement(using: &g)!), " : "")map: {W: walk, T: turn}\(Bool.random(using: &g) ? ", classes: [walk, turn]" : "")}\n"
         let features = Bool.random(using: &g) ? "features: [mean, std, dominant_freq_hz]\n" : ""
         let magnitude = sensors.contains("A") && Bool.random(using: &g) ? "magnitude: [acc]\n" : ""
-        // A third of the cases: a chain of transforms with a bounded lookahead (causal filters,
-        // medians, derivatives, magnitudes, calibrations), which streams (docs/streaming.md).
+        // A third of the cases: a chain of transforms (medians, filters, derivatives, magnitudes,
+        // calibrations). Half of those have zero-phase filters, whose segments are held whole and
+        // dropped when shorter than the padding (docs/streaming.md, docs/signal.md).
         var transforms = ""
         if Int.random(in: 0..<3, using: &g) == 0 {
+            let zeroPhase = Bool.random(using: &g)
             let first = sensors[0]
             let prefix = ["A": "acc", "G": "gyro", "M": "mag", "D": "rot"][first]!
             var steps = ["  - median: {channels: [\(first)], samples: \([3, 5, 7].randomElement(using: &g)!)}"]
-            steps.append("  - butterworth: {channels: [\(sensors.joined(separator: ", "))], type: \(["lowpass", "highpass"].randomElement(using: &g)!), order: \(Int.random(in: 1...4, using: &g)), cutoff_hz: \(Double(rate) * 0.2), zero_phase: false}")
+            steps.append("  - butterworth: {channels: [\(sensors.joined(separator: ", "))], type: \(["lowpass", "highpass"].randomElement(using: &g)!), order: \(Int.random(in: 1...4, using: &g)), cutoff_hz: \(Double(rate) * 0.2), zero_phase: \(zeroPhase)}")
             if sensors.contains("A") && Bool.random(using: &g) {
-                steps.append("  - gravity: {channels: [A], cutoff_hz: 0.3, zero_phase: false}")
+                steps.append("  - gravity: {channels: [A], cutoff_hz: 0.3, zero_phase: \(zeroPhase)}")
                 steps.append("  - derivative: {channels: [acc_body]}")
                 steps.append("  - magnitude: {channels: [acc_body_jerk, acc_gravity]}")
             } else {
@@ -125,7 +127,7 @@ import Testing
         """
     }
 
-    @Test(arguments: 0..<60)
+    @Test(arguments: 0..<100)
     func streamedEqualsWhole(seed: Int) throws {
         var g = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         let dir = try TemporaryDirectory(label: "stream-diff")
@@ -162,5 +164,69 @@ import Testing
         #expect(whole.x == streamed.x && whole.y == streamed.y && whole.features == streamed.features
                 && whole.starts == streamed.starts, "windows differ; block \(block)\n\(text)")
         if whole.error == nil { #expect(streamedRecords == 1, "the recording was not streamed") }
+    }
+
+    /// Zero-phase filters on a recording cut by many gaps: the streamed path holds each segment
+    /// whole, drops those shorter than the filters' padding and counts their windows as
+    /// `short_segment`, as whole processing does.
+    @Test(arguments: [37, 900, 1 << 20])
+    func zeroPhaseSegmentsStreamAsWhole(block: Int) throws {
+        var g = SeededGenerator(seed: 77)
+        var csv = "Source, Label, When, X, Y, Z\n"
+        var t = 0.0
+        var untilGap = Int.random(in: 20...400, using: &g)
+        for i in 0..<12000 {
+            t += 0.005 * Double.random(in: 0.8...1.2, using: &g)
+            untilGap -= 1
+            if untilGap == 0 {
+                t += 0.3
+                untilGap = Int.random(in: 20...400, using: &g)   // segments of 0.1 to 2 s: 5 to 100 points at 50 Hz
+            }
+            let label = (i / 500) % 2 == 0 ? "W" : "T"
+            let values = (0..<3).map { _ in String(format: "%.5f", Double.random(in: -9...9, using: &g)) }.joined(separator: ",")
+            csv += "\(i % 2 == 0 ? "A" : "G"),\(label),\(String(format: "%.6f", t)),\(values)\n"
+        }
+        let dir = try TemporaryDirectory(label: "stream-zp")
+        defer { dir.remove() }
+        try csv.write(toFile: dir.path("rec.csv"), atomically: true, encoding: .utf8)
+        try """
+        version: 1
+        name: zp
+        inputs: [{type: motioncollector, paths: ["rec.csv"], sensors: [A, G]}]
+        resample: {rate_hz: 50, max_gap_s: 0.1, antialias: false}
+        window: {length_samples: 4, stride_samples: 2}
+        labels: {map: {W: walk, T: turn}}
+        features: [mean, std]
+        transforms:
+          - butterworth: {channels: [A, G], type: lowpass, order: 4, cutoff_hz: 10}
+          - gravity: {channels: [A], cutoff_hz: 0.3}
+          - derivative: {channels: [acc_body]}
+        output: {type: hdf5, path: out}
+
+        """.write(toFile: dir.path("p.yaml"), atomically: true, encoding: .utf8)
+        let spec = try PipelineLoader.load(path: dir.path("p.yaml"))
+        let sources = try InputDiscovery.recordings(spec)
+        let plan = try RunPlan(spec: spec, sources: sources)
+        #expect(spec.transformsLookahead == .segment)
+        let whole = Self.outcome {
+            try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: .max)
+                .processToRecord(sources[0], isTrain: true, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
+                                 recordPath: dir.path("whole.mprec"), pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
+        }
+        var stored = false
+        let streamed = Self.outcome {
+            let r = try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: 0, streamBlockBytes: block)
+                .processToRecord(sources[0], isTrain: true, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
+                                 recordPath: dir.path("streamed.mprec"), pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
+            stored = r.stored != nil
+            return r
+        }
+        #expect(whole.error == nil)
+        #expect(whole.summary.contains("short_segment"), "the case must drop short segments: \(whole.summary)")
+        #expect(whole.y.count > 100)
+        #expect(stored, "the recording was streamed")
+        #expect(whole.error == streamed.error && whole.summary == streamed.summary, "block \(block)")
+        #expect(whole.x == streamed.x && whole.y == streamed.y && whole.features == streamed.features
+                && whole.starts == streamed.starts, "windows differ; block \(block)")
     }
 }

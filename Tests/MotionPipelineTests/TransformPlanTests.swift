@@ -48,13 +48,12 @@ import Testing
         #expect(plan.minimumSegment == 13)
     }
 
-    @Test func withoutTransformsThereIsNoPlanAndRecordingsStream() throws {
+    @Test func withoutTransformsThereIsNoPlan() throws {
         let spec = try PipelineLoader.load(yaml: "version: 1\ninputs: [{type: motioncollector, paths: [a/*.csv]}]\nresample: {rate_hz: 50}\nwindow: {length_samples: 4}\noutput: {path: out}\n",
                                            file: "p.yaml", baseDirectory: "/tmp")
         #expect(try ChannelLayout.make(spec).transforms == nil)
-        let source = RecordingSource(name: "r", subject: "s", files: [])
-        #expect(StreamingRecording.canStream(source, spec: spec))
-        #expect(!StreamingRecording.canStream(source, spec: try Self.spec(Self.uci)))
+        #expect(spec.transformsLookahead != .segment)
+        #expect(try Self.spec(Self.uci).transformsLookahead == .segment, "the UCI chain's zero-phase filters hold whole segments")
     }
 
     /// A signal of `channels` channels whose invalid points split it into segments of these lengths.

@@ -21,9 +21,10 @@ public struct RunOptions: Sendable {
     /// (`MOTIONPREP_TEST_PAUSE_AT`); it does nothing by default.
     public var checkpoint: @Sendable (String) -> Void = { _ in }
     /// Recordings whose input files total at least this many bytes are streamed through the
-    /// stages in blocks, with memory bounded by the block size instead of the recording's length
-    /// (when their inputs allow it, `StreamingRecording.canStream`). The CLI reads
-    /// `MOTIONPREP_STREAM_BYTES` (tests set 0 to stream everything).
+    /// stages in blocks, with memory bounded by the block size instead of the recording's length:
+    /// by default every recording (docs/streaming.md). Whole processing, in memory, remains
+    /// the fallback for the cases `StreamFallback` lists. The CLI reads `MOTIONPREP_STREAM_BYTES`
+    /// (tests set a huge value to process recordings whole and compare).
     public var streamThresholdBytes = RunOptions.defaultStreamThresholdBytes
     /// Input bytes per block when streaming (`MOTIONPREP_STREAM_BLOCK_BYTES`).
     public var streamBlockBytes = RunOptions.defaultStreamBlockBytes
@@ -32,7 +33,7 @@ public struct RunOptions: Sendable {
     /// recording's grid or windows may need when smaller than the per-recording limits. The
     /// CLI lowers it only for tests (`MOTIONPREP_TEST_MEMORY_BUDGET`).
     public var memoryBudgetValues = ResourceLimits.defaultRunBudgetValues
-    public static let defaultStreamThresholdBytes = 64 << 20
+    public static let defaultStreamThresholdBytes = 0
     public static let defaultStreamBlockBytes = 8 << 20
     /// Streamed recordings smaller than this are parsed once and held in memory as blocks when
     /// a stage needs more than one pass (the anti-aliasing median), instead of being read again.

@@ -150,7 +150,8 @@ def check_reproduces(dataset, applied, labelled):
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 def test_applying_to_its_own_recordings_reproduces_the_dataset(data, tmp_path, storage, streamed):
     dataset = make_dataset(data, storage=storage, name=f"ds-{storage}")
-    env = dict(os.environ, MOTIONPREP_STREAM_BYTES="0", MOTIONPREP_STREAM_BLOCK_BYTES="5000") if streamed else None
+    env = dict(os.environ, MOTIONPREP_STREAM_BYTES="0", MOTIONPREP_STREAM_BLOCK_BYTES="5000") if streamed \
+        else dict(os.environ, MOTIONPREP_STREAM_BYTES=str(1 << 60))   # processed whole, in memory
     out = tmp_path / "applied"
     p = run_apply(dataset, data / "data", "--out", out, "--jobs", 2, "--json", env=env, cwd=data)
     assert p.returncode == 0, p.stderr

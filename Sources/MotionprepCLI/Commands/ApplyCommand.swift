@@ -77,7 +77,7 @@ enum ApplyCommand {
     static func text(_ s: RunSummary, dataset: String) -> String {
         let windows = s.windowsPerSplit.reduce(0) { $0 + $1.windows }
         var lines = ["wrote \(s.outputDirectory): \(windows) windows of \(s.recordings) recording(s) processed as \(dataset) (\(s.bytesWritten) bytes)"]
-        lines.append("read \(s.rowsRead) rows" + (s.streamed > 0 ? " (\(s.streamed) recording(s) streamed in blocks)" : ""))
+        lines.append("read \(s.rowsRead) rows")
         func reasons(_ d: [String: Int]) -> String { d.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
         if !s.rowsDropped.isEmpty { lines.append("rows dropped: " + reasons(s.rowsDropped)) }
         if !s.windowsDropped.isEmpty { lines.append("windows kept unlabelled (y = -1): " + reasons(s.windowsDropped)) }

@@ -83,7 +83,7 @@ enum RunCommand {
         }
         var lines: [String] = []
         lines.append("wrote \(s.outputDirectory): " + s.windowsPerSplit.map { "\($0.split) \($0.windows)" }.joined(separator: ", ") + " windows (\(s.bytesWritten) bytes)")
-        lines.append("read \(s.recordings) recording(s), \(s.rowsRead) rows" + (s.streamed > 0 ? " (\(s.streamed) streamed in blocks)" : ""))
+        lines.append("read \(s.recordings) recording(s), \(s.rowsRead) rows")
         func reasons(_ d: [String: Int]) -> String { d.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
         if !s.rowsDropped.isEmpty { lines.append("rows dropped: " + reasons(s.rowsDropped)) }
         if !s.windowsDropped.isEmpty { lines.append("windows dropped: " + reasons(s.windowsDropped)) }

@@ -106,7 +106,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
-    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore"]),
+    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore", "MotionIngest"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionTestSupport", "MotionHDF5"]),
     .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionTestSupport", "MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),

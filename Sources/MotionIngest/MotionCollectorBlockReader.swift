@@ -8,6 +8,8 @@ public final class MotionCollectorBlockReader: IngestBlockReader {
     private let reader: _TextBlockReader<_MotionCollectorParser>
     public var rowsDropped: [String: Int] { reader.rowsDropped }
     public var warnings: [String] { [] }
+    /// The header flavour, once the header has been read (after the first block).
+    public var variant: MotionCollectorFile.Variant? { reader.parser.variant }
 
     /// Opens `path`; `.cannotOpen` (exit 66) as `MotionCollectorReader.read(path:)`.
     public init(path: String, displayPath: String, units: UnitSystem, keep: Set<String>?, blockBytes: Int,

@@ -19,7 +19,7 @@ protocol _BlockParser {
 /// The block reader of a text format: `_BlockFile` feeding a `_BlockParser`, a block at a time.
 final class _TextBlockReader<Parser: _BlockParser> {
     private let file: _BlockFile
-    private var parser: Parser
+    private(set) var parser: Parser
     private var done = false
     private var rowsBefore = 0
     private(set) var rowsDropped: [String: Int] = [:]

@@ -31,6 +31,39 @@ public struct StreamReport: Sendable {
     /// Jitter: the population standard deviation of the positive intervals, seconds.
     public var intervalStd: Double?
 
+    /// A stream with no samples yet, for `StreamedInspection` to fill.
+    init(sensor: String, channels: [String], units: [String], maxGapS: Double) {
+        self.sensor = sensor
+        self.channels = channels
+        self.units = units
+        self.maxGapS = maxGapS
+        samples = 0
+        duplicates = 0
+        outOfOrder = 0
+        gaps = 0
+        gapSeconds = 0
+        minimum = channels.map { _ in nil }
+        maximum = channels.map { _ in nil }
+    }
+
+    /// numpy's default (linear) percentile `p` of `n` sorted values, from the values at the ranks
+    /// `percentileRanks` gives.
+    static func percentile(_ p: Double, count n: Int, value: (Int) -> Double) -> Double? {
+        guard n > 0 else { return nil }
+        let pos = p / 100 * Double(n - 1)
+        let lo = Int(pos.rounded(.down)), hi = min(lo + 1, n - 1)
+        return value(lo) + (value(hi) - value(lo)) * (pos - Double(lo))
+    }
+
+    /// The ranks `percentile` reads for the reported percentiles (50, 95, 99) of `n` values.
+    static func percentileRanks(count n: Int) -> [Int] {
+        guard n > 0 else { return [] }
+        return [50.0, 95, 99].flatMap { p -> [Int] in
+            let lo = Int((p / 100 * Double(n - 1)).rounded(.down))
+            return [lo, min(lo + 1, n - 1)]
+        }
+    }
+
     init(_ raw: RawStream, maxGapS: Double) {
         minimum = raw.channels.map { $0.min() }
         maximum = raw.channels.map { $0.max() }
@@ -66,13 +99,8 @@ public struct StreamReport: Sendable {
             intervalStd = (intervals.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(intervals.count)).squareRoot()
         }
         intervals.sort()
-        func percentile(_ p: Double) -> Double? {
-            guard !intervals.isEmpty else { return nil }
-            // numpy's default linear interpolation.
-            let pos = p / 100 * Double(intervals.count - 1)
-            let lo = Int(pos.rounded(.down)), hi = min(lo + 1, intervals.count - 1)
-            return intervals[lo] + (intervals[hi] - intervals[lo]) * (pos - Double(lo))
-        }
+        let sortedIntervals = intervals
+        func percentile(_ p: Double) -> Double? { Self.percentile(p, count: sortedIntervals.count) { sortedIntervals[$0] } }
         intervalP50 = percentile(50)
         intervalP95 = percentile(95)
         intervalP99 = percentile(99)
@@ -141,7 +169,12 @@ public struct RecordingReport: Sendable {
 public enum Inspector {
     /// Every recording of a pipeline, in canonical order. A recording that cannot be read is
     /// reported with its error instead of stopping the inspection.
-    public static func inspect(pipeline spec: PipelineSpec) throws -> [RecordingReport] {
+    ///
+    /// Recordings whose files total at least `streamBytes` (by default every one) are read in
+    /// blocks of `blockBytes`, in bounded memory (`StreamedInspection`); the others, and those
+    /// the streamed scan cannot take (out-of-order times, IIO dumps, `sort: true`), whole.
+    public static func inspect(pipeline spec: PipelineSpec, streamBytes: Int = 0,
+                               blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [RecordingReport] {
         let layout = try ChannelLayout.make(spec)
         let sources = try InputDiscovery.recordings(spec)
         let intervals = try loadIntervals(spec)
@@ -151,9 +184,18 @@ public enum Inspector {
                                          format: formats, rows: 0, rowsDropped: [:], streams: [], labels: [],
                                          labelSource: "none", warnings: [], error: nil)
             do {
-                let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
-                fill(&report, raw, maxGap: { spec.resample.maxGapS.value(for: $0) }, preferMarkers: spec.labels?.from == .markers)
-                try fillFixed(&report, source: source, spec: spec, raw: raw, intervals: intervals)
+                let maxGap = { spec.resample.maxGapS.value(for: $0) }
+                let preferMarkers = spec.labels?.from == .markers
+                let streamed = try source.files.reduce(0, { $0 + PathText.fileSize($1.path) }) >= streamBytes
+                    ? StreamedInspection.scan(source, spec: spec, layout: layout, maxGap: maxGap, blockBytes: blockBytes) : nil
+                if let streamed {
+                    streamed.fill(&report, preferMarkers: preferMarkers)
+                    try fillFixed(&report, source: source, spec: spec, gridStart: streamed.gridStart, intervals: intervals)
+                } else {
+                    let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
+                    fill(&report, raw, maxGap: maxGap, preferMarkers: preferMarkers)
+                    try fillFixed(&report, source: source, spec: spec, gridStart: gridStart(raw), intervals: intervals)
+                }
             } catch {
                 report.error = "\(error)"
             }
@@ -161,8 +203,24 @@ public enum Inspector {
         }
     }
 
-    /// A bare MotionCollector file (either header variant), as `inspect FILE` sees it.
-    public static func inspect(motionCollectorFile path: String) throws -> RecordingReport {
+    /// A bare MotionCollector file (either header variant), as `inspect FILE` sees it: read in
+    /// blocks of `blockBytes` when it has at least `streamBytes` (by default always), in bounded
+    /// memory (`StreamedInspection`), else (or when its times go back) whole.
+    public static func inspect(motionCollectorFile path: String, streamBytes: Int = 0,
+                               blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> RecordingReport {
+        if PathText.fileSize(path) >= streamBytes {
+            var reader: MotionCollectorBlockReader?
+            if let scan = try StreamedInspection.scan([{
+                reader = try MotionCollectorBlockReader(path: path, displayPath: path, units: .si, keep: nil, blockBytes: blockBytes)
+                return reader
+            }], maxGap: { _ in 0.25 }), let variant = reader?.variant {
+                var report = RecordingReport(name: PathText.stem(path), subject: nil, files: [path],
+                                             format: "motioncollector (\(variant.rawValue) header)", rows: 0, rowsDropped: [:],
+                                             streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
+                scan.fill(&report, preferMarkers: variant == .legacy)
+                return report
+            }
+        }
         let mc = try MotionCollectorReader.read(path: path, displayPath: path, units: .si, keep: nil)
         let file = InputFile(inputIndex: 0, path: path, manifestPath: path)
         let raw = RawRecording(raw: [0: mc.streams.map { ($0, file) }], rowLabels: mc.rowLabels, markers: mc.markers,
@@ -199,12 +257,12 @@ public enum Inspector {
     }
 
     /// `from: intervals` or `from: path`: the labels the pipeline gives the recording, on the input's clock.
-    static func fillFixed(_ report: inout RecordingReport, source: RecordingSource, spec: PipelineSpec, raw: RawRecording,
+    static func fillFixed(_ report: inout RecordingReport, source: RecordingSource, spec: PipelineSpec, gridStart: Double?,
                           intervals: IntervalLabels?) throws {
         guard let labels = spec.labels, let fixed = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals) else { return }
         report.labelSource = labels.from.rawValue
         report.labelRows = intervals?.rows.filter { $0.recording == source.name } ?? []
-        let track = fixed.onGrid(t0: gridStart(raw), clock: labels.clock)
+        let track = fixed.onGrid(t0: gridStart, clock: labels.clock)
         if labels.from == .path {
             let starts = report.streams.compactMap(\.firstTime), ends = report.streams.compactMap(\.lastTime)
             guard let begin = starts.min(), let end = ends.max(), let name = track.names.first else { report.labels = []; return }

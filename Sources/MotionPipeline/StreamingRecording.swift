@@ -219,13 +219,21 @@ final class StreamingRecording {
     /// A block reader for `file`, or nil for an IIO dump of an input with no kept stream (whole
     /// processing does not read those either).
     private func openReader(_ file: InputFile) throws -> IngestBlockReader? {
-        let input = spec.inputs[file.inputIndex]
-        if input.sort {
+        if spec.inputs[file.inputIndex].sort {
             if sortedFiles[file.path] == nil {
                 sortedFiles[file.path] = try _SortedFile(file, source: source, spec: spec, layout: layout, ledger: ledger)
             }
             return _SortedFileReader(sortedFiles[file.path]!, samplesPerBlock: Swift.max(1, blockBytes / 32))
         }
+        return try Self.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: ledger)
+    }
+
+    /// The block reader of a file of an input without `sort: true`, keeping the layout's streams
+    /// as `RecordingLoader.loadRaw` does (`run`, `apply` and `inspect` read with it); nil for an
+    /// IIO dump of an input with no kept stream.
+    static func blockReader(_ file: InputFile, spec: PipelineSpec, layout: ChannelLayout, blockBytes: Int,
+                            ledger: InputLedger?) throws -> IngestBlockReader? {
+        let input = spec.inputs[file.inputIndex]
         switch input.type {
         case .iio:
             guard let sensor = layout.sensor(input: file.inputIndex) else { return nil }

@@ -243,12 +243,23 @@ public final class StreamingRunFilter {
 /// longer prefix of their bit pattern (positive doubles order like their bits), or, once few
 /// enough values share it, collects and sorts them; the first pass also guesses the median's
 /// bucket from its first values and collects that bucket, which usually makes it the only pass.
-public struct StreamingMedian: Sendable {
+/// The streamed anti-aliasing median: `StreamingOrderStatistics` with the middle rank(s).
+public typealias StreamingMedian = StreamingOrderStatistics
+
+/// Exact order statistics (the values at given ranks of the sorted values) of non-negative
+/// doubles fed in passes, in bounded memory: each pass narrows every rank's value by 20 more
+/// bits of its bit pattern (non-negative doubles order like their bits), until few enough
+/// values share the prefix to be collected and selected. `median` is the anti-aliasing median
+/// (docs/streaming.md); `inspect` asks for the ranks of numpy's linear percentiles.
+public struct StreamingOrderStatistics: Sendable {
     static let digitBits = 20
     /// Most values collected for one rank (4 Mi values, 32 MiB) before narrowing further.
     let collectLimit: Int
 
     private struct Target: Sendable {
+        /// The rank asked for, among all values.
+        var original: Int
+        /// The rank among the values sharing `prefix`.
         var rank: Int
         var prefix: UInt64 = 0
         var bits = 0
@@ -259,7 +270,10 @@ public struct StreamingMedian: Sendable {
     }
 
     private var passes = 0
-    private var count = 0
+    /// Values fed in the first pass.
+    public private(set) var count = 0
+    /// The ranks to find, from the number of values (sorted, unique, each in `0 ..< count`).
+    private let ranksFor: @Sendable (Int) -> [Int]
     private var targets: [Target] = []
     private var firstHistogram = [UInt32](repeating: 0, count: 1 << 20)
     // The first pass also guesses the median's bucket from its first `guessAfter` values and
@@ -277,9 +291,21 @@ public struct StreamingMedian: Sendable {
     /// - Parameters:
     ///   - collectLimit: most values collected for one rank (tests set it small).
     ///   - guessAfter: values seen before the first pass guesses the median's bucket (≥ 1).
-    public init(collectLimit: Int = 1 << 22, guessAfter: Int = 1 << 16) {
+    ///   - ranks: the ranks to find, given the number of values; by default the middle one
+    ///     (odd count) or two (even count).
+    public init(collectLimit: Int = 1 << 22, guessAfter: Int = 1 << 16,
+                ranks: @escaping @Sendable (_ count: Int) -> [Int] = StreamingOrderStatistics.middleRanks) {
         self.collectLimit = collectLimit
         self.guessAfter = Swift.max(1, guessAfter)
+        ranksFor = ranks
+    }
+
+    /// The median's ranks.
+    public static let middleRanks: @Sendable (Int) -> [Int] = { n in n % 2 == 1 ? [n / 2] : [n / 2 - 1, n / 2] }
+
+    /// The value of rank `rank` (one of those asked for) once `needsPass` is false.
+    public func value(rank: Int) -> Double {
+        targets.first { $0.original == rank }!.value!
     }
 
     /// Whether another pass is needed.
@@ -344,12 +370,12 @@ public struct StreamingMedian: Sendable {
         if passes == 0 {
             passes = 1
             guard count > 0 else { return }
-            let ranks = count % 2 == 1 ? [count / 2] : [count / 2 - 1, count / 2]
+            let ranks = Array(Set(ranksFor(count).filter { (0..<count).contains($0) })).sorted()
             if let all = early {
                 // Fewer values than the guess needs: they are all here.
                 var values = all
                 targets = ranks.map { r in
-                    var t = Target(rank: r)
+                    var t = Target(original: r, rank: r)
                     t.value = values.withUnsafeMutableBufferPointer { Antialias.select($0, r) }
                     return t
                 }
@@ -357,7 +383,7 @@ public struct StreamingMedian: Sendable {
                 return
             }
             for r in ranks {
-                var t = Target(rank: r)
+                var t = Target(original: r, rank: r)
                 narrow(&t, histogram: firstHistogram, digit: Self.digitBits)
                 if t.value == nil && !guessAbandoned && hasGuess && t.bits == Self.digitBits && t.prefix &- guessLow <= guessSpan {
                     // Every value of this bucket was collected: no second pass.

@@ -57,7 +57,9 @@ enum InspectCommand {
         }
         if path.hasSuffix(".yaml") || path.hasSuffix(".yml") {
             let spec = try PipelineLoader.load(path: path)
-            let reports = try Inspector.inspect(pipeline: spec)
+            let hooks = TestHooks()
+            let reports = try Inspector.inspect(pipeline: spec, streamBytes: hooks.streamThresholdBytes ?? 0,
+                                                blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)
             let checks = PipelineChecks.check(spec)
             if a.flag("--json") {
                 try Diagnostics.stdout(JSONValue.object(["recordings": .array(reports.map(\.json)),
@@ -101,7 +103,10 @@ enum InspectCommand {
         }
         let head = try readHead(path)
         if MotionCollectorReader.sniff(head) != nil {
-            try output([try Inspector.inspect(motionCollectorFile: path)], json: a.flag("--json"))
+            let hooks = TestHooks()
+            try output([try Inspector.inspect(motionCollectorFile: path, streamBytes: hooks.streamThresholdBytes ?? 0,
+                                              blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)],
+                       json: a.flag("--json"))
             return .success
         }
         let csv = try Inspector.inspect(csvFile: path)

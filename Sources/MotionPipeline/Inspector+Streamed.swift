@@ -1,0 +1,299 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import MotionConfig
+import MotionCore
+import MotionIngest
+import MotionResample
+
+/// `motionprep inspect` in bounded memory (docs/commands.md, "inspect"): a recording's files are
+/// read a block at a time by the block readers `run` streams with (`StreamingRecording.blockReader`),
+/// and each stream's report is accumulated without holding its samples. The numbers are those
+/// `StreamReport.init(_:maxGapS:)` computes from the whole stream, bit for bit:
+///
+/// - sums (interval mean, gap seconds) are added in the same order (file order, which is time
+///   order when no sample goes back in time);
+/// - the intervals go to an unlinked temporary file (8 bytes each), which a second pass reads
+///   for the standard deviation around the mean, and the percentiles' order statistics are
+///   found exactly by `StreamingOrderStatistics` (its first pass during the read, further passes
+///   over the temporary file);
+/// - the label events are folded into a track as `LabelTrack.fromEvents` folds them, once no
+///   later event can come before them.
+///
+/// What the streamed scan cannot take in bounded memory (a stream whose times go back, which
+/// the whole report sorts; label events far out of time order, as when two files of a recording
+/// both carry labels; IIO dumps and `sort: true` inputs, whose readers hold more) returns nil,
+/// and the caller inspects that recording whole.
+enum StreamedInspection {
+    /// The scan's result: what `Inspector.fill` takes from a whole `RawRecording`.
+    struct Scan {
+        var rowsRead = 0
+        var dropped: ReasonCounts = [:]
+        var streams: [StreamReport] = []
+        var rowLabels: LabelTrack
+        var rowEvents = 0
+        var markers: LabelTrack
+        var markerEvents = 0
+        /// The latest first sample over the streams (`Inspector.gridStart`).
+        var gridStart: Double?
+
+        /// As `Inspector.fill(_:_:maxGap:preferMarkers:)` for a whole recording.
+        func fill(_ report: inout RecordingReport, preferMarkers: Bool) {
+            report.rows = rowsRead
+            report.rowsDropped = dropped
+            report.warnings = []
+            report.streams = streams
+            let useMarkers = preferMarkers || (rowEvents == 0 && markerEvents > 0)
+            let events = useMarkers ? markerEvents : rowEvents
+            report.labelSource = events == 0 ? "none" : (useMarkers ? "markers" : "rows")
+            report.labels = Inspector.segments(useMarkers ? markers : rowLabels, streams)
+        }
+    }
+
+    /// The recording can be inspected, but not in bounded memory: inspect it whole.
+    struct Fallback: Error {}
+
+    /// Scans `source`; nil when it must be inspected whole (see above). Throws what the whole
+    /// readers would throw for a bad file.
+    static func scan(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, maxGap: (String) -> Double,
+                     blockBytes: Int) throws -> Scan? {
+        for file in source.files {
+            let input = spec.inputs[file.inputIndex]
+            if input.type == .iio || input.sort { return nil }
+        }
+        return try scan(source.files.map { file in
+            { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
+        }, maxGap: maxGap)
+    }
+
+    /// Scans the files `readers` open, in order (nil: a file with nothing to read); nil when the
+    /// recording must be inspected whole.
+    static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double) throws -> Scan? {
+        do {
+            var rows = EventFold(), markers = EventFold()
+            var scan = Scan(rowLabels: .empty, markers: .empty)
+            for open in readers {
+                guard let reader = try open() else { continue }
+                var accumulators: [String: StreamAccumulator] = [:]
+                var order: [String] = []
+                while let block = try reader.next() {
+                    scan.rowsRead += block.rowsRead
+                    order = block.streams.map(\.name)
+                    for stream in block.streams {
+                        if accumulators[stream.name] == nil {
+                            accumulators[stream.name] = try StreamAccumulator(stream, maxGapS: maxGap(stream.name))
+                        }
+                        try accumulators[stream.name]!.add(stream)
+                    }
+                    try rows.add(block.rowLabels)
+                    try markers.add(block.markers)
+                }
+                scan.dropped.add(reader.rowsDropped)
+                // The whole reader's stream order: the last block lists every stream of the file.
+                for name in order { scan.streams.append(try accumulators[name]!.report()) }
+            }
+            scan.rowLabels = rows.finish()
+            scan.rowEvents = rows.events
+            scan.markers = markers.finish()
+            scan.markerEvents = markers.events
+            scan.gridStart = scan.streams.compactMap(\.firstTime).max()
+            return scan
+        } catch is Fallback {
+            return nil
+        } catch is StreamFallback {
+            return nil
+        }
+    }
+
+    /// One stream of one file: its report's numbers, a block at a time.
+    final class StreamAccumulator {
+        private var stats: StreamReport
+        private var last: Double?
+        private var intervalSum = 0.0
+        private var intervalCount = 0
+        /// The positive intervals in time order, for the passes after the read.
+        private let spill: UnsafeMutablePointer<FILE>
+        private var pending: [Double] = []
+        private var statistics = StreamingOrderStatistics(collectLimit: 1 << 20, ranks: StreamReport.percentileRanks)
+
+        init(_ first: RawStream, maxGapS: Double) throws {
+            stats = StreamReport(sensor: first.name, channels: first.channelNames, units: first.channelUnits, maxGapS: maxGapS)
+            guard let file = tmpfile() else {
+                throw MotionError(.ioError, "cannot create the temporary file `inspect` keeps a stream's intervals in (tmpfile): \(String(cString: strerror(errno)))")
+            }
+            spill = file
+            pending.reserveCapacity(1 << 16)
+        }
+
+        deinit { fclose(spill) }
+
+        /// The stream's next samples, in file order.
+        func add(_ s: RawStream) throws {
+            let n = s.times.count
+            guard n > 0 else { return }
+            // `Sequence.min()`/`max()` of each channel: the first value, then each one that is
+            // smaller (larger).
+            for c in 0..<s.channels.count {
+                var lo = stats.minimum[c], hi = stats.maximum[c]
+                for v in s.channels[c] {
+                    if let l = lo, let h = hi {
+                        if v < l { lo = v }
+                        if h < v { hi = v }
+                    } else {
+                        lo = v
+                        hi = v
+                    }
+                }
+                stats.minimum[c] = lo
+                stats.maximum[c] = hi
+            }
+            let maxGapS = stats.maxGapS
+            for t in s.times {
+                // A time that goes back is sorted by the whole report (and NaN has no order).
+                if t.isNaN { throw Fallback() }
+                if let previous = last {
+                    if t < previous { throw Fallback() }
+                    let d = t - previous
+                    if d == 0 {
+                        stats.duplicates += 1
+                    } else {
+                        intervalSum += d
+                        intervalCount += 1
+                        if d > maxGapS {
+                            stats.gaps += 1
+                            stats.gapSeconds += d
+                        }
+                        statistics.add(d)
+                        pending.append(d)
+                    }
+                } else {
+                    stats.firstTime = t
+                }
+                last = t
+            }
+            stats.samples += n
+            stats.lastTime = last
+            if pending.count >= 1 << 16 { try flush() }
+        }
+
+        private func flush() throws {
+            guard !pending.isEmpty else { return }
+            let written = pending.withUnsafeBufferPointer { fwrite($0.baseAddress, 8, $0.count, spill) }
+            guard written == pending.count else {
+                throw MotionError(.ioError, "cannot write `inspect`'s temporary file of intervals: \(String(cString: strerror(errno)))")
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+
+        /// Reads the intervals back, in order, a chunk at a time.
+        private func replay(_ body: (UnsafeBufferPointer<Double>) -> Void) throws {
+            rewind(spill)
+            var chunk = [Double](repeating: 0, count: 1 << 16)
+            var total = 0
+            while true {
+                let got = chunk.withUnsafeMutableBufferPointer { fread($0.baseAddress, 8, $0.count, spill) }
+                if got == 0 { break }
+                total += got
+                chunk.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<got])) }
+            }
+            guard ferror(spill) == 0 && total == intervalCount else {
+                throw MotionError(.ioError, "cannot read `inspect`'s temporary file of intervals back")
+            }
+        }
+
+        /// The finished report.
+        func report() throws -> StreamReport {
+            try flush()
+            let f = stats.firstTime, l = stats.lastTime
+            if let f, let l, l > f, stats.samples > 1 {
+                stats.effectiveRateHz = Double(stats.samples - 1 - stats.duplicates) / (l - f)
+            }
+            let n = intervalCount
+            guard n > 0 else { return stats }
+            let mean = intervalSum / Double(n)
+            var squares = 0.0
+            try replay { for d in $0 { squares = squares + (d - mean) * (d - mean) } }
+            stats.intervalStd = (squares / Double(n)).squareRoot()
+            statistics.endPass()
+            while statistics.needsPass {
+                try replay { for d in $0 { statistics.add(d) } }
+                statistics.endPass()
+            }
+            let value = { (rank: Int) in self.statistics.value(rank: rank) }
+            stats.intervalP50 = StreamReport.percentile(50, count: n, value: value)
+            stats.intervalP95 = StreamReport.percentile(95, count: n, value: value)
+            stats.intervalP99 = StreamReport.percentile(99, count: n, value: value)
+            return stats
+        }
+    }
+
+    /// Label events folded into a track as `LabelTrack.fromEvents` folds them (stable-sorted by
+    /// time, the last of equal times winning, runs of one label merged), in bounded memory:
+    /// after each block, the events before the block's earliest event are folded; an event that
+    /// comes before what is folded is far out of order (`Fallback`). Names get ids in the order
+    /// their first events come, as `RecordingLoader.loadRaw` gives them.
+    struct EventFold {
+        private(set) var names: [String] = []
+        private(set) var events = 0
+        private var times: [Double] = []
+        private var labels: [Int32] = []
+        private var pendingTimes: [Double] = []
+        private var pendingLabels: [Int32] = []
+        private var frontier = -Double.infinity
+
+        mutating func add(_ e: LabelEvents) throws {
+            guard !e.times.isEmpty else { return }
+            var ids = [Int32](repeating: -1, count: e.names.count)
+            var earliest = Double.infinity
+            for (t, l) in zip(e.times, e.labels) {
+                if t.isNaN || t < frontier { throw Fallback() }
+                var id = ids[Int(l)]
+                if id < 0 {
+                    let name = e.names[Int(l)]
+                    if let k = names.firstIndex(of: name) { id = Int32(k) } else { id = Int32(names.count); names.append(name) }
+                    ids[Int(l)] = id
+                }
+                pendingTimes.append(t)
+                pendingLabels.append(id)
+                earliest = Swift.min(earliest, t)
+                events += 1
+            }
+            fold(before: earliest)
+        }
+
+        /// Folds the pending events earlier than `limit`, in stable time order.
+        private mutating func fold(before limit: Double) {
+            guard limit > frontier else { return }
+            frontier = limit
+            let order = pendingTimes.indices.filter { pendingTimes[$0] < limit }
+                .sorted { a, b in pendingTimes[a] < pendingTimes[b] || (pendingTimes[a] == pendingTimes[b] && a < b) }
+            guard !order.isEmpty else { return }
+            for i in order { step(pendingTimes[i], pendingLabels[i]) }
+            let keep = pendingTimes.indices.filter { pendingTimes[$0] >= limit }
+            pendingTimes = keep.map { pendingTimes[$0] }
+            pendingLabels = keep.map { pendingLabels[$0] }
+        }
+
+        /// One event of `LabelTrack.fromEvents`'s loop.
+        private mutating func step(_ t: Double, _ l: Int32) {
+            if let lastT = times.last, lastT == t {
+                labels[labels.count - 1] = l
+                if labels.count >= 2, labels[labels.count - 2] == l {
+                    times.removeLast()
+                    labels.removeLast()
+                }
+                return
+            }
+            if let lastL = labels.last, lastL == l { return }
+            times.append(t)
+            labels.append(l)
+        }
+
+        /// The track of every event.
+        mutating func finish() -> LabelTrack {
+            fold(before: .infinity)
+            return LabelTrack(names: names, times: times, labels: labels)
+        }
+    }
+}

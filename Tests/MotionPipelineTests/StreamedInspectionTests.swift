@@ -1,0 +1,81 @@
+import Foundation
+import MotionConfig
+import MotionCore
+import MotionIngest
+import MotionTestSupport
+import Testing
+@testable import MotionPipeline
+
+/// `inspect` in bounded memory (`StreamedInspection`): the same report as the whole reading, and
+/// the whole reading where the scan cannot follow.
+@Suite struct StreamedInspectionTests {
+    /// A MotionCollector file: A and G rows, G stamped `gBehind` s before A (label events go
+    /// slightly back), labels W/T, a duplicate A time; `goBack` appends an A row earlier than the last.
+    static func file(rows: Int, seed: UInt64, gBehind: Double = 0.001, labels: Bool = true, goBack: Bool = false) -> String {
+        var g = SeededGenerator(seed: seed)
+        var s = "Source, Label, When, X, Y, Z\n"
+        var t = 5.0
+        for i in 0..<rows {
+            t += 0.01 * Double.random(in: 0.8...1.2, using: &g)
+            if i == rows / 2 { t += 0.7 }
+            let label = labels ? (i < rows / 5 ? "" : (i / 400) % 2 == 0 ? "W" : "T") : ""
+            s += "A,\(label),\(t),\(Double.random(in: -5...5, using: &g)),1,2\n"
+            if i == rows / 3 { s += "A,\(label),\(t),7,7,7\n" }
+            if i % 2 == 0 { s += "G,\(label),\(t - gBehind),\(Double.random(in: -1...1, using: &g)),0,0\n" }
+        }
+        if goBack { s += "A,T,\(t - 3),1,1,1\n" }
+        return s
+    }
+
+    @Test(arguments: [300, 4000, 1 << 23])
+    func aBareFileStreamsToTheWholeReport(block: Int) throws {
+        let dir = try TemporaryDirectory(label: "inspect-stream")
+        defer { dir.remove() }
+        let path = dir.path("rec.csv")
+        try Self.file(rows: 6000, seed: 1).write(toFile: path, atomically: true, encoding: .utf8)
+        let streamed = try Inspector.inspect(motionCollectorFile: path, streamBytes: 0, blockBytes: block)
+        let whole = try Inspector.inspect(motionCollectorFile: path, streamBytes: .max)
+        #expect(streamed.json == whole.json)
+        #expect(whole.streams.first?.duplicates == 1 && whole.labels.count > 5)
+        let scan = try StreamedInspection.scan([{
+            try MotionCollectorBlockReader(path: path, displayPath: path, units: .si, keep: nil, blockBytes: block)
+        }], maxGap: { _ in 0.25 })
+        #expect(scan != nil, "the file streams: no fallback")
+    }
+
+    @Test func timesGoingBackFallBackToTheWholeReading() throws {
+        let dir = try TemporaryDirectory(label: "inspect-back")
+        defer { dir.remove() }
+        let path = dir.path("rec.csv")
+        try Self.file(rows: 3000, seed: 2, goBack: true).write(toFile: path, atomically: true, encoding: .utf8)
+        let scan = try StreamedInspection.scan([{
+            try MotionCollectorBlockReader(path: path, displayPath: path, units: .si, keep: nil, blockBytes: 1000)
+        }], maxGap: { _ in 0.25 })
+        #expect(scan == nil)
+        let streamed = try Inspector.inspect(motionCollectorFile: path, streamBytes: 0, blockBytes: 1000)
+        #expect(streamed.json == (try Inspector.inspect(motionCollectorFile: path, streamBytes: .max)).json)
+        #expect(streamed.streams.first?.outOfOrder == 1)
+    }
+
+    /// Label events of two files of one recording interleave in time: whole reading. Labels in
+    /// one of them only: streamed.
+    @Test(arguments: [true, false])
+    func labelsInTwoFilesFallBack(bothLabelled: Bool) throws {
+        let dir = try TemporaryDirectory(label: "inspect-two")
+        defer { dir.remove() }
+        try FileManager.default.createDirectory(atPath: dir.path("s1/r1"), withIntermediateDirectories: true)
+        try Self.file(rows: 2000, seed: 3).write(toFile: dir.path("s1/r1/a.csv"), atomically: true, encoding: .utf8)
+        try Self.file(rows: 2000, seed: 4, labels: bothLabelled).write(toFile: dir.path("s1/r1/b.csv"), atomically: true, encoding: .utf8)
+        let yaml = "version: 1\ninputs: [{type: motioncollector, paths: [\"s1/*/*.csv\"], recording: \"{dir}\", sensors: [A, G]}]\nresample: {rate_hz: 50}\nwindow: {length_s: 1}\nlabels: {from: rows, map: {W: walk, T: turn}}\noutput: {path: out}\n"
+        try yaml.write(toFile: dir.path("p.yaml"), atomically: true, encoding: .utf8)
+        let spec = try PipelineLoader.load(path: dir.path("p.yaml"))
+        let streamed = try Inspector.inspect(pipeline: spec, streamBytes: 0, blockBytes: 2000)
+        let whole = try Inspector.inspect(pipeline: spec, streamBytes: .max)
+        #expect(streamed.map(\.json) == whole.map(\.json))
+        #expect(whole.count == 1 && whole[0].files.count == 2 && whole[0].error == nil)
+        let source = try InputDiscovery.recordings(spec)[0]
+        let scan = try StreamedInspection.scan(source, spec: spec, layout: try ChannelLayout.make(spec),
+                                               maxGap: { spec.resample.maxGapS.value(for: $0) }, blockBytes: 2000)
+        #expect((scan == nil) == bothLabelled)
+    }
+}

@@ -1,0 +1,124 @@
+"""`motionprep inspect` reads recordings in blocks, in bounded memory (docs/commands.md, "inspect"):
+its report must be the one of the whole recording, number for number, whatever the block size,
+and fall back to the whole reading where the streamed scan cannot follow (times going back,
+label events of several files). `MOTIONPREP_STREAM_BYTES` huge forces the whole reading; the
+block size is `MOTIONPREP_STREAM_BLOCK_BYTES`."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import BIN, motionprep
+
+WHOLE = {"MOTIONPREP_STREAM_BYTES": str(1 << 60)}
+BLOCKS = [700, 20000, 1 << 23]
+
+
+def inspect(*args, env=None):
+    p = subprocess.run([BIN, "inspect", *map(str, args), "--json"], capture_output=True, text=True,
+                       env={**os.environ, **(env or {})})
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def streamed(block):
+    return {"MOTIONPREP_STREAM_BYTES": "0", "MOTIONPREP_STREAM_BLOCK_BYTES": str(block)}
+
+
+def in_order(tmp_path, name="in-order.csv"):
+    """A current-variant file whose times never go back per sensor: jitter, a duplicate time,
+    a gap, missing values, label segments, G rows stamped 1 ms after A rows (so label events go
+    slightly back in time from row to row)."""
+    rows = ["Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw"]
+    rng = np.random.default_rng(3)
+    for i in range(3000):
+        t = 1.0 + i * 0.01 + rng.uniform(0, 0.004)
+        if 1500 <= i < 1530:
+            continue  # a 0.3 s gap
+        label = "" if i < 500 else ("W" if i < 2000 else "T")
+        rows.append(f"A,{label},{t!r},{rng.normal():.6f},{-0.5},{1e-3 * i}")
+        if i % 2 == 0:
+            rows.append(f"G,{label},{t - 0.001!r},{rng.normal():.6f},0.2,0.3")
+        if i == 2222:
+            rows.append(f"A,T,{t!r},9,9,9")       # a duplicate time: the last one wins
+        if i == 2500:
+            rows.append(f"A,T,{t + 0.001!r},,2,3")  # a missing value: left out
+    p = tmp_path / name
+    p.write_text("\n".join(rows) + "\n")
+    return p
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+def test_a_bare_file_streams_and_matches_numpy_and_the_whole_reading(tmp_path, block):
+    path = in_order(tmp_path)
+    report = inspect(path, env=streamed(block))
+    assert report == inspect(path, env=WHOLE)
+    a = next(s for s in report[0]["streams"] if s["sensor"] == "A")
+    rows = [line.split(",") for line in path.read_text().splitlines()[1:]]
+    times = np.array([float(r[2]) for r in rows if r[0] == "A" and r[3] != ""])
+    assert a["samples"] == len(times) and a["out_of_order"] == 0
+    d = np.diff(times)
+    pos = d[d > 0]
+    assert a["duplicate_times"] == int((d == 0).sum()) == 1
+    for k, q in (("p50", 50), ("p95", 95), ("p99", 99)):
+        assert a["interval_s"][k] == np.percentile(pos, q)
+    assert abs(a["interval_s"]["std"] - pos.std()) < 1e-15
+    assert a["gaps"]["count"] == int((pos > 0.25).sum()) == 1
+    assert [seg["label"] for seg in report[0]["labels"]["segments"]] == [None, "W", "T"]
+
+
+def test_times_going_back_fall_back_to_the_whole_reading(tmp_path):
+    path = in_order(tmp_path)
+    with open(path, "a") as f:
+        f.write("A,T,2.5,1,2,3\n")  # earlier than the previous A row
+    report = inspect(path, env=streamed(700))
+    assert report == inspect(path, env=WHOLE)
+    assert next(s for s in report[0]["streams"] if s["sensor"] == "A")["out_of_order"] == 1
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory):
+    root = tmp_path_factory.mktemp("inspect-synth")
+    motionprep("synth", "--out", root / "mc", "--subjects", 2, "--recordings", 2, "--minutes", 1, "--seed", 5)
+    motionprep("synth", "--out", root / "legacy", "--subjects", 1, "--recordings", 2, "--minutes", 1, "--seed", 6,
+               "--legacy")
+    motionprep("synth", "--out", root / "phone", "--subjects", 1, "--recordings", 2, "--minutes", 1, "--seed", 7,
+               "--format", "csv")
+    (root / "mc.yaml").write_text("""version: 1
+inputs: [{type: motioncollector, paths: ["mc/**/*.csv"], sensors: [A, G, M, D]}]
+resample: {rate_hz: 50, max_gap_s: {default: 0.2, M: 0.5}}
+window: {length_s: 2}
+labels: {from: rows, map: {W: walk, T: turn}}
+output: {path: out}
+""")
+    (root / "legacy.yaml").write_text("""version: 1
+inputs: [{type: motioncollector, paths: ["legacy/**/*.csv"], sensors: [A, G]}]
+resample: {rate_hz: 50}
+window: {length_s: 2}
+labels: {from: markers, map: {W: walk, T: turn}}
+output: {path: out}
+""")
+    return root
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+@pytest.mark.parametrize("what", ["mc.yaml", "legacy.yaml", "legacy-file", "mc-file"])
+def test_pipelines_and_files_stream_to_the_whole_report(synth, block, what):
+    target = {"mc.yaml": synth / "mc.yaml", "legacy.yaml": synth / "legacy.yaml",
+              "legacy-file": synth / "legacy/subject01/rec-01.csv", "mc-file": synth / "mc/subject02/rec-02.csv"}[what]
+    report = inspect(target, env=streamed(block))
+    assert report == inspect(target, env=WHOLE)
+    recordings = report["recordings"] if isinstance(report, dict) else report
+    assert len(recordings) >= 1 and all(r["error"] is None for r in recordings)
+    assert any(r["labels"]["segments"] for r in recordings), "the case has labels"
+
+
+def test_the_shipped_pipelines_report_the_same_streamed(tmp_path):
+    """walk (MotionCollector) streams; stairs (two csv files per recording, both labelled) falls
+    back to the whole reading: the reports are the same either way."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "pipelines")
+    for name in ("walk.yaml", "stairs.yaml", "uci-har-style.yaml"):
+        path = os.path.join(root, name)
+        assert inspect(path, env=streamed(5000)) == inspect(path, env=WHOLE), name

@@ -1,6 +1,7 @@
 import MotionConfig
 import MotionCore
 import MotionResample
+import MotionWindowing
 
 /// One recording on the pipeline's grid, for drawing: its resampled signal (decimated to min/max
 /// buckets), its gaps and its label segments. Built by ``RecordingTimeline/load(spec:maxRecordings:maxPoints:)``.
@@ -38,7 +39,9 @@ public struct Timeline: Sendable {
     public var count: Int
     public var channelNames: [String]
     public var channelUnits: [String]
-    /// Grid points per bucket (1: no decimation).
+    /// Grid points per bucket: the smallest power of two that gives at most `maxPoints / 2`
+    /// buckets (1: no decimation), so that a recording read in blocks can merge its buckets
+    /// pairwise as it grows and end with the buckets the whole grid gives.
     public var bucketSize: Int
     /// Per bucket and channel, time-major (`[b * C + c]`), the smallest and largest valid value
     /// of the bucket's grid points; NaN where the bucket has no valid point.
@@ -63,7 +66,10 @@ public struct Timeline: Sendable {
 }
 
 /// Ingest + resample per recording, as `motionprep run` does them, for `motionprep report
-/// --recordings`: never windows, never writes.
+/// --recordings`: never windows, never writes. Each recording goes through the streamed engine
+/// of `run` (`StreamingRecording.timeline`), in bounded memory, bucket by bucket; the whole
+/// reading remains the fallback for what the engine hands to whole processing (and label
+/// events too far out of order to fold).
 public enum RecordingTimeline {
     /// The first `maxRecordings` timelines in the pipeline's recording order.
     public struct Loaded: Sendable {
@@ -80,7 +86,10 @@ public enum RecordingTimeline {
     ///   - maxPoints: about this many points per channel at most: the grid is cut into
     ///     `maxPoints / 2` buckets of whole grid points, each drawn by its minimum and maximum.
     /// - Throws: `MotionError` when the inputs match nothing or the layout or labels file is unusable.
-    public static func load(spec: PipelineSpec, maxRecordings: Int, maxPoints: Int = 1200) throws -> Loaded {
+    ///   - streamBytes: recordings whose files total fewer bytes are read whole (tests set a
+    ///     huge value to compare); `blockBytes`: input bytes per block.
+    public static func load(spec: PipelineSpec, maxRecordings: Int, maxPoints: Int = 1200, streamBytes: Int = 0,
+                            blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> Loaded {
         let sources = try InputDiscovery.recordings(spec)
         let layout = try ChannelLayout.make(spec)
         let intervals: IntervalLabels? = try spec.labels.flatMap { labels in
@@ -93,7 +102,12 @@ public enum RecordingTimeline {
                              channelNames: layout.channelNames, channelUnits: layout.channelUnits, bucketSize: 1,
                              minimum: [], maximum: [], gaps: [], gapIndices: [], labels: [], problem: nil, warnings: [])
             do {
-                try fill(&t, source: source, spec: spec, layout: layout, intervals: intervals, maxPoints: maxPoints)
+                let bytes = source.files.reduce(0) { $0 + PathText.fileSize($1.path) }
+                if try bytes < streamBytes
+                    || !fillStreamed(&t, source: source, spec: spec, layout: layout, intervals: intervals,
+                                         maxPoints: maxPoints, blockBytes: blockBytes) {
+                    try fill(&t, source: source, spec: spec, layout: layout, intervals: intervals, maxPoints: maxPoints)
+                }
             } catch let e as any UserFacingError {
                 t.problem = e.message
             }
@@ -119,23 +133,57 @@ public enum RecordingTimeline {
         let grid = signal.grid
         t.t0 = grid.t0
         t.count = grid.count
-        decimate(signal, into: &t, buckets: max(1, maxPoints / 2))
-
-        // Gaps: runs of invalid points.
-        var k = 0
-        while k < grid.count {
-            if signal.valid[k] { k += 1; continue }
-            let start = k
-            while k < grid.count && !signal.valid[k] { k += 1 }
-            t.gapIndices.append(start..<k)
-            t.gaps.append(Timeline.Span(start: grid.time(start), end: k < grid.count ? grid.time(k) : t.end))
+        var buckets = Buckets(channels: signal.channelCount, maxBuckets: max(1, maxPoints / 2))
+        signal.values.withUnsafeBufferPointer { v in
+            signal.valid.withUnsafeBufferPointer { buckets.add(first: 0, rows: v, valid: $0) }
         }
+        buckets.finish(into: &t)
+        addLabels(recording.labels, spec: spec, to: &t)
+    }
 
-        // Label segments after `map`, clipped to the grid's range; equal neighbours merged.
-        guard let labelSpec = spec.labels, let track = recording.labels else { return }
+    /// `fill` through the streamed engine; false when the recording must be read whole.
+    private static func fillStreamed(_ t: inout Timeline, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
+                                     intervals: IntervalLabels?, maxPoints: Int, blockBytes: Int) throws -> Bool {
+        let rate = spec.resample.rateHz
+        let plan = WindowPlan(length: spec.window.length.samples(atRateHz: rate), stride: spec.window.stride.samples(atRateHz: rate))
+        let keep = spec.resample.antialias && source.files.reduce(0, { $0 + PathText.fileSize($1.path) }) < RunOptions.defaultKeepBlocksBytes
+        let streaming = try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: plan, aligner: nil,
+                                               featurePlan: nil, extractor: nil, isTrain: false, intervals: intervals,
+                                               blockBytes: blockBytes, keepBlocks: keep)
+        var buckets = Buckets(channels: layout.channelNames.count, maxBuckets: max(1, maxPoints / 2))
+        let result: (t0: Double?, count: Int, tooFewSamples: Bool, warnings: [String], labels: LabelTrack?)
+        do {
+            result = try withoutActuallyEscaping({ (first: Int, rows: UnsafeBufferPointer<Float>, valid: UnsafeBufferPointer<Bool>) in
+                buckets.add(first: first, rows: rows, valid: valid)
+            }) { observe in
+                try streaming.timeline(isCancelled: { false }, observe: observe)
+            }
+        } catch is StreamFallback {
+            return false
+        } catch is StreamedInspection.Fallback {
+            return false
+        } catch let e where source.files.count > 1 && !(e is MotionError && (e as! MotionError).exitStatus == .ioError) {
+            // Several files, read interleaved: whole processing gives the canonical error.
+            return false
+        }
+        t.warnings = result.warnings
+        guard let t0 = result.t0, result.count > 0, !result.tooFewSamples else {
+            t.problem = "a stream has fewer than 2 samples or the streams do not overlap in time: no grid (too_few_samples)"
+            return true
+        }
+        t.t0 = t0
+        t.count = result.count
+        buckets.finish(into: &t)
+        addLabels(result.labels, spec: spec, to: &t)
+        return true
+    }
+
+    /// Label segments after `map`, clipped to the grid's range; equal neighbours merged.
+    private static func addLabels(_ track: LabelTrack?, spec: PipelineSpec, to t: inout Timeline) {
+        guard let labelSpec = spec.labels, let track else { return }
         var rename: [String: String] = [:]
         for kv in labelSpec.map where rename[kv.key] == nil { rename[kv.key] = kv.value }
-        let lo = grid.t0, hi = t.end
+        let lo = t.t0, hi = t.end
         for i in track.times.indices where track.labels[i] >= 0 {
             let start = max(lo, track.times[i])
             let end = min(hi, i + 1 < track.times.count ? track.times[i + 1] : hi)
@@ -152,24 +200,91 @@ public enum RecordingTimeline {
         }
     }
 
-    /// Min/max of the valid values per bucket of `ceil(count / buckets)` grid points.
-    private static func decimate(_ signal: ResampledSignal, into t: inout Timeline, buckets: Int) {
-        let n = signal.grid.count, C = signal.channelCount
-        let size = max(1, (n + buckets - 1) / buckets)
-        let b = (n + size - 1) / size
-        var lo = [Float](repeating: .nan, count: b * C)
-        var hi = [Float](repeating: .nan, count: b * C)
-        for k in 0..<n where signal.valid[k] {
-            let base = (k / size) * C
-            for c in 0..<C {
-                let v = signal.values[k * C + c]
-                guard v.isFinite else { continue }
-                if !(lo[base + c] <= v) { lo[base + c] = v }
-                if !(hi[base + c] >= v) { hi[base + c] = v }
+    /// Min/max of the valid values per bucket of grid points, and the runs of invalid points,
+    /// taken row by row in grid order: the bucket size doubles (neighbouring buckets merged)
+    /// whenever the buckets would pass `maxBuckets`, so it ends as the smallest power of two
+    /// that gives at most `maxBuckets` for the grid's length, whether the grid came whole or in
+    /// blocks.
+    struct Buckets {
+        let channels: Int
+        let maxBuckets: Int
+        private(set) var size = 1
+        private var lo: [Float] = []
+        private var hi: [Float] = []
+        private var count = 0
+        private var gapStart: Int?
+        private(set) var gapIndices: [Range<Int>] = []
+
+        init(channels: Int, maxBuckets: Int) {
+            self.channels = channels
+            self.maxBuckets = maxBuckets
+        }
+
+        /// Grid points `first ..< first + valid.count` (the next ones), `channels` values each.
+        mutating func add(first: Int, rows: UnsafeBufferPointer<Float>, valid: UnsafeBufferPointer<Bool>) {
+            let C = channels
+            for i in 0..<valid.count {
+                let k = first + i
+                precondition(k == count, "Timeline buckets: point \(k) after \(count) points")
+                count += 1
+                if valid[i] {
+                    if let g = gapStart { gapIndices.append(g..<k); gapStart = nil }
+                } else {
+                    if gapStart == nil { gapStart = k }
+                    continue
+                }
+                while k / size >= maxBuckets { mergePairs() }
+                let base = (k / size) * C
+                if lo.count < base + C {
+                    lo.append(contentsOf: repeatElement(.nan, count: base + C - lo.count))
+                    hi.append(contentsOf: repeatElement(.nan, count: base + C - hi.count))
+                }
+                for c in 0..<C {
+                    let v = rows[i * C + c]
+                    guard v.isFinite else { continue }
+                    if !(lo[base + c] <= v) { lo[base + c] = v }
+                    if !(hi[base + c] >= v) { hi[base + c] = v }
+                }
             }
         }
-        t.bucketSize = size
-        t.minimum = lo
-        t.maximum = hi
+
+        /// Doubles the bucket size: buckets 2j and 2j+1 become bucket j (the earlier value kept on
+        /// ties, as one pass over their points would keep it).
+        private mutating func mergePairs() {
+            let C = channels
+            let n = lo.count / C
+            let m = (n + 1) / 2
+            var l = [Float](repeating: .nan, count: m * C), h = [Float](repeating: .nan, count: m * C)
+            for b in 0..<n {
+                for c in 0..<C {
+                    let v = lo[b * C + c], w = hi[b * C + c], j = (b / 2) * C + c
+                    if !v.isNaN && !(l[j] <= v) { l[j] = v }
+                    if !w.isNaN && !(h[j] >= w) { h[j] = w }
+                }
+            }
+            lo = l
+            hi = h
+            size *= 2
+        }
+
+        /// The buckets, bucket size and gaps of a grid of `t.count` points starting at `t.t0`.
+        mutating func finish(into t: inout Timeline) {
+            while count > size * maxBuckets { mergePairs() }
+            let buckets = (count + size - 1) / size
+            let C = channels
+            if lo.count < buckets * C {
+                lo.append(contentsOf: repeatElement(.nan, count: buckets * C - lo.count))
+                hi.append(contentsOf: repeatElement(.nan, count: buckets * C - hi.count))
+            }
+            if let g = gapStart { gapIndices.append(g..<count); gapStart = nil }
+            t.bucketSize = size
+            t.minimum = lo
+            t.maximum = hi
+            t.gapIndices = gapIndices
+            t.gaps = gapIndices.map { r in
+                Timeline.Span(start: t.t0 + Double(r.lowerBound) / t.rateHz,
+                              end: r.upperBound < t.count ? t.t0 + Double(r.upperBound) / t.rateHz : t.end)
+            }
+        }
     }
 }

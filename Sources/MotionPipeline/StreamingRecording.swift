@@ -139,6 +139,10 @@ final class StreamingRecording {
     private let baseReservation: Int
     /// A zero-phase step: segments are held whole.
     private let holdsSegments: Bool
+    /// `timeline`: hears every settled grid row of `x` with its validity; no windows are cut.
+    private var gridObserver: ((_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) -> Void)?
+    /// `timeline`: the label events, folded as they come (instead of kept for windows).
+    private var timelineEvents: StreamedInspection.EventFold?
     /// The validity flags, and with transforms the rows, of the points one `emit` computes
     /// (kept to reuse their storage).
     private var validScratch: [Bool] = []
@@ -361,6 +365,51 @@ final class StreamingRecording {
              isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in }) throws -> RecordingRecord {
         try designFilters(isCancelled: isCancelled, bytesRead: bytesRead)
         let writer = try RecordWriter(path: recordPath)
+        let dropped = try stream(writer: writer, isCancelled: isCancelled, bytesRead: bytesRead)
+        for s in grid.streams.indices {
+            if let f = grid.streams[s].filter, f.unfilteredRuns > 0 {
+                warnings.append(PipelineSpec.unfilteredWarning(recording: source.name, runs: f.unfilteredRuns, stream: streamNames[s]))
+            }
+        }
+        let duplicates = grid.streams.reduce(0) { $0 + $1.duplicates }
+        if duplicates > 0 { rowsDropped["duplicate_time", default: 0] += duplicates }
+        let processed = ProcessedRecording(
+            source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
+            rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
+            recordingDropped: dropped, gaps: dropped == nil ? cutter.gaps : 0, invalidPoints: dropped == nil ? cutter.invalidPoints : 0,
+            warnings: warnings, xMoments: xMoments, featureMoments: featureMoments,
+            longestRun: dropped == nil ? (transforms == nil ? cutter.longestRun : longestKeptSegment) : 0,
+            labelRowsNoOverlap: intervals.map { intervals in
+                LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
+                                            gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
+            } ?? [])
+        let inputs = try (ledger ?? InputLedger(baseDirectory: spec.baseDirectory)).inputs(for: source)
+        let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
+                                       length: T, channels: C, featureCount: featurePlan?.count ?? 0)
+        return RecordingRecord(processed: processed, inputs: inputs, stored: stored)
+    }
+
+    /// The grid of the recording, for `report --recordings` (`RecordingTimeline`): no windows
+    /// are cut; `observe` hears every grid row of `x` (after the transforms) as it settles, in
+    /// order, with its validity (a point in a gap, or in a segment too short for a zero-phase
+    /// filter, is invalid). Returns the grid's start and length, the readers' warnings and the
+    /// recording's label track (nil without `labels`), or throws `StreamedInspection.Fallback`
+    /// when the label events are too far out of order to fold in bounded memory.
+    func timeline(isCancelled: () -> Bool,
+                  observe: @escaping (_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) -> Void)
+        throws -> (t0: Double?, count: Int, tooFewSamples: Bool, warnings: [String], labels: LabelTrack?) {
+        gridObserver = observe
+        defer { gridObserver = nil }  // `observe` does not outlive this call
+        if fixedTrack == nil, spec.labels != nil { timelineEvents = StreamedInspection.EventFold() }
+        try designFilters(isCancelled: isCancelled, bytesRead: { _ in })
+        let dropped = try stream(writer: nil, isCancelled: isCancelled, bytesRead: { _ in })
+        let labels = fixedTrack ?? timelineEvents.map { var fold = $0; return fold.finish() }
+        return (grid.t0, dropped == nil ? grid.nextPoint : 0, dropped != nil, warnings, labels)
+    }
+
+    /// Reads every file and pushes it through the stages (windows to `writer`; none without
+    /// one); the recording's drop reason (`too_few_samples`) or nil.
+    private func stream(writer: RecordWriter?, isCancelled: () -> Bool, bytesRead: (Int) -> Void) throws -> String? {
         var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
         for (r, file) in source.files.enumerated() {
             if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
@@ -434,27 +483,7 @@ final class StreamingRecording {
             try label(count: pending.count, writer: writer)
             try flush(writer: writer)
         }
-        for s in grid.streams.indices {
-            if let f = grid.streams[s].filter, f.unfilteredRuns > 0 {
-                warnings.append(PipelineSpec.unfilteredWarning(recording: source.name, runs: f.unfilteredRuns, stream: streamNames[s]))
-            }
-        }
-        let duplicates = grid.streams.reduce(0) { $0 + $1.duplicates }
-        if duplicates > 0 { rowsDropped["duplicate_time", default: 0] += duplicates }
-        let processed = ProcessedRecording(
-            source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
-            rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
-            recordingDropped: dropped, gaps: dropped == nil ? cutter.gaps : 0, invalidPoints: dropped == nil ? cutter.invalidPoints : 0,
-            warnings: warnings, xMoments: xMoments, featureMoments: featureMoments,
-            longestRun: dropped == nil ? (transforms == nil ? cutter.longestRun : longestKeptSegment) : 0,
-            labelRowsNoOverlap: intervals.map { intervals in
-                LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
-                                            gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
-            } ?? [])
-        let inputs = try (ledger ?? InputLedger(baseDirectory: spec.baseDirectory)).inputs(for: source)
-        let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
-                                       length: T, channels: C, featureCount: featurePlan?.count ?? 0)
-        return RecordingRecord(processed: processed, inputs: inputs, stored: stored)
+        return dropped
     }
 
     /// Whole processing's grid limit (`ResourceLimits.checkGrid`), from each stream's earliest
@@ -512,7 +541,8 @@ final class StreamingRecording {
             if let last = raw.times.last { progress = Swift.max(progress ?? last, last) }
         }
         if fixedTrack == nil, let labels = spec.labels {
-            try addEvents(labels.from == .markers ? block.markers : block.rowLabels)
+            let events = labels.from == .markers ? block.markers : block.rowLabels
+            if timelineEvents != nil { try timelineEvents!.add(events) } else { try addEvents(events) }
         }
     }
 
@@ -567,7 +597,7 @@ final class StreamingRecording {
     // MARK: - Grid
 
     /// Computes every grid point that the samples so far settle (all of them when `final`).
-    private func emit(final: Bool, writer: RecordWriter) throws {
+    private func emit(final: Bool, writer: RecordWriter?) throws {
         if grid.t0 == nil {
             guard grid.start() else { return }
             if let labels = spec.labels { fixedTrack = fixedTrack?.onGrid(t0: grid.t0!, clock: labels.clock) }
@@ -590,10 +620,17 @@ final class StreamingRecording {
             validScratch = []
             flags.removeAll(keepingCapacity: true)
             let n = grid.compute(through: limit, rows: &gridRows, valid: &flags)
+            if let gridObserver {
+                gridRows.withUnsafeBufferPointer { r in
+                    flags.withUnsafeBufferPointer { f in
+                        gridObserver(first, UnsafeBufferPointer(rebasing: r[((first - gridBase) * C)...]), f)
+                    }
+                }
+            }
             var cutter = self.cutter, pending = self.pending, windowStarts = self.windowStarts, overflow = windowOverflow
             self.pending = []
             let T = self.T, limit = Double(valueLimit)
-            for i in 0..<n {
+            for i in 0..<(gridObserver == nil ? n : 0) {
                 cutter.add(point: first + i, valid: flags[i]) { start in
                     windowStarts += 1
                     if Double(windowStarts) * Double(T) * Double(C) > limit {
@@ -646,8 +683,9 @@ final class StreamingRecording {
                 // An invalid point: no window contains it.
                 gridRows.append(contentsOf: repeatElement(0, count: C))
                 settled = first + i + 1
+                observe(first + i, count: 1, valid: false)
             }
-            for k in (first + i)..<(first + j) {
+            for k in (first + i)..<(gridObserver == nil ? first + j : first + i) {
                 cutter.add(point: k, valid: flags[k - first]) { start in
                     windowStarts += 1
                     if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
@@ -678,12 +716,22 @@ final class StreamingRecording {
         var values = [Float](repeating: 0, count: (ready - settled) * C)
         values.withUnsafeMutableBufferPointer { segment.rows((settled - segmentFirst)..<(ready - segmentFirst), into: $0) }
         gridRows += values
+        observe(settled, count: ready - settled, valid: true)
         settled = ready
         segment.release(before: settled - segmentFirst)
         var n = 0
         while n < segmentPending.count && segmentPending[n] + T <= settled { n += 1 }
         pending += segmentPending[0..<n]
         segmentPending.removeFirst(n)
+    }
+
+    /// Hands the last `count` rows of `gridRows` (grid points `first...`) to `gridObserver`.
+    private func observe(_ first: Int, count: Int, valid: Bool) {
+        guard let gridObserver, count > 0 else { return }
+        let flags = [Bool](repeating: valid, count: count)
+        gridRows.withUnsafeBufferPointer { r in
+            flags.withUnsafeBufferPointer { gridObserver(first, UnsafeBufferPointer(rebasing: r[(r.count - count * C)...]), $0) }
+        }
     }
 
     /// The current segment ended (a gap, or the grid's end): every row settles. A segment too
@@ -698,8 +746,10 @@ final class StreamingRecording {
             if lost > 0 { windowsDropped["short_segment", default: 0] += lost }
             windowStarts -= lost
             segmentPending.removeAll()
+            let from = settled
             gridRows.append(contentsOf: repeatElement(0, count: (segmentFirst + segment.count - settled) * C))
             settled = segmentFirst + segment.count
+            observe(from, count: settled - from, valid: false)
         } else {
             settle()
             longestKeptSegment = Swift.max(longestKeptSegment, segment.count)
@@ -742,7 +792,7 @@ final class StreamingRecording {
     // MARK: - Labels and output
 
     /// Labels the first `count` pending windows and moves the kept ones to the output.
-    private func label(count: Int, writer: RecordWriter) throws {
+    private func label(count: Int, writer: RecordWriter?) throws {
         guard count > 0 else { return }
         let starts = Array(pending[0..<count])
         pending.removeFirst(count)
@@ -794,7 +844,7 @@ final class StreamingRecording {
     }
 
     /// Features and moments of the output block, then the block into the record file.
-    private func flush(writer: RecordWriter) throws {
+    private func flush(writer: RecordWriter?) throws {
         guard out.count > 0 else { return }
         if let featurePlan, let extractor {
             out.features = [Float](repeating: 0, count: out.count * featurePlan.count)
@@ -813,7 +863,7 @@ final class StreamingRecording {
                 featureMoments = f
             }
         }
-        try writer.append(out)
+        try writer?.append(out)
         out = WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0)
     }
 }

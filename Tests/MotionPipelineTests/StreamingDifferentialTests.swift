@@ -229,4 +229,28 @@ import Testing
         #expect(whole.x == streamed.x && whole.y == streamed.y && whole.features == streamed.features
                 && whole.starts == streamed.starts, "windows differ; block \(block)")
     }
+
+    /// `report --recordings`: the timeline through the streamed engine (`StreamingRecording.timeline`)
+    /// equals the whole reading's, buckets bit for bit, under random files and pipelines.
+    @Test(arguments: 0..<60)
+    func streamedTimelineEqualsWhole(seed: Int) throws {
+        var g = SeededGenerator(seed: UInt64(seed) &* 0x5851_F42D_4C95_7F2D &+ 7)
+        let dir = try TemporaryDirectory(label: "timeline-diff")
+        defer { dir.remove() }
+        try Self.file(&g, rows: Int.random(in: 50...8000, using: &g)).write(toFile: dir.path("rec.csv"), atomically: true, encoding: .utf8)
+        let text = Self.pipeline(&g)
+        try text.write(toFile: dir.path("p.yaml"), atomically: true, encoding: .utf8)
+        let spec = try PipelineLoader.load(path: dir.path("p.yaml"))
+        let points = Int.random(in: 2...400, using: &g)
+        let block = Int.random(in: 200...5000, using: &g)
+        func describe(_ t: Timeline) -> String {
+            "\(t.t0.bitPattern) \(t.count) \(t.bucketSize) \(t.minimum.map(\.bitPattern)) \(t.maximum.map(\.bitPattern)) \(t.gaps) \(t.gapIndices) \(t.labels) \(t.problem ?? "-") \(t.warnings)"
+        }
+        let whole = try RecordingTimeline.load(spec: spec, maxRecordings: 1, maxPoints: points, streamBytes: .max)
+        let streamed = try RecordingTimeline.load(spec: spec, maxRecordings: 1, maxPoints: points, streamBytes: 0, blockBytes: block)
+        try #require(whole.timelines.count == 1 && streamed.timelines.count == 1)
+        let (a, b) = (whole.timelines[0], streamed.timelines[0])
+        #expect(describe(a) == describe(b), "points \(points), block \(block)\n\(text)")
+        if a.problem == nil { #expect(a.bucketCount <= max(1, points / 2) && a.bucketCount * a.bucketSize >= a.count) }
+    }
 }

@@ -122,3 +122,23 @@ def test_the_shipped_pipelines_report_the_same_streamed(tmp_path):
     for name in ("walk.yaml", "stairs.yaml", "uci-har-style.yaml"):
         path = os.path.join(root, name)
         assert inspect(path, env=streamed(5000)) == inspect(path, env=WHOLE), name
+
+
+@pytest.mark.parametrize("name", ["walk.yaml", "stairs.yaml", "uci-har-style.yaml"])
+def test_report_recordings_streamed_is_the_whole_page(tmp_path, name):
+    """`report --recordings` draws each recording from the streamed engine (buckets merged as
+    the grid grows); the page is the one the whole reading draws, byte for byte."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "pipelines")
+    pipeline = os.path.join(root, name)
+    out = tmp_path / "ds"
+    p = subprocess.run([BIN, "run", pipeline, "--quiet", "--out", str(out)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    pages = []
+    for env in (WHOLE, streamed(3000)):
+        page = tmp_path / f"r{len(pages)}.html"
+        p = subprocess.run([BIN, "report", str(out), "--recordings", pipeline, "-o", str(page), "--quiet"],
+                           capture_output=True, text=True, env={**os.environ, **env})
+        assert p.returncode == 0, p.stderr
+        pages.append(page.read_bytes())
+    assert pages[0] == pages[1]
+    assert b'class="timeline"' in pages[0]

@@ -51,7 +51,10 @@ enum ReportCommand {
             let manifest = a.positionals[0] + "/manifest.json"
             if !FileManager.default.fileExists(atPath: manifest) { _ = try Report.render(directory: a.positionals[0]) }
             let spec = try PipelineLoader.load(path: pipeline)
-            let loaded = try RecordingTimeline.load(spec: spec, maxRecordings: maxRecordings ?? 12)
+            let hooks = TestHooks()
+            let loaded = try RecordingTimeline.load(spec: spec, maxRecordings: maxRecordings ?? 12,
+                                                    streamBytes: hooks.streamThresholdBytes ?? 0,
+                                                    blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)
             let classes = (try? DatasetManifest.load(directory: a.positionals[0]).classes) ?? spec.labels?.classes ?? []
             extra.append(TimelineSection.render(loaded, classes: classes, pipeline: pipeline))
         }

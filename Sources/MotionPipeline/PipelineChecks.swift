@@ -31,12 +31,12 @@ public enum PipelineChecks {
             firstFiles.append(file.path)
             let source = RecordingSource(name: PathText.stem(file.path), subject: "", files: [file])
             do {
-                let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
-                if raw.raw[i]?.isEmpty ?? true, spec.inputs[i].type != .motioncollector {
+                let first = try readFirstFile(source, input: i, spec: spec, layout: layout)
+                if !first.hasStreams, spec.inputs[i].type != .motioncollector {
                     out.append(Diagnostic(.warning, at: SourceLocation(file: file.path), "no samples were read from this first file of inputs[\(i)]"))
                 }
                 if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
-                    for name in (labels.from == .rows ? raw.rowLabels.names : raw.markers.names) where seen.insert(name).inserted {
+                    for name in (labels.from == .rows ? first.rowNames : first.markerNames) where seen.insert(name).inserted {
                         found.append(name)
                     }
                 }
@@ -71,6 +71,38 @@ public enum PipelineChecks {
         }
         out += labelDiagnostics(labels, found: found, where: where_, complete: complete, file: spec.file, ignored: spec.ignoreWarnings)
         return out
+    }
+
+    /// What the checks need of an input's first file: whether it gave any stream, and the names
+    /// of its row labels and markers in the order their first events come (as
+    /// `RecordingLoader.loadRaw` numbers them). Read in blocks, in bounded memory, as `run` reads
+    /// it (the same errors); an IIO dump or a `sort: true` input's file is read whole.
+    static func readFirstFile(_ source: RecordingSource, input i: Int, spec: PipelineSpec, layout: ChannelLayout) throws
+        -> (hasStreams: Bool, rowNames: [String], markerNames: [String]) {
+        let file = source.files[0]
+        let input = spec.inputs[i]
+        func names(_ e: LabelEvents, into out: inout [String], seen: inout Set<String>) {
+            var done = [Bool](repeating: false, count: e.names.count)
+            for l in e.labels where !done[Int(l)] {
+                done[Int(l)] = true
+                if seen.insert(e.names[Int(l)]).inserted { out.append(e.names[Int(l)]) }
+            }
+        }
+        var rows: [String] = [], markers: [String] = []
+        var seenRows: Set<String> = [], seenMarkers: Set<String> = []
+        if input.type != .iio && !input.sort,
+           let reader = try? StreamingRecording.blockReader(file, spec: spec, layout: layout,
+                                                             blockBytes: RunOptions.defaultStreamBlockBytes, ledger: nil) {
+            var hasStreams = false
+            while let block = try reader.next() {
+                hasStreams = hasStreams || !block.streams.isEmpty
+                names(block.rowLabels, into: &rows, seen: &seenRows)
+                names(block.markers, into: &markers, seen: &seenMarkers)
+            }
+            return (hasStreams, rows, markers)
+        }
+        let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
+        return (!(raw.raw[i]?.isEmpty ?? true), raw.rowLabels.names, raw.markers.names)
     }
 
     /// The label checks alone (see ``check(_:)``); `found` in order of first appearance.

@@ -271,6 +271,35 @@ def end_to_end(a, data, files, size):
         print(f"  motionprep peak RSS on {len(part)} of the {len(files)} recordings: {min(rss):.0f}–{max(rss):.0f} MiB "
               f"(all {len(files)}: {rng('motionprep', 2, '{:.0f}')} MiB)")
 
+    # Transforms (issue 18, docs/signal.md "Transforms"): the UCI HAR chain added to the same
+    # pipeline, with ÷ without, whole processes in interleaved pairs. The chain widens `x` from 7
+    # to 24 channels and `features` from 35 to 120, and everything downstream grows with them; the
+    # shards row, uncompressed, shows how much of the difference is deflate.
+    print()
+    rel = json.dumps([f"{os.path.relpath(data, WORK)}/**/*.csv"])
+    variants = {}
+    for name in ("hdf5", "shards, compression: none"):
+        for chain in (False, True):
+            path = os.path.join(WORK, f"bench-{'uci' if chain else 'plain'}-{'h5' if name == 'hdf5' else 'tar'}.yaml")
+            text = PIPELINE.format(paths=rel, out=f"out-{os.path.basename(path)[:-5]}")
+            if name != "hdf5":
+                text = text.replace("output: {type: hdf5, path: ", "output: {type: shards, compression: none, path: ")
+            if chain:
+                text = text.replace("features:", UCI_CHAIN + "features:")
+            with open(path, "w") as f:
+                f.write(text)
+            variants[(name, chain)] = path
+    for name in ("hdf5", "shards, compression: none"):
+        pairs = []
+        for _ in range(max(1, a.e2e_reps)):
+            with_chain = run_timed([BIN, "run", variants[(name, True)], "--jobs", str(a.jobs), "--quiet"])
+            without = run_timed([BIN, "run", variants[(name, False)], "--jobs", str(a.jobs), "--quiet"])
+            pairs.append((with_chain[0] / without[0], with_chain[3] / without[3]))
+        w = sorted(p[0] for p in pairs)
+        c = sorted(p[1] for p in pairs)
+        print(f"  transforms (the UCI chain) ÷ none, output {name}: wall ×{statistics.median(w):.2f} ({w[0]:.2f}–{w[-1]:.2f}), "
+              f"CPU ×{statistics.median(c):.2f}; target (issue 18): ≤ 1.30")
+
     # validate: the dataset just written, against h5py + numpy + hashlib doing the same reading
     # (SHA-256 of every file, every array decoded, NaN/Inf counted, class counts, train moments).
     ds = os.path.join(WORK, "out-motionprep")
@@ -296,6 +325,15 @@ labels: {{from: rows, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [wa
 features: [mean, std, min, max, rms]
 magnitude: [acc]
 output: {{type: hdf5, path: {out}}}
+"""
+
+# pipelines/uci-har-style.yaml's chain (docs/signal.md, "Transforms"), inserted before `features`.
+UCI_CHAIN = """transforms:
+  - median: {channels: [A, G], samples: 3}
+  - butterworth: {channels: [A, G], type: lowpass, order: 3, cutoff_hz: 20}
+  - gravity: {channels: [A], cutoff_hz: 0.3, order: 3}
+  - derivative: {channels: [acc_body, gyro]}
+  - magnitude: {channels: [acc_body, acc_gravity, acc_body_jerk, gyro, gyro_jerk]}
 """
 
 VALUE_CHECK_WINDOWS = 5000

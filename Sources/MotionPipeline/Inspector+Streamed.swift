@@ -296,4 +296,84 @@ enum StreamedInspection {
             return LabelTrack(names: names, times: times, labels: labels)
         }
     }
+
+    /// `inspect --samples` for one recording, a block at a time: each stream's samples appended to
+    /// `{folder}/{stream}.csv` as they are read, label events folded for `labels.csv`. Returns the
+    /// files written (relative to `folder`, in the whole writer's order), or nil — having removed
+    /// what it wrote — when the recording must be written from a whole reading.
+    static func writeSamples(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, intervals: IntervalLabels?,
+                             folder: String, directory: String, blockBytes: Int) throws -> [String]? {
+        for file in source.files {
+            let input = spec.inputs[file.inputIndex]
+            if input.type == .iio || input.sort { return nil }
+        }
+        var outputs: [OutputFiles.NewFile] = []
+        var done = false
+        defer { if !done { for o in outputs { o.abandon() } } }
+        var fold = EventFold()
+        var perInput: [(input: Int, names: [String])] = []
+        var firstTimes: [Double] = []   // per stream of every file: its smallest time
+        do {
+            for file in source.files {
+                guard let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes,
+                                                                      ledger: nil) else { continue }
+                var handles: [String: OutputFiles.NewFile] = [:]
+                var smallest: [String: Double] = [:]
+                var order: [String] = []
+                while let block = try reader.next() {
+                    order = block.streams.map(\.name)
+                    for stream in block.streams {
+                        if handles[stream.name] == nil {
+                            let name = try SamplesFolder.fileName(stream.name + ".csv", directory: directory)
+                            let handle = try OutputFiles.NewFile(path: folder + "/" + name)
+                            outputs.append(handle)
+                            handles[stream.name] = handle
+                            try handle.write(Array(("time_s," + stream.channelNames.joined(separator: ",") + "\n").utf8))
+                        }
+                        var text = ""
+                        text.reserveCapacity(stream.times.count * 16 * (1 + stream.channels.count))
+                        for i in stream.times.indices {
+                            text += "\(stream.times[i])"
+                            for c in stream.channels { text += ",\(c[i])" }
+                            text += "\n"
+                        }
+                        try handles[stream.name]!.write(Array(text.utf8))
+                        if let m = stream.times.min() { smallest[stream.name] = Swift.min(smallest[stream.name] ?? m, m) }
+                    }
+                    if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
+                        try fold.add(labels.from == .rows ? block.rowLabels : block.markers)
+                    }
+                }
+                for name in order { try handles[name]!.close() }
+                perInput.append((file.inputIndex, order))
+                firstTimes += order.compactMap { smallest[$0] }
+            }
+        } catch is Fallback {
+            return nil
+        } catch is StreamFallback {
+            return nil
+        }
+        // The whole writer's order: by input index, then file and stream order.
+        var written = perInput.enumerated().sorted { ($0.element.input, $0.offset) < ($1.element.input, $1.offset) }
+            .flatMap { $0.element.names.map { $0 + ".csv" } }
+        if let labels = spec.labels {
+            var text = "time_s,label\n"
+            if labels.from == .rows || labels.from == .markers {
+                let track = fold.finish()
+                for (t, l) in zip(track.times, track.labels) { text += "\(t),\(l < 0 ? "" : Inspector.csvField(track.names[Int(l)]))\n" }
+            } else if let fixed = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals) {
+                // `path`: the label from the first sample on; `intervals`: on the input's clock.
+                let begin = firstTimes.min()
+                let track = fixed.onGrid(t0: firstTimes.max(), clock: labels.clock)
+                for (t, l) in zip(track.times, track.labels) {
+                    let time = t.isFinite ? t : (begin ?? 0)
+                    text += "\(time),\(l < 0 ? "" : Inspector.csvField(track.names[Int(l)]))\n"
+                }
+            }
+            try OutputFiles.create(Array(text.utf8), at: folder + "/labels.csv")
+            written.append("labels.csv")
+        }
+        done = true
+        return written
+    }
 }

@@ -295,7 +295,11 @@ public enum Inspector {
     /// nor ours (`SamplesFolder.markerName` says what an earlier run wrote, which a rerun
     /// replaces), and when it lies inside a folder the pipeline's inputs are read from, or
     /// holds one. Files are created new (`O_EXCL | O_NOFOLLOW`), never through a link.
-    public static func writeSamples(pipeline spec: PipelineSpec, to directory: String) throws -> [String] {
+    /// Each recording is read in blocks of `blockBytes` and written as it is read, in bounded
+    /// memory (`StreamedInspection.writeSamples`), except where the whole reading is needed (label
+    /// events far out of order, IIO dumps, `sort: true` inputs).
+    public static func writeSamples(pipeline spec: PipelineSpec, to directory: String, streamBytes: Int = 0,
+                                    blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [String] {
         let layout = try ChannelLayout.make(spec)
         let sources = try InputDiscovery.recordings(spec)
         try SamplesFolder.checkOutsideInputs(directory, spec: spec)
@@ -304,8 +308,14 @@ public enum Inspector {
         var written: [String] = []
         let intervals = try loadIntervals(spec)
         for source in sources {
-            let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
             let folder = try SamplesFolder.makeFolders(directory, recording: source.name)
+            if source.files.reduce(0, { $0 + PathText.fileSize($1.path) }) >= streamBytes,
+               let files = try StreamedInspection.writeSamples(source, spec: spec, layout: layout, intervals: intervals,
+                                                               folder: folder, directory: directory, blockBytes: blockBytes) {
+                written += files.map { source.name + "/" + $0 }
+                continue
+            }
+            let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
             for key in raw.raw.keys.sorted() {
                 for (stream, _) in raw.raw[key]! {
                     var text = "time_s," + stream.channelNames.joined(separator: ",") + "\n"
@@ -342,7 +352,7 @@ public enum Inspector {
         return written
     }
 
-    private static func csvField(_ s: String) -> String {
+    static func csvField(_ s: String) -> String {
         s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
     }
 }

@@ -103,6 +103,38 @@ public enum OutputFiles {
         }
     }
 
+    /// A file created new as `create(_:at:)` creates it, written in pieces (`inspect --samples`
+    /// streams a recording into it). `abandon()` removes it; `close()` finishes it.
+    final class NewFile {
+        let path: String
+        private var fd: Int32
+
+        init(path: String) throws {
+            self.path = path
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot create `\(path)`: \(reason(errno))") }
+        }
+
+        deinit { if fd >= 0 { _ = Glibc.close(fd) } }
+
+        func write(_ bytes: [UInt8]) throws {
+            try writeAll(fd, bytes, path: path)
+        }
+
+        func close() throws {
+            let f = fd
+            fd = -1
+            try closeChecked(f, path: path)
+        }
+
+        /// Closes and removes the file (ours: created just now).
+        func abandon() {
+            if fd >= 0 { _ = Glibc.close(fd) }
+            fd = -1
+            unlink(path)
+        }
+    }
+
     /// Writes into an existing character device or FIFO, which stays what it is.
     private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
         let fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
@@ -147,7 +179,7 @@ public enum OutputFiles {
         try closeChecked(fd, path: path)
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+    fileprivate static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
@@ -161,7 +193,7 @@ public enum OutputFiles {
 
     /// `close`, whose failure (a deferred write error on NFS) is an I/O error. The descriptor is
     /// released either way.
-    private static func closeChecked(_ fd: Int32, path: String) throws {
+    fileprivate static func closeChecked(_ fd: Int32, path: String) throws {
         if close(fd) != 0 && errno != EINTR {
             throw MotionError(.ioError, "cannot write `\(path)`: \(reason(errno))")
         }

@@ -78,4 +78,30 @@ import Testing
                                                maxGap: { spec.resample.maxGapS.value(for: $0) }, blockBytes: 2000)
         #expect((scan == nil) == bothLabelled)
     }
+
+    /// `inspect --samples`: written as the blocks come, the files of the whole reading.
+    @Test(arguments: [500, 1 << 23])
+    func samplesStreamToTheWholeFiles(block: Int) throws {
+        let dir = try TemporaryDirectory(label: "samples-stream")
+        defer { dir.remove() }
+        try FileManager.default.createDirectory(atPath: dir.path("data/s1"), withIntermediateDirectories: true)
+        try Self.file(rows: 3000, seed: 5).write(toFile: dir.path("data/s1/r1.csv"), atomically: true, encoding: .utf8)
+        let yaml = "version: 1\ninputs: [{type: motioncollector, paths: [\"data/*/*.csv\"], sensors: [A, G]}]\nresample: {rate_hz: 50}\nwindow: {length_s: 1}\nlabels: {from: rows, map: {W: walk, T: turn}}\noutput: {path: out}\n"
+        try yaml.write(toFile: dir.path("p.yaml"), atomically: true, encoding: .utf8)
+        let spec = try PipelineLoader.load(path: dir.path("p.yaml"))
+        let streamedFiles = try Inspector.writeSamples(pipeline: spec, to: dir.path("streamed"), streamBytes: 0, blockBytes: block)
+        let wholeFiles = try Inspector.writeSamples(pipeline: spec, to: dir.path("whole"), streamBytes: .max)
+        #expect(streamedFiles == wholeFiles && wholeFiles.count == 3)
+        for f in wholeFiles {
+            let a = try Data(contentsOf: URL(fileURLWithPath: dir.path("whole/" + f)))
+            let b = try Data(contentsOf: URL(fileURLWithPath: dir.path("streamed/" + f)))
+            #expect(a == b, "\(f)")
+        }
+        let source = try InputDiscovery.recordings(spec)[0]
+        try FileManager.default.createDirectory(atPath: dir.path("direct"), withIntermediateDirectories: true)
+        let folder = try SamplesFolder.makeFolders(dir.path("direct"), recording: source.name)
+        #expect(try StreamedInspection.writeSamples(source, spec: spec, layout: try ChannelLayout.make(spec), intervals: nil,
+                                                    folder: folder, directory: dir.path("direct"), blockBytes: block) != nil,
+                "the recording streams: no fallback")
+    }
 }

@@ -142,3 +142,25 @@ def test_report_recordings_streamed_is_the_whole_page(tmp_path, name):
         pages.append(page.read_bytes())
     assert pages[0] == pages[1]
     assert b'class="timeline"' in pages[0]
+
+
+def tree(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("what", ["mc.yaml", "legacy.yaml", "stairs"])
+def test_samples_are_written_as_they_are_read(synth, tmp_path, what):
+    """`inspect --samples` writes each stream as its blocks come; the files are those of the
+    whole reading, byte for byte (stairs: labels in both files of a recording, the fallback)."""
+    pipeline = os.path.join(os.path.dirname(__file__), "..", "..", "pipelines", "stairs.yaml") if what == "stairs" \
+        else synth / what
+    dirs = []
+    for env in (WHOLE, streamed(3000)):
+        d = tmp_path / f"s{len(dirs)}"
+        p = subprocess.run([BIN, "inspect", str(pipeline), "--samples", str(d)], capture_output=True, text=True,
+                           env={**os.environ, **env})
+        assert p.returncode == 0, p.stderr
+        dirs.append(d)
+    a, b = tree(dirs[0]), tree(dirs[1])
+    assert a == b
+    assert any(k.endswith("labels.csv") for k in a) and len(a) >= 3

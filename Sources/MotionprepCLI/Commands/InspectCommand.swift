@@ -48,7 +48,9 @@ enum InspectCommand {
                 throw UsageError(message: "`--samples` needs a pipeline file (it writes what each input of the pipeline parsed), not \(path)")
             }
             let spec = try PipelineLoader.load(path: path)
-            let files = try Inspector.writeSamples(pipeline: spec, to: dir)
+            let hooks = TestHooks()
+            let files = try Inspector.writeSamples(pipeline: spec, to: dir, streamBytes: hooks.streamThresholdBytes ?? 0,
+                                                   blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)
             Diagnostics.stderr("wrote \(files.count) file(s) to \(dir)")
             return .success
         }

@@ -88,3 +88,21 @@ def test_inspect_never_fails_on_a_bad_recording_in_a_pipeline(tmp_path):
     bad = next(r for r in reports if r["recording"] == "bad")
     assert "1.2.3" in bad["error"] and "bad.csv:2" in bad["error"]
     assert next(r for r in reports if r["recording"] == "good")["error"] is None
+
+
+def test_inspect_dataset_shows_the_processing_chain(tmp_path):
+    """`inspect DATASET` lists the manifest's `chain`: streams, anti-aliasing, magnitudes, transforms."""
+    import os
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "pipelines")
+    out = tmp_path / "uci"
+    motionprep("run", os.path.join(root, "uci-har-style.yaml"), "--quiet", "--out", out)
+    text = motionprep("inspect", out).stdout
+    assert "  streams: A (acc_x…z; linear, max gap 0.2 s), G (gyro_x…z; linear, max gap 0.2 s)" in text
+    assert "  anti-aliasing: on" in text
+    assert "    1. median 3: acc_x…z, gyro_x…z, in place" in text
+    assert "    3. gravity (zero phase): acc_x…z → acc_body_x…z, acc_gravity_x…z" in text
+    assert "    5. magnitude: " in text and "→ acc_body_mag, acc_gravity_mag, acc_body_jerk_mag, gyro_mag, gyro_jerk_mag" in text
+    walk = tmp_path / "walk"
+    motionprep("run", os.path.join(root, "walk.yaml"), "--quiet", "--out", walk)
+    text = motionprep("inspect", walk).stdout
+    assert "  magnitudes: acc_mag of acc_x…z" in text and "transforms:" not in text

@@ -206,6 +206,7 @@ enum InspectCommand {
         out.append("  channels: " + channels.joined(separator: ", "))
         out.append("  classes: " + (m.classes.isEmpty ? "none (unlabelled)" : m.classes.joined(separator: ", ")))
         out.append("  subjects: \(m.subjects.count), recordings: \(m.recordings.count)")
+        if let chain = m.chain { out += chainLines(chain) }
         for split in SplitName.allCases {
             guard let s = m.splits[split] else { continue }
             let per = zip(m.classes, s.classCounts).map { "\($0) \($1)" }.joined(separator: ", ")
@@ -227,5 +228,61 @@ enum InspectCommand {
         }
         try Diagnostics.stdout(out.joined(separator: "\n"))
         return .success
+    }
+
+    /// The manifest's `chain` (docs/dataset-format.md, "The processing chain") in a few lines:
+    /// the streams with their resampling, anti-aliasing, magnitudes and each transform step.
+    static func chainLines(_ chain: JSONValue) -> [String] {
+        func strings(_ v: JSONValue?) -> [String] {
+            guard case .array(let a)? = v else { return [] }
+            return a.compactMap(\.stringValue)
+        }
+        /// `acc_x, acc_y, acc_z` → `acc_x…z`: channels sharing a prefix, shortened.
+        func short(_ names: [String]) -> String {
+            var parts: [String] = []
+            var i = 0
+            while i < names.count {
+                let n = names[i]
+                if let cut = n.lastIndex(of: "_"), i + 2 < names.count, n[n.index(after: cut)...] == "x" {
+                    let stem = n[..<cut]
+                    if names[i + 1] == stem + "_y" && names[i + 2] == stem + "_z" {
+                        parts.append("\(stem)_x…z")
+                        i += 3
+                        continue
+                    }
+                }
+                parts.append(n)
+                i += 1
+            }
+            return parts.joined(separator: ", ")
+        }
+        var lines: [String] = []
+        if case .array(let streams)? = chain["streams"] {
+            let text = streams.map { s in
+                let gap = s["max_gap_s"].flatMap { v -> String? in
+                    if case .double(let d) = v { return JSONValue.format(d) }
+                    return v.intValue.map(String.init)
+                } ?? "?"
+                return "\(s["name"]?.stringValue ?? "?") (\(short(strings(s["channels"]))); \(s["method"]?.stringValue ?? "?"), max gap \(gap) s)"
+            }
+            lines.append("  streams: " + text.joined(separator: ", "))
+        }
+        if case .bool(let on)? = chain["antialias"] { lines.append("  anti-aliasing: " + (on ? "on" : "off")) }
+        if case .array(let mags)? = chain["magnitudes"], !mags.isEmpty {
+            lines.append("  magnitudes: " + mags.map { "\($0["name"]?.stringValue ?? "?") of \(short(strings($0["axes"])))" }.joined(separator: ", "))
+        }
+        if case .array(let steps)? = chain["transforms"], !steps.isEmpty {
+            lines.append("  transforms:")
+            for (k, step) in steps.enumerated() {
+                let op = step["op"]?.stringValue ?? "?"
+                let inputs = strings(step["inputs"]), outputs = strings(step["outputs"])
+                var what = op
+                if op == "median", let n = step["samples"]?.intValue { what += " \(n)" }
+                if case .bool(let z)? = step["zero_phase"] { what += z ? " (zero phase)" : " (causal)" }
+                let target = inputs == outputs ? "\(short(inputs)), in place" : "\(short(inputs)) → \(short(outputs))"
+                lines.append("    \(k + 1). \(what): \(target)")
+            }
+        }
+        return lines
     }
 }

@@ -285,7 +285,7 @@ def end_to_end(a, data, files, size):
             if name != "hdf5":
                 text = text.replace("output: {type: hdf5, path: ", "output: {type: shards, compression: none, path: ")
             if chain:
-                text = text.replace("features:", UCI_CHAIN + "features:")
+                text = text.replace("features:", uci_chain() + "features:")
             with open(path, "w") as f:
                 f.write(text)
             variants[(name, chain)] = path
@@ -327,14 +327,20 @@ magnitude: [acc]
 output: {{type: hdf5, path: {out}}}
 """
 
-# pipelines/uci-har-style.yaml's chain (docs/signal.md, "Transforms"), inserted before `features`.
-UCI_CHAIN = """transforms:
-  - median: {channels: [A, G], samples: 3}
-  - butterworth: {channels: [A, G], type: lowpass, order: 3, cutoff_hz: 20}
-  - gravity: {channels: [A], cutoff_hz: 0.3, order: 3}
-  - derivative: {channels: [acc_body, gyro]}
-  - magnitude: {channels: [acc_body, acc_gravity, acc_body_jerk, gyro, gyro_jerk]}
-"""
+def uci_chain():
+    """The `transforms:` block of pipelines/uci-har-style.yaml (docs/signal.md, "Transforms"), comments
+    dropped, to insert before `features`: the chain the repository ships, not a copy of it."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pipelines", "uci-har-style.yaml")
+    lines, inside = [], False
+    for line in open(path):
+        if line.startswith("transforms:"):
+            inside = True
+        elif inside and line[:1] not in (" ", "\t"):
+            break
+        if inside:
+            lines.append(line.split("#")[0].rstrip() + "\n")
+    return "".join(lines)
+
 
 VALUE_CHECK_WINDOWS = 5000
 

@@ -21,10 +21,11 @@ import MotionResample
 /// - the label events are folded into a track as `LabelTrack.fromEvents` folds them, once no
 ///   later event can come before them.
 ///
+/// The files of a recording are read interleaved by time (`interleave`), as `run` reads them.
 /// What the streamed scan cannot take in bounded memory (a stream whose times go back, which
-/// the whole report sorts; label events far out of time order, as when two files of a recording
-/// both carry labels; IIO dumps and `sort: true` inputs, whose readers hold more) returns nil,
-/// and the caller inspects that recording whole.
+/// the whole report sorts; a label row far back in time; IIO dumps and `sort: true` inputs,
+/// whose readers hold more) returns nil, and the caller inspects that recording whole; so does an
+/// error in a recording of several files, which the whole reading names as it meets it.
 enum StreamedInspection {
     /// The scan's result: what `Inspector.fill` takes from a whole `RawRecording`.
     struct Scan {
@@ -71,27 +72,30 @@ enum StreamedInspection {
     /// recording must be inspected whole.
     static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double) throws -> Scan? {
         do {
-            var rows = EventFold(), markers = EventFold()
+            var rows = EventFold(sources: readers.count), markers = EventFold(sources: readers.count)
             var scan = Scan(rowLabels: .empty, markers: .empty)
-            for open in readers {
-                guard let reader = try open() else { continue }
-                var accumulators: [String: StreamAccumulator] = [:]
-                var order: [String] = []
-                while let block = try reader.next() {
-                    scan.rowsRead += block.rowsRead
-                    order = block.streams.map(\.name)
-                    for stream in block.streams {
-                        if accumulators[stream.name] == nil {
-                            accumulators[stream.name] = try StreamAccumulator(stream, maxGapS: maxGap(stream.name))
-                        }
-                        try accumulators[stream.name]!.add(stream)
+            var accumulators = [[String: StreamAccumulator]](repeating: [:], count: readers.count)
+            var order = [[String]](repeating: [], count: readers.count)
+            try interleave(readers) { f, block in
+                scan.rowsRead += block.rowsRead
+                order[f] = block.streams.map(\.name)
+                for stream in block.streams {
+                    if accumulators[f][stream.name] == nil {
+                        accumulators[f][stream.name] = try StreamAccumulator(stream, maxGapS: maxGap(stream.name))
                     }
-                    try rows.add(block.rowLabels)
-                    try markers.add(block.markers)
+                    try accumulators[f][stream.name]!.add(stream)
                 }
+                let earliest = block.streams.compactMap { $0.times.min() }.min()
+                try rows.add(block.rowLabels, source: f, earliestSample: earliest)
+                try markers.add(block.markers, source: f, earliestSample: earliest)
+            } finished: { f, reader in
                 scan.dropped.add(reader.rowsDropped)
-                // The whole reader's stream order: the last block lists every stream of the file.
-                for name in order { scan.streams.append(try accumulators[name]!.report()) }
+                rows.end(source: f)
+                markers.end(source: f)
+            }
+            // The whole reader's stream order: file by file, the last block listing every stream.
+            for f in readers.indices {
+                for name in order[f] { scan.streams.append(try accumulators[f][name]!.report()) }
             }
             scan.rowLabels = rows.finish()
             scan.rowEvents = rows.events
@@ -103,6 +107,41 @@ enum StreamedInspection {
             return nil
         } catch is StreamFallback {
             return nil
+        } catch where readers.count > 1 {
+            // Several files, read interleaved: the whole reading, file by file, names the error
+            // it meets first.
+            return nil
+        }
+    }
+
+    /// Reads the files `openers` open (nil: nothing to read) interleaved by time, as `run` reads
+    /// a recording's files: always a block of the file furthest behind (one not started yet
+    /// first), so that the label events of several files come nearly in time order. `body` gets
+    /// each block with its file's index; `finished` each file once it has ended.
+    static func interleave(_ openers: [() throws -> IngestBlockReader?], _ body: (Int, IngestBlock) throws -> Void,
+                           finished: (Int, IngestBlockReader) throws -> Void) throws {
+        var readers: [(index: Int, reader: IngestBlockReader)] = []
+        for (f, open) in openers.enumerated() { if let r = try open() { readers.append((f, r)) } }
+        var progress = [Double?](repeating: nil, count: readers.count)
+        var done = [Bool](repeating: false, count: readers.count)
+        while true {
+            var pick: Int?
+            for r in readers.indices where !done[r] {
+                guard let p = pick else { pick = r; continue }
+                if progress[r] == nil && progress[p] != nil { pick = r; continue }
+                if let a = progress[r], let b = progress[p], a < b { pick = r }
+            }
+            guard let r = pick else { return }
+            guard let block = try readers[r].reader.next() else {
+                done[r] = true
+                try finished(readers[r].index, readers[r].reader)
+                continue
+            }
+            var latest = progress[r] ?? -Double.infinity
+            for stream in block.streams { if let t = stream.times.last, t > latest { latest = t } }
+            for e in [block.rowLabels, block.markers] { if let t = e.times.last, t > latest { latest = t } }
+            if latest > -Double.infinity { progress[r] = latest }
+            try body(readers[r].index, block)
         }
     }
 
@@ -229,10 +268,12 @@ enum StreamedInspection {
     }
 
     /// Label events folded into a track as `LabelTrack.fromEvents` folds them (stable-sorted by
-    /// time, the last of equal times winning, runs of one label merged), in bounded memory:
-    /// after each block, the events before the block's earliest event are folded; an event that
-    /// comes before what is folded is far out of order (`Fallback`). Names get ids in the order
-    /// their first events come, as `RecordingLoader.loadRaw` gives them.
+    /// time, the last of equal times winning, runs of one label merged), in bounded memory.
+    /// Events come from `sources` files read interleaved; each file's position bounds its future
+    /// events (the earliest time of its latest block), so the events before every unfinished
+    /// file's bound are final and folded; equal times are ordered by file, then by position in
+    /// the file, as the whole reading concatenates the files. An event before what is folded is
+    /// far out of order (`Fallback`).
     struct EventFold {
         private(set) var names: [String] = []
         private(set) var events = 0
@@ -240,12 +281,22 @@ enum StreamedInspection {
         private var labels: [Int32] = []
         private var pendingTimes: [Double] = []
         private var pendingLabels: [Int32] = []
+        /// (source, position in the source) of each pending event, for ties.
+        private var pendingOrder: [(Int, Int)] = []
+        private var seen: [Int]
+        private var bounds: [Double]
         private var frontier = -Double.infinity
 
-        mutating func add(_ e: LabelEvents) throws {
-            guard !e.times.isEmpty else { return }
+        init(sources: Int = 1) {
+            seen = [Int](repeating: 0, count: Swift.max(1, sources))
+            bounds = [Double](repeating: -.infinity, count: Swift.max(1, sources))
+        }
+
+        /// The events of a block of file `source`; `earliestSample`: the block's earliest sample
+        /// time, which bounds the file's future events when the block has none.
+        mutating func add(_ e: LabelEvents, source: Int = 0, earliestSample: Double? = nil) throws {
             var ids = [Int32](repeating: -1, count: e.names.count)
-            var earliest = Double.infinity
+            var earliest = earliestSample ?? .infinity
             for (t, l) in zip(e.times, e.labels) {
                 if t.isNaN || t < frontier { throw Fallback() }
                 var id = ids[Int(l)]
@@ -256,23 +307,33 @@ enum StreamedInspection {
                 }
                 pendingTimes.append(t)
                 pendingLabels.append(id)
+                pendingOrder.append((source, seen[source]))
+                seen[source] += 1
                 earliest = Swift.min(earliest, t)
                 events += 1
             }
-            fold(before: earliest)
+            if earliest < .infinity { bounds[source] = Swift.max(bounds[source], earliest) }
+            fold(before: bounds.min()!)
         }
 
-        /// Folds the pending events earlier than `limit`, in stable time order.
+        /// File `source` has ended: it bounds nothing any more.
+        mutating func end(source: Int) {
+            bounds[source] = .infinity
+            fold(before: bounds.min()!)
+        }
+
+        /// Folds the pending events earlier than `limit`, in time order (ties by file and position).
         private mutating func fold(before limit: Double) {
             guard limit > frontier else { return }
             frontier = limit
             let order = pendingTimes.indices.filter { pendingTimes[$0] < limit }
-                .sorted { a, b in pendingTimes[a] < pendingTimes[b] || (pendingTimes[a] == pendingTimes[b] && a < b) }
+                .sorted { a, b in pendingTimes[a] < pendingTimes[b] || (pendingTimes[a] == pendingTimes[b] && pendingOrder[a] < pendingOrder[b]) }
             guard !order.isEmpty else { return }
             for i in order { step(pendingTimes[i], pendingLabels[i]) }
             let keep = pendingTimes.indices.filter { pendingTimes[$0] >= limit }
             pendingTimes = keep.map { pendingTimes[$0] }
             pendingLabels = keep.map { pendingLabels[$0] }
+            pendingOrder = keep.map { pendingOrder[$0] }
         }
 
         /// One event of `LabelTrack.fromEvents`'s loop.
@@ -292,6 +353,7 @@ enum StreamedInspection {
 
         /// The track of every event.
         mutating func finish() -> LabelTrack {
+            frontier = -.infinity
             fold(before: .infinity)
             return LabelTrack(names: names, times: times, labels: labels)
         }
@@ -310,48 +372,54 @@ enum StreamedInspection {
         var outputs: [OutputFiles.NewFile] = []
         var done = false
         defer { if !done { for o in outputs { o.abandon() } } }
-        var fold = EventFold()
+        var fold = EventFold(sources: source.files.count)
         var perInput: [(input: Int, names: [String])] = []
         var firstTimes: [Double] = []   // per stream of every file: its smallest time
+        let files = source.files
+        var handles = [[String: OutputFiles.NewFile]](repeating: [:], count: files.count)
+        var smallest = [[String: Double]](repeating: [:], count: files.count)
+        var order = [[String]](repeating: [], count: files.count)
         do {
-            for file in source.files {
-                guard let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes,
-                                                                      ledger: nil) else { continue }
-                var handles: [String: OutputFiles.NewFile] = [:]
-                var smallest: [String: Double] = [:]
-                var order: [String] = []
-                while let block = try reader.next() {
-                    order = block.streams.map(\.name)
-                    for stream in block.streams {
-                        if handles[stream.name] == nil {
-                            let name = try SamplesFolder.fileName(stream.name + ".csv", directory: directory)
-                            let handle = try OutputFiles.NewFile(path: folder + "/" + name)
-                            outputs.append(handle)
-                            handles[stream.name] = handle
-                            try handle.write(Array(("time_s," + stream.channelNames.joined(separator: ",") + "\n").utf8))
-                        }
-                        var text = ""
-                        text.reserveCapacity(stream.times.count * 16 * (1 + stream.channels.count))
-                        for i in stream.times.indices {
-                            text += "\(stream.times[i])"
-                            for c in stream.channels { text += ",\(c[i])" }
-                            text += "\n"
-                        }
-                        try handles[stream.name]!.write(Array(text.utf8))
-                        if let m = stream.times.min() { smallest[stream.name] = Swift.min(smallest[stream.name] ?? m, m) }
+            try interleave(files.map { file in
+                { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
+            }) { f, block in
+                order[f] = block.streams.map(\.name)
+                for stream in block.streams {
+                    if handles[f][stream.name] == nil {
+                        let name = try SamplesFolder.fileName(stream.name + ".csv", directory: directory)
+                        let handle = try OutputFiles.NewFile(path: folder + "/" + name)
+                        outputs.append(handle)
+                        handles[f][stream.name] = handle
+                        try handle.write(Array(("time_s," + stream.channelNames.joined(separator: ",") + "\n").utf8))
                     }
-                    if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
-                        try fold.add(labels.from == .rows ? block.rowLabels : block.markers)
+                    var text = ""
+                    text.reserveCapacity(stream.times.count * 16 * (1 + stream.channels.count))
+                    for i in stream.times.indices {
+                        text += "\(stream.times[i])"
+                        for c in stream.channels { text += ",\(c[i])" }
+                        text += "\n"
                     }
+                    try handles[f][stream.name]!.write(Array(text.utf8))
+                    if let m = stream.times.min() { smallest[f][stream.name] = Swift.min(smallest[f][stream.name] ?? m, m) }
                 }
-                for name in order { try handles[name]!.close() }
-                perInput.append((file.inputIndex, order))
-                firstTimes += order.compactMap { smallest[$0] }
+                if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
+                    try fold.add(labels.from == .rows ? block.rowLabels : block.markers, source: f,
+                                 earliestSample: block.streams.compactMap { $0.times.min() }.min())
+                }
+            } finished: { f, _ in
+                for name in order[f] { try handles[f][name]!.close() }
+                fold.end(source: f)
             }
         } catch is Fallback {
             return nil
         } catch is StreamFallback {
             return nil
+        } catch where files.count > 1 {
+            return nil  // several files read interleaved: the whole reading names the first error
+        }
+        for f in files.indices {
+            perInput.append((files[f].inputIndex, order[f]))
+            firstTimes += order[f].compactMap { smallest[f][$0] }
         }
         // The whole writer's order: by input index, then file and stream order.
         var written = perInput.enumerated().sorted { ($0.element.input, $0.offset) < ($1.element.input, $1.offset) }

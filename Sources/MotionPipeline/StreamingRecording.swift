@@ -414,6 +414,7 @@ final class StreamingRecording {
         for (r, file) in source.files.enumerated() {
             if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
         }
+        if timelineEvents != nil { timelineEvents = StreamedInspection.EventFold(sources: readers.count) }
         keptFiles = [:]  // the readers hold what they replay
         keepBlocks = false  // a later extra pass (T0's) reads the files again
         var readerBytes = [Int](repeating: 0, count: readers.count)
@@ -434,6 +435,7 @@ final class StreamingRecording {
                 report(readerBytes.reduce(0, +), to: bytesRead)
             } else {
                 readers[r].done = true
+                timelineEvents?.end(source: r)
                 rowsDropped.add(readers[r].reader.rowsDropped)
                 if let iio = _KeptFileReader.iio(readers[r].reader), iio.scans == 0 {
                     throw StreamFallback.noWholeScan(file: readers[r].file.path)
@@ -542,7 +544,11 @@ final class StreamingRecording {
         }
         if fixedTrack == nil, let labels = spec.labels {
             let events = labels.from == .markers ? block.markers : block.rowLabels
-            if timelineEvents != nil { try timelineEvents!.add(events) } else { try addEvents(events) }
+            if timelineEvents != nil {
+                try timelineEvents!.add(events, source: reader, earliestSample: block.streams.compactMap { $0.times.min() }.min())
+            } else {
+                try addEvents(events)
+            }
         }
     }
 

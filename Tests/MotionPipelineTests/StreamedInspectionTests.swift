@@ -57,15 +57,17 @@ import Testing
         #expect(streamed.streams.first?.outOfOrder == 1)
     }
 
-    /// Label events of two files of one recording interleave in time: whole reading. Labels in
-    /// one of them only: streamed.
-    @Test(arguments: [true, false])
-    func labelsInTwoFilesFallBack(bothLabelled: Bool) throws {
+    /// Two files of one recording, labelled in one or both: read interleaved by time, their label
+    /// events come nearly in order, so both cases stream. A label row far back in time (of a
+    /// sensor the pipeline does not keep, so no kept time goes back) makes the scan fall back.
+    @Test(arguments: [(true, false), (false, false), (true, true)])
+    func labelsInTwoFilesStream(bothLabelled: Bool, farBack: Bool) throws {
         let dir = try TemporaryDirectory(label: "inspect-two")
         defer { dir.remove() }
         try FileManager.default.createDirectory(atPath: dir.path("s1/r1"), withIntermediateDirectories: true)
         try Self.file(rows: 2000, seed: 3).write(toFile: dir.path("s1/r1/a.csv"), atomically: true, encoding: .utf8)
-        try Self.file(rows: 2000, seed: 4, labels: bothLabelled).write(toFile: dir.path("s1/r1/b.csv"), atomically: true, encoding: .utf8)
+        try (Self.file(rows: 2000, seed: 4, labels: bothLabelled) + (farBack ? "M,T,1.0,1,1,1\n" : ""))
+            .write(toFile: dir.path("s1/r1/b.csv"), atomically: true, encoding: .utf8)
         let yaml = "version: 1\ninputs: [{type: motioncollector, paths: [\"s1/*/*.csv\"], recording: \"{dir}\", sensors: [A, G]}]\nresample: {rate_hz: 50}\nwindow: {length_s: 1}\nlabels: {from: rows, map: {W: walk, T: turn}}\noutput: {path: out}\n"
         try yaml.write(toFile: dir.path("p.yaml"), atomically: true, encoding: .utf8)
         let spec = try PipelineLoader.load(path: dir.path("p.yaml"))
@@ -76,7 +78,7 @@ import Testing
         let source = try InputDiscovery.recordings(spec)[0]
         let scan = try StreamedInspection.scan(source, spec: spec, layout: try ChannelLayout.make(spec),
                                                maxGap: { spec.resample.maxGapS.value(for: $0) }, blockBytes: 2000)
-        #expect((scan == nil) == bothLabelled)
+        #expect((scan == nil) == farBack)
     }
 
     /// `inspect --samples`: written as the blocks come, the files of the whole reading.
@@ -103,5 +105,33 @@ import Testing
         #expect(try StreamedInspection.writeSamples(source, spec: spec, layout: try ChannelLayout.make(spec), intervals: nil,
                                                     folder: folder, directory: dir.path("direct"), blockBytes: block) != nil,
                 "the recording streams: no fallback")
+    }
+
+    /// Two files with label rows at the very same times: the whole reading concatenates the
+    /// files, so at each time the second file's label wins; read interleaved, the fold orders
+    /// ties by file the same way.
+    @Test(arguments: [300, 5000])
+    func equalTimesInTwoFilesKeepTheWholeOrder(block: Int) throws {
+        let dir = try TemporaryDirectory(label: "inspect-ties")
+        defer { dir.remove() }
+        try FileManager.default.createDirectory(atPath: dir.path("s1/r1"), withIntermediateDirectories: true)
+        for (name, label) in [("a", "W"), ("b", "T")] {
+            var csv = "Source, Label, When, X, Y, Z\n"
+            // b has every other row of a: its blocks reach further in time, so that at some
+            // times b's rows are read before a's.
+            for i in stride(from: 0, to: 1500, by: name == "a" ? 1 : 2) {
+                csv += "A,\(i % 300 < 150 ? label : "W"),\(5 + Double(i) / 100),1,2,3\n"
+            }
+            try csv.write(toFile: dir.path("s1/r1/\(name).csv"), atomically: true, encoding: .utf8)
+        }
+        let yaml = "version: 1\ninputs: [{type: motioncollector, paths: [\"s1/*/*.csv\"], recording: \"{dir}\", sensors: [A]}]\nresample: {rate_hz: 50}\nwindow: {length_s: 1}\nlabels: {from: rows, map: {W: walk, T: turn}}\noutput: {path: out}\n"
+        try yaml.write(toFile: dir.path("p.yaml"), atomically: true, encoding: .utf8)
+        let spec = try PipelineLoader.load(path: dir.path("p.yaml"))
+        let whole = try Inspector.inspect(pipeline: spec, streamBytes: .max)
+        #expect(try Inspector.inspect(pipeline: spec, streamBytes: 0, blockBytes: block).map(\.json) == whole.map(\.json))
+        #expect(whole[0].labels.compactMap(\.label).prefix(2) == ["T", "W"], "the second file's label wins at equal times")
+        let source = try InputDiscovery.recordings(spec)[0]
+        #expect(try StreamedInspection.scan(source, spec: spec, layout: try ChannelLayout.make(spec),
+                                            maxGap: { _ in 0.25 }, blockBytes: block) != nil)
     }
 }

@@ -1,7 +1,6 @@
 """`motionprep inspect` reads recordings in blocks, in bounded memory (docs/commands.md, "inspect"):
 its report must be the one of the whole recording, number for number, whatever the block size,
-and fall back to the whole reading where the streamed scan cannot follow (times going back,
-label events of several files). `MOTIONPREP_STREAM_BYTES` huge forces the whole reading; the
+and fall back to the whole reading where the streamed scan cannot follow (times going back). `MOTIONPREP_STREAM_BYTES` huge forces the whole reading; the
 block size is `MOTIONPREP_STREAM_BLOCK_BYTES`."""
 import json
 import os
@@ -116,8 +115,8 @@ def test_pipelines_and_files_stream_to_the_whole_report(synth, block, what):
 
 
 def test_the_shipped_pipelines_report_the_same_streamed(tmp_path):
-    """walk (MotionCollector) streams; stairs (two csv files per recording, both labelled) falls
-    back to the whole reading: the reports are the same either way."""
+    """walk (MotionCollector) and stairs (two csv files per recording, both labelled, read
+    interleaved by time) stream: the reports are the same as the whole reading's."""
     root = os.path.join(os.path.dirname(__file__), "..", "..", "pipelines")
     for name in ("walk.yaml", "stairs.yaml", "uci-har-style.yaml"):
         path = os.path.join(root, name)
@@ -151,7 +150,7 @@ def tree(root):
 @pytest.mark.parametrize("what", ["mc.yaml", "legacy.yaml", "stairs"])
 def test_samples_are_written_as_they_are_read(synth, tmp_path, what):
     """`inspect --samples` writes each stream as its blocks come; the files are those of the
-    whole reading, byte for byte (stairs: labels in both files of a recording, the fallback)."""
+    whole reading, byte for byte (stairs: labels in both files of a recording, read interleaved)."""
     pipeline = os.path.join(os.path.dirname(__file__), "..", "..", "pipelines", "stairs.yaml") if what == "stairs" \
         else synth / what
     dirs = []

@@ -101,7 +101,11 @@ extension Inspector {
     ///
     /// - Throws: `MotionError` (65) when the file is not delimited text with a header, naming
     ///   why; 66/74 when it cannot be read.
-    public static func inspect(csvFile path: String) throws -> CSVFileReport {
+    ///
+    /// The file is read in blocks of `blockBytes` when it has at least `streamBytes` (by default
+    /// always), in bounded memory (`StreamedInspection`), else (or when its times go back) whole.
+    public static func inspect(csvFile path: String, streamBytes: Int = 0,
+                               blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> CSVFileReport {
         var head = try readHead(path, bytes: CSVSniffer.headBytes + 1)
         let isWholeFile = head.count <= CSVSniffer.headBytes
         if !isWholeFile { head.removeLast() }
@@ -119,13 +123,22 @@ extension Inspector {
                                channels: zip(names, guess.valueColumns).map { CSVFormat.Channel(name: $0, column: $1) },
                                labelColumn: guess.labelColumn, skipLines: guess.skipLines)
         do {
+            var r = RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "csv", rows: 0, rowsDropped: [:],
+                                    streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
+            if PathText.fileSize(path) >= streamBytes,
+               let scan = try StreamedInspection.scan([{
+                   try CSVBlockReader(path: path, displayPath: path, format: format, units: [:], unitSystem: .native,
+                                      wideSensorName: PathText.stem(path), keep: nil, blockBytes: blockBytes)
+               }], maxGap: { _ in 0.25 }, gapFromMedian: { max(0.25, 2.5 * $0) }) {
+                scan.fill(&r, preferMarkers: false)
+                report.recording = r
+                return report
+            }
             let csv = try CSVReader.read(path: path, displayPath: path, format: format, units: [:], unitSystem: .native,
                                          wideSensorName: PathText.stem(path), keep: nil)
             let file = InputFile(inputIndex: 0, path: path, manifestPath: path)
             let raw = RawRecording(raw: [0: csv.streams.map { ($0, file) }], rowLabels: csv.rowLabels, markers: LabelEvents(),
                                    rowsRead: csv.rowsRead, dropped: csv.rowsDropped, warnings: [])
-            var r = RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "csv", rows: 0, rowsDropped: [:],
-                                    streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
             // No pipeline says what a gap is: an interval over max(0.25 s, 2.5 × the stream's median interval).
             var gapLimit: [String: Double] = [:]
             for stream in csv.streams {

@@ -70,7 +70,11 @@ enum StreamedInspection {
 
     /// Scans the files `readers` open, in order (nil: a file with nothing to read); nil when the
     /// recording must be inspected whole.
-    static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double) throws -> Scan? {
+    ///   - gapFromMedian: when set, a stream's gap limit is this function of its median interval
+    ///     (of all its intervals, zeros included: `Antialias.medianInterval`), and `maxGap` is not
+    ///     used (`inspect FILE.csv`, where no pipeline says what a gap is).
+    static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double,
+                     gapFromMedian: (@Sendable (Double) -> Double)? = nil) throws -> Scan? {
         do {
             var rows = EventFold(sources: readers.count), markers = EventFold(sources: readers.count)
             var scan = Scan(rowLabels: .empty, markers: .empty)
@@ -81,7 +85,8 @@ enum StreamedInspection {
                 order[f] = block.streams.map(\.name)
                 for stream in block.streams {
                     if accumulators[f][stream.name] == nil {
-                        accumulators[f][stream.name] = try StreamAccumulator(stream, maxGapS: maxGap(stream.name))
+                        accumulators[f][stream.name] = try StreamAccumulator(stream, maxGapS: gapFromMedian == nil ? maxGap(stream.name) : 0,
+                                                                             gapFromMedian: gapFromMedian)
                     }
                     try accumulators[f][stream.name]!.add(stream)
                 }
@@ -156,8 +161,25 @@ enum StreamedInspection {
         private var pending: [Double] = []
         private var statistics = StreamingOrderStatistics(collectLimit: 1 << 20, ranks: StreamReport.percentileRanks)
 
-        init(_ first: RawStream, maxGapS: Double) throws {
+        /// The gap limit as a function of the median interval, decided after the read.
+        private let gapFromMedian: (@Sendable (Double) -> Double)?
+        /// The duplicates, for the median's ranks among all intervals (zeros first).
+        private final class Count: @unchecked Sendable { var value = 0 }
+        private let zeros = Count()
+
+        init(_ first: RawStream, maxGapS: Double, gapFromMedian: (@Sendable (Double) -> Double)? = nil) throws {
             stats = StreamReport(sensor: first.name, channels: first.channelNames, units: first.channelUnits, maxGapS: maxGapS)
+            self.gapFromMedian = gapFromMedian
+            if gapFromMedian != nil {
+                // The percentiles' ranks among the positive intervals, and the median's among all
+                // intervals (the zeros sort first), shifted to the positive ones.
+                let zeros = self.zeros
+                statistics = StreamingOrderStatistics(collectLimit: 1 << 20, ranks: { n in
+                    let all = n + zeros.value
+                    return StreamReport.percentileRanks(count: n)
+                        + StreamingOrderStatistics.middleRanks(all).map { $0 - zeros.value }.filter { $0 >= 0 }
+                })
+            }
             guard let file = tmpfile() else {
                 throw MotionError(.ioError, "cannot create the temporary file `inspect` keeps a stream's intervals in (tmpfile): \(String(cString: strerror(errno)))")
             }
@@ -199,7 +221,7 @@ enum StreamedInspection {
                     } else {
                         intervalSum += d
                         intervalCount += 1
-                        if d > maxGapS {
+                        if gapFromMedian == nil && d > maxGapS {
                             stats.gaps += 1
                             stats.gapSeconds += d
                         }
@@ -244,21 +266,39 @@ enum StreamedInspection {
         /// The finished report.
         func report() throws -> StreamReport {
             try flush()
+            zeros.value = stats.duplicates
             let f = stats.firstTime, l = stats.lastTime
             if let f, let l, l > f, stats.samples > 1 {
                 stats.effectiveRateHz = Double(stats.samples - 1 - stats.duplicates) / (l - f)
             }
             let n = intervalCount
-            guard n > 0 else { return stats }
-            let mean = intervalSum / Double(n)
-            var squares = 0.0
-            try replay { for d in $0 { squares = squares + (d - mean) * (d - mean) } }
-            stats.intervalStd = (squares / Double(n)).squareRoot()
             statistics.endPass()
             while statistics.needsPass {
                 try replay { for d in $0 { statistics.add(d) } }
                 statistics.endPass()
             }
+            if let gapFromMedian {
+                // `Antialias.medianInterval` of the sorted times: the middle of all intervals.
+                let z = stats.duplicates, all = n + z
+                let value = { (r: Int) in r < z ? 0.0 : self.statistics.value(rank: r - z) }
+                let ranks = StreamingOrderStatistics.middleRanks(all)
+                let median = all == 0 ? 0 : ranks.count == 1 ? value(ranks[0]) : (value(ranks[0]) + value(ranks[1])) / 2
+                let limit = gapFromMedian(median)
+                stats.maxGapS = limit
+                if n > 0 {
+                    try replay {
+                        for d in $0 where d > limit {
+                            stats.gaps += 1
+                            stats.gapSeconds += d
+                        }
+                    }
+                }
+            }
+            guard n > 0 else { return stats }
+            let mean = intervalSum / Double(n)
+            var squares = 0.0
+            try replay { for d in $0 { squares = squares + (d - mean) * (d - mean) } }
+            stats.intervalStd = (squares / Double(n)).squareRoot()
             let value = { (rank: Int) in self.statistics.value(rank: rank) }
             stats.intervalP50 = StreamReport.percentile(50, count: n, value: value)
             stats.intervalP95 = StreamReport.percentile(95, count: n, value: value)

@@ -134,4 +134,34 @@ import Testing
         #expect(try StreamedInspection.scan(source, spec: spec, layout: try ChannelLayout.make(spec),
                                             maxGap: { _ in 0.25 }, blockBytes: block) != nil)
     }
+
+    /// `inspect FILE.csv`: the gap limit comes from each stream's median interval (zeros
+    /// included), known only after the read; streamed, the same report as the whole reading.
+    /// A 5 Hz stream: its limit is 2.5 × 0.2 s, unless duplicate times (zero intervals) are the
+    /// majority, which pull the median to 0 and the limit to 0.25 s.
+    @Test(arguments: [(400, 0), (5000, 0), (400, 5000)])
+    func aSniffedCSVStreamsToTheWholeReport(block: Int, duplicates: Int) throws {
+        let dir = try TemporaryDirectory(label: "inspect-csv")
+        defer { dir.remove() }
+        var g = SeededGenerator(seed: 9)
+        var csv = "time,x,y,z,activity\n"
+        var t = 100.0
+        for i in 0..<4000 {
+            t += 0.2 * Double.random(in: 0.9...1.4, using: &g)
+            if i % 700 == 0 { t += 1 }
+            let label = i < 2000 ? "walk" : "stairs"
+            csv += "\(t),\(Double.random(in: -1...1, using: &g)),0.5,\(i),\(label)\n"
+            if i < duplicates / 2 { csv += "\(t),1,2,3,\(label)\n\(t),1,2,3,\(label)\n" }
+        }
+        let path = dir.path("Accelerometer.csv")
+        try csv.write(toFile: path, atomically: true, encoding: .utf8)
+        let streamed = try Inspector.inspect(csvFile: path, streamBytes: 0, blockBytes: block)
+        let whole = try Inspector.inspect(csvFile: path, streamBytes: .max)
+        let a = try #require(streamed.recording), b = try #require(whole.recording)
+        #expect(a.json == b.json)
+        let stream = try #require(b.streams.first)
+        #expect(stream.duplicates == duplicates)
+        #expect(stream.maxGapS == (duplicates > 4000 ? 0.25 : stream.maxGapS) && stream.gaps > 0)
+        if duplicates == 0 { #expect(stream.maxGapS > 0.45) }
+    }
 }

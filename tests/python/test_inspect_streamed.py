@@ -163,3 +163,14 @@ def test_samples_are_written_as_they_are_read(synth, tmp_path, what):
     a, b = tree(dirs[0]), tree(dirs[1])
     assert a == b
     assert any(k.endswith("labels.csv") for k in a) and len(a) >= 3
+
+
+@pytest.mark.parametrize("block", [700, 1 << 23])
+@pytest.mark.parametrize("name", ["Accelerometer.csv", "Barometer.csv"])
+def test_a_sniffed_csv_streams_to_the_whole_report(synth, block, name):
+    """`inspect FILE.csv` (a phone logger's file, sniffed): gap limits from each stream's median
+    interval, found after the read; the report is the whole reading's."""
+    path = next((synth / "phone").rglob(name))
+    report = inspect(path, env=streamed(block))
+    assert report == inspect(path, env=WHOLE)
+    assert report["recording"]["streams"] and report["recording"]["error"] is None

@@ -111,7 +111,9 @@ enum InspectCommand {
                        json: a.flag("--json"))
             return .success
         }
-        let csv = try Inspector.inspect(csvFile: path)
+        let hooks = TestHooks()
+        let csv = try Inspector.inspect(csvFile: path, streamBytes: hooks.streamThresholdBytes ?? 0,
+                                        blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)
         if a.flag("--json") {
             try Diagnostics.stdout(csv.json.pretty())
             return .success

@@ -23,14 +23,16 @@ import MotionResample
 ///
 /// The files of a recording are read interleaved by time (`interleave`), as `run` reads them.
 /// What the streamed scan cannot take in bounded memory (a stream whose times go back, which
-/// the whole report sorts; a label row far back in time; IIO dumps and `sort: true` inputs,
-/// whose readers hold more) returns nil, and the caller inspects that recording whole; so does an
+/// the whole report sorts; a label row far back in time; `sort: true` inputs, whose readers
+/// hold the file; an IIO dump without a whole scan or whose layout differs) returns nil, and the caller inspects that recording whole; so does an
 /// error in a recording of several files, which the whole reading names as it meets it.
 enum StreamedInspection {
     /// The scan's result: what `Inspector.fill` takes from a whole `RawRecording`.
     struct Scan {
         var rowsRead = 0
         var dropped: ReasonCounts = [:]
+        /// The readers' warnings (IIO layouts and dumps), file by file.
+        var warnings: [String] = []
         var streams: [StreamReport] = []
         var rowLabels: LabelTrack
         var rowEvents = 0
@@ -43,7 +45,7 @@ enum StreamedInspection {
         func fill(_ report: inout RecordingReport, preferMarkers: Bool) {
             report.rows = rowsRead
             report.rowsDropped = dropped
-            report.warnings = []
+            report.warnings = warnings
             report.streams = streams
             let useMarkers = preferMarkers || (rowEvents == 0 && markerEvents > 0)
             let events = useMarkers ? markerEvents : rowEvents
@@ -59,10 +61,7 @@ enum StreamedInspection {
     /// readers would throw for a bad file.
     static func scan(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, maxGap: (String) -> Double,
                      blockBytes: Int) throws -> Scan? {
-        for file in source.files {
-            let input = spec.inputs[file.inputIndex]
-            if input.type == .iio || input.sort { return nil }
-        }
+        for file in source.files where spec.inputs[file.inputIndex].sort { return nil }
         return try scan(source.files.map { file in
             { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
         }, maxGap: maxGap)
@@ -80,6 +79,7 @@ enum StreamedInspection {
             var scan = Scan(rowLabels: .empty, markers: .empty)
             var accumulators = [[String: StreamAccumulator]](repeating: [:], count: readers.count)
             var order = [[String]](repeating: [], count: readers.count)
+            var warnings = [[String]](repeating: [], count: readers.count)
             try interleave(readers) { f, block in
                 scan.rowsRead += block.rowsRead
                 order[f] = block.streams.map(\.name)
@@ -94,10 +94,14 @@ enum StreamedInspection {
                 try rows.add(block.rowLabels, source: f, earliestSample: earliest)
                 try markers.add(block.markers, source: f, earliestSample: earliest)
             } finished: { f, reader in
+                // A dump without one whole scan is the whole reading's error.
+                if let iio = reader as? IIOBlockReader, iio.scans == 0 { throw Fallback() }
+                warnings[f] = reader.warnings
                 scan.dropped.add(reader.rowsDropped)
                 rows.end(source: f)
                 markers.end(source: f)
             }
+            scan.warnings = warnings.flatMap { $0 }
             // The whole reader's stream order: file by file, the last block listing every stream.
             for f in readers.indices {
                 for name in order[f] { scan.streams.append(try accumulators[f][name]!.report()) }

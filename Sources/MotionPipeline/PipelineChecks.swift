@@ -76,7 +76,8 @@ public enum PipelineChecks {
     /// What the checks need of an input's first file: whether it gave any stream, and the names
     /// of its row labels and markers in the order their first events come (as
     /// `RecordingLoader.loadRaw` numbers them). Read in blocks, in bounded memory, as `run` reads
-    /// it (the same errors); an IIO dump or a `sort: true` input's file is read whole.
+    /// it (the same errors); a `sort: true` input's file, or an IIO dump whose layout differs, is
+    /// read whole.
     static func readFirstFile(_ source: RecordingSource, input i: Int, spec: PipelineSpec, layout: ChannelLayout) throws
         -> (hasStreams: Bool, rowNames: [String], markerNames: [String]) {
         let file = source.files[0]
@@ -90,7 +91,7 @@ public enum PipelineChecks {
         }
         var rows: [String] = [], markers: [String] = []
         var seenRows: Set<String> = [], seenMarkers: Set<String> = []
-        if input.type != .iio && !input.sort,
+        if !input.sort,
            let reader = try? StreamingRecording.blockReader(file, spec: spec, layout: layout,
                                                              blockBytes: RunOptions.defaultStreamBlockBytes, ledger: nil) {
             var hasStreams = false
@@ -98,6 +99,10 @@ public enum PipelineChecks {
                 hasStreams = hasStreams || !block.streams.isEmpty
                 names(block.rowLabels, into: &rows, seen: &seenRows)
                 names(block.markers, into: &markers, seen: &seenMarkers)
+            }
+            // A dump without one whole scan: the whole reading raises its error.
+            if let iio = reader as? IIOBlockReader, iio.scans == 0 {
+                _ = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
             }
             return (hasStreams, rows, markers)
         }

@@ -180,16 +180,8 @@ def test_iio_dumps_stream_to_the_whole_report(tmp_path):
     """IIO dumps (one stream each, its layout folder beside it) are described from their blocks;
     the report, warnings included, is the whole reading's."""
     motionprep("synth", "--out", tmp_path / "iiodata", "--format", "iio", "--subjects", 2, "--minutes", 1, "--seed", 3)
-    (tmp_path / "iio.yaml").write_text("""version: 1
-inputs:
-  - type: iio
-    paths: ["iiodata/**/*.bin"]
-    layout: "{dirpath}/sysfs"
-    sensor: imu
-resample: {rate_hz: 50, max_gap_s: 0.2}
-window: {length_samples: 128, stride_samples: 64}
-output: {path: out}
-""")
+    from test_apply import IIO_PIPELINE  # reads iiodata/**/*.bin with its layout folders
+    (tmp_path / "iio.yaml").write_text(IIO_PIPELINE)
     for block in (999, 1 << 23):
         report = inspect(tmp_path / "iio.yaml", env=streamed(block))
         assert report == inspect(tmp_path / "iio.yaml", env=WHOLE)

@@ -107,7 +107,7 @@ public enum ApplyRunner {
         var totals = Totals(channels: description.channelNames.count, features: description.featureNames.count)
         var inputs: [InputEntry] = []
         let progress = ProgressTracker(total: sources.count,
-                                       totalBytes: sources.reduce(0) { $0 + $1.files.reduce(0) { $0 + PathText.fileSize($1.path) } },
+                                       totalBytes: sources.reduce(0) { $0 + $1.fileBytes },
                                        report: options.progress)
         let streamedCount = ResumeCounter()
         let executor = OrderedExecutor<RecordingProcessor, Result<RecordingRecord, Error>>()
@@ -144,7 +144,7 @@ public enum ApplyRunner {
                     totals.recordingsDropped["skipped_on_error", default: 0] += 1
                     totals.skipped.append((source.name, "\(e)"))
                     options.log("skipped recording `\(source.name)`: \(e)")
-                    progress.finished(k, windows: 0, bytes: source.files.reduce(0) { $0 + PathText.fileSize($1.path) })
+                    progress.finished(k, windows: 0, bytes: source.fileBytes)
                 case .success(let record):
                     inputs += record.inputs
                     totals.add(record.processed)

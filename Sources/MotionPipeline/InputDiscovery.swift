@@ -21,6 +21,9 @@ public struct RecordingSource: Sendable, Equatable {
     public var subject: String
     /// Files in pipeline input order, then sorted path order.
     public var files: [InputFile]
+
+    /// The bytes of its files now (what decides streaming and what progress counts).
+    var fileBytes: Int { files.reduce(0) { $0 + PathText.fileSize($1.path) } }
 }
 
 /// Finds input files and groups them into recordings.

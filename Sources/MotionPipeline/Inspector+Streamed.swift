@@ -90,9 +90,8 @@ enum StreamedInspection {
                     }
                     try accumulators[f][stream.name]!.add(stream)
                 }
-                let earliest = block.streams.compactMap { $0.times.min() }.min()
-                try rows.add(block.rowLabels, source: f, earliestSample: earliest)
-                try markers.add(block.markers, source: f, earliestSample: earliest)
+                try rows.add(block.rowLabels, source: f, samples: block.streams)
+                try markers.add(block.markers, source: f, samples: block.streams)
             } finished: { f, reader in
                 // A dump without one whole scan is the whole reading's error.
                 if let iio = reader as? IIOBlockReader, iio.scans == 0 { throw Fallback() }
@@ -336,11 +335,11 @@ enum StreamedInspection {
             bounds = [Double](repeating: -.infinity, count: Swift.max(1, sources))
         }
 
-        /// The events of a block of file `source`; `earliestSample`: the block's earliest sample
-        /// time, which bounds the file's future events when the block has none.
-        mutating func add(_ e: LabelEvents, source: Int = 0, earliestSample: Double? = nil) throws {
+        /// The events of a block of file `source`, with the block's `samples`: their earliest time
+        /// bounds the file's future events when the block has no event.
+        mutating func add(_ e: LabelEvents, source: Int, samples: [RawStream]) throws {
             var ids = [Int32](repeating: -1, count: e.names.count)
-            var earliest = earliestSample ?? .infinity
+            var earliest = samples.compactMap { $0.times.min() }.min() ?? .infinity
             for (t, l) in zip(e.times, e.labels) {
                 if t.isNaN || t < frontier { throw Fallback() }
                 var id = ids[Int(l)]
@@ -434,21 +433,13 @@ enum StreamedInspection {
                         let handle = try OutputFiles.NewFile(path: folder + "/" + name)
                         outputs.append(handle)
                         handles[f][stream.name] = handle
-                        try handle.write(Array(("time_s," + stream.channelNames.joined(separator: ",") + "\n").utf8))
+                        try handle.write(Array(Inspector.samplesHeader(stream).utf8))
                     }
-                    var text = ""
-                    text.reserveCapacity(stream.times.count * 16 * (1 + stream.channels.count))
-                    for i in stream.times.indices {
-                        text += "\(stream.times[i])"
-                        for c in stream.channels { text += ",\(c[i])" }
-                        text += "\n"
-                    }
-                    try handles[f][stream.name]!.write(Array(text.utf8))
+                    try handles[f][stream.name]!.write(Array(Inspector.sampleRows(stream).utf8))
                     if let m = stream.times.min() { smallest[f][stream.name] = Swift.min(smallest[f][stream.name] ?? m, m) }
                 }
                 if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
-                    try fold.add(labels.from == .rows ? block.rowLabels : block.markers, source: f,
-                                 earliestSample: block.streams.compactMap { $0.times.min() }.min())
+                    try fold.add(labels.from == .rows ? block.rowLabels : block.markers, source: f, samples: block.streams)
                 }
             } finished: { f, _ in
                 for name in order[f] { try handles[f][name]!.close() }
@@ -469,18 +460,12 @@ enum StreamedInspection {
         var written = perInput.enumerated().sorted { ($0.element.input, $0.offset) < ($1.element.input, $1.offset) }
             .flatMap { $0.element.names.map { $0 + ".csv" } }
         if let labels = spec.labels {
-            var text = "time_s,label\n"
+            var text = Inspector.labelsFile(nil)
             if labels.from == .rows || labels.from == .markers {
-                let track = fold.finish()
-                for (t, l) in zip(track.times, track.labels) { text += "\(t),\(l < 0 ? "" : Inspector.csvField(track.names[Int(l)]))\n" }
+                text = Inspector.labelsFile(fold.finish())
             } else if let fixed = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals) {
                 // `path`: the label from the first sample on; `intervals`: on the input's clock.
-                let begin = firstTimes.min()
-                let track = fixed.onGrid(t0: firstTimes.max(), clock: labels.clock)
-                for (t, l) in zip(track.times, track.labels) {
-                    let time = t.isFinite ? t : (begin ?? 0)
-                    text += "\(time),\(l < 0 ? "" : Inspector.csvField(track.names[Int(l)]))\n"
-                }
+                text = Inspector.labelsFile(fixed.onGrid(t0: firstTimes.max(), clock: labels.clock), nonFiniteAt: firstTimes.min() ?? 0)
             }
             try OutputFiles.create(Array(text.utf8), at: folder + "/labels.csv")
             written.append("labels.csv")

@@ -186,7 +186,7 @@ public enum Inspector {
             do {
                 let maxGap = { spec.resample.maxGapS.value(for: $0) }
                 let preferMarkers = spec.labels?.from == .markers
-                let streamed = try source.files.reduce(0, { $0 + PathText.fileSize($1.path) }) >= streamBytes
+                let streamed = try source.fileBytes >= streamBytes
                     ? StreamedInspection.scan(source, spec: spec, layout: layout, maxGap: maxGap, blockBytes: blockBytes) : nil
                 if let streamed {
                     streamed.fill(&report, preferMarkers: preferMarkers)
@@ -208,15 +208,17 @@ public enum Inspector {
     /// memory (`StreamedInspection`), else (or when its times go back) whole.
     public static func inspect(motionCollectorFile path: String, streamBytes: Int = 0,
                                blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> RecordingReport {
+        func empty(_ variant: MotionCollectorFile.Variant) -> RecordingReport {
+            RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "motioncollector (\(variant.rawValue) header)",
+                            rows: 0, rowsDropped: [:], streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
+        }
         if PathText.fileSize(path) >= streamBytes {
             var reader: MotionCollectorBlockReader?
             if let scan = try StreamedInspection.scan([{
                 reader = try MotionCollectorBlockReader(path: path, displayPath: path, units: .si, keep: nil, blockBytes: blockBytes)
                 return reader
             }], maxGap: { _ in 0.25 }), let variant = reader?.variant {
-                var report = RecordingReport(name: PathText.stem(path), subject: nil, files: [path],
-                                             format: "motioncollector (\(variant.rawValue) header)", rows: 0, rowsDropped: [:],
-                                             streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
+                var report = empty(variant)
                 scan.fill(&report, preferMarkers: variant == .legacy)
                 return report
             }
@@ -225,9 +227,7 @@ public enum Inspector {
         let file = InputFile(inputIndex: 0, path: path, manifestPath: path)
         let raw = RawRecording(raw: [0: mc.streams.map { ($0, file) }], rowLabels: mc.rowLabels, markers: mc.markers,
                                rowsRead: mc.rowsRead, dropped: mc.rowsDropped, warnings: [])
-        var report = RecordingReport(name: PathText.stem(path), subject: nil, files: [path],
-                                     format: "motioncollector (\(mc.variant.rawValue) header)", rows: 0, rowsDropped: [:],
-                                     streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
+        var report = empty(mc.variant)
         fill(&report, raw, maxGap: { _ in 0.25 }, preferMarkers: mc.variant == .legacy)
         return report
     }
@@ -309,7 +309,7 @@ public enum Inspector {
         let intervals = try loadIntervals(spec)
         for source in sources {
             let folder = try SamplesFolder.makeFolders(directory, recording: source.name)
-            if source.files.reduce(0, { $0 + PathText.fileSize($1.path) }) >= streamBytes,
+            if source.fileBytes >= streamBytes,
                let files = try StreamedInspection.writeSamples(source, spec: spec, layout: layout, intervals: intervals,
                                                                folder: folder, directory: directory, blockBytes: blockBytes) {
                 written += files.map { source.name + "/" + $0 }
@@ -318,13 +318,7 @@ public enum Inspector {
             let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
             for key in raw.raw.keys.sorted() {
                 for (stream, _) in raw.raw[key]! {
-                    var text = "time_s," + stream.channelNames.joined(separator: ",") + "\n"
-                    text.reserveCapacity(stream.times.count * 16 * (1 + stream.channels.count))
-                    for i in stream.times.indices {
-                        text += "\(stream.times[i])"
-                        for c in stream.channels { text += ",\(c[i])" }
-                        text += "\n"
-                    }
+                    let text = samplesHeader(stream) + sampleRows(stream)
                     let name = try SamplesFolder.fileName(stream.name + ".csv", directory: directory)
                     try OutputFiles.create(Array(text.utf8), at: folder + "/" + name)
                     written.append(source.name + "/" + name)
@@ -332,24 +326,50 @@ public enum Inspector {
             }
             if let labels = spec.labels {
                 let events: LabelEvents? = labels.from == .rows ? raw.rowLabels : labels.from == .markers ? raw.markers : nil
-                var text = "time_s,label\n"
+                var text = labelsFile(nil)
                 if let events {
-                    let track = events.track()
-                    for (t, l) in zip(track.times, track.labels) { text += "\(t),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n" }
+                    text = labelsFile(events.track())
                 } else if let fixed = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals) {
                     // `path`: the label from the first sample on; `intervals`: on the input's clock.
                     let begin = raw.raw.values.joined().compactMap { $0.stream.times.min() }.min()
-                    let track = fixed.onGrid(t0: gridStart(raw), clock: labels.clock)
-                    for (t, l) in zip(track.times, track.labels) {
-                        let time = t.isFinite ? t : (begin ?? 0)
-                        text += "\(time),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n"
-                    }
+                    text = labelsFile(fixed.onGrid(t0: gridStart(raw), clock: labels.clock), nonFiniteAt: begin ?? 0)
                 }
                 try OutputFiles.create(Array(text.utf8), at: folder + "/labels.csv")
                 written.append(source.name + "/labels.csv")
             }
         }
         return written
+    }
+
+    /// A `--samples` stream file's header line: `time_s`, then its channels.
+    static func samplesHeader(_ stream: RawStream) -> String {
+        "time_s," + stream.channelNames.joined(separator: ",") + "\n"
+    }
+
+    /// A stream's samples as `--samples` lines, in file order, numbers in shortest round-trip form.
+    static func sampleRows(_ stream: RawStream) -> String {
+        var text = ""
+        text.reserveCapacity(stream.times.count * 16 * (1 + stream.channels.count))
+        for i in stream.times.indices {
+            text += "\(stream.times[i])"
+            for c in stream.channels { text += ",\(c[i])" }
+            text += "\n"
+        }
+        return text
+    }
+
+    /// `labels.csv` of `--samples`: `time_s,label` at each change of `track` (an empty label where
+    /// none is in force). With `nonFiniteAt` (a fixed track), a time that is not finite (a `path`
+    /// label, from the start) is written as that time, the first sample's. Without a track, the
+    /// header alone.
+    static func labelsFile(_ track: LabelTrack?, nonFiniteAt: Double? = nil) -> String {
+        var text = "time_s,label\n"
+        guard let track else { return text }
+        for (t, l) in zip(track.times, track.labels) {
+            let time = t.isFinite ? t : (nonFiniteAt ?? t)
+            text += "\(time),\(l < 0 ? "" : csvField(track.names[Int(l)]))\n"
+        }
+        return text
     }
 
     static func csvField(_ s: String) -> String {

@@ -42,7 +42,7 @@ public enum PipelineRunner {
         defer { if !finished { writer?.abandon() } }
         var failures: [(Int, String)] = []
         let progress = ProgressTracker(total: owned.count,
-                                       totalBytes: owned.reduce(0) { $0 + sources[$1].files.reduce(0) { $0 + PathText.fileSize($1.path) } },
+                                       totalBytes: owned.reduce(0) { $0 + sources[$1].fileBytes },
                                        report: options.progress)
         let resumedCount = ResumeCounter()
         let streamedCount = ResumeCounter()
@@ -91,7 +91,7 @@ public enum PipelineRunner {
                     if case .success(let r) = outcome {
                         progress.finished(k, windows: r.windowCount, bytes: r.inputs.reduce(0) { $0 + $1.bytes })
                     } else {
-                        progress.finished(k, windows: 0, bytes: sources[i].files.reduce(0) { $0 + PathText.fileSize($1.path) })
+                        progress.finished(k, windows: 0, bytes: sources[i].fileBytes)
                     }
                 }, onCancel: { budget.cancel() })
         } catch let e as RunInterrupted {

@@ -95,7 +95,7 @@ final class RecordingProcessor {
                          recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool,
                          bytesRead: (Int) -> Void = { _ in },
                          reserve: (Int) throws -> Void = { _ in }) throws -> RecordingRecord {
-        let bytes = source.files.reduce(0) { $0 + PathText.fileSize($1.path) }
+        let bytes = source.fileBytes
         if bytes >= streamThresholdBytes {
             // A recording below `keepBlocksBytes` is parsed once and held as blocks when the
             // anti-aliasing median needs an extra pass (about the bytes of the files, in values).

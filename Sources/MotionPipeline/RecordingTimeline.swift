@@ -102,10 +102,10 @@ public enum RecordingTimeline {
                              channelNames: layout.channelNames, channelUnits: layout.channelUnits, bucketSize: 1,
                              minimum: [], maximum: [], gaps: [], gapIndices: [], labels: [], problem: nil, warnings: [])
             do {
-                let bytes = source.files.reduce(0) { $0 + PathText.fileSize($1.path) }
+                let bytes = source.fileBytes
                 if try bytes < streamBytes
-                    || !fillStreamed(&t, source: source, spec: spec, layout: layout, intervals: intervals,
-                                         maxPoints: maxPoints, blockBytes: blockBytes) {
+                    || !fillStreamed(&t, source: source, bytes: bytes, spec: spec, layout: layout, intervals: intervals,
+                                     maxPoints: maxPoints, blockBytes: blockBytes) {
                     try fill(&t, source: source, spec: spec, layout: layout, intervals: intervals, maxPoints: maxPoints)
                 }
             } catch let e as any UserFacingError {
@@ -142,11 +142,11 @@ public enum RecordingTimeline {
     }
 
     /// `fill` through the streamed engine; false when the recording must be read whole.
-    private static func fillStreamed(_ t: inout Timeline, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
-                                     intervals: IntervalLabels?, maxPoints: Int, blockBytes: Int) throws -> Bool {
+    private static func fillStreamed(_ t: inout Timeline, source: RecordingSource, bytes: Int, spec: PipelineSpec,
+                                     layout: ChannelLayout, intervals: IntervalLabels?, maxPoints: Int, blockBytes: Int) throws -> Bool {
         let rate = spec.resample.rateHz
         let plan = WindowPlan(length: spec.window.length.samples(atRateHz: rate), stride: spec.window.stride.samples(atRateHz: rate))
-        let keep = spec.resample.antialias && source.files.reduce(0, { $0 + PathText.fileSize($1.path) }) < RunOptions.defaultKeepBlocksBytes
+        let keep = spec.resample.antialias && bytes < RunOptions.defaultKeepBlocksBytes
         let streaming = try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: plan, aligner: nil,
                                                featurePlan: nil, extractor: nil, isTrain: false, intervals: intervals,
                                                blockBytes: blockBytes, keepBlocks: keep)

@@ -400,7 +400,6 @@ final class StreamingRecording {
         throws -> (t0: Double?, count: Int, tooFewSamples: Bool, warnings: [String], labels: LabelTrack?) {
         gridObserver = observe
         defer { gridObserver = nil }  // `observe` does not outlive this call
-        if fixedTrack == nil, spec.labels != nil { timelineEvents = StreamedInspection.EventFold() }
         try designFilters(isCancelled: isCancelled, bytesRead: { _ in })
         let dropped = try stream(writer: nil, isCancelled: isCancelled, bytesRead: { _ in })
         let labels = fixedTrack ?? timelineEvents.map { var fold = $0; return fold.finish() }
@@ -414,7 +413,9 @@ final class StreamingRecording {
         for (r, file) in source.files.enumerated() {
             if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
         }
-        if timelineEvents != nil { timelineEvents = StreamedInspection.EventFold(sources: readers.count) }
+        if gridObserver != nil, fixedTrack == nil, spec.labels != nil {
+            timelineEvents = StreamedInspection.EventFold(sources: readers.count)
+        }
         keptFiles = [:]  // the readers hold what they replay
         keepBlocks = false  // a later extra pass (T0's) reads the files again
         var readerBytes = [Int](repeating: 0, count: readers.count)
@@ -545,7 +546,7 @@ final class StreamingRecording {
         if fixedTrack == nil, let labels = spec.labels {
             let events = labels.from == .markers ? block.markers : block.rowLabels
             if timelineEvents != nil {
-                try timelineEvents!.add(events, source: reader, earliestSample: block.streams.compactMap { $0.times.min() }.min())
+                try timelineEvents!.add(events, source: reader, samples: block.streams)
             } else {
                 try addEvents(events)
             }

@@ -27,6 +27,11 @@ struct TestHooks {
         if let v = env["MOTIONPREP_TEST_PROGRESS_INTERVAL_MS"], let n = UInt64(v) { progressIntervalNanoseconds = n * 1_000_000 }
     }
 
+    /// The streaming knobs with their defaults, for the commands that only read
+    /// (`inspect`, `report --recordings`).
+    var streamBytes: Int { streamThresholdBytes ?? RunOptions.defaultStreamThresholdBytes }
+    var blockBytes: Int { streamBlockBytes ?? RunOptions.defaultStreamBlockBytes }
+
     /// Applies the hooks that were set to a run's options.
     func apply(to options: inout RunOptions) {
         if let checkpoint { options.checkpoint = checkpoint }

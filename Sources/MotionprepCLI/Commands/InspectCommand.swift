@@ -49,8 +49,8 @@ enum InspectCommand {
             }
             let spec = try PipelineLoader.load(path: path)
             let hooks = TestHooks()
-            let files = try Inspector.writeSamples(pipeline: spec, to: dir, streamBytes: hooks.streamThresholdBytes ?? 0,
-                                                   blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)
+            let files = try Inspector.writeSamples(pipeline: spec, to: dir, streamBytes: hooks.streamBytes,
+                                                   blockBytes: hooks.blockBytes)
             Diagnostics.stderr("wrote \(files.count) file(s) to \(dir)")
             return .success
         }
@@ -60,8 +60,8 @@ enum InspectCommand {
         if path.hasSuffix(".yaml") || path.hasSuffix(".yml") {
             let spec = try PipelineLoader.load(path: path)
             let hooks = TestHooks()
-            let reports = try Inspector.inspect(pipeline: spec, streamBytes: hooks.streamThresholdBytes ?? 0,
-                                                blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)
+            let reports = try Inspector.inspect(pipeline: spec, streamBytes: hooks.streamBytes,
+                                                blockBytes: hooks.blockBytes)
             let checks = PipelineChecks.check(spec)
             if a.flag("--json") {
                 try Diagnostics.stdout(JSONValue.object(["recordings": .array(reports.map(\.json)),
@@ -106,14 +106,14 @@ enum InspectCommand {
         let head = try readHead(path)
         if MotionCollectorReader.sniff(head) != nil {
             let hooks = TestHooks()
-            try output([try Inspector.inspect(motionCollectorFile: path, streamBytes: hooks.streamThresholdBytes ?? 0,
-                                              blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)],
+            try output([try Inspector.inspect(motionCollectorFile: path, streamBytes: hooks.streamBytes,
+                                              blockBytes: hooks.blockBytes)],
                        json: a.flag("--json"))
             return .success
         }
         let hooks = TestHooks()
-        let csv = try Inspector.inspect(csvFile: path, streamBytes: hooks.streamThresholdBytes ?? 0,
-                                        blockBytes: hooks.streamBlockBytes ?? RunOptions.defaultStreamBlockBytes)
+        let csv = try Inspector.inspect(csvFile: path, streamBytes: hooks.streamBytes,
+                                        blockBytes: hooks.blockBytes)
         if a.flag("--json") {
             try Diagnostics.stdout(csv.json.pretty())
             return .success

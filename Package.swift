@@ -98,15 +98,19 @@ let swiftTargets: [Target] = [
 
 // Shared by the test targets only: temporary folders, a seeded generator, child processes, the venv.
 let testSupport: Target = .target(name: "MotionTestSupport", path: "Sources/MotionTestSupport")
+// The test oracle (docs/streaming.md, "One path"): the resampler, anti-aliasing and transforms
+// applied to whole streams, as motionprep's first engine did. No product depends on it.
+let reference: Target = .target(name: "MotionReference", dependencies: ["MotionCore", "MotionResample"])
 
 let testTargets: [Target] = [
     .testTarget(name: "MotionYAMLTests", dependencies: ["MotionYAML"]),
     .testTarget(name: "MotionConfigTests", dependencies: ["MotionConfig"]),
     .testTarget(name: "MotionIngestTests", dependencies: ["MotionTestSupport", "MotionIngest"]),
-    .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample"]),
+    .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample", "MotionReference"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
-    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore", "MotionIngest"]),
+    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore",
+                                                          "MotionIngest", "MotionReference"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionTestSupport", "MotionHDF5"]),
     .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionTestSupport", "MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),
@@ -128,5 +132,5 @@ let package = Package(
         .library(name: "MotionPipeline", targets: ["MotionPipeline"]),
         .library(name: "MotionLive", targets: ["MotionLive"]),
     ],
-    targets: cTargets + swiftTargets + [testSupport] + testTargets
+    targets: cTargets + swiftTargets + [testSupport, reference] + testTargets
 )

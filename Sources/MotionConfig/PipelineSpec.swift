@@ -153,9 +153,8 @@ public struct KeyValue<Value: Sendable & Equatable>: Sendable, Equatable {
 
 /// csv input options (docs/inputs.md, "Delimited text (csv)").
 public struct CSVOptions: Sendable, Equatable {
-    public enum TimeUnit: String, Sendable, CaseIterable {
-        case s, ms, us, ns, iso8601
-    }
+    /// `time.unit`: the csv reader's own type (MotionIngest).
+    public typealias TimeUnit = CSVFormat.TimeUnit
     /// `delimiter`: one of `,` `;` `\t`.
     public var delimiter: UInt8
     /// `time.column`.

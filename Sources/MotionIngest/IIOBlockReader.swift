@@ -20,6 +20,8 @@ public final class IIOBlockReader: IngestBlockReader {
     public var scans: Int { core.scans }
     /// Bytes per scan.
     public var scanBytes: Int { layout.scanBytes }
+    /// Bytes read so far (the file's size once the last block is read).
+    public var fileBytes: Int { core.totalBytes }
 
     /// Opens `path` (`.cannotOpen`, 66, as `IIODecoder.decode`); the layout must give a time
     /// source (`E_NO_TIME`).

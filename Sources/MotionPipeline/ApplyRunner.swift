@@ -22,7 +22,6 @@ public struct ApplyOptions: Sendable {
     public var isCancelled: @Sendable () -> Bool
     /// Test hooks, as `RunOptions`'s.
     public var checkpoint: @Sendable (String) -> Void = { _ in }
-    public var streamThresholdBytes = RunOptions.defaultStreamThresholdBytes
     public var streamBlockBytes = RunOptions.defaultStreamBlockBytes
     public var memoryBudgetValues = ResourceLimits.defaultRunBudgetValues
 
@@ -116,7 +115,7 @@ public enum ApplyRunner {
         try executor.run(
             count: sources.count, jobs: options.jobs, maxInFlight: options.jobs * 2,
             makeWorker: {
-                RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: options.streamThresholdBytes,
+                RecordingProcessor(spec: spec, layout: plan.layout,
                                    streamBlockBytes: options.streamBlockBytes, log: options.log, valueLimit: valueLimit,
                                    keepUnlabelled: true)
             },

@@ -67,13 +67,6 @@ public struct ChannelLayout: Sendable, Equatable {
         return units + magnitudes.map { units[$0.axes[0]] }
     }
 
-    /// The resampled signal with `transforms` applied (itself without them), and the segments
-    /// dropped as too short for a zero-phase filter (docs/signal.md, "Transforms").
-    public func transformed(_ signal: ResampledSignal, rateHz: Double) -> (signal: ResampledSignal, dropped: [Range<Int>]) {
-        guard let transforms else { return (signal, []) }
-        return transforms.apply(signal, rateHz: rateHz)
-    }
-
     /// The MotionCollector sensors (docs/inputs.md, "MotionCollector") with their channels and native units.
     public static let motionCollectorSensors: [(code: String, channels: [(String, String)])] = [
         ("A", [("acc_x", "g"), ("acc_y", "g"), ("acc_z", "g")]),

@@ -113,8 +113,6 @@ enum StreamedInspection {
             return scan
         } catch is Fallback {
             return nil
-        } catch is StreamFallback {
-            return nil
         } catch where readers.count > 1 {
             // Several files, read interleaved: the whole reading, file by file, names the error
             // it meets first.
@@ -446,8 +444,6 @@ enum StreamedInspection {
                 fold.end(source: f)
             }
         } catch is Fallback {
-            return nil
-        } catch is StreamFallback {
             return nil
         } catch where files.count > 1 {
             return nil  // several files read interleaved: the whole reading names the first error

@@ -53,7 +53,7 @@ public enum PipelineRunner {
             try executor.run(
                 count: owned.count, jobs: options.jobs, maxInFlight: options.jobs * 2,
                 makeWorker: {
-                    RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: options.streamThresholdBytes,
+                    RecordingProcessor(spec: spec, layout: plan.layout,
                                        streamBlockBytes: options.streamBlockBytes, log: options.log, valueLimit: valueLimit)
                 },
                 work: { processor, k in

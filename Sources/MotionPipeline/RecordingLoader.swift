@@ -25,51 +25,10 @@ struct RawRecording {
     var warnings: [String]
 }
 
-/// Reads every file of a recording and applies the time-order rules of docs/inputs.md, "Bad rows and time order".
+/// Whole readings of a recording's files, for `inspect` where its block reading cannot follow
+/// (times going back, which it reports instead of refusing), and the errors the engine
+/// (`StreamingRecording`) shares with them.
 enum RecordingLoader {
-    /// - Parameter gridLimit: the most grid values the recording may need (`ResourceLimits`).
-    static func load(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
-                     intervals: IntervalLabels?, gridLimit: Int = ResourceLimits.maxGridValues,
-                     ledger: InputLedger? = nil) throws -> Recording {
-        let r = try loadRaw(source, spec: spec, layout: layout, checkOrder: true, ledger: ledger)
-        var dropped = r.dropped
-        let raw = r.raw
-        let warnings = r.warnings
-        let rowsRead = r.rowsRead
-        var streams: [SensorStream] = []
-        var extents: [ResourceLimits.Extent] = []
-        for sensor in layout.sensors {
-            let candidates = sensor.sources.flatMap { src in
-                (raw[src.inputIndex] ?? []).filter { src.name == "{stem}" || $0.stream.name == src.name }
-            }
-            guard let first = candidates.first else { throw noStream(sensor, source: source, spec: spec) }
-            if candidates.count > 1 {
-                throw MotionError(.dataError, "recording `\(source.name)` has stream `\(sensor.name)` in both \(candidates[0].file.path) and \(candidates[1].file.path); a channel may occur only once per recording")
-            }
-            let (stream, duplicates) = try TimeOrder.finalize(first.stream, sort: spec.inputs[first.file.inputIndex].sort,
-                                                              displayPath: first.file.path)
-            if duplicates > 0 { dropped["duplicate_time", default: 0] += duplicates }
-            streams.append(stream)
-            if let e = ResourceLimits.Extent(first.stream, path: first.file.path,
-                                             isIIO: spec.inputs[first.file.inputIndex].type == .iio) { extents.append(e) }
-        }
-        try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: spec.resample.rateHz,
-                                     channels: layout.channelNames.count, limit: gridLimit)
-        try ResourceLimits.checkResolution(recording: source.name, extents: extents, rateHz: spec.resample.rateHz)
-        var track: LabelTrack?
-        if let labels = spec.labels {
-            switch labels.from {
-            case .rows: track = r.rowLabels.track()
-            case .markers: track = r.markers.track()
-            case .intervals, .path:
-                let t0 = streams.compactMap { $0.times.first }.max()
-                track = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals)?.onGrid(t0: t0, clock: labels.clock)
-            }
-        }
-        return Recording(name: source.name, subject: source.subject, streams: streams, labels: track,
-                         rowsRead: rowsRead, rowsDropped: dropped, warnings: warnings)
-    }
-
     /// The error for a recording without `sensor`'s stream.
     static func noStream(_ sensor: ChannelLayout.Sensor, source: RecordingSource, spec: PipelineSpec) -> MotionError {
         let files = source.files.filter { sensor.isGiven(by: $0.inputIndex) }.map(\.path)
@@ -151,6 +110,15 @@ enum RecordingLoader {
                             rowsRead: rowsRead, dropped: dropped, warnings: warnings)
     }
 
+    /// Refuses a dump whose own layout gives other channels than the input's first file's
+    /// (docs/inputs.md, "IIO buffer dumps (iio)").
+    static func checkLayout(_ iio: IIOLayout, of file: InputFile, sensor: ChannelLayout.Sensor, units system: UnitSystem) throws {
+        let names = iio.channelNames, units = iio.channelUnits(system)
+        guard names != sensor.channelNames || units != sensor.channelUnits else { return }
+        func show(_ n: [String], _ u: [String]) -> String { zip(n, u).map { "\($0) [\($1)]" }.joined(separator: ", ") }
+        throw MotionError(.dataError, "\(file.path): its layout `\(iio.source)` gives channels \(show(names, units)), but the input's first file's layout gives \(show(sensor.channelNames, sensor.channelUnits)); every file of an input needs the same channels")
+    }
+
     /// Decodes one IIO dump with its own layout (the folder template rendered for this file),
     /// which must give the channels the first file's layout gave (docs/inputs.md, "IIO buffer dumps (iio)" and "Recordings, subjects and channels").
     ///
@@ -159,11 +127,7 @@ enum RecordingLoader {
     static func loadIIO(_ file: InputFile, input: InputSpec, sensor: ChannelLayout.Sensor, spec: PipelineSpec,
                         checkOrder: Bool, warnings: inout [String], ledger: InputLedger? = nil) throws -> IIODump {
         let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path, ledger: ledger)
-        let names = iio.channelNames, units = iio.channelUnits(spec.units)
-        if names != sensor.channelNames || units != sensor.channelUnits {
-            func show(_ n: [String], _ u: [String]) -> String { zip(n, u).map { "\($0) [\($1)]" }.joined(separator: ", ") }
-            throw MotionError(.dataError, "\(file.path): its layout `\(iio.source)` gives channels \(show(names, units)), but the input's first file's layout gives \(show(sensor.channelNames, sensor.channelUnits)); every file of an input needs the same channels")
-        }
+        try checkLayout(iio, of: file, sensor: sensor, units: spec.units)
         let name = input.sensor ?? PathText.stem(file.path)
         let dump = try IIODecoder.decode(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
                                          strict: input.strict, sensor: name, observer: ledger?.observer(.recording))
@@ -183,7 +147,7 @@ extension CSVFormat {
             mapping.map { CSVFormat.Channel(name: $0.key, column: $0.value) }
         }
         self.init(delimiter: options.delimiter, timeColumn: options.timeColumn,
-                  timeUnit: CSVFormat.TimeUnit(rawValue: options.timeUnit.rawValue) ?? .s,
+                  timeUnit: options.timeUnit,
                   channels: channels(options.channels), labelColumn: options.labelColumn,
                   sensorColumn: options.sensorColumn,
                   sensorGroups: options.sensorChannels.map { CSVFormat.SensorGroup(sensor: $0.key, channels: channels($0.value)) },

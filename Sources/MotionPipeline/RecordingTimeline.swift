@@ -85,10 +85,10 @@ public enum RecordingTimeline {
     /// - Parameters:
     ///   - maxPoints: about this many points per channel at most: the grid is cut into
     ///     `maxPoints / 2` buckets of whole grid points, each drawn by its minimum and maximum.
+    ///   - blockBytes: input bytes per block (tests set a huge value to read each file in one
+    ///     block, and compare).
     /// - Throws: `MotionError` when the inputs match nothing or the layout or labels file is unusable.
-    ///   - streamBytes: recordings whose files total fewer bytes are read whole (tests set a
-    ///     huge value to compare); `blockBytes`: input bytes per block.
-    public static func load(spec: PipelineSpec, maxRecordings: Int, maxPoints: Int = 1200, streamBytes: Int = 0,
+    public static func load(spec: PipelineSpec, maxRecordings: Int, maxPoints: Int = 1200,
                             blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> Loaded {
         let sources = try InputDiscovery.recordings(spec)
         let layout = try ChannelLayout.make(spec)
@@ -102,12 +102,8 @@ public enum RecordingTimeline {
                              channelNames: layout.channelNames, channelUnits: layout.channelUnits, bucketSize: 1,
                              minimum: [], maximum: [], gaps: [], gapIndices: [], labels: [], problem: nil, warnings: [])
             do {
-                let bytes = source.fileBytes
-                if try bytes < streamBytes
-                    || !fillStreamed(&t, source: source, bytes: bytes, spec: spec, layout: layout, intervals: intervals,
-                                     maxPoints: maxPoints, blockBytes: blockBytes) {
-                    try fill(&t, source: source, spec: spec, layout: layout, intervals: intervals, maxPoints: maxPoints)
-                }
+                try fill(&t, source: source, spec: spec, layout: layout, intervals: intervals, maxPoints: maxPoints,
+                         blockBytes: blockBytes)
             } catch let e as any UserFacingError {
                 t.problem = e.message
             }
@@ -116,66 +112,37 @@ public enum RecordingTimeline {
         return Loaded(timelines: out, totalRecordings: sources.count)
     }
 
+    /// The recording's timeline, through the engine that `run` streams recordings with (no
+    /// windows cut): the same grid, transforms and labels.
     private static func fill(_ t: inout Timeline, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
-                             intervals: IntervalLabels?, maxPoints: Int) throws {
-        // The same chain as RecordingProcessor.process, up to the resampled signal.
-        let recording = try RecordingLoader.load(source, spec: spec, layout: layout, intervals: intervals)
-        t.warnings = recording.warnings
-        let rate = spec.resample.rateHz
-        var inputs = spec.resampleInputs(recording.streams)
-        _ = try spec.antialias(&inputs, recording: source.name)
-        guard let resampled = Resampler.resample(inputs, rateHz: rate, magnitudes: layout.magnitudes.map(\.axes)),
-              resampled.grid.count > 0 else {
-            t.problem = "a stream has fewer than 2 samples or the streams do not overlap in time: no grid (too_few_samples)"
-            return
-        }
-        let signal = layout.transformed(resampled, rateHz: rate).signal
-        let grid = signal.grid
-        t.t0 = grid.t0
-        t.count = grid.count
-        var buckets = Buckets(channels: signal.channelCount, maxBuckets: max(1, maxPoints / 2))
-        signal.values.withUnsafeBufferPointer { v in
-            signal.valid.withUnsafeBufferPointer { buckets.add(first: 0, rows: v, valid: $0) }
-        }
-        buckets.finish(into: &t)
-        addLabels(recording.labels, spec: spec, to: &t)
-    }
-
-    /// `fill` through the streamed engine; false when the recording must be read whole.
-    private static func fillStreamed(_ t: inout Timeline, source: RecordingSource, bytes: Int, spec: PipelineSpec,
-                                     layout: ChannelLayout, intervals: IntervalLabels?, maxPoints: Int, blockBytes: Int) throws -> Bool {
+                             intervals: IntervalLabels?, maxPoints: Int, blockBytes: Int) throws {
+        let bytes = source.fileBytes
         let rate = spec.resample.rateHz
         let plan = WindowPlan(length: spec.window.length.samples(atRateHz: rate), stride: spec.window.stride.samples(atRateHz: rate))
         let keep = spec.resample.antialias && bytes < RunOptions.defaultKeepBlocksBytes
-        let streaming = try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: plan, aligner: nil,
-                                               featurePlan: nil, extractor: nil, isTrain: false, intervals: intervals,
-                                               blockBytes: blockBytes, keepBlocks: keep)
         var buckets = Buckets(channels: layout.channelNames.count, maxBuckets: max(1, maxPoints / 2))
-        let result: (t0: Double?, count: Int, tooFewSamples: Bool, warnings: [String], labels: LabelTrack?)
-        do {
-            result = try withoutActuallyEscaping({ (first: Int, rows: UnsafeBufferPointer<Float>, valid: UnsafeBufferPointer<Bool>) in
+        let result = try StreamingRecording.attempt(source, isCancelled: { false }, make: { track in
+            // A second attempt (label rows read first) starts its buckets again.
+            buckets = Buckets(channels: layout.channelNames.count, maxBuckets: max(1, maxPoints / 2))
+            return try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: plan, aligner: nil,
+                                          featurePlan: nil, extractor: nil, isTrain: false, intervals: intervals,
+                                          blockBytes: blockBytes, keepBlocks: keep, labelTrack: track)
+        }) { streaming in
+            try withoutActuallyEscaping({ (first: Int, rows: UnsafeBufferPointer<Float>, valid: UnsafeBufferPointer<Bool>) in
                 buckets.add(first: first, rows: rows, valid: valid)
             }) { observe in
                 try streaming.timeline(isCancelled: { false }, observe: observe)
             }
-        } catch is StreamFallback {
-            return false
-        } catch is StreamedInspection.Fallback {
-            return false
-        } catch let e where source.files.count > 1 && !(e is MotionError && (e as! MotionError).exitStatus == .ioError) {
-            // Several files, read interleaved: whole processing gives the canonical error.
-            return false
         }
         t.warnings = result.warnings
         guard let t0 = result.t0, result.count > 0, !result.tooFewSamples else {
             t.problem = "a stream has fewer than 2 samples or the streams do not overlap in time: no grid (too_few_samples)"
-            return true
+            return
         }
         t.t0 = t0
         t.count = result.count
         buckets.finish(into: &t)
         addLabels(result.labels, spec: spec, to: &t)
-        return true
     }
 
     /// Label segments after `map`, clipped to the grid's range; equal neighbours merged.

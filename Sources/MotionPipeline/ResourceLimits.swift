@@ -97,29 +97,6 @@ public enum ResourceLimits {
     /// may hold at once, whatever `--jobs`. The same 2³⁰ values (4 GiB) one recording may use.
     public static let defaultRunBudgetValues = 1 << 30
 
-    /// What whole processing of a recording holds at most once its streams are read, in values
-    /// (4 bytes; a Double counts 2): the streams (twice: anti-aliasing filters a copy), the grid
-    /// (grid points × channels, plus one validity byte per point) and every window it can cut
-    /// (windows × length × channels, plus the features). An upper bound: gaps only remove
-    /// windows.
-    /// `scratchPerPoint`: values held per grid point on top of the grid (the untransformed grid
-    /// and the float64 buffers of `transforms`, docs/signal.md "Transforms").
-    static func wholeEstimate(streams: [SensorStream], rateHz: Double, channels: Int, length: Int, stride: Int,
-                              features: Int, scratchPerPoint: Int = 0) -> Int {
-        var total = 0.0
-        for s in streams { total += 4 * Double(s.count) * Double(s.channels.count + 1) }
-        if let t0 = streams.map({ $0.times.first ?? .infinity }).max(), let t1 = streams.map({ $0.times.last ?? -.infinity }).min(),
-           t1 >= t0 {
-            let points = ((t1 - t0) * rateHz).rounded(.down) + 2
-            total += points * (Double(channels) + 0.25 + Double(scratchPerPoint))
-            if points >= Double(length) {
-                let windows = ((points - Double(length)) / Double(Swift.max(1, stride))).rounded(.down) + 1
-                total += windows * (Double(length) * Double(channels) + Double(features) + 4)
-            }
-        }
-        return total < Double(Int.max / 2) ? Int(total) : Int.max / 2
-    }
-
     /// What a streamed recording holds at most, in values: a few input blocks (the block read,
     /// its parsed columns, the streams' buffers), the grid rows kept for windows in progress
     /// (at least a window, trimmed by 2¹⁶ rows or half) and one output batch of

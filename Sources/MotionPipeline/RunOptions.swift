@@ -20,19 +20,19 @@ public struct RunOptions: Sendable {
     /// `DIR.partial/`, not yet moved into place). The CLI sets it only for the crash-safety tests
     /// (`MOTIONPREP_TEST_PAUSE_AT`); it does nothing by default.
     public var checkpoint: @Sendable (String) -> Void = { _ in }
-    /// Recordings whose input files total at least this many bytes are streamed through the
-    /// stages in blocks, with memory bounded by the block size instead of the recording's length:
-    /// by default every recording (docs/streaming.md). Whole processing, in memory, remains
-    /// the fallback for the cases `StreamFallback` lists. The CLI reads `MOTIONPREP_STREAM_BYTES`
-    /// (tests set a huge value to process recordings whole and compare).
-    public var streamThresholdBytes = RunOptions.defaultStreamThresholdBytes
-    /// Input bytes per block when streaming (`MOTIONPREP_STREAM_BLOCK_BYTES`).
+    /// Input bytes per block: every recording streams through the stages in blocks, with memory
+    /// bounded by the block size instead of the recording's length (docs/streaming.md). The CLI
+    /// reads `MOTIONPREP_STREAM_BLOCK_BYTES` (tests set a huge value to read each file in one
+    /// block, the "whole" case, and compare).
     public var streamBlockBytes = RunOptions.defaultStreamBlockBytes
     /// The run-wide memory budget in values (4-byte units) that recordings in flight may hold
     /// together, whatever `jobs` (`MemoryBudget`, docs/hardening.md §3); also the most one
     /// recording's grid or windows may need when smaller than the per-recording limits. The
     /// CLI lowers it only for tests (`MOTIONPREP_TEST_MEMORY_BUDGET`).
     public var memoryBudgetValues = ResourceLimits.defaultRunBudgetValues
+    /// `inspect` only: files of at least this many bytes are described from their blocks, in
+    /// bounded memory; smaller ones, and the cases the block reading cannot follow, are read
+    /// whole (`MOTIONPREP_STREAM_BYTES`; by default every file streams).
     public static let defaultStreamThresholdBytes = 0
     public static let defaultStreamBlockBytes = 8 << 20
     /// Streamed recordings smaller than this are parsed once and held in memory as blocks when
@@ -86,7 +86,7 @@ public struct RunSummary: Sendable {
     public var bytesWritten: Int
     /// Recordings loaded from `--resume` state instead of being processed again.
     public var resumed: Int = 0
-    /// Recordings streamed through the stages in blocks (`RunOptions.streamThresholdBytes`).
+    /// Recordings streamed through the stages (every one processed; not those resumed).
     public var streamed: Int = 0
     /// The most values reserved from the memory budget at once, and the most recordings holding
     /// a reservation at once (`MemoryBudget`).

@@ -6,67 +6,40 @@ import MotionLabels
 import MotionResample
 import MotionWindowing
 
-/// Why a recording that was being streamed is processed whole instead. Not an error the user
-/// sees: whole processing then either succeeds (with the same output) or raises the error the
-/// recording deserves, with the message whole processing gives it.
-enum StreamFallback: Error, CustomStringConvertible, Equatable {
-    /// An IIO dump's layout gives other channels than the input's first file's.
-    case layoutDiffers(file: String)
-    /// A csv input without csv options (cannot happen after decoding).
-    case noCSVOptions
-    /// One stream in two files of the recording (read interleaved, their order is whole processing's to judge).
-    case streamInTwoFiles(stream: String)
-    /// An IIO dump without one whole scan.
-    case noWholeScan(file: String)
-    /// The grid, or the windows, would pass the resource limit: whole processing raises the error.
-    case gridPastLimit
-    case windowsPastLimit
-    /// A label event arrived at or before a time already labelled: it would have changed a
-    /// finished window. Not an error: whole processing labels the recording, with a notice.
-    case labelEventOutOfOrder(time: Double, labelledThrough: Double)
+/// Label events that arrive at or before a time already labelled: they would have changed a
+/// finished window. Not an error: the recording is streamed once more with its label track read
+/// first, in a pass of its own (`StreamingRecording.attempt`), which is rare (it needs a label
+/// row a block behind the samples around it).
+struct LabelEventOutOfOrder: Error, CustomStringConvertible {
+    var time: Double
+    var labelledThrough: Double
 
-    /// The one fallback the user hears of (a notice), since it is not an error.
-    var isLabelEventOutOfOrder: Bool {
-        if case .labelEventOutOfOrder = self { return true }
-        return false
-    }
-
-    var description: String {
-        switch self {
-        case .layoutDiffers(let file): return "\(file): its layout's channels differ from the input's first file's"
-        case .noCSVOptions: return "no csv options"
-        case .streamInTwoFiles(let stream): return "stream `\(stream)` in two files"
-        case .noWholeScan(let file): return "\(file) has no whole scan"
-        case .gridPastLimit: return "a grid past the resource limit"
-        case .windowsPastLimit: return "windows past the resource limit"
-        case .labelEventOutOfOrder(let t, let through): return "a label event at \(t) s arrived after windows up to \(through) s were labelled"
-        }
-    }
+    var description: String { "a label event at \(time) s arrived after windows up to \(labelledThrough) s were labelled" }
 }
 
 /// One recording streamed through ingest → time order → resample → window → label → features
 /// → record file, a block of input at a time, with memory bounded by the block size rather than
-/// the recording's length (issue 8). The output is byte-identical to `RecordingProcessor.process`
-/// on the same recording:
+/// the recording's length (issue 8). This is the only engine: a recording read in one block is
+/// the "whole" case, and every block size gives the same bytes (docs/streaming.md, "One path"):
 ///
 /// - each kept stream keeps only the samples that can still bracket a grid point; the last
 ///   sample received stays open (a later sample with the same time replaces it, docs/inputs.md, "Bad rows and time order");
 /// - grid point k is computed once every stream has a settled sample after t_k, with the same
-///   bracketing and the same expression as the whole-recording kernel; the grid's end (T1 and its
+///   bracketing and the same expression as the grid kernel; the grid's end (T1 and its
 ///   tolerance) is decided when every file has ended;
 /// - windows are cut as their last point is computed, and labelled one input block later, from
 ///   the label events seen so far kept in time order. An event that arrives at or before a time
-///   already labelled would have changed a finished window: the recording is then processed
-///   whole (`StreamFallback`), which is rare (it needs a sensor's rows a block behind the others);
+///   already labelled would have changed a finished window: `LabelEventOutOfOrder` is thrown,
+///   and `attempt` streams the recording again with its label track read first (`labelTrack`);
 /// - kept windows go to the record file in blocks of `RecordStore.blockWindows`, and the
-///   normalisation moments are combined per such block, as `RecordingProcessor` does.
+///   normalisation moments are combined per such block.
 ///
-/// Errors: a recording of one file raises what whole processing would, in the same order (a
-/// bad line as the reader meets it; after the last block, a missing stream or the first
-/// decreasing time per stream, found while the rest of the file is read only to be checked).
-/// Anything else (several files, read interleaved; a stream in two files; a dump without a
-/// whole scan) throws `StreamFallback`, and the caller processes the recording whole for the
-/// canonical error.
+/// Errors (docs/inputs.md, "Bad rows and time order"): a recording of one file raises them in
+/// the order of its lines (a bad line as the reader meets it; after the last block, a missing
+/// stream or the first decreasing time per stream, found while the rest of the file is read
+/// only to be checked). A recording of several files is read interleaved by time, so its first
+/// error met need not be the first in file order: `attempt` then reads the files once more in
+/// file order, only to check them (`checkInFileOrder`), and raises the first error there.
 final class StreamingRecording {
     private let source: RecordingSource
     private let spec: PipelineSpec
@@ -152,6 +125,16 @@ final class StreamingRecording {
     private var fixedTrack: LabelTrack?
     /// The intervals file, for the rows that cover no grid point.
     private let intervals: IntervalLabels?
+    /// The track of the label rows (or markers), read in a pass of their own before the
+    /// recording is streamed (`attempt`, when they are far out of time order); nil: the events
+    /// are folded as they come.
+    private let labelTrack: LabelTrack?
+    /// `checkInFileOrder`: the files are read one after the other, only to be checked.
+    private var checking = false
+    /// While checking, the files (indices into `source.files`) that gave each kept stream.
+    private var givers: [[Int]]
+    /// The file each kept stream came from.
+    private var streamInput: [InputFile?]
     private var eventNames: [String] = []
     private var eventTimes: [Double] = []
     private var eventLabels: [Int32] = []
@@ -165,6 +148,8 @@ final class StreamingRecording {
     private var missingStream = false
     /// Window starts so far, and whether they passed whole processing's limit (then none is kept).
     private var windowStarts = 0
+    /// The most `windowStarts` was before a short segment's starts were taken back.
+    private var mostWindowStarts = 0
     private var windowOverflow = false
     private var windowsDropped: ReasonCounts = [:]
     // Output.
@@ -178,8 +163,9 @@ final class StreamingRecording {
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
          intervals: IntervalLabels?, blockBytes: Int, valueLimit: Int = ResourceLimits.maxGridValues,
-         ledger: InputLedger? = nil, keepBlocks: Bool = false,
+         ledger: InputLedger? = nil, keepBlocks: Bool = false, labelTrack: LabelTrack? = nil,
          reserved: Int = 0, reserve: @escaping (Int) throws -> Void = { _ in }) throws {
+        self.labelTrack = labelTrack
         self.keepBlocks = keepBlocks
         self.baseReservation = reserved
         self.reserve = reserve
@@ -203,6 +189,8 @@ final class StreamingRecording {
         cutter = WindowCutter(plan: windowPlan)
         transforms = layout.transforms
         streamFile = Array(repeating: nil, count: layout.sensors.count)
+        streamInput = Array(repeating: nil, count: layout.sensors.count)
+        givers = Array(repeating: [], count: layout.sensors.count)
         streamNames = layout.sensors.map(\.name)
         row = [Float](repeating: 0, count: layout.channelNames.count)
         fixedTrack = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals)
@@ -242,14 +230,14 @@ final class StreamingRecording {
         case .iio:
             guard let sensor = layout.sensor(input: file.inputIndex) else { return nil }
             let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path, ledger: ledger)
-            guard iio.channelNames == sensor.channelNames && iio.channelUnits(spec.units) == sensor.channelUnits else {
-                throw StreamFallback.layoutDiffers(file: file.path)
-            }
+            try RecordingLoader.checkLayout(iio, of: file, sensor: sensor, units: spec.units)
             return try IIOBlockReader(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
                                       strict: input.strict, sensor: input.sensor ?? PathText.stem(file.path), blockBytes: blockBytes,
                                       observer: ledger?.observer(.recording))
         case .csv:
-            guard let options = input.csv else { throw StreamFallback.noCSVOptions }
+            guard let options = input.csv else {
+                throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: csv` needs `time` and `channels`")
+            }
             // As `RecordingLoader.loadRaw`: long files keep the layout's sensors, wide files
             // have one stream named by `sensor` or the file's stem.
             let keep: Set<String>? = options.sensorColumn == nil
@@ -329,7 +317,7 @@ final class StreamingRecording {
             var owner = [Int?](repeating: nil, count: grid.streams.count)
             var decreasing = false
             try rereadFiles(isCancelled: isCancelled, bytesRead: bytesRead) { s, r, raw in
-                if let o = owner[s], o != r { throw StreamFallback.streamInTwoFiles(stream: raw.name) }
+                if let o = owner[s], o != r { throw twoFiles(s, source.files[o].path, source.files[r].path) }
                 if owner[s] == nil { configure(s, name: raw.name) }
                 owner[s] = r
                 var previous = last[s]
@@ -402,7 +390,7 @@ final class StreamingRecording {
         defer { gridObserver = nil }  // `observe` does not outlive this call
         try designFilters(isCancelled: isCancelled, bytesRead: { _ in })
         let dropped = try stream(writer: nil, isCancelled: isCancelled, bytesRead: { _ in })
-        let labels = fixedTrack ?? timelineEvents.map { var fold = $0; return fold.finish() }
+        let labels = fixedTrack ?? labelTrack ?? timelineEvents.map { var fold = $0; return fold.finish() }
         return (grid.t0, dropped == nil ? grid.nextPoint : 0, dropped != nil, warnings, labels)
     }
 
@@ -413,7 +401,7 @@ final class StreamingRecording {
         for (r, file) in source.files.enumerated() {
             if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
         }
-        if gridObserver != nil, fixedTrack == nil, spec.labels != nil {
+        if gridObserver != nil, fixedTrack == nil, labelTrack == nil, spec.labels != nil {
             timelineEvents = StreamedInspection.EventFold(sources: readers.count)
         }
         keptFiles = [:]  // the readers hold what they replay
@@ -438,9 +426,7 @@ final class StreamingRecording {
                 readers[r].done = true
                 timelineEvents?.end(source: r)
                 rowsDropped.add(readers[r].reader.rowsDropped)
-                if let iio = _KeptFileReader.iio(readers[r].reader), iio.scans == 0 {
-                    throw StreamFallback.noWholeScan(file: readers[r].file.path)
-                }
+                try checkScans(readers[r].reader, readers[r].file)
                 for s in grid.streams.indices where streamFile[s] == r { grid.streams[s].finish() }
                 limitGrid()
             }
@@ -459,17 +445,12 @@ final class StreamingRecording {
         // Whole processing's checks after reading, in its order: per kept stream, present, then
         // in time order (an iio dump's order is checked right after the dump).
         for s in grid.streams.indices {
-            if let d = grid.streams[s].decrease, let r = streamFile[s], let iio = _KeptFileReader.iio(readers[r].reader) {
-                throw IngestError(.iioTimeDecreases(stream: d.stream, scan: Int(d.line), time: d.time, previousTime: d.previousTime),
-                                  at: SourceLocation(file: readers[r].file.path, byteOffset: Int(d.line) * iio.scanBytes))
-            }
+            if let r = streamFile[s], let iio = _KeptFileReader.iio(readers[r].reader),
+               let e = decreaseError(s, readers[r].file, iio: iio) { throw e }
         }
         for (s, sensor) in layout.sensors.enumerated() {
             guard let r = streamFile[s] else { throw RecordingLoader.noStream(sensor, source: source, spec: spec) }
-            if let d = grid.streams[s].decrease {
-                throw IngestError(.timeDecreases(stream: d.stream, time: d.time, previousTime: d.previousTime, previousLine: Int(d.previousLine)),
-                                  at: SourceLocation(file: readers[r].file.path, line: Int(d.line)))
-            }
+            if let e = decreaseError(s, readers[r].file, iio: nil) { throw e }
         }
         try checkGrid(readers.map(\.file))
         var dropped: String?
@@ -477,11 +458,12 @@ final class StreamingRecording {
             dropped = "too_few_samples"
         } else {
             try emit(final: true, writer: writer)
-            if gridOverflow { throw StreamFallback.gridPastLimit }
+            if gridOverflow { throw gridPastLimit() }
             if windowOverflow {
+                // The most window starts met (a short segment's were counted, then taken back).
                 try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
-                                                windows: windowStarts, length: T, channels: C, limit: valueLimit)
-                throw StreamFallback.windowsPastLimit
+                                                windows: Swift.max(windowStarts, mostWindowStarts), length: T, channels: C,
+                                                limit: valueLimit)
             }
             try label(count: pending.count, writer: writer)
             try flush(writer: writer)
@@ -502,7 +484,7 @@ final class StreamingRecording {
                                                  count: grid.streams[s].received))
         }
         try ResourceLimits.checkGrid(recording: source.name, extents: extents, rateHz: rate, channels: C, limit: valueLimit)
-        if gridOverflow { throw StreamFallback.gridPastLimit }
+        if gridOverflow { throw gridPastLimit() }
         try ResourceLimits.checkResolution(recording: source.name, extents: extents, rateHz: rate)
     }
 
@@ -529,6 +511,103 @@ final class StreamingRecording {
         trimEvents(before: known)
     }
 
+    // MARK: - Errors
+
+    /// A kept stream given by two files of the recording (docs/inputs.md, "Recordings, subjects
+    /// and channels"), naming them in the layout's order of inputs, then in file order.
+    private func twoFiles(_ s: Int, _ a: String, _ b: String) -> MotionError {
+        let sensor = layout.sensors[s]
+        func rank(_ path: String) -> (Int, Int) {
+            let f = source.files.firstIndex { $0.path == path } ?? 0
+            let input = source.files[f].inputIndex
+            return (sensor.sources.firstIndex { $0.inputIndex == input } ?? 0, f)
+        }
+        let (first, second) = rank(a) <= rank(b) ? (a, b) : (b, a)
+        return MotionError(.dataError, "recording `\(source.name)` has stream `\(sensor.name)` in both \(first) and \(second); a channel may occur only once per recording")
+    }
+
+    /// An IIO dump that ended without one whole scan (docs/inputs.md, "Bad rows and time order": no data rows).
+    private func checkScans(_ reader: IngestBlockReader, _ file: InputFile) throws {
+        guard let iio = _KeptFileReader.iio(reader), iio.scans == 0 else { return }
+        throw IngestError(.iioNoScans(fileBytes: iio.fileBytes, scanBytes: iio.scanBytes), at: SourceLocation(file: file.path))
+    }
+
+    /// Stream `s`'s first decreasing time, at its line, or its scan's byte offset in an IIO dump.
+    private func decreaseError(_ s: Int, _ file: InputFile, iio: IIOBlockReader?) -> IngestError? {
+        guard let d = grid.streams[s].decrease else { return nil }
+        if let iio {
+            return IngestError(.iioTimeDecreases(stream: d.stream, scan: Int(d.line), time: d.time, previousTime: d.previousTime),
+                               at: SourceLocation(file: file.path, byteOffset: Int(d.line) * iio.scanBytes))
+        }
+        return IngestError(.timeDecreases(stream: d.stream, time: d.time, previousTime: d.previousTime, previousLine: Int(d.previousLine)),
+                           at: SourceLocation(file: file.path, line: Int(d.line)))
+    }
+
+    /// The grid grew past the resource limit although the streams' extents kept it within
+    /// (the grid's end tolerance, for a recording at the limit).
+    private func gridPastLimit() -> MotionError {
+        MotionError(.dataError, "\(source.files.map(\.path).joined(separator: ", ")): recording `\(source.name)` would give a grid of more than the \(valueLimit) values motionprep accepts for one recording (a resource limit); check its timestamps and the time unit")
+    }
+
+    /// The first error of a recording of several files in file order, which the streamed read
+    /// (interleaved by time) may meet in another order (docs/inputs.md, "Bad rows and time
+    /// order"). Reads each file after the other, only to check it, and throws the first of: a
+    /// file's bad line, other layout, missing whole scan or (IIO) decreasing time, as that file
+    /// is read; then per kept stream in layout order, a stream missing, in two files or with a
+    /// decreasing time; then the grid's resource limits. Returns when there is none. Call it on
+    /// a recording that has not streamed.
+    func checkInFileOrder(isCancelled: () -> Bool) throws {
+        checking = true
+        for s in grid.streams.indices { grid.streams[s].checkOnly = true }
+        for (r, file) in source.files.enumerated() {
+            guard let reader = try openReader(file, index: r) else { continue }
+            var progress: Double?
+            while let block = try reader.next() {
+                if isCancelled() { throw RunInterrupted(message: "") }
+                try take(block, from: r, file: file, progress: &progress)
+            }
+            try checkScans(reader, file)
+            if let iio = _KeptFileReader.iio(reader) {
+                for s in grid.streams.indices where streamFile[s] == r {
+                    if let e = decreaseError(s, file, iio: iio) { throw e }
+                }
+            }
+        }
+        for (s, sensor) in layout.sensors.enumerated() {
+            guard let r = streamFile[s] else { throw RecordingLoader.noStream(sensor, source: source, spec: spec) }
+            if givers[s].count > 1 { throw twoFiles(s, source.files[givers[s][0]].path, source.files[givers[s][1]].path) }
+            if let e = decreaseError(s, source.files[r], iio: nil) { throw e }
+        }
+        try checkGrid(source.files)
+    }
+
+    /// The track of the recording's label rows (or markers) as they stand in its files: every
+    /// file read in file order, its events kept (12 bytes each) and ordered by time, equal times
+    /// in file order (`LabelTrack.fromEvents`). For label events too far out of time order to be
+    /// folded as they come (`attempt`).
+    func readLabelTrack(isCancelled: () -> Bool) throws -> LabelTrack {
+        var names: [String] = [], times: [Double] = [], labels: [Int32] = []
+        let fromMarkers = spec.labels?.from == .markers
+        for (r, file) in source.files.enumerated() where spec.inputs[file.inputIndex].type != .iio {
+            guard let reader = try openReader(file, index: r) else { continue }
+            while let block = try reader.next() {
+                if isCancelled() { throw RunInterrupted(message: "") }
+                let e = fromMarkers ? block.markers : block.rowLabels
+                var ids = [Int32](repeating: -1, count: e.names.count)
+                for (t, l) in zip(e.times, e.labels) {
+                    if ids[Int(l)] < 0 {
+                        let name = e.names[Int(l)]
+                        ids[Int(l)] = Int32(names.firstIndex(of: name) ?? names.count)
+                        if ids[Int(l)] == names.count { names.append(name) }
+                    }
+                    times.append(t)
+                    labels.append(ids[Int(l)])
+                }
+            }
+        }
+        return LabelEvents(names: names, times: times, labels: labels).track()
+    }
+
     // MARK: - Input
 
     private func take(_ block: IngestBlock, from reader: Int, file: InputFile, progress: inout Double?) throws {
@@ -536,17 +615,26 @@ final class StreamingRecording {
         for raw in block.streams {
             guard let s = streamIndex(raw, file) else { continue }
             if let owner = streamFile[s], owner != reader {
-                throw StreamFallback.streamInTwoFiles(stream: raw.name)
+                // A channel twice in a recording; while checking, reported after every file is read.
+                guard checking else { throw twoFiles(s, streamInput[s]!.path, file.path) }
+                if !givers[s].contains(reader) { givers[s].append(reader) }
+                continue
             }
+            if checking && givers[s].isEmpty { givers[s] = [reader] }
             if streamFile[s] == nil { configure(s, name: raw.name) }
             streamFile[s] = reader
+            streamInput[s] = file
             grid.streams[s].append(name: raw.name, times: raw.times, channels: raw.channels, lines: raw.lines)
             if let last = raw.times.last { progress = Swift.max(progress ?? last, last) }
         }
-        if fixedTrack == nil, let labels = spec.labels {
+        if !checking, fixedTrack == nil, labelTrack == nil, let labels = spec.labels {
             let events = labels.from == .markers ? block.markers : block.rowLabels
             if timelineEvents != nil {
-                try timelineEvents!.add(events, source: reader, samples: block.streams)
+                do {
+                    try timelineEvents!.add(events, source: reader, samples: block.streams)
+                } catch is StreamedInspection.Fallback {
+                    throw LabelEventOutOfOrder(time: events.times.first ?? .nan, labelledThrough: .nan)
+                }
             } else {
                 try addEvents(events)
             }
@@ -581,7 +669,7 @@ final class StreamingRecording {
         let bound = labelBound, through = labelledThrough
         for (t, l) in zip(e.times, e.labels) where t <= bound {
             if t <= through {
-                throw StreamFallback.labelEventOutOfOrder(time: t, labelledThrough: through)
+                throw LabelEventOutOfOrder(time: t, labelledThrough: through)
             }
             var id = ids[Int(l)]
             if id < 0 {
@@ -751,6 +839,7 @@ final class StreamingRecording {
         if segment.count < plan.minimumSegment {
             let lost = segmentPending.count
             if lost > 0 { windowsDropped["short_segment", default: 0] += lost }
+            mostWindowStarts = Swift.max(mostWindowStarts, windowStarts)
             windowStarts -= lost
             segmentPending.removeAll()
             let from = settled
@@ -808,7 +897,7 @@ final class StreamingRecording {
         if let aligner {
             let a = starts[0]
             let span = starts[count - 1] + T - a
-            let track = fixedTrack ?? LabelTrack(names: eventNames, times: eventTimes, labels: eventLabels)
+            let track = fixedTrack ?? labelTrack ?? LabelTrack(names: eventNames, times: eventTimes, labels: eventLabels)
             let t0 = grid.t0!, rate = self.rate
             let labelled = aligner.label(track: track, gridCount: span, gridTime: { t0 + Double(a + $0) / rate },
                                          starts: starts.map { $0 - a }, length: T)
@@ -816,7 +905,7 @@ final class StreamingRecording {
             classIds = labelled.classIds
             windowsDropped.add(labelled.dropped)
             labelledThrough = Swift.max(labelledThrough, time(starts[count - 1] + T - 1))
-            if fixedTrack == nil { trimEvents() }
+            if fixedTrack == nil && labelTrack == nil { trimEvents() }
         } else {
             keptStarts = starts
             classIds = [Int64](repeating: -1, count: count)
@@ -972,5 +1061,40 @@ final class _KeptFileReader: IngestBlockReader {
     /// The IIO reader behind `reader`, replayed or not.
     static func iio(_ reader: IngestBlockReader) -> IIOBlockReader? {
         (reader as? IIOBlockReader) ?? ((reader as? _KeptFileReader)?.original as? IIOBlockReader)
+    }
+}
+
+extension StreamingRecording {
+    /// Runs `body` on a recording `make` makes, settling the two cases one streamed read cannot
+    /// settle alone:
+    /// - label events far out of time order (`LabelEventOutOfOrder`): `log` hears a notice, the
+    ///   label track is read first, in a pass of its own, and the recording is streamed again
+    ///   with it (`make` is given the track);
+    /// - an error of a recording of several files, which were read interleaved by time: the
+    ///   files are read once more in file order (`checkInFileOrder`) for the first error there,
+    ///   else the error met is thrown.
+    /// Interruptions and failed reads are thrown as they come.
+    static func attempt<R>(_ source: RecordingSource, log: (String) -> Void = { _ in }, isCancelled: () -> Bool,
+                           make: (_ labelTrack: LabelTrack?) throws -> StreamingRecording,
+                           _ body: (StreamingRecording) throws -> R) throws -> R {
+        var track: LabelTrack?
+        do {
+            while true {
+                do {
+                    return try body(try make(track))
+                } catch let e as LabelEventOutOfOrder where track == nil {
+                    log("notice: recording `\(source.name)`: \(e.description) (label rows far out of time order), so its label rows are read first, in a pass of their own, and the recording is streamed again")
+                    track = try make(nil).readLabelTrack(isCancelled: isCancelled)
+                }
+            }
+        } catch let e as RunInterrupted {
+            throw e
+        } catch let e as MotionError where e.exitStatus == .ioError {
+            // A read failed, or a file changed as it was read.
+            throw e
+        } catch where source.files.count > 1 {
+            try make(track).checkInFileOrder(isCancelled: isCancelled)
+            throw error
+        }
     }
 }

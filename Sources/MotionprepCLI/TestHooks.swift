@@ -5,8 +5,10 @@ import MotionPipeline
 /// None is meant for users; each is documented where the behaviour it exposes is:
 /// - `MOTIONPREP_TEST_PAUSE_AT=POINT` (with `MOTIONPREP_TEST_CONTINUE_WHEN=PATH`): stop at a named
 ///   point of the run (docs/hardening.md §2);
-/// - `MOTIONPREP_STREAM_BYTES`, `MOTIONPREP_STREAM_BLOCK_BYTES`: when a recording is streamed in
-///   blocks, and the block size (docs/streaming.md);
+/// - `MOTIONPREP_STREAM_BLOCK_BYTES`: the input bytes per block (docs/streaming.md; a huge value
+///   reads each file in one block);
+/// - `MOTIONPREP_STREAM_BYTES`: `inspect` only, the size from which a file is described from its
+///   blocks rather than read whole (docs/streaming.md);
 /// - `MOTIONPREP_TEST_MEMORY_BUDGET=N`: a lowered run-wide memory budget, in values (docs/hardening.md §3);
 /// - `MOTIONPREP_TEST_PROGRESS_INTERVAL_MS=N`: the progress bar's least interval between draws
 ///   (100 ms by default), so that a test on a fast machine sees every draw.
@@ -27,15 +29,14 @@ struct TestHooks {
         if let v = env["MOTIONPREP_TEST_PROGRESS_INTERVAL_MS"], let n = UInt64(v) { progressIntervalNanoseconds = n * 1_000_000 }
     }
 
-    /// The streaming knobs with their defaults, for the commands that only read
-    /// (`inspect`, `report --recordings`).
+    /// The streaming knobs with their defaults, for the commands that only read (`inspect`;
+    /// `report --recordings` takes the block size).
     var streamBytes: Int { streamThresholdBytes ?? RunOptions.defaultStreamThresholdBytes }
     var blockBytes: Int { streamBlockBytes ?? RunOptions.defaultStreamBlockBytes }
 
     /// Applies the hooks that were set to a run's options.
     func apply(to options: inout RunOptions) {
         if let checkpoint { options.checkpoint = checkpoint }
-        if let streamThresholdBytes { options.streamThresholdBytes = streamThresholdBytes }
         if let streamBlockBytes { options.streamBlockBytes = streamBlockBytes }
         if let memoryBudgetValues { options.memoryBudgetValues = memoryBudgetValues }
     }
@@ -43,7 +44,6 @@ struct TestHooks {
     /// Applies the hooks that were set to an apply's options.
     func apply(to options: inout ApplyOptions) {
         if let checkpoint { options.checkpoint = checkpoint }
-        if let streamThresholdBytes { options.streamThresholdBytes = streamThresholdBytes }
         if let streamBlockBytes { options.streamBlockBytes = streamBlockBytes }
         if let memoryBudgetValues { options.memoryBudgetValues = memoryBudgetValues }
     }

@@ -70,10 +70,18 @@ case "resample":
     let stream = SensorStream(name: "A", channelNames: ["x", "y", "z"], channelUnits: ["1", "1", "1"], times: times, channels: chans)
     var out = 0
     let reps = 10
+    let lines = [Int32](repeating: 0, count: n)
     let t = seconds {
         for _ in 0..<reps {
-            let r = Resampler.resample([ResampleInput(stream: stream, method: .linear, maxGapS: 0.25)], rateHz: 100)!
-            out += r.values.count
+            // The engine's resampler (`StreamingGrid`), the stream handed over in one block.
+            var buffer = StreamBuffer(channels: 3)
+            buffer.maxGapS = 0.25
+            buffer.append(name: stream.name, times: stream.times, channels: stream.channels, lines: lines)
+            buffer.finish()
+            let grid = StreamingGrid(streams: [buffer], rateHz: 100, magnitudes: [])
+            var rows: [Float] = [], valid: [Bool] = []
+            if grid.start(), let limit = grid.finalLimit { _ = grid.compute(through: limit, rows: &rows, valid: &valid) }
+            out += rows.count
         }
     }
     emit(["stage": .string("resample_linear_3axis"), "seconds": .double(t), "output_samples": .int(out),

@@ -8,9 +8,10 @@ import Testing
 /// Differential test of streamed recordings (issue 8, docs/streaming.md): random MotionCollector
 /// files (interleaved sensors with jitter, gaps, duplicate times, missing values, blank lines,
 /// label segments, sometimes a decreasing time or a bad number) under random pipelines (rates,
-/// methods, gaps, antialias, window sizes, label policies, features, magnitudes), each processed
-/// whole and streamed with a random block size. Both must give the same record (counts,
-/// warnings, moments, every window) or the same error.
+/// methods, gaps, antialias, window sizes, label policies, features, magnitudes), each streamed
+/// by the engine with a random block size and in one block, and processed whole by the test
+/// oracle (`WholeReference`). All must give the same record (counts, warnings, moments, every
+/// window) or the same error.
 @Suite struct StreamingDifferentialTests {
     struct Outcome: Equatable {
         var error: String?
@@ -145,26 +146,28 @@ import Testing
         let block = Int.random(in: 1...3000, using: &g)
         let isTrain = Bool.random(using: &g)
         let whole = Self.outcome {
-            try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: .max)
-                .processToRecord(source, isTrain: isTrain, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
-                                 recordPath: dir.path("whole.mprec"),
-                                 pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
+            RecordingRecord(processed: try WholeReference.process(source, spec: spec, layout: plan.layout, isTrain: isTrain,
+                                                                  intervals: nil),
+                            inputs: [], stored: nil)
         }
-        var streamedRecords = 0
-        let streamed = Self.outcome {
-            let r = try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: 0, streamBlockBytes: block)
-                .processToRecord(source, isTrain: isTrain, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
-                                 recordPath: dir.path("streamed.mprec"),
-                                 pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
-            if r.stored != nil { streamedRecords += 1 }
-            return r
+        func streamed(_ block: Int, _ name: String) -> Outcome {
+            Self.outcome {
+                try RecordingProcessor(spec: spec, layout: plan.layout, streamBlockBytes: block)
+                    .processToRecord(source, isTrain: isTrain, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
+                                     recordPath: dir.path(name), pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
+            }
         }
-        #expect(whole.error == streamed.error, "\(text)")
-        #expect(whole.summary == streamed.summary, "\(text)")
-        #expect(whole.x == streamed.x && whole.y == streamed.y && whole.features == streamed.features
-                && whole.starts == streamed.starts, "windows differ; block \(block)\n\(text)")
-        if whole.error == nil { #expect(streamedRecords == 1, "the recording was not streamed") }
+        // Random blocks, and the whole file in one block.
+        for (b, o) in [(block, streamed(block, "streamed.mprec")), (Self.oneBlock, streamed(Self.oneBlock, "one.mprec"))] {
+            #expect(whole.error == o.error, "block \(b)\n\(text)")
+            #expect(whole.summary == o.summary, "block \(b)\n\(text)")
+            #expect(whole.x == o.x && whole.y == o.y && whole.features == o.features
+                    && whole.starts == o.starts, "windows differ; block \(b)\n\(text)")
+        }
     }
+
+    /// A block size that holds any test file: each file is read in one block.
+    static let oneBlock = 1 << 40
 
     /// Zero-phase filters on a recording cut by many gaps: the streamed path holds each segment
     /// whole, drops those shorter than the filters' padding and counts their windows as
@@ -209,22 +212,18 @@ import Testing
         let plan = try RunPlan(spec: spec, sources: sources)
         #expect(spec.transformsLookahead == .segment)
         let whole = Self.outcome {
-            try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: .max)
-                .processToRecord(sources[0], isTrain: true, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
-                                 recordPath: dir.path("whole.mprec"), pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
+            RecordingRecord(processed: try WholeReference.process(sources[0], spec: spec, layout: plan.layout, isTrain: true,
+                                                                  intervals: nil),
+                            inputs: [], stored: nil)
         }
-        var stored = false
         let streamed = Self.outcome {
-            let r = try RecordingProcessor(spec: spec, layout: plan.layout, streamThresholdBytes: 0, streamBlockBytes: block)
+            try RecordingProcessor(spec: spec, layout: plan.layout, streamBlockBytes: block)
                 .processToRecord(sources[0], isTrain: true, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
                                  recordPath: dir.path("streamed.mprec"), pipelineSHA256: plan.pipelineSHA256, isCancelled: { false })
-            stored = r.stored != nil
-            return r
         }
         #expect(whole.error == nil)
         #expect(whole.summary.contains("short_segment"), "the case must drop short segments: \(whole.summary)")
         #expect(whole.y.count > 100)
-        #expect(stored, "the recording was streamed")
         #expect(whole.error == streamed.error && whole.summary == streamed.summary, "block \(block)")
         #expect(whole.x == streamed.x && whole.y == streamed.y && whole.features == streamed.features
                 && whole.starts == streamed.starts, "windows differ; block \(block)")
@@ -246,8 +245,9 @@ import Testing
         func describe(_ t: Timeline) -> String {
             "\(t.t0.bitPattern) \(t.count) \(t.bucketSize) \(t.minimum.map(\.bitPattern)) \(t.maximum.map(\.bitPattern)) \(t.gaps) \(t.gapIndices) \(t.labels) \(t.problem ?? "-") \(t.warnings)"
         }
-        let whole = try RecordingTimeline.load(spec: spec, maxRecordings: 1, maxPoints: points, streamBytes: .max)
-        let streamed = try RecordingTimeline.load(spec: spec, maxRecordings: 1, maxPoints: points, streamBytes: 0, blockBytes: block)
+        // The whole file in one block, against random blocks.
+        let whole = try RecordingTimeline.load(spec: spec, maxRecordings: 1, maxPoints: points, blockBytes: Self.oneBlock)
+        let streamed = try RecordingTimeline.load(spec: spec, maxRecordings: 1, maxPoints: points, blockBytes: block)
         try #require(whole.timelines.count == 1 && streamed.timelines.count == 1)
         let (a, b) = (whole.timelines[0], streamed.timelines[0])
         #expect(describe(a) == describe(b), "points \(points), block \(block)\n\(text)")

@@ -1,5 +1,6 @@
 import MotionConfig
 import MotionCore
+import MotionReference
 import MotionResample
 import Testing
 @testable import MotionPipeline

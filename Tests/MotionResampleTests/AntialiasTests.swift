@@ -2,6 +2,7 @@ import Foundation
 import MotionTestSupport
 import MotionCore
 import Testing
+import MotionReference
 @testable import MotionResample
 
 /// Runs a Python snippet in the test venv (numpy + scipy) and returns the numbers it prints.

@@ -1,5 +1,6 @@
 import MotionCore
 import Testing
+import MotionReference
 @testable import MotionResample
 
 private func stream(_ name: String, _ times: [Double], _ values: [Double]) -> SensorStream {

@@ -2,6 +2,7 @@ import Foundation
 import MotionCore
 import MotionTestSupport
 import Testing
+import MotionReference
 @testable import MotionResample
 
 /// The streamed anti-aliasing pieces against the whole-stream ones they replace (issue 8).

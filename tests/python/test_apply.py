@@ -150,12 +150,12 @@ def check_reproduces(dataset, applied, labelled):
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 def test_applying_to_its_own_recordings_reproduces_the_dataset(data, tmp_path, storage, streamed):
     dataset = make_dataset(data, storage=storage, name=f"ds-{storage}")
-    env = dict(os.environ, MOTIONPREP_STREAM_BYTES="0", MOTIONPREP_STREAM_BLOCK_BYTES="5000") if streamed \
-        else dict(os.environ, MOTIONPREP_STREAM_BYTES=str(1 << 60))   # processed whole, in memory
+    env = dict(os.environ, MOTIONPREP_STREAM_BLOCK_BYTES="5000") if streamed \
+        else dict(os.environ, MOTIONPREP_STREAM_BLOCK_BYTES=str(1 << 40))   # each file in one block
     out = tmp_path / "applied"
     p = run_apply(dataset, data / "data", "--out", out, "--jobs", 2, "--json", env=env, cwd=data)
     assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout)["streamed_recordings"] == (8 if streamed else 0)
+    assert json.loads(p.stdout)["streamed_recordings"] == 8
     ap, manifest = check_reproduces(dataset, out, labelled=True)
     # Windows the labels policy dropped are kept unlabelled and counted.
     ds_manifest = json.loads((dataset / "manifest.json").read_text())

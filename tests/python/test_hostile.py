@@ -288,8 +288,8 @@ def test_hostile_input_streamed_like_whole(tmp_path, case):
     import subprocess
     from conftest import BIN
     results = []
-    for mode, env in (("whole", {"MOTIONPREP_STREAM_BYTES": str(1 << 60)}),
-                      ("streamed", {"MOTIONPREP_STREAM_BYTES": "0", "MOTIONPREP_STREAM_BLOCK_BYTES": "1000"})):
+    for mode, env in (("whole", {"MOTIONPREP_STREAM_BLOCK_BYTES": str(1 << 40)}),   # each file in one block
+                      ("streamed", {"MOTIONPREP_STREAM_BLOCK_BYTES": "1000"})):
         root = tmp_path / mode
         for name, data in case.files.items():
             p = root / name
@@ -313,7 +313,7 @@ def _budget_run(root, jobs, budget=None):
     import os
     import subprocess
     from conftest import BIN
-    env = {**os.environ, "MOTIONPREP_STREAM_BYTES": str(1 << 60)}
+    env = {**os.environ}
     if budget is not None:
         env["MOTIONPREP_TEST_MEMORY_BUDGET"] = str(budget)
     p = subprocess.run([BIN, "run", "pipeline.yaml", "--quiet", "--jobs", str(jobs), "--out", f"out-{jobs}-{budget}"],

@@ -15,8 +15,8 @@ import reference as ref
 from conftest import BIN, motionprep
 
 RATE, LENGTH, STRIDE = 50.0, 100, 50
-WHOLE = {"MOTIONPREP_STREAM_BYTES": str(1 << 60)}
-STREAMED = {"MOTIONPREP_STREAM_BYTES": "0", "MOTIONPREP_STREAM_BLOCK_BYTES": "4096"}
+WHOLE = {"MOTIONPREP_STREAM_BLOCK_BYTES": str(1 << 40)}  # each file in one block
+STREAMED = {"MOTIONPREP_STREAM_BLOCK_BYTES": "4096"}
 
 
 def run(pipeline, out, env, check=True):

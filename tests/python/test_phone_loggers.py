@@ -8,7 +8,7 @@ channels"):
 - a logger with wall-clock times `2022-10-22 18:36:24:895` (`time.format`), values in m/s².
 
 Every channel is linear in time, so the resampled values are known exactly: the HDF5 is checked with h5py against
-the converted values, whole and streamed (MOTIONPREP_STREAM_BYTES=0). A recording that gets the same channels from
+the converted values, each file in one block and in small blocks (MOTIONPREP_STREAM_BLOCK_BYTES). A recording that gets the same channels from
 two inputs is refused at discovery, naming both inputs and the recording."""
 import datetime
 import os
@@ -113,8 +113,8 @@ def read(out):
     return windows
 
 
-@pytest.mark.parametrize("env", [{"MOTIONPREP_STREAM_BYTES": str(1 << 60)},
-                                 {"MOTIONPREP_STREAM_BYTES": "0", "MOTIONPREP_STREAM_BLOCK_BYTES": "4096"}],
+@pytest.mark.parametrize("env", [{"MOTIONPREP_STREAM_BLOCK_BYTES": str(1 << 40)},
+                                 {"MOTIONPREP_STREAM_BLOCK_BYTES": "4096"}],
                          ids=["whole", "streamed"])
 def test_three_apps_one_dataset(tmp_path, env):
     expected = write(tmp_path)

@@ -107,7 +107,7 @@ def test_sensorlogger(tmp_path, streamed):
     assert (folder / "Accelerometer.csv").read_text().startswith("time,seconds_elapsed,z,y,x\n")
     assert (folder / "Barometer.csv").read_text().startswith("time,seconds_elapsed,relativeAltitude,pressure\n")
     run(tmp_path, "sensorlogger", '"data/*/*"', "    sensors: [TotalAcceleration, Gyroscope, Barometer]\n",
-        env={"MOTIONPREP_STREAM_BYTES": "0"} if streamed else None)
+        env={"MOTIONPREP_STREAM_BLOCK_BYTES": "4096"} if streamed else None)
 
     def expect(name):
         f = tmp_path / "data" / name

@@ -237,8 +237,6 @@ def test_a_file_changed_while_it_is_read_fails_the_run(work, tmp_path, how):
     (tmp_path / "one.yaml").write_text(MC.replace("PATHS", str(first.relative_to(tmp_path))))
     go = tmp_path / "go"
     env = {**os.environ, "MOTIONPREP_TEST_PAUSE_AT": "input-read", "MOTIONPREP_TEST_CONTINUE_WHEN": str(go)}
-    if how == "replace":
-        env["MOTIONPREP_STREAM_BYTES"] = "0"  # streamed: the anti-aliasing pass, then the main pass
     proc = subprocess.Popen([BIN, "run", str(tmp_path / "one.yaml"), "--quiet", "--jobs", "1"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     wait_for_pause(proc, "input-read")

@@ -1,10 +1,10 @@
-"""Streamed recordings (issue 8): a recording processed a block at a time gives exactly the bytes
-of the same recording processed whole, for every stage option, block size and output type;
-errors are the same; --resume and merge work on streamed records; memory does not grow with a
-recording's length.
+"""Streamed recordings (issue 8, docs/streaming.md "One path"): every recording goes through the
+engine a block at a time, and any block size gives exactly the bytes of the same recording read
+in one block ("whole"), for every stage option and output type; errors are the same; --resume
+and merge work on streamed records; memory does not grow with a recording's length.
 
-`MOTIONPREP_STREAM_BYTES` sets the size from which a recording is streamed (0: every one;
-a huge value: none) and `MOTIONPREP_STREAM_BLOCK_BYTES` the input bytes per block."""
+`MOTIONPREP_STREAM_BLOCK_BYTES` sets the input bytes per block (a huge value: each file in one
+block)."""
 import json
 import os
 import random
@@ -19,11 +19,11 @@ import pytest
 
 from conftest import BIN, motionprep
 
-WHOLE = {"MOTIONPREP_STREAM_BYTES": str(1 << 60)}
+WHOLE = {"MOTIONPREP_STREAM_BLOCK_BYTES": str(1 << 40)}  # each file in one block
 
 
 def streamed(block):
-    return {"MOTIONPREP_STREAM_BYTES": "0", "MOTIONPREP_STREAM_BLOCK_BYTES": str(block)}
+    return {"MOTIONPREP_STREAM_BLOCK_BYTES": str(block)}
 
 
 def run(pipeline, out, env, *extra, check=True):
@@ -229,7 +229,6 @@ def test_streamed_equals_whole(data, name):
     pipeline = data / f"{name}.yaml"
     pipeline.write_text(f"version: 1\nname: {name}\n" + PIPELINES[name].lstrip())
     whole = run(pipeline, data / f"{name}-whole", WHOLE)
-    assert json.loads(whole.stdout)["streamed_recordings"] == 0
     reference = files(data / f"{name}-whole")
     summary = json.loads(whole.stdout)
     for block in [97, 4096, 1 << 20]:
@@ -362,9 +361,55 @@ def test_error_precedence_is_that_of_whole_processing(data, case):
     assert expected in a_.stderr, a_.stderr
 
 
-def test_label_rows_far_out_of_order_fall_back_to_whole(data):
-    """Label rows a block behind the samples around them cannot be streamed exactly: the run says
-    so and processes that recording whole, with the same bytes."""
+TWO_FILES_PIPELINE = """version: 1
+name: two-files
+inputs:
+  - {type: csv, paths: ["prec2/*/*/Accelerometer.csv"], recording: "{dirpath}", subject: "{dir:2}",
+     time: {column: time, unit: s}, channels: {acc_x: x, acc_y: y, acc_z: z}, units: {acc_x: g, acc_y: g, acc_z: g}}
+  - {type: csv, paths: ["prec2/*/*/Baro*.csv"], recording: "{dirpath}", subject: "{dir:2}",
+     time: {column: time, unit: s}, channels: {pressure: pressure}, units: {pressure: kPa}, sensor: baro}
+resample: {rate_hz: 50, max_gap_s: 2, antialias: false}   # no extra pass in file order first
+window: {length_s: 2.0, stride_s: 1.0}
+output: {type: hdf5, path: out}
+"""
+
+
+@pytest.mark.parametrize("case", ["bad-lines", "stream-in-two-files"])
+def test_several_files_report_the_first_error_in_file_order(data, case):
+    """A recording of several files is streamed interleaved by time, so the first error it meets
+    may lie in a later file; the engine then reads the files once more in file order, only to
+    check them, and reports the error that comes first there, as the one-block read does
+    (docs/inputs.md, "Bad rows and time order"): bad-lines, an accelerometer line late in time
+    against a barometer line early in time (the accelerometer file comes first); a stream in two
+    files, against a bad line of the first file after the point where the second file starts."""
+    import shutil
+    d = data / f"prec2-{case}"
+    src = sorted((data / "phone").rglob("Accelerometer.csv"))[-1].parent
+    rec = d / "prec2/s1/r1"
+    rec.mkdir(parents=True, exist_ok=True)
+    acc = (src / "Accelerometer.csv").read_text().split("\n")
+    baro = (src / "Barometer.csv").read_text().split("\n")
+    acc[len(acc) - 30] = "12.5,x-late,0,0,"
+    if case == "bad-lines":
+        baro[5] = baro[5].replace(",", ",p-early,", 1).split(",p-early,")[0] + ",p-early,0.0,"
+        (rec / "Barometer.csv").write_text("\n".join(baro))
+    else:
+        (rec / "Barometer.csv").write_text("\n".join(baro))
+        (rec / "Barometer2.csv").write_text("\n".join(baro))   # the same stream, `baro`, again
+    (rec / "Accelerometer.csv").write_text("\n".join(acc))
+    pipeline = d / "p.yaml"
+    pipeline.write_text(TWO_FILES_PIPELINE)
+    a_ = run(pipeline, d / "whole", WHOLE, check=False)
+    b_ = run(pipeline, d / "stream", streamed(2048), check=False)
+    assert a_.returncode == b_.returncode == 65, a_.stderr
+    assert "Accelerometer.csv:" in a_.stderr and "x-late" in a_.stderr, a_.stderr
+    assert a_.stderr == b_.stderr
+
+
+def test_label_rows_far_out_of_order_are_read_first(data):
+    """Label rows a block behind the samples around them cannot be folded as they come: the run
+    says so, reads that recording's label rows in a pass of their own and streams it again, with
+    the bytes of the one-block read."""
     src = (data / "cur/subject03/rec-01.csv").read_bytes().decode().split("\r\n")
     header, rows = src[0], [r for r in src[1:] if r]
     # An M row (not kept) labelled T, stamped early, placed near the end of the file.
@@ -387,8 +432,8 @@ output: {type: hdf5, path: out}
     p = subprocess.run([BIN, "run", str(pipeline), "--json", "--out", str(data / "late-stream")],
                        capture_output=True, text=True, env={**os.environ, **streamed(65536)})
     assert p.returncode == 0, p.stderr
-    assert "processed whole" in p.stderr and "recording `rec`" in p.stderr
-    assert json.loads(p.stdout)["streamed_recordings"] == 0
+    assert "label rows are read first, in a pass of their own" in p.stderr and "recording `rec`" in p.stderr
+    assert json.loads(p.stdout)["streamed_recordings"] == 1
     assert files(data / "late-whole") == files(data / "late-stream")
 
 

@@ -53,7 +53,6 @@ enum ReportCommand {
             let spec = try PipelineLoader.load(path: pipeline)
             let hooks = TestHooks()
             let loaded = try RecordingTimeline.load(spec: spec, maxRecordings: maxRecordings ?? 12,
-                                                    streamBytes: hooks.streamBytes,
                                                     blockBytes: hooks.blockBytes)
             let classes = (try? DatasetManifest.load(directory: a.positionals[0]).classes) ?? spec.labels?.classes ?? []
             extra.append(TimelineSection.render(loaded, classes: classes, pipeline: pipeline))

@@ -36,6 +36,15 @@ final class HDF5ChunkAppender {
     ///
     /// - Throws: ``HDF5Error`` from storing a chunk.
     func append<Element: BitwiseCopyable>(_ values: [Element], rows count: Int) throws {
+        try values.withUnsafeBufferPointer { try append($0, rows: count) }
+    }
+
+    /// Appends `rows × product(rowShape)` values, row-major, from a slice.
+    func append<Element: BitwiseCopyable>(_ values: ArraySlice<Element>, rows count: Int) throws {
+        try values.withUnsafeBufferPointer { try append($0, rows: count) }
+    }
+
+    private func append<Element: BitwiseCopyable>(_ values: UnsafeBufferPointer<Element>, rows count: Int) throws {
         precondition(MemoryLayout<Element>.stride == elementSize,
                      "appending \(Element.self) to `\(dataset.name)`, whose elements have \(elementSize) bytes")
         precondition(count >= 0 && values.count == count * elementsPerRow,

@@ -31,10 +31,19 @@ public final class HDF5SplitSink: SplitSink {
     /// complete, then written dataset by dataset: the order in which chunks reach the file, and
     /// so its bytes, then depend only on the windows, not on how appends cut them (a recording
     /// in one batch, or streamed in blocks, or replayed from a record's blocks).
+    ///
+    /// `x` comes first in that order, so without `x_normalized` its rows go to its appender as
+    /// they arrive (its chunks reach the file in the same order, and `stage.x` stays empty): the
+    /// stage then holds only the small datasets, not 4096 windows of `x`, and the writer's
+    /// memory does not grow with the windows a split has gathered (with `x_normalized`, written
+    /// after the small datasets, `x` is staged).
     private var stage: WindowBatch
+    private let stagesX: Bool
     private var stageSubject: [Int32] = []
     private var stageRecording: [Int32] = []
     private var stageFold: [Int32] = []
+    /// Windows in the stage (`stage.count` counts `x`, empty when it is not staged).
+    private var stagedWindows = 0
     static let stageWindows = 4096
 
     /// Creates `{directory}/{split}.h5`.
@@ -72,6 +81,7 @@ public final class HDF5SplitSink: SplitSink {
         startTime = try column("start_time_s", .float64, [], chunkRows: 4096)
         foldIndex = description.hasFolds ? try column("fold_index", .int32, [], chunkRows: 4096) : nil
         self.normalization = normalization
+        stagesX = normalization != nil
         xNormalized = normalization != nil ? try column("x_normalized", .float32, [T, C], chunkRows: Swift.max(1, 65536 / Swift.max(1, T * C * 4))) : nil
         featuresNormalized = normalization?.features != nil && F > 0
             ? try column("features_normalized", .float32, [F], chunkRows: Swift.max(1, Swift.min(4096, 65536 / (F * 4)))) : nil
@@ -95,16 +105,21 @@ public final class HDF5SplitSink: SplitSink {
         let tc = batch.length * batch.channelCount, fc = batch.featureCount
         var start = 0
         while start < n {
-            let take = Swift.min(n - start, Self.stageWindows - stage.count)
+            let take = Swift.min(n - start, Self.stageWindows - stagedWindows)
             let end = start + take
-            stage.x.append(contentsOf: batch.x[(start * tc)..<(end * tc)])
+            if stagesX {
+                stage.x.append(contentsOf: batch.x[(start * tc)..<(end * tc)])
+            } else {
+                try x.append(batch.x[(start * tc)..<(end * tc)], rows: take)
+            }
             stage.y.append(contentsOf: batch.y[start..<end])
             stage.features.append(contentsOf: batch.features[(start * fc)..<(end * fc)])
             stage.startTimes.append(contentsOf: batch.startTimes[start..<end])
             stageSubject.append(contentsOf: repeatElement(s, count: take))
             stageRecording.append(contentsOf: repeatElement(r, count: take))
             stageFold.append(contentsOf: repeatElement(f ?? 0, count: take))
-            if stage.count == Self.stageWindows { try writeStage() }
+            stagedWindows += take
+            if stagedWindows == Self.stageWindows { try writeStage() }
             start = end
         }
         for (i, c) in classCounts(batch.y, classes: counts.count).enumerated() { counts[i] += c }
@@ -112,9 +127,9 @@ public final class HDF5SplitSink: SplitSink {
     }
 
     private func writeStage() throws {
-        let n = stage.count
+        let n = stagedWindows
         guard n > 0 else { return }
-        try x.append(stage.x, rows: n)
+        if stagesX { try x.append(stage.x, rows: n) }
         try y.append(stage.y, rows: n)
         if let features { try features.append(stage.features, rows: n) }
         try subjectIndex.append(stageSubject, rows: n)
@@ -130,6 +145,7 @@ public final class HDF5SplitSink: SplitSink {
         stageSubject.removeAll(keepingCapacity: true)
         stageRecording.removeAll(keepingCapacity: true)
         stageFold.removeAll(keepingCapacity: true)
+        stagedWindows = 0
     }
 
     /// Stores the last chunks and closes the file.

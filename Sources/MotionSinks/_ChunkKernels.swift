@@ -151,7 +151,7 @@ enum _ChunkKernels {
 
     /// Copies the bytes of `values[first ..< first + count]` into `buffer` at byte offset
     /// `offset`.
-    static func copy<Element: BitwiseCopyable>(_ values: [Element], first: Int, count: Int,
+    static func copy<Element: BitwiseCopyable>(_ values: UnsafeBufferPointer<Element>, first: Int, count: Int,
                                                into buffer: inout [UInt8], offset: Int) {
         let stride = MemoryLayout<Element>.stride
         precondition(first >= 0 && count >= 0 && first + count <= values.count,
@@ -159,11 +159,10 @@ enum _ChunkKernels {
         precondition(offset >= 0 && offset + count * stride <= buffer.count,
                      "copying \(count * stride) bytes at offset \(offset) into a buffer of \(buffer.count)")
         guard count > 0 else { return }
-        values.withUnsafeBytes { source in
-            buffer.withUnsafeMutableBytes { destination in
-                (destination.baseAddress! + offset).copyMemory(from: source.baseAddress! + first * stride,
-                                                               byteCount: count * stride)
-            }
+        let source = UnsafeRawBufferPointer(values)
+        buffer.withUnsafeMutableBytes { destination in
+            (destination.baseAddress! + offset).copyMemory(from: source.baseAddress! + first * stride,
+                                                           byteCount: count * stride)
         }
     }
 }

@@ -4,7 +4,7 @@ import MotionCore
 /// `IIODecoder.decode(path:)`: concatenated, the blocks are its stream, and `warnings`,
 /// `rowsDropped` and `scans` are its dump's once the last block is read.
 public final class IIOBlockReader: IngestBlockReader {
-    private let displayPath: String
+    public let displayPath: String
     private let layout: IIOLayout
     private let strict: Bool
     private let sensor: String

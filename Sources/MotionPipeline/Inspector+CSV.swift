@@ -103,7 +103,7 @@ extension Inspector {
     ///   why; 66/74 when it cannot be read.
     ///
     /// The file is read in blocks of `blockBytes` when it has at least `streamBytes` (by default
-    /// always), in bounded memory (`StreamedInspection`), else (or when its times go back) whole.
+    /// always), in bounded memory (`StreamedInspection`), else whole.
     public static func inspect(csvFile path: String, streamBytes: Int = 0,
                                blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> CSVFileReport {
         var head = try readHead(path, bytes: CSVSniffer.headBytes + 1)

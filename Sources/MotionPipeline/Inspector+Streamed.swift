@@ -22,10 +22,11 @@ import MotionResample
 ///   later event can come before them.
 ///
 /// The files of a recording are read interleaved by time (`interleave`), as `run` reads them.
-/// What the streamed scan cannot take in bounded memory (a stream whose times go back, which
-/// the whole report sorts; a label row far back in time; `sort: true` inputs, whose readers
-/// hold the file; an IIO dump without a whole scan or whose layout differs) returns nil, and the caller inspects that recording whole; so does an
-/// error in a recording of several files, which the whole reading names as it meets it.
+/// A stream whose times go back, or label rows far back in time, make the scan read the files
+/// again (`Unordered`): each stream's times are then spilled and sorted on disk (`Spill`, an
+/// external merge sort) and every label event is kept (12 bytes each), so the report is still
+/// the whole reading's. An error of a recording of several files is the first in file order
+/// (`checkInFileOrder`), as a reading file after file meets it.
 enum StreamedInspection {
     /// The scan's result: what `Inspector.fill` takes from a whole `RawRecording`.
     struct Scan {
@@ -54,28 +55,65 @@ enum StreamedInspection {
         }
     }
 
-    /// The recording can be inspected, but not in bounded memory: inspect it whole.
-    struct Fallback: Error {}
-
-    /// Scans `source`; nil when it must be inspected whole (see above). Throws what the whole
-    /// readers would throw for a bad file.
+    /// Scans `source` (never nil; the optional is for the callers' whole reading). Throws what
+    /// the whole readers would throw for a bad file.
     static func scan(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, maxGap: (String) -> Double,
                      blockBytes: Int) throws -> Scan? {
-        for file in source.files where spec.inputs[file.inputIndex].sort { return nil }
-        return try scan(source.files.map { file in
+        // `sort: true` changes nothing here: inspect describes the files as they are.
+        try scan(source.files.map { file in
             { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
         }, maxGap: maxGap)
     }
 
-    /// Scans the files `readers` open, in order (nil: a file with nothing to read); nil when the
-    /// recording must be inspected whole.
+    /// Scans the files `readers` open, in order (nil: a file with nothing to read).
     ///   - gapFromMedian: when set, a stream's gap limit is this function of its median interval
     ///     (of all its intervals, zeros included: `Antialias.medianInterval`), and `maxGap` is not
     ///     used (`inspect FILE.csv`, where no pipeline says what a gap is).
     static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double,
                      gapFromMedian: (@Sendable (Double) -> Double)? = nil) throws -> Scan? {
         do {
-            var rows = EventFold(sources: readers.count), markers = EventFold(sources: readers.count)
+            // Times going back, or label rows far out of order: read again, sorting the times or
+            // keeping every event (only what is needed: the events take 12 bytes each).
+            var sortTimes = false, keepEvents = false
+            while true {
+                do {
+                    return try scan(readers, maxGap: maxGap, gapFromMedian: gapFromMedian, sortTimes: sortTimes,
+                                    keepEvents: keepEvents)
+                } catch let u as Unordered where u.labels ? !keepEvents : !sortTimes {
+                    if u.labels { keepEvents = true } else { sortTimes = true }
+                }
+            }
+        } catch let e as MotionError where e.exitStatus == .ioError {
+            throw e
+        } catch where readers.count > 1 {
+            // Several files, read interleaved: the first error in file order, as a reading file
+            // after file meets it.
+            try checkInFileOrder(readers)
+            throw error
+        }
+    }
+
+    /// Reads the files one after the other, only for their errors (a bad line, an IIO dump
+    /// without a whole scan), and throws the first.
+    static func checkInFileOrder(_ readers: [() throws -> IngestBlockReader?]) throws {
+        for open in readers {
+            guard let reader = try open() else { continue }
+            while try reader.next() != nil {}
+            try noWholeScan(reader)
+        }
+    }
+
+    /// An IIO dump that ended without one whole scan (docs/inputs.md, "Bad rows and time order").
+    static func noWholeScan(_ reader: IngestBlockReader) throws {
+        guard let iio = reader as? IIOBlockReader, iio.scans == 0 else { return }
+        throw IngestError(.iioNoScans(fileBytes: iio.fileBytes, scanBytes: iio.scanBytes), at: SourceLocation(file: iio.displayPath))
+    }
+
+    private static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double,
+                             gapFromMedian: (@Sendable (Double) -> Double)?, sortTimes: Bool, keepEvents: Bool) throws -> Scan {
+        do {
+            var rows = EventFold(sources: readers.count, keepsAll: keepEvents)
+            var markers = EventFold(sources: readers.count, keepsAll: keepEvents)
             var scan = Scan(rowLabels: .empty, markers: .empty)
             var accumulators = [[String: StreamAccumulator]](repeating: [:], count: readers.count)
             var order = [[String]](repeating: [], count: readers.count)
@@ -86,15 +124,14 @@ enum StreamedInspection {
                 for stream in block.streams {
                     if accumulators[f][stream.name] == nil {
                         accumulators[f][stream.name] = try StreamAccumulator(stream, maxGapS: gapFromMedian == nil ? maxGap(stream.name) : 0,
-                                                                             gapFromMedian: gapFromMedian)
+                                                                             gapFromMedian: gapFromMedian, unordered: sortTimes)
                     }
                     try accumulators[f][stream.name]!.add(stream)
                 }
                 try rows.add(block.rowLabels, source: f, samples: block.streams)
                 try markers.add(block.markers, source: f, samples: block.streams)
             } finished: { f, reader in
-                // A dump without one whole scan is the whole reading's error.
-                if let iio = reader as? IIOBlockReader, iio.scans == 0 { throw Fallback() }
+                try noWholeScan(reader)
                 warnings[f] = reader.warnings
                 scan.dropped.add(reader.rowsDropped)
                 rows.end(source: f)
@@ -111,12 +148,6 @@ enum StreamedInspection {
             scan.markerEvents = markers.events
             scan.gridStart = scan.streams.compactMap(\.firstTime).max()
             return scan
-        } catch is Fallback {
-            return nil
-        } catch where readers.count > 1 {
-            // Several files, read interleaved: the whole reading, file by file, names the error
-            // it meets first.
-            return nil
         }
     }
 
@@ -168,8 +199,19 @@ enum StreamedInspection {
         private final class Count: @unchecked Sendable { var value = 0 }
         private let zeros = Count()
 
-        init(_ first: RawStream, maxGapS: Double, gapFromMedian: (@Sendable (Double) -> Double)? = nil) throws {
+        /// `unordered`: the stream's times go back (`Unordered` was thrown by a first scan): they
+        /// are spilled as read and sorted after the read (`sortedTimes`), and the report is that
+        /// of the sorted times, as `StreamReport.init(_:maxGapS:)` sorts them.
+        private let unordered: Bool
+        /// With `unordered`, the times in file order, and the latest so far (for `outOfOrder`).
+        private var times: Spill?
+        private var fileOrderLast: Double?
+
+        init(_ first: RawStream, maxGapS: Double, gapFromMedian: (@Sendable (Double) -> Double)? = nil,
+             unordered: Bool = false) throws {
             stats = StreamReport(sensor: first.name, channels: first.channelNames, units: first.channelUnits, maxGapS: maxGapS)
+            self.unordered = unordered
+            if unordered { times = try Spill(what: "times") }
             self.gapFromMedian = gapFromMedian
             if gapFromMedian != nil {
                 // The percentiles' ranks among the positive intervals, and the median's among all
@@ -210,12 +252,34 @@ enum StreamedInspection {
                 stats.minimum[c] = lo
                 stats.maximum[c] = hi
             }
+            if let times {
+                // Sorted after the read; only the file order's decreases are counted now.
+                for t in s.times {
+                    if t.isNaN { throw Self.notANumber(stats.sensor) }
+                    if let p = fileOrderLast, t < p { stats.outOfOrder += 1 }
+                    fileOrderLast = t
+                }
+                try times.append(s.times)
+                stats.samples += n
+                return
+            }
+            try addTimes(s.times)
+        }
+
+        /// Readers drop rows without a finite time (counted as `missing_value`), so none reaches here.
+        static func notANumber(_ stream: String) -> MotionError {
+            MotionError(.dataError, "stream `\(stream)` has a time that is not a number, which its reader should have dropped")
+        }
+
+        /// The time part of `add`: times in order (never decreasing).
+        private func addTimes<C: Collection>(_ times: C) throws where C.Element == Double {
             let maxGapS = stats.maxGapS
-            for t in s.times {
-                // A time that goes back is sorted by the whole report (and NaN has no order).
-                if t.isNaN { throw Fallback() }
+            for t in times {
+                // A time that goes back is sorted by the whole report (`unordered`; NaN cannot
+                // come from a reader, which drops rows without a finite time).
+                if t.isNaN { throw Self.notANumber(stats.sensor) }
                 if let previous = last {
-                    if t < previous { throw Fallback() }
+                    if t < previous { throw Unordered() }
                     let d = t - previous
                     if d == 0 {
                         stats.duplicates += 1
@@ -234,7 +298,7 @@ enum StreamedInspection {
                 }
                 last = t
             }
-            stats.samples += n
+            stats.samples += times.count
             stats.lastTime = last
             if pending.count >= 1 << 16 { try flush() }
         }
@@ -266,6 +330,20 @@ enum StreamedInspection {
 
         /// The finished report.
         func report() throws -> StreamReport {
+            if let times {
+                // The sorted times through an accumulator of ordered times, then this stream's
+                // counts in file order (samples, out of order) and its values' range.
+                let sorted = try StreamAccumulator(RawStream(name: stats.sensor, channelNames: stats.channels,
+                                                             channelUnits: stats.units, times: [], channels: stats.channels.map { _ in [] },
+                                                             lines: []),
+                                                   maxGapS: stats.maxGapS, gapFromMedian: gapFromMedian)
+                try times.sorted { try sorted.addTimes($0) }
+                var report = try sorted.report()
+                report.outOfOrder = stats.outOfOrder
+                report.minimum = stats.minimum
+                report.maximum = stats.maximum
+                return report
+            }
             try flush()
             zeros.value = stats.duplicates
             let f = stats.firstTime, l = stats.lastTime
@@ -308,13 +386,118 @@ enum StreamedInspection {
         }
     }
 
+    /// A stream's times go back (or a label row lies far back in time): scan again, sorting the
+    /// times after the read and keeping every label event (`scan`).
+    struct Unordered: Error {
+        /// A label row, rather than a stream's time.
+        var labels = false
+    }
+
+    /// Doubles spilled to an unlinked temporary file, handed back sorted (an external merge
+    /// sort: runs of `runLength` sorted in memory, then merged), for the times of a stream that
+    /// goes back in time: memory is one run (32 MiB) and a buffer per run, whatever the stream's
+    /// length.
+    final class Spill {
+        private let file: UnsafeMutablePointer<FILE>
+        private let what: String
+        private let runLength: Int
+        private(set) var count = 0
+
+        init(what: String, runLength: Int = 1 << 22) throws {
+            self.what = what
+            self.runLength = Swift.max(1, runLength)
+            guard let f = tmpfile() else {
+                throw MotionError(.ioError, "cannot create the temporary file `inspect` keeps a stream's \(what) in (tmpfile): \(String(cString: strerror(errno)))")
+            }
+            file = f
+        }
+
+        deinit { fclose(file) }
+
+        func append(_ values: [Double]) throws {
+            let written = values.withUnsafeBufferPointer { fwrite($0.baseAddress, 8, $0.count, file) }
+            guard written == values.count else { throw writeError() }
+            count += values.count
+        }
+
+        private func writeError() -> MotionError {
+            MotionError(.ioError, "cannot write `inspect`'s temporary file of \(what): \(String(cString: strerror(errno)))")
+        }
+
+        private func read(_ n: Int, at offset: Int, from f: UnsafeMutablePointer<FILE>, into buffer: inout [Double]) throws {
+            buffer.removeAll(keepingCapacity: true)
+            buffer.append(contentsOf: repeatElement(0, count: n))
+            guard fseeko(f, off_t(offset * 8), SEEK_SET) == 0,
+                  buffer.withUnsafeMutableBufferPointer({ fread($0.baseAddress, 8, n, f) }) == n else {
+                throw MotionError(.ioError, "cannot read `inspect`'s temporary file of \(what) back")
+            }
+        }
+
+        /// Hands the values to `body` in ascending order, a chunk at a time.
+        func sorted(_ body: ([Double]) throws -> Void) throws {
+            guard fflush(file) == 0 else { throw writeError() }
+            let n = count, run = runLength
+            var chunk: [Double] = []
+            if n <= run {
+                try read(n, at: 0, from: file, into: &chunk)
+                chunk.sort()
+                if n > 0 { try body(chunk) }
+                return
+            }
+            // Sorted runs into a second file, then a k-way merge of them.
+            guard let runs = tmpfile() else {
+                throw MotionError(.ioError, "cannot create `inspect`'s temporary file of sorted \(what): \(String(cString: strerror(errno)))")
+            }
+            defer { fclose(runs) }
+            var start = 0
+            while start < n {
+                let m = Swift.min(run, n - start)
+                try read(m, at: start, from: file, into: &chunk)
+                chunk.sort()
+                guard chunk.withUnsafeBufferPointer({ fwrite($0.baseAddress, 8, m, runs) }) == m else { throw writeError() }
+                start += m
+            }
+            guard fflush(runs) == 0 else { throw writeError() }
+            let k = (n + run - 1) / run, page = 1 << 13
+            var buffers = [[Double]](repeating: [], count: k)
+            var positions = [Int](repeating: 0, count: k)   // values of run r taken so far
+            var heads = [Int](repeating: 0, count: k)       // index into buffers[r]
+            func refill(_ r: Int) throws {
+                let length = Swift.min(run, n - r * run)
+                let m = Swift.min(page, length - positions[r])
+                if m <= 0 { buffers[r] = []; heads[r] = 0; return }
+                try read(m, at: r * run + positions[r], from: runs, into: &buffers[r])
+                heads[r] = 0
+            }
+            for r in 0..<k { try refill(r) }
+            var out: [Double] = []
+            out.reserveCapacity(1 << 16)
+            while true {
+                var best = -1
+                for r in 0..<k where heads[r] < buffers[r].count {
+                    if best < 0 || buffers[r][heads[r]] < buffers[best][heads[best]] { best = r }
+                }
+                if best < 0 { break }
+                out.append(buffers[best][heads[best]])
+                heads[best] += 1
+                positions[best] += 1
+                if heads[best] == buffers[best].count { try refill(best) }
+                if out.count == 1 << 16 {
+                    try body(out)
+                    out.removeAll(keepingCapacity: true)
+                }
+            }
+            if !out.isEmpty { try body(out) }
+        }
+    }
+
     /// Label events folded into a track as `LabelTrack.fromEvents` folds them (stable-sorted by
     /// time, the last of equal times winning, runs of one label merged), in bounded memory.
     /// Events come from `sources` files read interleaved; each file's position bounds its future
     /// events (the earliest time of its latest block), so the events before every unfinished
     /// file's bound are final and folded; equal times are ordered by file, then by position in
     /// the file, as the whole reading concatenates the files. An event before what is folded is
-    /// far out of order (`Fallback`).
+    /// far out of order (`Unordered`), unless it keeps every event.
     struct EventFold {
         private(set) var names: [String] = []
         private(set) var events = 0
@@ -327,10 +510,17 @@ enum StreamedInspection {
         private var seen: [Int]
         private var bounds: [Double]
         private var frontier = -Double.infinity
+        /// Every event kept, per file in file order (12 bytes each), and folded by `finish` as
+        /// the whole reading folds them: for label rows too far out of order to fold as they
+        /// come (`Unordered`).
+        private let keepsAll: Bool
+        private var all: [(times: [Double], labels: [Int32])]
 
-        init(sources: Int = 1) {
+        init(sources: Int = 1, keepsAll: Bool = false) {
             seen = [Int](repeating: 0, count: Swift.max(1, sources))
             bounds = [Double](repeating: -.infinity, count: Swift.max(1, sources))
+            self.keepsAll = keepsAll
+            all = keepsAll ? Array(repeating: ([], []), count: Swift.max(1, sources)) : []
         }
 
         /// The events of a block of file `source`, with the block's `samples`: their earliest time
@@ -339,19 +529,24 @@ enum StreamedInspection {
             var ids = [Int32](repeating: -1, count: e.names.count)
             var earliest = samples.compactMap { $0.times.min() }.min() ?? .infinity
             for (t, l) in zip(e.times, e.labels) {
-                if t.isNaN || t < frontier { throw Fallback() }
+                if !keepsAll && (t.isNaN || t < frontier) { throw Unordered(labels: true) }
                 var id = ids[Int(l)]
                 if id < 0 {
                     let name = e.names[Int(l)]
                     if let k = names.firstIndex(of: name) { id = Int32(k) } else { id = Int32(names.count); names.append(name) }
                     ids[Int(l)] = id
                 }
+                events += 1
+                if keepsAll {
+                    all[source].times.append(t)
+                    all[source].labels.append(id)
+                    continue
+                }
                 pendingTimes.append(t)
                 pendingLabels.append(id)
                 pendingOrder.append((source, seen[source]))
                 seen[source] += 1
                 earliest = Swift.min(earliest, t)
-                events += 1
             }
             if earliest < .infinity { bounds[source] = Swift.max(bounds[source], earliest) }
             fold(before: bounds.min()!)
@@ -394,6 +589,20 @@ enum StreamedInspection {
 
         /// The track of every event.
         mutating func finish() -> LabelTrack {
+            if keepsAll {
+                // The files' events concatenated in file order, names numbered as they first
+                // occur there (as the whole reading numbers them).
+                var order: [String] = [], times: [Double] = [], labels: [Int32] = []
+                var remap = [Int32](repeating: -1, count: names.count)
+                for file in all {
+                    for (t, l) in zip(file.times, file.labels) {
+                        if remap[Int(l)] < 0 { remap[Int(l)] = Int32(order.count); order.append(names[Int(l)]) }
+                        times.append(t)
+                        labels.append(remap[Int(l)])
+                    }
+                }
+                return LabelTrack.fromEvents(names: order, times: times, labels: labels)
+            }
             frontier = -.infinity
             fold(before: .infinity)
             return LabelTrack(names: names, times: times, labels: labels)
@@ -443,7 +652,7 @@ enum StreamedInspection {
                 for name in order[f] { try handles[f][name]!.close() }
                 fold.end(source: f)
             }
-        } catch is Fallback {
+        } catch is Unordered {
             return nil
         } catch where files.count > 1 {
             return nil  // several files read interleaved: the whole reading names the first error

@@ -171,8 +171,8 @@ public enum Inspector {
     /// reported with its error instead of stopping the inspection.
     ///
     /// Recordings whose files total at least `streamBytes` (by default every one) are read in
-    /// blocks of `blockBytes`, in bounded memory (`StreamedInspection`); the others, and those
-    /// the streamed scan cannot take (out-of-order times, IIO dumps, `sort: true`), whole.
+    /// blocks of `blockBytes`, in bounded memory (`StreamedInspection`: a stream whose times go
+    /// back is sorted on disk); the others whole (the reference the tests compare with).
     public static func inspect(pipeline spec: PipelineSpec, streamBytes: Int = 0,
                                blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [RecordingReport] {
         let layout = try ChannelLayout.make(spec)
@@ -205,7 +205,7 @@ public enum Inspector {
 
     /// A bare MotionCollector file (either header variant), as `inspect FILE` sees it: read in
     /// blocks of `blockBytes` when it has at least `streamBytes` (by default always), in bounded
-    /// memory (`StreamedInspection`), else (or when its times go back) whole.
+    /// memory (`StreamedInspection`), else whole.
     public static func inspect(motionCollectorFile path: String, streamBytes: Int = 0,
                                blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> RecordingReport {
         func empty(_ variant: MotionCollectorFile.Variant) -> RecordingReport {

@@ -381,7 +381,7 @@ final class StreamingRecording {
     /// are cut; `observe` hears every grid row of `x` (after the transforms) as it settles, in
     /// order, with its validity (a point in a gap, or in a segment too short for a zero-phase
     /// filter, is invalid). Returns the grid's start and length, the readers' warnings and the
-    /// recording's label track (nil without `labels`), or throws `StreamedInspection.Fallback`
+    /// recording's label track (nil without `labels`), or throws `LabelEventOutOfOrder`
     /// when the label events are too far out of order to fold in bounded memory.
     func timeline(isCancelled: () -> Bool,
                   observe: @escaping (_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) -> Void)
@@ -632,7 +632,7 @@ final class StreamingRecording {
             if timelineEvents != nil {
                 do {
                     try timelineEvents!.add(events, source: reader, samples: block.streams)
-                } catch is StreamedInspection.Fallback {
+                } catch is StreamedInspection.Unordered {
                     throw LabelEventOutOfOrder(time: events.times.first ?? .nan, labelledThrough: .nan)
                 }
             } else {

@@ -68,13 +68,35 @@ def test_a_bare_file_streams_and_matches_numpy_and_the_whole_reading(tmp_path, b
     assert [seg["label"] for seg in report[0]["labels"]["segments"]] == [None, "W", "T"]
 
 
-def test_times_going_back_fall_back_to_the_whole_reading(tmp_path):
+def test_times_going_back_are_sorted_on_disk(tmp_path):
+    """A stream whose times go back streams too: its times are spilled and sorted after the
+    read, and the report is the whole reading's (which sorts them in memory)."""
     path = in_order(tmp_path)
     with open(path, "a") as f:
         f.write("A,T,2.5,1,2,3\n")  # earlier than the previous A row
     report = inspect(path, env=streamed(700))
     assert report == inspect(path, env=WHOLE)
     assert next(s for s in report[0]["streams"] if s["sensor"] == "A")["out_of_order"] == 1
+
+
+def test_an_error_in_a_recording_of_two_files_is_the_first_in_file_order(tmp_path):
+    """Two files of one recording, each with a bad number: read interleaved by time, the second
+    file's (earlier in time) is met first; inspect reads the files again one after the other and
+    reports the first file's, as the whole reading does."""
+    (tmp_path / "s1/r1").mkdir(parents=True)
+    a = in_order(tmp_path / "s1/r1", "a.csv").read_text().split("\n")
+    b = in_order(tmp_path / "s1/r1", "b.csv").read_text().split("\n")
+    a[2800] = "A,T,29.5,x-late,2,3"
+    b[30] = "A,,1.2,p-early,2,3"
+    (tmp_path / "s1/r1/a.csv").write_text("\n".join(a))
+    (tmp_path / "s1/r1/b.csv").write_text("\n".join(b))
+    (tmp_path / "p.yaml").write_text('version: 1\ninputs: [{type: motioncollector, paths: ["s1/*/*.csv"], recording: "{dir}", '
+                                     'sensors: [A, G]}]\nresample: {rate_hz: 50, antialias: false}\nwindow: {length_s: 1}\n'
+                                     'output: {path: out}\n')
+    report = inspect(tmp_path / "p.yaml", env=streamed(700))
+    assert report == inspect(tmp_path / "p.yaml", env=WHOLE)
+    error = report["recordings"][0]["error"]
+    assert "a.csv" in error and "x-late" in error, error
 
 
 @pytest.fixture(scope="module")

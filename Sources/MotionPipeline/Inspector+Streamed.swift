@@ -611,18 +611,37 @@ enum StreamedInspection {
 
     /// `inspect --samples` for one recording, a block at a time: each stream's samples appended to
     /// `{folder}/{stream}.csv` as they are read, label events folded for `labels.csv`. Returns the
-    /// files written (relative to `folder`, in the whole writer's order), or nil — having removed
-    /// what it wrote — when the recording must be written from a whole reading.
+    /// files written (relative to `folder`, in the whole writer's order; never nil, the optional is
+    /// for the caller's whole reading). Label rows far back in time make it write the files again,
+    /// keeping every event; an error in a recording of several files is the first in file order.
     static func writeSamples(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, intervals: IntervalLabels?,
                              folder: String, directory: String, blockBytes: Int) throws -> [String]? {
-        for file in source.files {
-            let input = spec.inputs[file.inputIndex]
-            if input.type == .iio || input.sort { return nil }
+        let openers = source.files.map { file in
+            { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
         }
+        do {
+            do {
+                return try writeSamples(source, spec: spec, intervals: intervals, folder: folder, directory: directory,
+                                        openers: openers, keepEvents: false)
+            } catch let u as Unordered where u.labels {
+                // Label rows far back in time: written again, every event kept.
+                return try writeSamples(source, spec: spec, intervals: intervals, folder: folder, directory: directory,
+                                        openers: openers, keepEvents: true)
+            }
+        } catch let e as MotionError where e.exitStatus == .ioError {
+            throw e
+        } catch where source.files.count > 1 {
+            try checkInFileOrder(openers)   // the first error in file order
+            throw error
+        }
+    }
+
+    private static func writeSamples(_ source: RecordingSource, spec: PipelineSpec, intervals: IntervalLabels?, folder: String,
+                                     directory: String, openers: [() throws -> IngestBlockReader?], keepEvents: Bool) throws -> [String] {
         var outputs: [OutputFiles.NewFile] = []
         var done = false
         defer { if !done { for o in outputs { o.abandon() } } }
-        var fold = EventFold(sources: source.files.count)
+        var fold = EventFold(sources: source.files.count, keepsAll: keepEvents)
         var perInput: [(input: Int, names: [String])] = []
         var firstTimes: [Double] = []   // per stream of every file: its smallest time
         let files = source.files
@@ -630,9 +649,7 @@ enum StreamedInspection {
         var smallest = [[String: Double]](repeating: [:], count: files.count)
         var order = [[String]](repeating: [], count: files.count)
         do {
-            try interleave(files.map { file in
-                { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
-            }) { f, block in
+            try interleave(openers) { f, block in
                 order[f] = block.streams.map(\.name)
                 for stream in block.streams {
                     if handles[f][stream.name] == nil {
@@ -648,14 +665,11 @@ enum StreamedInspection {
                 if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
                     try fold.add(labels.from == .rows ? block.rowLabels : block.markers, source: f, samples: block.streams)
                 }
-            } finished: { f, _ in
+            } finished: { f, reader in
+                try noWholeScan(reader)
                 for name in order[f] { try handles[f][name]!.close() }
                 fold.end(source: f)
             }
-        } catch is Unordered {
-            return nil
-        } catch where files.count > 1 {
-            return nil  // several files read interleaved: the whole reading names the first error
         }
         for f in files.indices {
             perInput.append((files[f].inputIndex, order[f]))

@@ -296,8 +296,7 @@ public enum Inspector {
     /// replaces), and when it lies inside a folder the pipeline's inputs are read from, or
     /// holds one. Files are created new (`O_EXCL | O_NOFOLLOW`), never through a link.
     /// Each recording is read in blocks of `blockBytes` and written as it is read, in bounded
-    /// memory (`StreamedInspection.writeSamples`), except where the whole reading is needed (label
-    /// events far out of order, IIO dumps, `sort: true` inputs).
+    /// memory (`StreamedInspection.writeSamples`); below `streamBytes` (a test knob) whole.
     public static func writeSamples(pipeline spec: PipelineSpec, to directory: String, streamBytes: Int = 0,
                                     blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [String] {
         let layout = try ChannelLayout.make(spec)

@@ -209,3 +209,47 @@ def test_iio_dumps_stream_to_the_whole_report(tmp_path):
         assert report == inspect(tmp_path / "iio.yaml", env=WHOLE)
     recordings = report["recordings"]
     assert len(recordings) >= 2 and all(r["error"] is None and r["streams"][0]["samples"] > 1000 for r in recordings)
+
+
+@pytest.mark.parametrize("sort", [False, True])
+def test_iio_samples_are_written_as_they_are_read(tmp_path, sort):
+    """`inspect --samples` of IIO dumps (and of inputs with `sort: true`, which inspect reads as
+    they are) writes each stream's file from its blocks: the whole reading's files, byte for byte."""
+    motionprep("synth", "--out", tmp_path / "iiodata", "--format", "iio", "--subjects", 2, "--minutes", 1, "--seed", 3)
+    from test_apply import IIO_PIPELINE
+    text = IIO_PIPELINE.replace("  - type: iio\n", "  - type: iio\n    sort: true\n") if sort else IIO_PIPELINE
+    assert ("sort: true" in text) == sort
+    (tmp_path / "iio.yaml").write_text(text)
+    dirs = []
+    for env in (WHOLE, streamed(999)):
+        d = tmp_path / f"s{len(dirs)}"
+        p = subprocess.run([BIN, "inspect", str(tmp_path / "iio.yaml"), "--samples", str(d)], capture_output=True, text=True,
+                           env={**os.environ, **env})
+        assert p.returncode == 0, p.stderr
+        dirs.append(d)
+    a, b = tree(dirs[0]), tree(dirs[1])
+    assert a == b and len([k for k in a if k.endswith(".csv")]) >= 2
+
+
+def test_samples_with_a_label_row_far_back_in_time(tmp_path):
+    """A label row far back in time (an M row, not kept, stamped early and placed last) cannot be
+    folded as it comes: `--samples` writes the recording again keeping every label event, and
+    labels.csv is the whole reading's."""
+    (tmp_path / "s1").mkdir()
+    path = in_order(tmp_path / "s1", "r1.csv")
+    with open(path, "a") as f:
+        f.write("M,T,1.5,1,1,1\n")
+    (tmp_path / "p.yaml").write_text('version: 1\ninputs: [{type: motioncollector, paths: ["s1/*.csv"], sensors: [A, G]}]\n'
+                                     'resample: {rate_hz: 50}\nwindow: {length_s: 1}\n'
+                                     'labels: {from: rows, map: {W: walk, T: turn}}\noutput: {path: out}\n')
+    dirs = []
+    for env in (WHOLE, streamed(700)):
+        d = tmp_path / f"s{len(dirs)}x"
+        p = subprocess.run([BIN, "inspect", str(tmp_path / "p.yaml"), "--samples", str(d)], capture_output=True, text=True,
+                           env={**os.environ, **env})
+        assert p.returncode == 0, p.stderr
+        dirs.append(d)
+    a, b = tree(dirs[0]), tree(dirs[1])
+    assert a == b
+    labels = next(v for k, v in a.items() if k.endswith("labels.csv")).decode()
+    assert "1.5,T" in labels, labels

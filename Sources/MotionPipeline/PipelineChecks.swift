@@ -76,12 +76,10 @@ public enum PipelineChecks {
     /// What the checks need of an input's first file: whether it gave any stream, and the names
     /// of its row labels and markers in the order their first events come (as
     /// `RecordingLoader.loadRaw` numbers them). Read in blocks, in bounded memory, as `run` reads
-    /// it (the same errors); a `sort: true` input's file, or an IIO dump whose layout differs, is
-    /// read whole.
+    /// it (the same errors).
     static func readFirstFile(_ source: RecordingSource, input i: Int, spec: PipelineSpec, layout: ChannelLayout) throws
         -> (hasStreams: Bool, rowNames: [String], markerNames: [String]) {
         let file = source.files[0]
-        let input = spec.inputs[i]
         func names(_ e: LabelEvents, into out: inout [String], seen: inout Set<String>) {
             var done = [Bool](repeating: false, count: e.names.count)
             for l in e.labels where !done[Int(l)] {
@@ -91,23 +89,19 @@ public enum PipelineChecks {
         }
         var rows: [String] = [], markers: [String] = []
         var seenRows: Set<String> = [], seenMarkers: Set<String> = []
-        if !input.sort,
-           let reader = try? StreamingRecording.blockReader(file, spec: spec, layout: layout,
-                                                             blockBytes: RunOptions.defaultStreamBlockBytes, ledger: nil) {
-            var hasStreams = false
-            while let block = try reader.next() {
-                hasStreams = hasStreams || !block.streams.isEmpty
-                names(block.rowLabels, into: &rows, seen: &seenRows)
-                names(block.markers, into: &markers, seen: &seenMarkers)
-            }
-            // A dump without one whole scan: the whole reading raises its error.
-            if let iio = reader as? IIOBlockReader, iio.scans == 0 {
-                _ = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
-            }
-            return (hasStreams, rows, markers)
+        // Read as `inspect` reads it (a `sort: true` input's file as it is).
+        guard let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
+                                                              blockBytes: RunOptions.defaultStreamBlockBytes, ledger: nil) else {
+            return (false, [], [])   // an IIO input none of whose streams is kept
         }
-        let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
-        return (!(raw.raw[i]?.isEmpty ?? true), raw.rowLabels.names, raw.markers.names)
+        var hasStreams = false
+        while let block = try reader.next() {
+            hasStreams = hasStreams || !block.streams.isEmpty
+            names(block.rowLabels, into: &rows, seen: &seenRows)
+            names(block.markers, into: &markers, seen: &seenMarkers)
+        }
+        try StreamedInspection.noWholeScan(reader)
+        return (hasStreams, rows, markers)
     }
 
     /// The label checks alone (see ``check(_:)``); `found` in order of first appearance.

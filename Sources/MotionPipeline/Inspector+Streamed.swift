@@ -111,44 +111,42 @@ enum StreamedInspection {
 
     private static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double,
                              gapFromMedian: (@Sendable (Double) -> Double)?, sortTimes: Bool, keepEvents: Bool) throws -> Scan {
-        do {
-            var rows = EventFold(sources: readers.count, keepsAll: keepEvents)
-            var markers = EventFold(sources: readers.count, keepsAll: keepEvents)
-            var scan = Scan(rowLabels: .empty, markers: .empty)
-            var accumulators = [[String: StreamAccumulator]](repeating: [:], count: readers.count)
-            var order = [[String]](repeating: [], count: readers.count)
-            var warnings = [[String]](repeating: [], count: readers.count)
-            try interleave(readers) { f, block in
-                scan.rowsRead += block.rowsRead
-                order[f] = block.streams.map(\.name)
-                for stream in block.streams {
-                    if accumulators[f][stream.name] == nil {
-                        accumulators[f][stream.name] = try StreamAccumulator(stream, maxGapS: gapFromMedian == nil ? maxGap(stream.name) : 0,
-                                                                             gapFromMedian: gapFromMedian, unordered: sortTimes)
-                    }
-                    try accumulators[f][stream.name]!.add(stream)
+        var rows = EventFold(sources: readers.count, keepsAll: keepEvents)
+        var markers = EventFold(sources: readers.count, keepsAll: keepEvents)
+        var scan = Scan(rowLabels: .empty, markers: .empty)
+        var accumulators = [[String: StreamAccumulator]](repeating: [:], count: readers.count)
+        var order = [[String]](repeating: [], count: readers.count)
+        var warnings = [[String]](repeating: [], count: readers.count)
+        try interleave(readers) { f, block in
+            scan.rowsRead += block.rowsRead
+            order[f] = block.streams.map(\.name)
+            for stream in block.streams {
+                if accumulators[f][stream.name] == nil {
+                    accumulators[f][stream.name] = try StreamAccumulator(stream, maxGapS: gapFromMedian == nil ? maxGap(stream.name) : 0,
+                                                                         gapFromMedian: gapFromMedian, unordered: sortTimes)
                 }
-                try rows.add(block.rowLabels, source: f, samples: block.streams)
-                try markers.add(block.markers, source: f, samples: block.streams)
-            } finished: { f, reader in
-                try noWholeScan(reader)
-                warnings[f] = reader.warnings
-                scan.dropped.add(reader.rowsDropped)
-                rows.end(source: f)
-                markers.end(source: f)
+                try accumulators[f][stream.name]!.add(stream)
             }
-            scan.warnings = warnings.flatMap { $0 }
-            // The whole reader's stream order: file by file, the last block listing every stream.
-            for f in readers.indices {
-                for name in order[f] { scan.streams.append(try accumulators[f][name]!.report()) }
-            }
-            scan.rowLabels = rows.finish()
-            scan.rowEvents = rows.events
-            scan.markers = markers.finish()
-            scan.markerEvents = markers.events
-            scan.gridStart = scan.streams.compactMap(\.firstTime).max()
-            return scan
+            try rows.add(block.rowLabels, source: f, samples: block.streams)
+            try markers.add(block.markers, source: f, samples: block.streams)
+        } finished: { f, reader in
+            try noWholeScan(reader)
+            warnings[f] = reader.warnings
+            scan.dropped.add(reader.rowsDropped)
+            rows.end(source: f)
+            markers.end(source: f)
         }
+        scan.warnings = warnings.flatMap { $0 }
+        // The whole reader's stream order: file by file, the last block listing every stream.
+        for f in readers.indices {
+            for name in order[f] { scan.streams.append(try accumulators[f][name]!.report()) }
+        }
+        scan.rowLabels = rows.finish()
+        scan.rowEvents = rows.events
+        scan.markers = markers.finish()
+        scan.markerEvents = markers.events
+        scan.gridStart = scan.streams.compactMap(\.firstTime).max()
+        return scan
     }
 
     /// Reads the files `openers` open (nil: nothing to read) interleaved by time, as `run` reads

@@ -169,20 +169,25 @@ def tree(root):
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def samples_both_ways(pipeline, tmp_path, block):
+    """`inspect PIPELINE --samples` read whole and in blocks of `block`: the two trees of files."""
+    trees = []
+    for env in (WHOLE, streamed(block)):
+        d = tmp_path / f"samples-{len(trees)}"
+        p = subprocess.run([BIN, "inspect", str(pipeline), "--samples", str(d)], capture_output=True, text=True,
+                           env={**os.environ, **env})
+        assert p.returncode == 0, p.stderr
+        trees.append(tree(d))
+    return trees
+
+
 @pytest.mark.parametrize("what", ["mc.yaml", "legacy.yaml", "stairs"])
 def test_samples_are_written_as_they_are_read(synth, tmp_path, what):
     """`inspect --samples` writes each stream as its blocks come; the files are those of the
     whole reading, byte for byte (stairs: labels in both files of a recording, read interleaved)."""
     pipeline = os.path.join(os.path.dirname(__file__), "..", "..", "pipelines", "stairs.yaml") if what == "stairs" \
         else synth / what
-    dirs = []
-    for env in (WHOLE, streamed(3000)):
-        d = tmp_path / f"s{len(dirs)}"
-        p = subprocess.run([BIN, "inspect", str(pipeline), "--samples", str(d)], capture_output=True, text=True,
-                           env={**os.environ, **env})
-        assert p.returncode == 0, p.stderr
-        dirs.append(d)
-    a, b = tree(dirs[0]), tree(dirs[1])
+    a, b = samples_both_ways(pipeline, tmp_path, 3000)
     assert a == b
     assert any(k.endswith("labels.csv") for k in a) and len(a) >= 3
 
@@ -220,14 +225,7 @@ def test_iio_samples_are_written_as_they_are_read(tmp_path, sort):
     text = IIO_PIPELINE.replace("  - type: iio\n", "  - type: iio\n    sort: true\n") if sort else IIO_PIPELINE
     assert ("sort: true" in text) == sort
     (tmp_path / "iio.yaml").write_text(text)
-    dirs = []
-    for env in (WHOLE, streamed(999)):
-        d = tmp_path / f"s{len(dirs)}"
-        p = subprocess.run([BIN, "inspect", str(tmp_path / "iio.yaml"), "--samples", str(d)], capture_output=True, text=True,
-                           env={**os.environ, **env})
-        assert p.returncode == 0, p.stderr
-        dirs.append(d)
-    a, b = tree(dirs[0]), tree(dirs[1])
+    a, b = samples_both_ways(tmp_path / "iio.yaml", tmp_path, 999)
     assert a == b and len([k for k in a if k.endswith(".csv")]) >= 2
 
 
@@ -242,14 +240,7 @@ def test_samples_with_a_label_row_far_back_in_time(tmp_path):
     (tmp_path / "p.yaml").write_text('version: 1\ninputs: [{type: motioncollector, paths: ["s1/*.csv"], sensors: [A, G]}]\n'
                                      'resample: {rate_hz: 50}\nwindow: {length_s: 1}\n'
                                      'labels: {from: rows, map: {W: walk, T: turn}}\noutput: {path: out}\n')
-    dirs = []
-    for env in (WHOLE, streamed(700)):
-        d = tmp_path / f"s{len(dirs)}x"
-        p = subprocess.run([BIN, "inspect", str(tmp_path / "p.yaml"), "--samples", str(d)], capture_output=True, text=True,
-                           env={**os.environ, **env})
-        assert p.returncode == 0, p.stderr
-        dirs.append(d)
-    a, b = tree(dirs[0]), tree(dirs[1])
+    a, b = samples_both_ways(tmp_path / "p.yaml", tmp_path, 700)
     assert a == b
     labels = next(v for k, v in a.items() if k.endswith("labels.csv")).decode()
     assert "1.5,T" in labels, labels

@@ -67,9 +67,8 @@ public struct Timeline: Sendable {
 
 /// Ingest + resample per recording, as `motionprep run` does them, for `motionprep report
 /// --recordings`: never windows, never writes. Each recording goes through the streamed engine
-/// of `run` (`StreamingRecording.timeline`), in bounded memory, bucket by bucket; the whole
-/// reading remains the fallback for what the engine hands to whole processing (and label
-/// events too far out of order to fold).
+/// of `run` (`StreamingRecording.timeline`, through `StreamingRecording.attempt`), in bounded
+/// memory, bucket by bucket.
 public enum RecordingTimeline {
     /// The first `maxRecordings` timelines in the pipeline's recording order.
     public struct Loaded: Sendable {

@@ -101,7 +101,7 @@ final class StreamingRecording {
     private var settled = 0
     private var segmentPending: [Int] = []
     /// The longest segment kept (long enough for every step): with a zero-phase step, shorter
-    /// segments are dropped, as whole processing drops them, and do not count as runs.
+    /// segments are dropped (docs/signal.md, "Transforms") and do not count as runs.
     private var longestKeptSegment = 0
     /// Values a held segment may use before the reservation grows (`reserveSegment`).
     private var segmentReserved = 0
@@ -140,13 +140,13 @@ final class StreamingRecording {
     private var eventLabels: [Int32] = []
     private var labelledThrough: Double = -.infinity
     private var labelBound: Double = .infinity
-    /// The grid would exceed whole processing's limit: nothing more is computed.
+    /// The grid would exceed the resource limit: nothing more is computed.
     private var gridOverflow = false
     /// Each kept stream's first sample time, once a late stream made the engine look it up.
     private var firstTimes: [Double]?
-    /// A kept stream has no sample at all (whole processing's error): nothing more is computed.
+    /// A kept stream has no sample at all (the recording's error): nothing more is computed.
     private var missingStream = false
-    /// Window starts so far, and whether they passed whole processing's limit (then none is kept).
+    /// Window starts so far, and whether they passed the resource limit (then none is kept).
     private var windowStarts = 0
     /// The most `windowStarts` was before a short segment's starts were taken back.
     private var mostWindowStarts = 0
@@ -259,7 +259,7 @@ final class StreamingRecording {
     }
 
     /// Sets stream `s`'s resampling options from its name as read (a wide csv or iio stream
-    /// without `sensor:` is named by its file's stem), as whole processing does.
+    /// without `sensor:` is named by its file's stem; docs/inputs.md).
     private func configure(_ s: Int, name: String) {
         streamNames[s] = name
         grid.streams[s].method = spec.resampleMethod(for: name)
@@ -276,7 +276,7 @@ final class StreamingRecording {
             guard let reader = try openReader(file, index: r) else { continue }
             if keepBlocks && keptFiles[r] == nil {
                 // Read the file to its end once, keeping its blocks (its errors come as a full
-                // read meets them, as whole processing reads it); `body` then sees them. This is
+                // read meets them, in file order); `body` then sees them. This is
                 // the recording's one read of its files: the progress hears it.
                 var blocks: [IngestBlock] = []
                 while let block = try reader.next() {
@@ -433,16 +433,16 @@ final class StreamingRecording {
             if grid.t0 == nil { try waitForLateStream(isCancelled: isCancelled) }
             if gridOverflow || missingStream || grid.streams.contains(where: { $0.decrease != nil }) {
                 // the contract's (docs/inputs.md, "Bad rows and time order") error is certain: read on only to check the rest (a bad line later
-                // in the file is reported first, as whole processing reads the file first).
+                // in the file is reported first: errors come in the file's order).
                 for s in grid.streams.indices { grid.streams[s].checkOnly = true }
                 continue
             }
             try label(count: ready, writer: writer)
             try emit(final: false, writer: writer)
         }
-        // Every file has ended; their warnings in file order, as whole processing lists them.
+        // Every file has ended; their warnings in file order.
         for r in readers { warnings += r.reader.warnings }
-        // Whole processing's checks after reading, in its order: per kept stream, present, then
+        // The checks after reading (docs/inputs.md, "Bad rows and time order"), in this order: per kept stream, present, then
         // in time order (an iio dump's order is checked right after the dump).
         for s in grid.streams.indices {
             if let r = streamFile[s], let iio = _KeptFileReader.iio(readers[r].reader),
@@ -471,7 +471,7 @@ final class StreamingRecording {
         return dropped
     }
 
-    /// Whole processing's grid limit (`ResourceLimits.checkGrid`), from each stream's earliest
+    /// The grid's resource limit (`ResourceLimits.checkGrid`), from each stream's earliest
     /// and latest samples as `ResourceLimits.Extent` finds them in the whole stream.
     private func checkGrid(_ files: [InputFile]) throws {
         var extents: [ResourceLimits.Extent] = []
@@ -493,7 +493,7 @@ final class StreamingRecording {
     /// files (up to every stream's first sample) finds T0, after which samples and label events
     /// before it are dropped, except the last at or before it (the only one a grid point can
     /// still use). A stream that never starts makes the recording's error certain: read on only
-    /// to check the rest, and report it as whole processing does.
+    /// to check the rest, and report it after the read (docs/streaming.md, "A stream that starts late").
     private func waitForLateStream(isCancelled: () -> Bool) throws {
         if firstTimes == nil {
             let buffered = grid.streams.reduce(0) { $0 + $1.times.count * ($1.channels + 1) * 8 }
@@ -698,10 +698,10 @@ final class StreamingRecording {
             if let labels = spec.labels { fixedTrack = fixedTrack?.onGrid(t0: grid.t0!, clock: labels.clock) }
         }
         guard let limit = final ? grid.finalLimit : grid.horizon else { return }
-        // Whole processing's resource limit (ResourceLimits.checkGrid): a grid this long is
-        // nearly always a bad timestamp. The grid so far is within the one whole processing
-        // computes from the streams' extents, so past the limit here it is past it there: stop
-        // computing, read on only to check, and report it as whole processing does.
+        // The resource limit (ResourceLimits.checkGrid): a grid this long is nearly always a bad
+        // timestamp. The grid so far is within the one the streams' extents give after the read,
+        // so past the limit here it is past it there: stop computing, read on only to check, and
+        // report it from the extents (`checkGrid`).
         guard !((limit - grid.t0!) * rate * Double(C) > Double(valueLimit)) else {
             gridOverflow = true
             return
@@ -729,7 +729,7 @@ final class StreamingRecording {
                 cutter.add(point: first + i, valid: flags[i]) { start in
                     windowStarts += 1
                     if Double(windowStarts) * Double(T) * Double(C) > limit {
-                        // Whole processing refuses the recording (checkWindows): count on, keep none.
+                        // Past the window limit the recording is refused (checkWindows): count on, keep none.
                         overflow = true
                         pending.removeAll()
                     }
@@ -784,7 +784,7 @@ final class StreamingRecording {
                 cutter.add(point: k, valid: flags[k - first]) { start in
                     windowStarts += 1
                     if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
-                        // Whole processing refuses the recording (checkWindows): count on, keep none.
+                        // Past the window limit the recording is refused (checkWindows): count on, keep none.
                         windowOverflow = true
                         pending.removeAll()
                         segmentPending.removeAll()
@@ -831,7 +831,7 @@ final class StreamingRecording {
 
     /// The current segment ended (a gap, or the grid's end): every row settles. A segment too
     /// short for a zero-phase step's padding gives no windows: they are counted as
-    /// `short_segment`, as whole processing counts them (docs/signal.md, "Transforms"), and its
+    /// `short_segment` (docs/signal.md, "Transforms"), and its
     /// rows are never read.
     private func endSegment() {
         guard let segment, let plan = transforms else { return }
@@ -854,7 +854,7 @@ final class StreamingRecording {
     }
 
     /// Values a held segment row takes in the transformer: its input channels, and float64
-    /// buffers of the channels the steps write (what whole processing reserves per grid point).
+    /// buffers of the channels the steps write.
     private var perSegmentRow: Int {
         guard let t = transforms else { return 1 }
         return t.inputChannels + 2 * t.channelCount + 4
@@ -964,7 +964,7 @@ final class StreamingRecording {
     }
 }
 
-/// A file of a `sort: true` input, read whole as whole processing reads it and with each kept
+/// A file of a `sort: true` input, read whole (`RecordingLoader.loadRaw`) and with each kept
 /// stream stable-sorted by time (docs/inputs.md, "Bad rows and time order": equal times keep the last sample, counted). Sorting
 /// needs the whole stream, so these streams are held in memory (about 8 bytes per sample per
 /// channel); the grid, the windows and every other file of the recording still stream.

@@ -646,11 +646,13 @@ enum StreamedInspection {
         var handles = [[String: OutputFiles.NewFile]](repeating: [:], count: files.count)
         var smallest = [[String: Double]](repeating: [:], count: files.count)
         var order = [[String]](repeating: [], count: files.count)
+        var writtenBy: [String: Int] = [:]
         do {
             try interleave(openers) { f, block in
                 order[f] = block.streams.map(\.name)
                 for stream in block.streams {
                     if handles[f][stream.name] == nil {
+                        try Inspector.checkOnce(stream.name, file: f, of: source, writtenBy: &writtenBy)
                         let name = try SamplesFolder.fileName(stream.name + ".csv", directory: directory)
                         let handle = try OutputFiles.NewFile(path: folder + "/" + name)
                         outputs.append(handle)

@@ -315,8 +315,11 @@ public enum Inspector {
                 continue
             }
             let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false)
+            var writtenBy: [String: Int] = [:]
             for key in raw.raw.keys.sorted() {
-                for (stream, _) in raw.raw[key]! {
+                for (stream, file) in raw.raw[key]! {
+                    try checkOnce(stream.name, file: source.files.firstIndex { $0.path == file.path } ?? 0, of: source,
+                                  writtenBy: &writtenBy)
                     let text = samplesHeader(stream) + sampleRows(stream)
                     let name = try SamplesFolder.fileName(stream.name + ".csv", directory: directory)
                     try OutputFiles.create(Array(text.utf8), at: folder + "/" + name)
@@ -338,6 +341,17 @@ public enum Inspector {
             }
         }
         return written
+    }
+
+    /// `--samples` writes one file per stream of a recording: a stream that two of its files give
+    /// is refused, naming both (65).
+    /// The two files are named in file order, whichever was read first.
+    static func checkOnce(_ stream: String, file: Int, of source: RecordingSource, writtenBy: inout [String: Int]) throws {
+        if let other = writtenBy[stream], other != file {
+            let (a, b) = (source.files[Swift.min(other, file)].path, source.files[Swift.max(other, file)].path)
+            throw MotionError(.dataError, "recording `\(source.name)` has stream `\(stream)` in both \(a) and \(b); `--samples` writes one file per stream of a recording (`run` refuses such a recording too: a channel may occur only once)")
+        }
+        writtenBy[stream] = file
     }
 
     /// A `--samples` stream file's header line: `time_s`, then its channels.

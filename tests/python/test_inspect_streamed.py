@@ -244,3 +244,23 @@ def test_samples_with_a_label_row_far_back_in_time(tmp_path):
     assert a == b
     labels = next(v for k, v in a.items() if k.endswith("labels.csv")).decode()
     assert "1.5,T" in labels, labels
+
+
+def test_samples_refuse_a_stream_in_two_files_of_a_recording(tmp_path):
+    """`--samples` writes one file per stream of a recording: a stream that two of its files give
+    is refused (65), naming both files in file order, read whole or in blocks (it used to fail on
+    the second file's `File exists`)."""
+    (tmp_path / "s1/r1").mkdir(parents=True)
+    in_order(tmp_path / "s1/r1", "a.csv")
+    in_order(tmp_path / "s1/r1", "b.csv")
+    (tmp_path / "p.yaml").write_text('version: 1\ninputs: [{type: motioncollector, paths: ["s1/*/*.csv"], recording: "{dir}", '
+                                     'sensors: [A, G]}]\nresample: {rate_hz: 50}\nwindow: {length_s: 1}\noutput: {path: out}\n')
+    errors = []
+    for env in (WHOLE, streamed(700)):
+        d = tmp_path / f"samples-{len(errors)}"
+        p = subprocess.run([BIN, "inspect", str(tmp_path / "p.yaml"), "--samples", str(d)], capture_output=True, text=True,
+                           env={**os.environ, **env})
+        assert p.returncode == 65, p.stderr
+        errors.append(p.stderr)
+    assert errors[0] == errors[1]
+    assert "has stream `A` in both" in errors[0] and errors[0].index("a.csv") < errors[0].index("b.csv"), errors[0]

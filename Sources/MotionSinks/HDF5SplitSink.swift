@@ -32,13 +32,12 @@ public final class HDF5SplitSink: SplitSink {
     /// so its bytes, then depend only on the windows, not on how appends cut them (a recording
     /// in one batch, or streamed in blocks, or replayed from a record's blocks).
     ///
-    /// `x` comes first in that order, so without `x_normalized` its rows go to its appender as
-    /// they arrive (its chunks reach the file in the same order, and `stage.x` stays empty): the
-    /// stage then holds only the small datasets, not 4096 windows of `x`, and the writer's
-    /// memory does not grow with the windows a split has gathered (with `x_normalized`, written
-    /// after the small datasets, `x` is staged).
+    /// `x` comes first in that order, so its rows go to its appender as they arrive (its chunks
+    /// reach the file in the same order): the stage holds only the small datasets, not 4096
+    /// windows of `x`, and the writer's memory does not grow with the windows a split has
+    /// gathered. `x_normalized` comes last, so its rows (standardised as they arrive) wait in
+    /// `stage.x` (`motionprep apply`).
     private var stage: WindowBatch
-    private let stagesX: Bool
     private var stageSubject: [Int32] = []
     private var stageRecording: [Int32] = []
     private var stageFold: [Int32] = []
@@ -81,7 +80,6 @@ public final class HDF5SplitSink: SplitSink {
         startTime = try column("start_time_s", .float64, [], chunkRows: 4096)
         foldIndex = description.hasFolds ? try column("fold_index", .int32, [], chunkRows: 4096) : nil
         self.normalization = normalization
-        stagesX = normalization != nil
         xNormalized = normalization != nil ? try column("x_normalized", .float32, [T, C], chunkRows: Swift.max(1, 65536 / Swift.max(1, T * C * 4))) : nil
         featuresNormalized = normalization?.features != nil && F > 0
             ? try column("features_normalized", .float32, [F], chunkRows: Swift.max(1, Swift.min(4096, 65536 / (F * 4)))) : nil
@@ -107,11 +105,8 @@ public final class HDF5SplitSink: SplitSink {
         while start < n {
             let take = Swift.min(n - start, Self.stageWindows - stagedWindows)
             let end = start + take
-            if stagesX {
-                stage.x.append(contentsOf: batch.x[(start * tc)..<(end * tc)])
-            } else {
-                try x.append(batch.x[(start * tc)..<(end * tc)], rows: take)
-            }
+            try x.append(batch.x[(start * tc)..<(end * tc)], rows: take)
+            if let normalization { stage.x += normalization.x.apply(batch.x[(start * tc)..<(end * tc)]) }
             stage.y.append(contentsOf: batch.y[start..<end])
             stage.features.append(contentsOf: batch.features[(start * fc)..<(end * fc)])
             stage.startTimes.append(contentsOf: batch.startTimes[start..<end])
@@ -129,14 +124,13 @@ public final class HDF5SplitSink: SplitSink {
     private func writeStage() throws {
         let n = stagedWindows
         guard n > 0 else { return }
-        if stagesX { try x.append(stage.x, rows: n) }
         try y.append(stage.y, rows: n)
         if let features { try features.append(stage.features, rows: n) }
         try subjectIndex.append(stageSubject, rows: n)
         try recordingIndex.append(stageRecording, rows: n)
         try startTime.append(stage.startTimes, rows: n)
         if let foldIndex { try foldIndex.append(stageFold, rows: n) }
-        if let xNormalized, let normalization { try xNormalized.append(normalization.x.apply(stage.x), rows: n) }
+        if let xNormalized { try xNormalized.append(stage.x, rows: n) }
         if let featuresNormalized, let f = normalization?.features { try featuresNormalized.append(f.apply(stage.features), rows: n) }
         stage.x.removeAll(keepingCapacity: true)
         stage.y.removeAll(keepingCapacity: true)

@@ -18,6 +18,12 @@ public enum ExitStatus: Int32, Sendable {
     case config = 78
     /// Interrupted by SIGINT (128 + 2, as shells report it); `--resume` finishes the run.
     case interrupted = 130
+
+    /// The error is about what the input files hold, whether they exist, or how one of them is to
+    /// be read (65, 66, 78: an IIO dump's layout), not a failed read or write or an interruption:
+    /// which of several files' errors comes first is then the files' order (docs/inputs.md,
+    /// "Bad rows and time order").
+    public var isAboutInputData: Bool { self == .dataError || self == .noInput || self == .config }
 }
 
 /// An error meant for a person: one sentence naming the file, the position, the bad value and

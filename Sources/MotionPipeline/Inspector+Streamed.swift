@@ -83,13 +83,11 @@ enum StreamedInspection {
                     if u.labels { keepEvents = true } else { sortTimes = true }
                 }
             }
-        } catch let e as MotionError where e.exitStatus == .ioError {
-            throw e
-        } catch where readers.count > 1 {
+        } catch let e as any UserFacingError where readers.count > 1 && e.exitStatus.isAboutInputData {
             // Several files, read interleaved: the first error in file order, as a reading file
-            // after file meets it.
+            // after file meets it (a failed read is thrown as it comes).
             try checkInFileOrder(readers)
-            throw error
+            throw e
         }
     }
 
@@ -626,11 +624,9 @@ enum StreamedInspection {
                 return try writeSamples(source, spec: spec, intervals: intervals, folder: folder, directory: directory,
                                         openers: openers, keepEvents: true)
             }
-        } catch let e as MotionError where e.exitStatus == .ioError {
-            throw e
-        } catch where source.files.count > 1 {
+        } catch let e as any UserFacingError where source.files.count > 1 && e.exitStatus.isAboutInputData {
             try checkInFileOrder(openers)   // the first error in file order
-            throw error
+            throw e
         }
     }
 

@@ -1073,7 +1073,8 @@ extension StreamingRecording {
     /// - an error of a recording of several files, which were read interleaved by time: the
     ///   files are read once more in file order (`checkInFileOrder`) for the first error there,
     ///   else the error met is thrown.
-    /// Interruptions and failed reads are thrown as they come.
+    /// Interruptions, failed reads and errors that are not the data's (the memory budget
+    /// cancelled) are thrown as they come.
     static func attempt<R>(_ source: RecordingSource, log: (String) -> Void = { _ in }, isCancelled: () -> Bool,
                            make: (_ labelTrack: LabelTrack?) throws -> StreamingRecording,
                            _ body: (StreamingRecording) throws -> R) throws -> R {
@@ -1087,14 +1088,11 @@ extension StreamingRecording {
                     track = try make(nil).readLabelTrack(isCancelled: isCancelled)
                 }
             }
-        } catch let e as RunInterrupted {
-            throw e
-        } catch let e as MotionError where e.exitStatus == .ioError {
-            // A read failed, or a file changed as it was read.
-            throw e
-        } catch where source.files.count > 1 {
+        } catch let e as any UserFacingError where source.files.count > 1 && e.exitStatus.isAboutInputData {
+            // An error in the data (not a failed read, a file changed as it was read, or an
+            // interruption): the first in file order.
             try make(track).checkInFileOrder(isCancelled: isCancelled)
-            throw error
+            throw e
         }
     }
 }

@@ -25,9 +25,9 @@ struct RawRecording {
     var warnings: [String]
 }
 
-/// Whole readings of a recording's files, for `inspect` where its block reading cannot follow
-/// (times going back, which it reports instead of refusing), and the errors the engine
-/// (`StreamingRecording`) shares with them.
+/// The whole reading of a recording's files (`loadRaw`): `inspect`'s reference behind the test
+/// knob `MOTIONPREP_STREAM_BYTES`, and the test oracle's reader; no command reads with it
+/// otherwise. Also the errors the engine (`StreamingRecording`) shares with it.
 enum RecordingLoader {
     /// The error for a recording without `sensor`'s stream.
     static func noStream(_ sensor: ChannelLayout.Sensor, source: RecordingSource, spec: PipelineSpec) -> MotionError {

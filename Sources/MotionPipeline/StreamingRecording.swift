@@ -964,10 +964,11 @@ final class StreamingRecording {
     }
 }
 
-/// A file of a `sort: true` input, read whole (`RecordingLoader.loadRaw`) and with each kept
-/// stream stable-sorted by time (docs/inputs.md, "Bad rows and time order": equal times keep the last sample, counted). Sorting
-/// needs the whole stream, so these streams are held in memory (about 8 bytes per sample per
-/// channel); the grid, the windows and every other file of the recording still stream.
+/// A file of a `sort: true` input, read to its end with its block reader (the blocks' columns
+/// joined) and each kept stream stable-sorted by time (docs/inputs.md, "Bad rows and time order":
+/// equal times keep the last sample, counted). Sorting needs the whole stream, so these streams
+/// are held in memory (about 8 bytes per sample per channel); the grid, the windows and every
+/// other file of the recording still stream.
 final class _SortedFile {
     let streams: [RawStream]
     let rowLabels: LabelEvents
@@ -977,11 +978,36 @@ final class _SortedFile {
     let warnings: [String]
 
     init(_ file: InputFile, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, ledger: InputLedger?) throws {
-        let one = RecordingSource(name: source.name, subject: source.subject, files: [file])
-        let raw = try RecordingLoader.loadRaw(one, spec: spec, layout: layout, checkOrder: false, ledger: ledger)
-        var dropped = raw.dropped
+        var joined: [String: RawStream] = [:]
+        var order: [String] = []
+        var rows = LabelEvents(), markers = LabelEvents()
+        var rowsRead = 0
+        var dropped: ReasonCounts = [:]
+        var warnings: [String] = []
+        if let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
+                                                           blockBytes: RunOptions.defaultStreamBlockBytes, ledger: ledger) {
+            while let block = try reader.next() {
+                rowsRead += block.rowsRead
+                for s in block.streams {
+                    if joined[s.name] == nil {
+                        joined[s.name] = RawStream(name: s.name, channelNames: s.channelNames, channelUnits: s.channelUnits,
+                                                   times: [], channels: s.channels.map { _ in [] }, lines: [])
+                        order.append(s.name)
+                    }
+                    joined[s.name]!.times += s.times
+                    for c in s.channels.indices { joined[s.name]!.channels[c] += s.channels[c] }
+                    joined[s.name]!.lines += s.lines
+                }
+                rows.append(block.rowLabels)
+                markers.append(block.markers)
+            }
+            try StreamedInspection.noWholeScan(reader)
+            dropped = reader.rowsDropped
+            warnings = reader.warnings
+        }
         var streams: [RawStream] = []
-        for (stream, _) in raw.raw[file.inputIndex] ?? [] {
+        for name in order {
+            let stream = joined[name]!
             let (sorted, duplicates) = try TimeOrder.finalize(stream, sort: true, displayPath: file.path)
             if duplicates > 0 { dropped["duplicate_time", default: 0] += duplicates }
             // Lines only name decreasing times, which a sorted stream has none of.
@@ -990,11 +1016,11 @@ final class _SortedFile {
                                      lines: [Int32](repeating: 0, count: sorted.times.count)))
         }
         self.streams = streams
-        rowLabels = raw.rowLabels
-        markers = raw.markers
-        rowsRead = raw.rowsRead
+        rowLabels = rows
+        self.markers = markers
+        self.rowsRead = rowsRead
         rowsDropped = dropped
-        warnings = raw.warnings
+        self.warnings = warnings
     }
 }
 
@@ -1093,6 +1119,22 @@ extension StreamingRecording {
             // interruption): the first in file order.
             try make(track).checkInFileOrder(isCancelled: isCancelled)
             throw e
+        }
+    }
+}
+
+extension LabelEvents {
+    /// Appends `other`'s events after these, its names numbered as they first occur here.
+    mutating func append(_ other: LabelEvents) {
+        guard !other.times.isEmpty else { return }
+        var ids = [Int32](repeating: -1, count: other.names.count)
+        for (t, l) in zip(other.times, other.labels) {
+            if ids[Int(l)] < 0 {
+                let name = other.names[Int(l)]
+                if let k = names.firstIndex(of: name) { ids[Int(l)] = Int32(k) } else { ids[Int(l)] = Int32(names.count); names.append(name) }
+            }
+            times.append(t)
+            labels.append(ids[Int(l)])
         }
     }
 }

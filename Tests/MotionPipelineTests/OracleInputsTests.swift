@@ -97,6 +97,45 @@ import Testing
         """, in: dir, seed: 5, sourceLabel: "sensorlogger")
     }
 
+    /// `sort: true`: rows out of time order (blocks of rows reversed, some rows repeated) are
+    /// sorted per stream; the engine joins the file's blocks and sorts them (`_SortedFile`), the
+    /// oracle sorts the whole stream.
+    @Test(arguments: [UInt64(6), 7])
+    func sortedInputs(seed: UInt64) throws {
+        let dir = try TemporaryDirectory(label: "oracle-sort")
+        defer { dir.remove() }
+        var options = SynthOptions(outDirectory: dir.path("data"), subjects: 2, minutes: 1, seed: seed, recordingsPerSubject: 1,
+                                   gapsPerMinute: 1, dropFraction: 0)
+        options.sensors = ["A", "G"]
+        _ = try Synth.write(options)
+        var g = SeededGenerator(seed: seed)
+        let files = (FileManager.default.enumerator(atPath: dir.path("data"))?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".csv") }.sorted().map { dir.path("data/" + $0) }
+        try #require(files.count == 2)
+        for path in files {
+            var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+            var i = 1
+            while i + 40 < lines.count - 1 {
+                if Bool.random(using: &g) { lines[i..<(i + 40)].reverse() }
+                if Int.random(in: 0..<4, using: &g) == 0 { lines.insert(lines[i + 3], at: i + 20) }
+                i += 40 + Int.random(in: 0...200, using: &g)
+            }
+            try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        try Self.compare("""
+        version: 1
+        name: sorted
+        inputs:
+          - {type: motioncollector, paths: ["data/**/*.csv"], sensors: [A, G], sort: true}
+        resample: {rate_hz: 50, max_gap_s: 0.2}
+        window: {length_s: 2.0, stride_s: 1.0}
+        labels: {map: {W: walk, T: turn}}
+        features: [mean, std]
+        output: {type: hdf5, path: out}
+
+        """, in: dir, seed: seed, sourceLabel: "sort: true")
+    }
+
     /// IIO dumps with their layout folders, with and without anti-aliasing and a transform chain.
     @Test(arguments: [(UInt64(3), true, false), (4, false, true)])
     func iioDumps(seed: UInt64, antialias: Bool, transforms: Bool) throws {

@@ -57,17 +57,7 @@ enum RecordingLoader {
         var warnings: [String] = []
         // Raw streams by (input index, sensor name), with the file they came from.
         var raw: [Int: [(stream: RawStream, file: InputFile)]] = [:]
-        var rowNames: [String] = [], rowTimes: [Double] = [], rowIdx: [Int32] = []
-        var markerNames: [String] = [], markerTimes: [Double] = [], markerIdx: [Int32] = []
-        func add(_ e: LabelEvents, _ names: inout [String], _ times: inout [Double], _ idx: inout [Int32]) {
-            for (t, l) in zip(e.times, e.labels) {
-                let name = e.names[Int(l)]
-                let i: Int32
-                if let k = names.firstIndex(of: name) { i = Int32(k) } else { i = Int32(names.count); names.append(name) }
-                times.append(t)
-                idx.append(i)
-            }
-        }
+        var rowLabels = LabelEvents(), markers = LabelEvents()
         for file in source.files {
             let input = spec.inputs[file.inputIndex]
             switch input.type {
@@ -78,8 +68,8 @@ enum RecordingLoader {
                 rowsRead += mc.rowsRead
                 dropped.add(mc.rowsDropped)
                 for s in mc.streams { raw[file.inputIndex, default: []].append((s, file)) }
-                add(mc.rowLabels, &rowNames, &rowTimes, &rowIdx)
-                add(mc.markers, &markerNames, &markerTimes, &markerIdx)
+                rowLabels.append(mc.rowLabels)
+                markers.append(mc.markers)
             case .csv:
                 guard let options = input.csv else {
                     throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: csv` needs `time` and `channels`")
@@ -95,7 +85,7 @@ enum RecordingLoader {
                 rowsRead += csv.rowsRead
                 dropped.add(csv.rowsDropped)
                 for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
-                add(csv.rowLabels, &rowNames, &rowTimes, &rowIdx)
+                rowLabels.append(csv.rowLabels)
             case .iio:
                 guard let sensor = layout.sensor(input: file.inputIndex) else { continue }
                 let dump = try loadIIO(file, input: input, sensor: sensor, spec: spec, checkOrder: checkOrder, warnings: &warnings,
@@ -105,8 +95,7 @@ enum RecordingLoader {
                 raw[file.inputIndex, default: []].append((dump.stream, file))
             }
         }
-        return RawRecording(raw: raw, rowLabels: LabelEvents(names: rowNames, times: rowTimes, labels: rowIdx),
-                            markers: LabelEvents(names: markerNames, times: markerTimes, labels: markerIdx),
+        return RawRecording(raw: raw, rowLabels: rowLabels, markers: markers,
                             rowsRead: rowsRead, dropped: dropped, warnings: warnings)
     }
 

@@ -586,26 +586,16 @@ final class StreamingRecording {
     /// in file order (`LabelTrack.fromEvents`). For label events too far out of time order to be
     /// folded as they come (`attempt`).
     func readLabelTrack(isCancelled: () -> Bool) throws -> LabelTrack {
-        var names: [String] = [], times: [Double] = [], labels: [Int32] = []
+        var events = LabelEvents()
         let fromMarkers = spec.labels?.from == .markers
         for (r, file) in source.files.enumerated() where spec.inputs[file.inputIndex].type != .iio {
             guard let reader = try openReader(file, index: r) else { continue }
             while let block = try reader.next() {
                 if isCancelled() { throw RunInterrupted(message: "") }
-                let e = fromMarkers ? block.markers : block.rowLabels
-                var ids = [Int32](repeating: -1, count: e.names.count)
-                for (t, l) in zip(e.times, e.labels) {
-                    if ids[Int(l)] < 0 {
-                        let name = e.names[Int(l)]
-                        ids[Int(l)] = Int32(names.firstIndex(of: name) ?? names.count)
-                        if ids[Int(l)] == names.count { names.append(name) }
-                    }
-                    times.append(t)
-                    labels.append(ids[Int(l)])
-                }
+                events.append(fromMarkers ? block.markers : block.rowLabels)
             }
         }
-        return LabelEvents(names: names, times: times, labels: labels).track()
+        return events.track()
     }
 
     // MARK: - Input

@@ -36,13 +36,11 @@ public final class HDF5SplitSink: SplitSink {
     /// reach the file in the same order): the stage holds only the small datasets, not 4096
     /// windows of `x`, and the writer's memory does not grow with the windows a split has
     /// gathered. `x_normalized` comes last, so its rows (standardised as they arrive) wait in
-    /// `stage.x` (`motionprep apply`).
+    /// `stage.x` (`motionprep apply`). `stage.count` counts `y`, which every window has.
     private var stage: WindowBatch
     private var stageSubject: [Int32] = []
     private var stageRecording: [Int32] = []
     private var stageFold: [Int32] = []
-    /// Windows in the stage (`stage.count` counts `x`, empty when it is not staged).
-    private var stagedWindows = 0
     static let stageWindows = 4096
 
     /// Creates `{directory}/{split}.h5`.
@@ -103,7 +101,7 @@ public final class HDF5SplitSink: SplitSink {
         let tc = batch.length * batch.channelCount, fc = batch.featureCount
         var start = 0
         while start < n {
-            let take = Swift.min(n - start, Self.stageWindows - stagedWindows)
+            let take = Swift.min(n - start, Self.stageWindows - stage.count)
             let end = start + take
             try x.append(batch.x[(start * tc)..<(end * tc)], rows: take)
             if let normalization { stage.x += normalization.x.apply(batch.x[(start * tc)..<(end * tc)]) }
@@ -113,8 +111,7 @@ public final class HDF5SplitSink: SplitSink {
             stageSubject.append(contentsOf: repeatElement(s, count: take))
             stageRecording.append(contentsOf: repeatElement(r, count: take))
             stageFold.append(contentsOf: repeatElement(f ?? 0, count: take))
-            stagedWindows += take
-            if stagedWindows == Self.stageWindows { try writeStage() }
+            if stage.count == Self.stageWindows { try writeStage() }
             start = end
         }
         for (i, c) in classCounts(batch.y, classes: counts.count).enumerated() { counts[i] += c }
@@ -122,7 +119,7 @@ public final class HDF5SplitSink: SplitSink {
     }
 
     private func writeStage() throws {
-        let n = stagedWindows
+        let n = stage.count
         guard n > 0 else { return }
         try y.append(stage.y, rows: n)
         if let features { try features.append(stage.features, rows: n) }
@@ -139,7 +136,6 @@ public final class HDF5SplitSink: SplitSink {
         stageSubject.removeAll(keepingCapacity: true)
         stageRecording.removeAll(keepingCapacity: true)
         stageFold.removeAll(keepingCapacity: true)
-        stagedWindows = 0
     }
 
     /// Stores the last chunks and closes the file.

@@ -4,7 +4,7 @@ import MotionCore
 /// `IIODecoder.decode(path:)`: concatenated, the blocks are its stream, and `warnings`,
 /// `rowsDropped` and `scans` are its dump's once the last block is read.
 public final class IIOBlockReader: IngestBlockReader {
-    public let displayPath: String
+    private let displayPath: String
     private let layout: IIOLayout
     private let strict: Bool
     private let sensor: String
@@ -20,8 +20,13 @@ public final class IIOBlockReader: IngestBlockReader {
     public var scans: Int { core.scans }
     /// Bytes per scan.
     public var scanBytes: Int { layout.scanBytes }
-    /// Bytes read so far (the file's size once the last block is read).
-    public var fileBytes: Int { core.totalBytes }
+
+    /// Throws the dump's error when it held no whole scan (docs/inputs.md, "Bad rows and time
+    /// order": no data rows), as `IIODecoder.decode` callers raise it; call after the last block.
+    public func requireWholeScan() throws {
+        guard core.scans == 0 else { return }
+        throw IngestError(.iioNoScans(fileBytes: core.totalBytes, scanBytes: layout.scanBytes), at: SourceLocation(file: displayPath))
+    }
 
     /// Opens `path` (`.cannotOpen`, 66, as `IIODecoder.decode`); the layout must give a time
     /// source (`E_NO_TIME`).

@@ -97,14 +97,8 @@ enum StreamedInspection {
         for open in readers {
             guard let reader = try open() else { continue }
             while try reader.next() != nil {}
-            try noWholeScan(reader)
+            try (reader as? IIOBlockReader)?.requireWholeScan()
         }
-    }
-
-    /// An IIO dump that ended without one whole scan (docs/inputs.md, "Bad rows and time order").
-    static func noWholeScan(_ reader: IngestBlockReader) throws {
-        guard let iio = reader as? IIOBlockReader, iio.scans == 0 else { return }
-        throw IngestError(.iioNoScans(fileBytes: iio.fileBytes, scanBytes: iio.scanBytes), at: SourceLocation(file: iio.displayPath))
     }
 
     private static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double,
@@ -128,7 +122,7 @@ enum StreamedInspection {
             try rows.add(block.rowLabels, source: f, samples: block.streams)
             try markers.add(block.markers, source: f, samples: block.streams)
         } finished: { f, reader in
-            try noWholeScan(reader)
+            try (reader as? IIOBlockReader)?.requireWholeScan()
             warnings[f] = reader.warnings
             scan.dropped.add(reader.rowsDropped)
             rows.end(source: f)
@@ -662,7 +656,7 @@ enum StreamedInspection {
                     try fold.add(labels.from == .rows ? block.rowLabels : block.markers, source: f, samples: block.streams)
                 }
             } finished: { f, reader in
-                try noWholeScan(reader)
+                try (reader as? IIOBlockReader)?.requireWholeScan()
                 for name in order[f] { try handles[f][name]!.close() }
                 fold.end(source: f)
             }

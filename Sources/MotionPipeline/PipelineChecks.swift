@@ -100,7 +100,7 @@ public enum PipelineChecks {
             names(block.rowLabels, into: &rows, seen: &seenRows)
             names(block.markers, into: &markers, seen: &seenMarkers)
         }
-        try StreamedInspection.noWholeScan(reader)
+        try (reader as? IIOBlockReader)?.requireWholeScan()
         return (hasStreams, rows, markers)
     }
 

@@ -426,7 +426,7 @@ final class StreamingRecording {
                 readers[r].done = true
                 timelineEvents?.end(source: r)
                 rowsDropped.add(readers[r].reader.rowsDropped)
-                try checkScans(readers[r].reader, readers[r].file)
+                try _KeptFileReader.iio(readers[r].reader)?.requireWholeScan()
                 for s in grid.streams.indices where streamFile[s] == r { grid.streams[s].finish() }
                 limitGrid()
             }
@@ -526,12 +526,6 @@ final class StreamingRecording {
         return MotionError(.dataError, "recording `\(source.name)` has stream `\(sensor.name)` in both \(first) and \(second); a channel may occur only once per recording")
     }
 
-    /// An IIO dump that ended without one whole scan (docs/inputs.md, "Bad rows and time order": no data rows).
-    private func checkScans(_ reader: IngestBlockReader, _ file: InputFile) throws {
-        guard let iio = _KeptFileReader.iio(reader), iio.scans == 0 else { return }
-        throw IngestError(.iioNoScans(fileBytes: iio.fileBytes, scanBytes: iio.scanBytes), at: SourceLocation(file: file.path))
-    }
-
     /// Stream `s`'s first decreasing time, at its line, or its scan's byte offset in an IIO dump.
     private func decreaseError(_ s: Int, _ file: InputFile, iio: IIOBlockReader?) -> IngestError? {
         guard let d = grid.streams[s].decrease else { return nil }
@@ -566,7 +560,7 @@ final class StreamingRecording {
                 if isCancelled() { throw RunInterrupted(message: "") }
                 try take(block, from: r, file: file, progress: &progress)
             }
-            try checkScans(reader, file)
+            try _KeptFileReader.iio(reader)?.requireWholeScan()
             if let iio = _KeptFileReader.iio(reader) {
                 for s in grid.streams.indices where streamFile[s] == r {
                     if let e = decreaseError(s, file, iio: iio) { throw e }
@@ -991,7 +985,7 @@ final class _SortedFile {
                 rows.append(block.rowLabels)
                 markers.append(block.markers)
             }
-            try StreamedInspection.noWholeScan(reader)
+            try (reader as? IIOBlockReader)?.requireWholeScan()
             dropped = reader.rowsDropped
             warnings = reader.warnings
         }

@@ -516,3 +516,23 @@ output: {type: hdf5, path: out}
     draws = [d for d in out.decode(errors="replace").split("\r") if d.startswith("[")]
     partial = [d for d in draws if "0/1 recordings" in d and "#" in d.split("]")[0]]
     assert partial, draws[:5]
+
+
+def test_an_iio_dump_without_a_whole_scan_is_an_error(data, tmp_path):
+    """A dump shorter than one scan (here empty) is the recording's error (docs/inputs.md, "Bad rows
+    and time order": no data rows), with one message whatever the block size, in `run`, and in
+    `inspect`'s report of that recording."""
+    import shutil
+    src = sorted((data / "iio").rglob("*.bin"))[-1]
+    (tmp_path / "iio/s1").mkdir(parents=True)
+    (tmp_path / "iio/s1/rec.bin").write_bytes(b"")
+    shutil.copytree(src.parent / "sysfs", tmp_path / "iio/s1/sysfs")
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text('version: 1\ninputs: [{type: iio, paths: ["iio/**/*.bin"], layout: "{dirpath}/sysfs", sensor: imu}]\n'
+                        'resample: {rate_hz: 50}\nwindow: {length_s: 1}\noutput: {type: hdf5, path: out}\n')
+    a = run(pipeline, tmp_path / "one", WHOLE, check=False)
+    b = run(pipeline, tmp_path / "blocks", streamed(4096), check=False)
+    assert a.returncode == b.returncode == 65 and a.stderr == b.stderr
+    assert "rec.bin: error: no data rows: the dump is empty" in a.stderr, a.stderr
+    p = subprocess.run([BIN, "inspect", str(pipeline), "--json"], capture_output=True, text=True)
+    assert "no data rows: the dump is empty" in json.loads(p.stdout)["recordings"][0]["error"]

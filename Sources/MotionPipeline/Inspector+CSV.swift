@@ -125,11 +125,11 @@ extension Inspector {
         do {
             var r = RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "csv", rows: 0, rowsDropped: [:],
                                     streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
-            if PathText.fileSize(path) >= streamBytes,
-               let scan = try StreamedInspection.scan([{
-                   try CSVBlockReader(path: path, displayPath: path, format: format, units: [:], unitSystem: .native,
-                                      wideSensorName: PathText.stem(path), keep: nil, blockBytes: blockBytes)
-               }], maxGap: { _ in 0.25 }, gapFromMedian: { max(0.25, 2.5 * $0) }) {
+            if PathText.fileSize(path) >= streamBytes {
+                let scan = try StreamedInspection.scan([{
+                    try CSVBlockReader(path: path, displayPath: path, format: format, units: [:], unitSystem: .native,
+                                       wideSensorName: PathText.stem(path), keep: nil, blockBytes: blockBytes)
+                }], maxGap: { _ in 0.25 }, gapFromMedian: { max(0.25, 2.5 * $0) })
                 scan.fill(&r, preferMarkers: false)
                 report.recording = r
                 return report

@@ -55,10 +55,9 @@ enum StreamedInspection {
         }
     }
 
-    /// Scans `source` (never nil; the optional is for the callers' whole reading). Throws what
-    /// the whole readers would throw for a bad file.
+    /// Scans `source`. Throws what the whole readers would throw for a bad file.
     static func scan(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, maxGap: (String) -> Double,
-                     blockBytes: Int) throws -> Scan? {
+                     blockBytes: Int) throws -> Scan {
         // `sort: true` changes nothing here: inspect describes the files as they are.
         try scan(source.files.map { file in
             { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
@@ -70,7 +69,7 @@ enum StreamedInspection {
     ///     (of all its intervals, zeros included: `Antialias.medianInterval`), and `maxGap` is not
     ///     used (`inspect FILE.csv`, where no pipeline says what a gap is).
     static func scan(_ readers: [() throws -> IngestBlockReader?], maxGap: (String) -> Double,
-                     gapFromMedian: (@Sendable (Double) -> Double)? = nil) throws -> Scan? {
+                     gapFromMedian: (@Sendable (Double) -> Double)? = nil) throws -> Scan {
         do {
             // Times going back, or label rows far out of order: read again, sorting the times or
             // keeping every event (only what is needed: the events take 12 bytes each).
@@ -601,11 +600,11 @@ enum StreamedInspection {
 
     /// `inspect --samples` for one recording, a block at a time: each stream's samples appended to
     /// `{folder}/{stream}.csv` as they are read, label events folded for `labels.csv`. Returns the
-    /// files written (relative to `folder`, in the whole writer's order; never nil, the optional is
-    /// for the caller's whole reading). Label rows far back in time make it write the files again,
-    /// keeping every event; an error in a recording of several files is the first in file order.
+    /// files written (relative to `folder`, in the whole writer's order). Label rows far back in
+    /// time make it write the files again, keeping every event; an error in a recording of
+    /// several files is the first in file order.
     static func writeSamples(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, intervals: IntervalLabels?,
-                             folder: String, directory: String, blockBytes: Int) throws -> [String]? {
+                             folder: String, directory: String, blockBytes: Int) throws -> [String] {
         let openers = source.files.map { file in
             { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
         }

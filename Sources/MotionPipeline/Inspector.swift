@@ -186,9 +186,9 @@ public enum Inspector {
             do {
                 let maxGap = { spec.resample.maxGapS.value(for: $0) }
                 let preferMarkers = spec.labels?.from == .markers
-                let streamed = try source.fileBytes >= streamBytes
-                    ? StreamedInspection.scan(source, spec: spec, layout: layout, maxGap: maxGap, blockBytes: blockBytes) : nil
-                if let streamed {
+                if source.fileBytes >= streamBytes {
+                    let streamed = try StreamedInspection.scan(source, spec: spec, layout: layout, maxGap: maxGap,
+                                                               blockBytes: blockBytes)
                     streamed.fill(&report, preferMarkers: preferMarkers)
                     try fillFixed(&report, source: source, spec: spec, gridStart: streamed.gridStart, intervals: intervals)
                 } else {
@@ -214,10 +214,11 @@ public enum Inspector {
         }
         if PathText.fileSize(path) >= streamBytes {
             var reader: MotionCollectorBlockReader?
-            if let scan = try StreamedInspection.scan([{
+            let scan = try StreamedInspection.scan([{
                 reader = try MotionCollectorBlockReader(path: path, displayPath: path, units: .si, keep: nil, blockBytes: blockBytes)
                 return reader
-            }], maxGap: { _ in 0.25 }), let variant = reader?.variant {
+            }], maxGap: { _ in 0.25 })
+            if let variant = reader?.variant {
                 var report = empty(variant)
                 scan.fill(&report, preferMarkers: variant == .legacy)
                 return report
@@ -308,9 +309,9 @@ public enum Inspector {
         let intervals = try loadIntervals(spec)
         for source in sources {
             let folder = try SamplesFolder.makeFolders(directory, recording: source.name)
-            if source.fileBytes >= streamBytes,
-               let files = try StreamedInspection.writeSamples(source, spec: spec, layout: layout, intervals: intervals,
-                                                               folder: folder, directory: directory, blockBytes: blockBytes) {
+            if source.fileBytes >= streamBytes {
+                let files = try StreamedInspection.writeSamples(source, spec: spec, layout: layout, intervals: intervals,
+                                                                folder: folder, directory: directory, blockBytes: blockBytes)
                 written += files.map { source.name + "/" + $0 }
                 continue
             }

@@ -40,7 +40,8 @@ import Testing
         let scan = try StreamedInspection.scan([{
             try MotionCollectorBlockReader(path: path, displayPath: path, units: .si, keep: nil, blockBytes: block)
         }], maxGap: { _ in 0.25 })
-        #expect(scan != nil, "the file streams: no fallback")
+        // No whole reading to fall back to any more (the scan is not optional): it found the streams.
+        #expect(scan.streams.map(\.samples) == whole.streams.map(\.samples))
     }
 
     /// A stream whose times go back streams too: its times are sorted on disk after the read,
@@ -53,7 +54,7 @@ import Testing
         let scan = try StreamedInspection.scan([{
             try MotionCollectorBlockReader(path: path, displayPath: path, units: .si, keep: nil, blockBytes: 1000)
         }], maxGap: { _ in 0.25 })
-        #expect(scan != nil)
+        #expect(scan.streams.first?.outOfOrder == 1)
         let streamed = try Inspector.inspect(motionCollectorFile: path, streamBytes: 0, blockBytes: 1000)
         #expect(streamed.json == (try Inspector.inspect(motionCollectorFile: path, streamBytes: .max)).json)
         #expect(streamed.streams.first?.outOfOrder == 1)
@@ -81,7 +82,7 @@ import Testing
         let source = try InputDiscovery.recordings(spec)[0]
         let scan = try StreamedInspection.scan(source, spec: spec, layout: try ChannelLayout.make(spec),
                                                maxGap: { spec.resample.maxGapS.value(for: $0) }, blockBytes: 2000)
-        #expect(scan != nil)
+        #expect(scan.streams.map(\.samples) == whole[0].streams.map(\.samples))
     }
 
     /// The external sort of `inspect`'s spilled times: runs far shorter than the data, merged,
@@ -125,9 +126,9 @@ import Testing
         let source = try InputDiscovery.recordings(spec)[0]
         try FileManager.default.createDirectory(atPath: dir.path("direct"), withIntermediateDirectories: true)
         let folder = try SamplesFolder.makeFolders(dir.path("direct"), recording: source.name)
-        #expect(try StreamedInspection.writeSamples(source, spec: spec, layout: try ChannelLayout.make(spec), intervals: nil,
-                                                    folder: folder, directory: dir.path("direct"), blockBytes: block) != nil,
-                "the recording streams: no fallback")
+        let direct = try StreamedInspection.writeSamples(source, spec: spec, layout: try ChannelLayout.make(spec), intervals: nil,
+                                                         folder: folder, directory: dir.path("direct"), blockBytes: block)
+        #expect(direct.map { source.name + "/" + $0 } == wholeFiles, "the recording's files, written from its blocks")
     }
 
     /// Two files with label rows at the very same times: the whole reading concatenates the
@@ -154,8 +155,9 @@ import Testing
         #expect(try Inspector.inspect(pipeline: spec, streamBytes: 0, blockBytes: block).map(\.json) == whole.map(\.json))
         #expect(whole[0].labels.compactMap(\.label).prefix(2) == ["T", "W"], "the second file's label wins at equal times")
         let source = try InputDiscovery.recordings(spec)[0]
-        #expect(try StreamedInspection.scan(source, spec: spec, layout: try ChannelLayout.make(spec),
-                                            maxGap: { _ in 0.25 }, blockBytes: block) != nil)
+        let scan = try StreamedInspection.scan(source, spec: spec, layout: try ChannelLayout.make(spec),
+                                               maxGap: { _ in 0.25 }, blockBytes: block)
+        #expect(scan.streams.map(\.samples) == whole[0].streams.map(\.samples) && scan.rowEvents > 0)
     }
 
     /// `inspect FILE.csv`: the gap limit comes from each stream's median interval (zeros

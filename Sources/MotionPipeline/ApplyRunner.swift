@@ -78,7 +78,7 @@ public enum ApplyRunner {
         reads.append((dataset.directory, "source dataset"))
         let lock = try PipelineRunner.takeOutput(staging, reads: reads, log: options.log)
         defer { lock.release() }
-        try staging.begin()
+        try staging.begin(log: options.log)
         var finished = false
         defer { if !finished { staging.abandon() } }
         let recordsDir = staging.partialDirectory + "/records"
@@ -161,7 +161,7 @@ public enum ApplyRunner {
         if windows == 0 {
             throw MotionError(.dataError, "no window to apply the dataset to: \(totals.explanation(windowLength: description.windowLength, rateHz: description.sampleRateHz, recordings: sources.count))")
         }
-        try? FileManager.default.removeItem(atPath: recordsDir)
+        staging.removeRecords()
         var checksums: [(path: String, sha256: String, bytes: Int)] = []
         for f in written {
             let (hex, bytes) = try SHA256.hexOfFile(path: staging.partialDirectory + "/" + f.path)

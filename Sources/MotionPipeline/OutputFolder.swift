@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MotionChecksum
 import MotionCore
 
 /// The ownership rules for the folders a run writes (docs/hardening.md, "Data safety: output
@@ -17,6 +18,11 @@ enum OutputFolder {
         /// A motionprep dataset or part; `entries` are every file and folder in it (relative
         /// paths), all of them known to belong to it.
         case own(entries: [String])
+        /// A folder holding the staging mark and only what motionprep writes while staging: a
+        /// staging folder moved into place a moment before its mark was removed, or an empty
+        /// folder of the user's that a commit was filling (`DatasetStaging.commit`). Its entries
+        /// are removed one by one, and the folder itself is kept and filled again.
+        case filling(entries: [String])
         /// Anything else, with the reason as a sentence fragment ("it holds notes.txt").
         case foreign(String)
     }
@@ -24,8 +30,18 @@ enum OutputFolder {
     /// The mark written into every staging folder motionprep creates (`DIR.partial/`).
     static let stagingMark = ".motionprep-partial"
     static let stagingMarkText = "This folder is a motionprep run in progress (or interrupted: `motionprep run --resume`). motionprep deletes it when the run ends.\n"
+    /// The mark a two-step commit writes into the previous dataset just before it renames it to
+    /// `DIR.previous/`, so that only a folder motionprep set aside is ever put back or removed.
+    static let previousMark = ".motionprep-previous"
+    static let previousMarkText = "This folder is a motionprep dataset set aside while a newer one replaced it. motionprep removes it, or puts it back, on the next run.\n"
 
     /// Classifies `path` without following a symbolic link at `path` itself.
+    ///
+    /// Ownership is decided by content, as `git status` decides that a checkout is clean
+    /// (docs/hardening.md, "Data safety: output folders"): a folder is an own dataset only when
+    /// every entry in it is a file its `manifest.json` lists, with the listed size and SHA-256
+    /// (or `manifest.json` and a `SHA256SUMS` that agrees with it), and an own part only when
+    /// `part.json` matches `part.json.sha256` and every record starts and ends as a record does.
     static func classify(_ path: String) -> Kind {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .absent }
@@ -39,38 +55,63 @@ enum OutputFolder {
         }
         let entries = walk(path)
         if entries.isEmpty { return .empty }
-        let known: Set<String>
-        if let k = datasetFiles(path) {
-            known = k
-        } else if let k = partFiles(path, entries: entries) {
-            known = k
-        } else {
-            return .foreign("it is not a motionprep dataset (no motionprep manifest.json or part.json) and holds \(list(entries.filter { !$0.isDirectory }.map(\.path), or: entries.map(\.path)))")
-        }
-        var unknown: [String] = []
-        for e in entries {
-            if !e.isRegular && !e.isDirectory {
-                unknown.append(e.path + " (\(describe(e.mode)))")
-            } else if e.isDirectory ? !known.contains(where: { $0.hasPrefix(e.path + "/") }) : !known.contains(e.path) {
-                unknown.append(e.path)
+        if hasMark(path + "/" + stagingMark, text: stagingMarkText) {
+            // A staging folder moved into place whose mark was not yet removed, or an empty
+            // folder of the user's being filled (`DatasetStaging.commit`): staging rules.
+            switch classifyStaging(path, entries: entries) {
+            case .own(let e): return .filling(entries: e)
+            default: break
             }
         }
-        if !unknown.isEmpty {
-            return .foreign("it holds \(list(unknown, or: unknown)), which \(unknown.count == 1 ? "is" : "are") not part of the motionprep dataset there")
+        if let claims = datasetClaims(path) {
+            if let problem = firstForeign(path, entries: entries, claims: claims) {
+                return .foreign(problem)
+            }
+            return .own(entries: entries.map(\.path))
+        }
+        if let problem = partProblem(path, entries: entries) {
+            return .foreign(problem)
+        }
+        if FileManager.default.fileExists(atPath: path + "/part.json") {
+            return .own(entries: entries.map(\.path))
+        }
+        return .foreign("it is not a motionprep dataset (no motionprep manifest.json or part.json) and holds \(list(entries.filter { !$0.isDirectory }.map(\.path), or: entries.map(\.path)))")
+    }
+
+    /// Classifies a staging folder (`DIR.partial/`) by what motionprep writes there
+    /// (docs/hardening.md, "Staging folders"): `.own` when every entry is one of the files a
+    /// run, `apply` or `merge` writes into it, each starting as such a file starts; anything
+    /// else is `.foreign`, naming the first entry in the way. The mark itself is not required
+    /// here (see `isOwnStaging`).
+    static func classifyStaging(_ path: String, entries: [Entry]? = nil) -> Kind {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .absent }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { return .foreign("it is \(describe(st.st_mode)), not a folder") }
+        let entries = entries ?? walk(path)
+        if entries.isEmpty { return .empty }
+        for e in entries {
+            if let why = StagingEntry.problem(root: path, entry: e) {
+                return .foreign("it holds \(e.path), which \(why)")
+            }
         }
         return .own(entries: entries.map(\.path))
     }
 
-    /// True when `path` is a staging folder motionprep made: it carries `stagingMark`, or it is
-    /// a complete dataset of its own (a run killed after removing the mark, just before the
-    /// commit).
+    /// True when `path` is a staging folder motionprep made: it carries `stagingMark` with the
+    /// mark's exact text, and every entry in it is one motionprep writes there.
     static func isOwnStaging(_ path: String) -> Bool {
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return false }
-        var mark = stat()
-        if lstat(path + "/" + stagingMark, &mark) == 0, (mark.st_mode & S_IFMT) == S_IFREG { return true }
-        if case .own = classify(path) { return true }
+        guard hasMark(path + "/" + stagingMark, text: stagingMarkText) else { return false }
+        if case .own = classifyStaging(path) { return true }
         return false
+    }
+
+    /// True when `path` is a regular file holding exactly `text` (a mark motionprep wrote).
+    static func hasMark(_ path: String, text: String) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size == text.utf8.count else { return false }
+        return (FileManager.default.contents(atPath: path)).map { Array($0) == Array(text.utf8) } ?? false
     }
 
     /// Removes an own folder's `entries` (as `classify` listed them: files, then folders deepest
@@ -101,6 +142,17 @@ enum OutputFolder {
             }
         }
         return []
+    }
+
+    /// Removes `entries` below `root` (files, then folders deepest first), keeping `root`.
+    static func removeEntries(_ root: String, entries: [String]) {
+        let ordered = entries.sorted { $0.split(separator: "/").count > $1.split(separator: "/").count }
+        for e in ordered {
+            let p = root + "/" + e
+            var st = stat()
+            guard lstat(p, &st) == 0 else { continue }
+            if (st.st_mode & S_IFMT) == S_IFDIR { rmdir(p) } else { unlink(p) }
+        }
     }
 
     /// Refuses an output folder (or its staging folder) that is, or is a parent of, a file or
@@ -142,6 +194,7 @@ enum OutputFolder {
     struct Entry {
         var path: String
         var mode: mode_t
+        var size: Int = 0
         var isDirectory: Bool { (mode & S_IFMT) == S_IFDIR }
         var isRegular: Bool { (mode & S_IFMT) == S_IFREG }
     }
@@ -156,7 +209,7 @@ enum OutputFolder {
                 let r = rel.isEmpty ? name : rel + "/" + name
                 var st = stat()
                 guard lstat(root + "/" + r, &st) == 0 else { continue }
-                out.append(Entry(path: r, mode: st.st_mode))
+                out.append(Entry(path: r, mode: st.st_mode, size: Int(st.st_size)))
                 if (st.st_mode & S_IFMT) == S_IFDIR { visit(r) }
             }
         }
@@ -164,27 +217,102 @@ enum OutputFolder {
         return out
     }
 
-    /// The files of a motionprep dataset at `root`, from its manifest: nil when there is no
-    /// motionprep manifest.
-    static func datasetFiles(_ root: String) -> Set<String>? {
-        guard let object = readJSON(root + "/manifest.json"), ["motionprep.dataset", "motionprep.applied"].contains(object["format"]?.stringValue ?? "") else { return nil }
-        var known: Set<String> = ["manifest.json", "SHA256SUMS", stagingMark]
-        for split in (object["splits"]?.objectValue ?? [:]).values {
-            for file in split["files"]?.arrayValue ?? [] {
-                if let p = file["path"]?.stringValue, !p.hasPrefix("/"), !p.split(separator: "/").contains("..") { known.insert(PathText.normalize(p)) }
-            }
-        }
-        return known
+    /// A file a motionprep manifest lists, with the size and SHA-256 it lists.
+    struct Claim {
+        var bytes: Int
+        var sha256: String
     }
 
-    /// The files of a `--worker` part at `root`: `part.json`, `state.json` and its record files.
-    static func partFiles(_ root: String, entries: [Entry]) -> Set<String>? {
-        guard let object = readJSON(root + "/part.json"), object["format"]?.stringValue == "motionprep.part" else { return nil }
-        var known: Set<String> = ["part.json", PartManifest.checksumFileName, RunState.fileName, stagingMark, "records/"]
-        for e in entries where e.isRegular && e.path.hasPrefix("records/") && !e.path.dropFirst(8).contains("/") && e.path.hasSuffix(".mprec") {
-            known.insert(e.path)
+    /// What the motionprep manifest at `root` claims: every listed data file with its size and
+    /// hash. Nil when there is no motionprep manifest (or it lists a file without both).
+    static func datasetClaims(_ root: String) -> [String: Claim]? {
+        guard let object = readJSON(root + "/manifest.json"), ["motionprep.dataset", "motionprep.applied"].contains(object["format"]?.stringValue ?? "") else { return nil }
+        var claims: [String: Claim] = [:]
+        for split in (object["splits"]?.objectValue ?? [:]).values {
+            for file in split["files"]?.arrayValue ?? [] {
+                guard let p = file["path"]?.stringValue, !p.hasPrefix("/"), !p.split(separator: "/").contains(".."),
+                      let bytes = file["bytes"]?.intValue, bytes >= 0,
+                      let sha = file["sha256"]?.stringValue, sha.utf8.count == 64 else { return nil }
+                claims[PathText.normalize(p)] = Claim(bytes: bytes, sha256: sha.lowercased())
+            }
         }
-        return known
+        return claims
+    }
+
+    /// The first reason an entry of a dataset folder is not the manifest's (as a sentence
+    /// fragment), or nil when every entry is: a listed file with the listed size and SHA-256,
+    /// a folder above listed files, `manifest.json`, a `SHA256SUMS` naming exactly the listed
+    /// files with their hashes, the marks of a commit.
+    static func firstForeign(_ root: String, entries: [Entry], claims: [String: Claim]) -> String? {
+        for e in entries {
+            let full = root + "/" + e.path
+            if e.isDirectory {
+                if !claims.keys.contains(where: { $0.hasPrefix(e.path + "/") }) { return "it holds \(e.path), which is not part of the motionprep dataset there" }
+                continue
+            }
+            guard e.isRegular else { return "it holds \(e.path) (\(describe(e.mode))), which is not part of the motionprep dataset there" }
+            switch e.path {
+            case "manifest.json": continue
+            case stagingMark: if hasMark(full, text: stagingMarkText) { continue }
+            case previousMark: if hasMark(full, text: previousMarkText) { continue }
+            case "SHA256SUMS":
+                if let why = sumsProblem(full, claims: claims) { return "its SHA256SUMS \(why), so it is not the motionprep dataset's" }
+                continue
+            default: break
+            }
+            guard let claim = claims[e.path] else { return "it holds \(e.path), which is not part of the motionprep dataset there" }
+            if e.size != claim.bytes {
+                return "it holds \(e.path) of \(e.size) bytes, where its manifest.json lists \(claim.bytes): not the file motionprep wrote"
+            }
+            if !HashCache.shared.matches(full, sha256: claim.sha256) {
+                return "it holds \(e.path), whose SHA-256 is not the one its manifest.json lists: not the file motionprep wrote"
+            }
+        }
+        return nil
+    }
+
+    /// Why a `SHA256SUMS` file does not name exactly the claimed files with their hashes.
+    static func sumsProblem(_ path: String, claims: [String: Claim]) -> String? {
+        guard let data = FileManager.default.contents(atPath: path), data.count < 64 << 20,
+              let text = String(data: data, encoding: .utf8) else { return "is not readable text" }
+        var seen = Set<String>()
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[1].hasPrefix(" ") else { return "is not in `sha256sum` format" }
+            let name = PathText.normalize(String(parts[1].dropFirst()))
+            guard let claim = claims[name], claim.sha256 == parts[0].lowercased() else { return "names \(name) with a hash manifest.json does not list" }
+            seen.insert(name)
+        }
+        return seen.count == claims.count ? nil : "does not name every file manifest.json lists"
+    }
+
+    /// Why `root` is not an own `--worker` part, or nil when it is one (or is no part at all:
+    /// no `part.json`): `part.json` must match `part.json.sha256`, and besides them only
+    /// `state.json` (a JSON object), `records/` with record files (starting and ending with the
+    /// record format's magic), and the marks may be there.
+    static func partProblem(_ root: String, entries: [Entry]) -> String? {
+        guard let object = readJSON(root + "/part.json") else { return nil }
+        guard object["format"]?.stringValue == "motionprep.part" else { return nil }
+        guard let part = FileManager.default.contents(atPath: root + "/part.json"),
+              let sums = FileManager.default.contents(atPath: root + "/" + PartManifest.checksumFileName),
+              String(decoding: sums, as: UTF8.self) == SHA256.hex(of: Array(part)) + "  part.json\n" else {
+            return "its part.json does not match \(PartManifest.checksumFileName), so it is not a part motionprep wrote"
+        }
+        for e in entries {
+            let full = root + "/" + e.path
+            switch e.path {
+            case "part.json", PartManifest.checksumFileName: continue
+            case "records" where e.isDirectory: continue
+            case RunState.fileName where e.isRegular && readJSON(full) != nil: continue
+            case stagingMark where hasMark(full, text: stagingMarkText): continue
+            case previousMark where hasMark(full, text: previousMarkText): continue
+            default:
+                if e.isRegular, e.path.hasPrefix("records/"), !e.path.dropFirst(8).contains("/"), e.path.hasSuffix(".mprec"),
+                   StagingEntry.isRecord(full, complete: true) { continue }
+                return "it holds \(e.path), which is not part of the motionprep part there"
+            }
+        }
+        return nil
     }
 
     private static func readJSON(_ path: String) -> JSONValue? {

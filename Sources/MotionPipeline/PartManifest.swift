@@ -247,7 +247,7 @@ extension PipelineRunner {
         for p in parts { reads.append((p.directory + "/" + PartManifest.fileName, "part manifest")) }
         let lock = try PipelineRunner.takeOutput(staging, reads: reads, log: options.log)
         defer { lock.release() }
-        try staging.begin()
+        try staging.begin(log: options.log)
         var finished = false
         defer { if !finished { staging.abandon() } }
         let writer = try DatasetWriter(plan: plan, staging: staging, jobs: options.jobs, log: options.log)

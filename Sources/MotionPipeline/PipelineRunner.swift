@@ -101,8 +101,8 @@ public enum PipelineRunner {
         var summary: RunSummary
         if let writer {
             summary = try writer.finish(runInputs: ledger.otherEntries())
-            try? FileManager.default.removeItem(atPath: recordsDir)
-            try? FileManager.default.removeItem(atPath: staging.partialDirectory + "/" + RunState.fileName)
+            staging.removeRecords()
+            unlink(staging.partialDirectory + "/" + RunState.fileName)
         } else {
             try PartManifest.write(plan: plan, worker: options.worker!, owned: owned, failures: failures,
                                    runInputs: ledger.otherEntries(), staging: staging)
@@ -181,7 +181,7 @@ public enum PipelineRunner {
         let fm = FileManager.default
         let statePath = staging.partialDirectory + "/" + RunState.fileName
         if options.resume, fm.fileExists(atPath: statePath) {
-            try staging.reopen()
+            try staging.reopen(log: options.log)
             let state = try RunState.load(path: statePath)
             if state.pipelineSHA256 != plan.pipelineSHA256 {
                 throw MotionError(.dataError, "cannot resume \(staging.partialDirectory): the pipeline changed since the interrupted run (its canonical hash was \(state.pipelineSHA256.prefix(12))…, now \(plan.pipelineSHA256.prefix(12))…); run without `--resume` to start over")
@@ -191,12 +191,10 @@ public enum PipelineRunner {
             }
             try checkUnchanged(recorded: state.inputs, now: runInputs, plan: plan, statePath: statePath)
             // Data files of the interrupted run are rewritten from the records.
-            for name in (try? fm.contentsOfDirectory(atPath: staging.partialDirectory)) ?? [] where name != "records" && name != RunState.fileName && name != OutputFolder.stagingMark {
-                try? fm.removeItem(atPath: staging.partialDirectory + "/" + name)
-            }
+            staging.clearForResume()
         } else {
             if options.resume { options.log("nothing to resume in \(staging.partialDirectory); starting afresh") }
-            try staging.begin()
+            try staging.begin(log: options.log)
         }
         let records = staging.partialDirectory + "/records"
         if mkdir(records, 0o755) != 0 && errno != EEXIST {

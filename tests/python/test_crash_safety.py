@@ -124,6 +124,8 @@ def test_a_stale_previous_folder_is_put_back(work, tmp_path):
     run that then fails leaves the previous dataset in DIR."""
     out = tmp_path / "out"
     shutil.copytree(work / "old-reference", Path(str(out) + ".previous"))
+    # The two-step commit marks what it sets aside (docs/hardening.md, "Staging folders").
+    (Path(str(out) + ".previous") / ".motionprep-previous").write_text(PREVIOUS_MARK)
     (tmp_path / "data").mkdir()
     (tmp_path / "data/rec.csv").write_text("")
     (tmp_path / "bad.yaml").write_text(PIPELINE.replace("SEED", "1"))
@@ -131,4 +133,23 @@ def test_a_stale_previous_folder_is_put_back(work, tmp_path):
     assert p.returncode == 65, p.stderr
     assert snapshot(out) == snapshot(work / "old-reference")
     assert not Path(str(out) + ".previous").exists()
+    assert "put the previous dataset back" in p.stderr, p.stderr
     motionprep("validate", out)
+
+
+PREVIOUS_MARK = ("This folder is a motionprep dataset set aside while a newer one replaced it. "
+                 "motionprep removes it, or puts it back, on the next run.\n")
+
+
+@pytest.mark.parametrize("where", ["previous", "partial"])
+def test_a_finished_dataset_at_previous_or_partial_without_the_mark_is_left_alone(work, tmp_path, where):
+    """A dataset copied (or left by hand) at DIR.previous or DIR.partial carries no mark of a
+    commit: it is neither deleted nor moved into place, and the run is refused naming it."""
+    out = tmp_path / "out"
+    aside = Path(f"{out}.{where}")
+    shutil.copytree(work / "old-reference", aside)
+    before = snapshot(aside)
+    p = motionprep("run", work / "new.yaml", "--quiet", "--out", out, check=False)
+    assert p.returncode == 73, p.stderr
+    assert str(aside) in p.stderr, p.stderr
+    assert snapshot(aside) == before and not out.exists()

@@ -6,8 +6,12 @@ Every refusal is checked three ways: the exit status (73 for the output, 66/78 f
 message naming the folder and what is in the way, and that nothing on disk changed (a snapshot of
 every file's bytes, links and modes before and after).
 """
+import hashlib
+import json
 import re
+import struct
 import os
+import stat
 import shutil
 import signal
 import subprocess
@@ -444,4 +448,166 @@ def test_resume_refuses_a_fifo_where_a_record_should_be(work, tmp_path):
     os.mkfifo(records[0])
     p = subprocess.run([BIN, "run", work / "walk.yaml", "--quiet", "--resume", "--out", out],
                        capture_output=True, text=True, timeout=60)
-    assert p.returncode == 65 and "is a FIFO, not a record file" in p.stderr, p.stderr
+    # The staging folder holds something motionprep never writes there: it is refused whole
+    # (docs/hardening.md, "Staging folders"), before any record is opened, and left as it is.
+    assert p.returncode == 73 and "records/rec-00000000.mprec, which is a FIFO" in p.stderr, p.stderr
+    assert stat.S_ISFIFO(records[0].lstat().st_mode)
+
+
+# --- Issue 24: ownership by content, not by names (docs/hardening.md) ----------------------------
+
+def forge_manifest(folder: Path, files: dict, fmt="motionprep.dataset"):
+    """A manifest as a forger (or a copy from another dataset) would write it: it claims files
+    that are in the folder, with sizes and hashes given by `files` (path -> (bytes, sha256))."""
+    listed = [{"path": p, "bytes": b, "sha256": h, "num_windows": 1, "class_counts": [1]} for p, (b, h) in files.items()]
+    (folder / "manifest.json").write_text(json.dumps({"format": fmt, "format_version": 2,
+                                                      "splits": {"train": {"files": listed}}}))
+
+
+@pytest.mark.parametrize("lie", ["size", "hash"])
+def test_a_forged_manifest_does_not_make_the_users_file_ours(work, tmp_path, lie):
+    out = tmp_path / "out"
+    out.mkdir()
+    mine = b"my own training file, not motionprep's\n" * 10
+    (out / "train.h5").write_bytes(mine)
+    size = len(mine) + 1 if lie == "size" else len(mine)
+    forge_manifest(out, {"train.h5": (size, hashlib.sha256(b"something else").hexdigest())})
+    before = tree(tmp_path)
+    err = refused(["run", work / "walk.yaml", "--quiet", "--out", out])
+    assert "train.h5" in err and ("bytes" in err if lie == "size" else "SHA-256" in err), err
+    assert tree(tmp_path) == before
+
+
+def test_a_forged_applied_manifest_does_not_let_apply_delete_a_thesis(work, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "thesis.pdf").write_bytes(b"%PDF-1.7 years of work\n")
+    forge_manifest(out, {"thesis.pdf": (23, "0" * 64)}, fmt="motionprep.applied")
+    before = tree(tmp_path)
+    err = refused(["apply", work / "reference", work / "data", "--out", out])
+    assert "thesis.pdf" in err, err
+    assert tree(tmp_path) == before
+
+
+def test_a_copied_dataset_with_one_file_changed_is_not_ours(work, tmp_path):
+    """A real dataset whose train.h5 was rewritten (same size, other bytes) is the user's now."""
+    out = tmp_path / "out"
+    shutil.copytree(work / "reference", out)
+    data = bytearray((out / "train.h5").read_bytes())
+    data[-1] ^= 0xFF
+    (out / "train.h5").write_bytes(bytes(data))
+    before = tree(tmp_path)
+    err = refused(["run", work / "other.yaml", "--quiet", "--out", out])
+    assert "train.h5" in err and "SHA-256" in err, err
+    assert tree(tmp_path) == before
+
+
+def test_an_unchanged_own_dataset_is_still_replaced(work, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(work / "reference", out)
+    motionprep("run", work / "other.yaml", "--quiet", "--out", out)
+    assert (out / "manifest.json").read_bytes() == (work / "other-reference/manifest.json").read_bytes()
+    no_leftovers(out)
+
+
+def test_a_marked_partial_folder_holding_user_files_is_not_deleted(work, tmp_path):
+    """The mark alone does not make a staging folder ours: a file motionprep never writes there
+    keeps the whole folder, on a fresh run and on --resume."""
+    out = tmp_path / "out"
+    env = {**os.environ, "MOTIONPREP_TEST_PAUSE_AT": "before-manifest"}
+    first = subprocess.Popen([BIN, "run", work / "walk.yaml", "--quiet", "--out", out], env=env,
+                             stderr=subprocess.PIPE, text=True)
+    wait_paused(first)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    partial = Path(f"{out}.partial")
+    assert (partial / ".motionprep-partial").is_file()
+    (partial / "records" / "notes.txt").write_text("mine\n")
+    (partial / "results").mkdir()
+    (partial / "results" / "table.csv").write_text("a,b\n")
+    before = tree(tmp_path)
+    for extra in ([], ["--resume"]):
+        p = motionprep("run", work / "walk.yaml", "--quiet", *extra, "--out", out, check=False)
+        err = p.stderr
+        assert p.returncode == 73 and err.splitlines()[-1].startswith("motionprep: error: "), err
+        assert str(partial) in err and ("notes.txt" in err or "results" in err), err
+        assert {k: v for k, v in tree(tmp_path).items() if not k.endswith(".lock")} == \
+               {k: v for k, v in before.items() if not k.endswith(".lock")}
+
+
+def test_an_empty_folder_the_user_prepared_is_filled_not_replaced(work, tmp_path):
+    """Mode, setgid bit, group, ACL and inode of an empty output folder stay as the user made
+    them; the files written inside get the folder's group."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.chown(out, -1, 4242)
+    os.chmod(out, 0o2770)
+    # A default ACL (system.posix_acl_default, format version 2): user::rwx group::r-x
+    # group:4243:rwx mask::rwx other::---.
+    acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, perm, ident) for tag, perm, ident in
+                                           [(0x01, 7, 0xFFFFFFFF), (0x04, 5, 0xFFFFFFFF), (0x08, 7, 4243),
+                                            (0x10, 7, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)])
+    os.setxattr(out, "system.posix_acl_default", acl)
+    before = out.lstat()
+    motionprep("run", work / "walk.yaml", "--quiet", "--out", out)
+    after = out.lstat()
+    assert (after.st_ino, after.st_dev) == (before.st_ino, before.st_dev)
+    assert stat.S_IMODE(after.st_mode) == 0o2770 and after.st_gid == 4242
+    assert os.getxattr(out, "system.posix_acl_default") == acl
+    assert (out / "manifest.json").read_bytes() == (work / "reference/manifest.json").read_bytes()
+    assert all(p.lstat().st_gid == 4242 for p in out.rglob("*")), [(p, p.lstat().st_gid) for p in out.rglob("*")]
+    assert not (out / ".motionprep-partial").exists()
+    no_leftovers(out)
+    motionprep("validate", out)
+    # A rerun replaces the dataset and keeps what the user set on the folder.
+    motionprep("run", work / "other.yaml", "--quiet", "--out", out)
+    again = out.lstat()
+    assert stat.S_IMODE(again.st_mode) == 0o2770 and again.st_gid == 4242
+    assert os.getxattr(out, "system.posix_acl_default") == acl
+
+
+# --- Issue 24: no race between check and use -------------------------------------------------------
+
+def paused_run(work, out, point, go):
+    env = {**os.environ, "MOTIONPREP_TEST_PAUSE_AT": point, "MOTIONPREP_TEST_CONTINUE_WHEN": str(go)}
+    proc = subprocess.Popen([BIN, "run", work / "walk.yaml", "--quiet", "--out", out], env=env,
+                            stderr=subprocess.PIPE, text=True)
+    wait_paused(proc)
+    return proc
+
+
+@pytest.mark.parametrize("point", ["before-manifest", "before-commit"])
+def test_a_staging_folder_swapped_for_a_link_is_neither_written_through_nor_moved_into_place(work, tmp_path, point):
+    out, go = tmp_path / "out", tmp_path / "go"
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("mine\n")
+    proc = paused_run(work, out, point, go)
+    partial = Path(f"{out}.partial")
+    partial.rename(tmp_path / "moved-away")
+    partial.symlink_to(foreign)
+    before = tree(foreign)
+    go.write_text("")
+    err = proc.stderr.read()
+    assert proc.wait() == 73, err
+    assert "was replaced while the run was writing it" in err, err
+    assert tree(foreign) == before and not (foreign / "manifest.json").exists()
+    assert not out.exists()
+    assert partial.is_symlink()
+
+
+@pytest.mark.parametrize("point", ["before-manifest", "before-commit"])
+def test_a_foreign_folder_put_in_place_of_the_staging_folder_is_not_moved_into_place(work, tmp_path, point):
+    out, go = tmp_path / "out", tmp_path / "go"
+    proc = paused_run(work, out, point, go)
+    partial = Path(f"{out}.partial")
+    partial.rename(tmp_path / "moved-away")
+    partial.mkdir()
+    (partial / "mine.txt").write_text("mine\n")
+    before = tree(partial)
+    go.write_text("")
+    err = proc.stderr.read()
+    assert proc.wait() == 73, err
+    assert "was replaced while the run was writing it" in err, err
+    assert tree(partial) == before
+    assert not out.exists()

@@ -304,7 +304,10 @@ public enum Inspector {
         let sources = try InputDiscovery.recordings(spec)
         try SamplesFolder.checkOutsideInputs(directory, spec: spec)
         for source in sources { try SamplesFolder.checkRecordingName(source.name, directory: directory) }
-        try SamplesFolder.prepare(directory, entries: sources.map { SamplesFolder.topEntry(of: $0.name) })
+        try SamplesFolder.prepare(directory)
+        // What was written is listed as ours even when a later recording fails, so a rerun may
+        // replace it.
+        defer { try? SamplesFolder.owned(directory).seal() }
         var written: [String] = []
         let intervals = try loadIntervals(spec)
         for source in sources {

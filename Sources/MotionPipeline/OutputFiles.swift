@@ -135,6 +135,30 @@ public enum OutputFiles {
         }
     }
 
+    /// Creates `path`, which must not exist, with `bytes` as its whole content, atomically: a
+    /// temporary file in the same folder, synced, then hard-linked to `path` (`link` fails with
+    /// `EEXIST` on anything that appeared there meanwhile, which is then left alone).
+    static func createAtomically(_ bytes: [UInt8], at path: String, what: String) throws {
+        let folder = PathText.parent(path)
+        var template = Array((folder + "/." + PathText.lastComponent(path) + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: cannot create a file in its folder `\(folder)`: \(reason(errno))")
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { unlink(temporary) }
+        _ = fchmod(fd, 0o644)
+        try writeAndClose(fd, bytes, path: path, sync: true)
+        guard link(temporary, path) == 0 else {
+            let code = errno
+            if code == EEXIST {
+                throw MotionError(.cannotCreate, "refusing to write \(what) to `\(path)`: a file appeared there while it was being written, and motionprep never replaces what it did not write; give another name")
+            }
+            throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: \(reason(code))")
+        }
+    }
+
     /// Writes into an existing character device or FIFO, which stays what it is.
     private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
         let fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)

@@ -81,52 +81,17 @@ enum SamplesFolder {
         return String(cString: resolved)
     }
 
-    /// Makes DIR ready: creates it when missing; accepts it empty; when it holds the marker,
-    /// removes the entries the marker lists (refusing any entry it does not list); then writes
-    /// the marker listing `entries`.
-    static func prepare(_ directory: String, entries: [String]) throws {
-        let fm = FileManager.default
-        switch OutputFiles.kind(directory) {
-        case .missing:
-            do {
-                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw MotionError(.cannotCreate, "cannot create `\(directory)`: \(reason(error))")
-            }
-        case .directory:
-            let names: [String]
-            do { names = try fm.contentsOfDirectory(atPath: directory) } catch {
-                throw MotionError(.cannotCreate, "cannot list `\(directory)`: \(reason(error))")
-            }
-            if !names.isEmpty {
-                let marker = directory + "/" + markerName
-                guard OutputFiles.kind(marker) == .regularFile,
-                      let text = try? String(contentsOfFile: marker, encoding: .utf8),
-                      text.hasPrefix(markerHeader + "\n") else {
-                    throw MotionError(.cannotCreate, "cannot write samples to `\(directory)`: the folder is not empty and was not written by `motionprep inspect --samples` (it has no \(markerName)); give a new or empty folder")
-                }
-                let ours = Set(text.split(separator: "\n").dropFirst().map(String.init))
-                for name in names.sorted() where name != markerName && !ours.contains(name) {
-                    throw MotionError(.cannotCreate, "cannot replace the samples in `\(directory)`: `\(name)` in it was not written by `motionprep inspect --samples` (\(markerName) does not list it); move it away or give another folder")
-                }
-                for name in names where name != markerName {
-                    // removeItem does not follow links: a link is removed, not what it points to.
-                    do { try fm.removeItem(atPath: directory + "/" + name) } catch {
-                        throw MotionError(.cannotCreate, "cannot remove the earlier samples `\(directory)/\(name)`: \(reason(error))")
-                    }
-                }
-            }
-        case .symbolicLink:
-            throw MotionError(.cannotCreate, "cannot write samples to `\(directory)`: it is a symbolic link, and motionprep does not write through links; give the folder itself")
-        default:
-            throw MotionError(.cannotCreate, "cannot write samples to `\(directory)`: it exists and is not a folder")
-        }
-        var unique: [String] = []
-        for e in entries where !unique.contains(e) { unique.append(e) }
-        let marker = ([markerHeader] + unique).joined(separator: "\n") + "\n"
-        let path = directory + "/" + markerName
-        if OutputFiles.kind(path) != .missing { unlink(path) }
-        try OutputFiles.create(Array(marker.utf8), at: path)
+    /// DIR as an owned folder (docs/hardening.md, "One output policy"): ``markerName`` lists
+    /// every file an earlier run wrote, with its size and SHA-256.
+    static func owned(_ directory: String) -> OwnedFolder {
+        OwnedFolder(directory: directory, marker: markerName, writer: "`motionprep inspect --samples`")
+    }
+
+    /// Makes DIR ready: creates it when missing; accepts it empty; when it is ours (every entry
+    /// a file the marker lists, unchanged since), removes those files; anything else in it
+    /// (a file of the user's, even inside a recording's folder) is refused and kept.
+    static func prepare(_ directory: String) throws {
+        try owned(directory).prepare()
     }
 
     /// Creates the folders of recording `name` under DIR, one component at a time, refusing

@@ -13,6 +13,7 @@
   its own, a link, and a folder inside (or holding) an input tree, and never follows links.
 """
 import re
+import hashlib
 import os
 import shutil
 import signal
@@ -210,7 +211,7 @@ def test_report_onto_a_full_disk_keeps_the_previous_page(work, tmpfs):
     tmpfs.mount(8 * PAGE)
     page = tmpfs.path / "report.html"
     page.write_text("previous page\n")
-    proc = motionprep("report", work / "dataset", "-o", page, "--quiet", check=False)
+    proc = motionprep("report", work / "dataset", "-o", page, "--quiet", "--force", check=False)
     assert proc.returncode == 74, proc.stderr
     assert NOSPACE in proc.stderr.lower() and str(page) in proc.stderr
     assert page.read_text() == "previous page\n"
@@ -362,13 +363,41 @@ def test_report_refuses_a_symlink_and_a_folder(work, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.html", "folder", "link.html", "target.html"]
 
 
-def test_report_replaces_a_regular_file(work, tmp_path):
+def test_report_replaces_its_own_page_and_a_users_file_only_with_force(work, tmp_path):
+    """docs/hardening.md, "One output policy": a page motionprep wrote (its last line seals the
+    bytes above it) is replaced; a file of the user's, or an edited page, only with --force."""
     page = tmp_path / "r.html"
     page.write_text("old\n")
     proc = report(work, page)
+    assert proc.returncode == 73, proc.stderr
+    assert "--force" in proc.stderr and str(page) in proc.stderr
+    assert page.read_text() == "old\n"
+    proc = motionprep("report", work / "dataset", "-o", page, "--quiet", "--force", check=False)
     assert proc.returncode == 0, proc.stderr
-    assert page.read_bytes().startswith(b"<!DOCTYPE html>")
+    first = page.read_bytes()
+    assert first.startswith(b"<!DOCTYPE html>") and first.endswith(b" -->\n")
+    body, seal = first.rsplit(b"\n<!-- motionprep: sha256 of the bytes above: ", 1)
+    assert seal[:64].decode() == hashlib.sha256(body + b"\n").hexdigest()
+    # Its own page, unchanged: replaced without --force.
+    assert report(work, page).returncode == 0
+    # Edited since: the user's now.
+    page.write_bytes(first.replace(b"<!DOCTYPE html>", b"<!DOCTYPE html><!-- my note -->", 1))
+    edited = page.read_bytes()
+    assert report(work, page).returncode == 73 and page.read_bytes() == edited
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
+
+
+def test_report_never_writes_inside_a_dataset(work, tmp_path):
+    """`report DS -o DS/manifest.json` once overwrote the dataset's manifest with the page."""
+    ds = tmp_path / "ds"
+    shutil.copytree(work / "dataset", ds)
+    before = {p.name: p.read_bytes() for p in ds.iterdir()}
+    for target in (ds / "manifest.json", ds / "report.html"):
+        proc = motionprep("report", ds, "-o", target, "--quiet", "--force", check=False)
+        assert proc.returncode == 73, proc.stderr
+        assert "inside a motionprep dataset" in proc.stderr or "is the dataset folder" in proc.stderr or "inside the dataset folder" in proc.stderr, proc.stderr
+    assert {p.name: p.read_bytes() for p in ds.iterdir()} == before
+    motionprep("validate", ds)
 
 
 # --- inspect --samples ----------------------------------------------------------------------
@@ -397,8 +426,21 @@ def test_samples_replaces_its_own_folder_but_nothing_else(work, tmp_path):
     assert (d / ".motionprep-samples").is_file()
     first = tree(d)
     assert any(p.endswith(".csv") for p in first), first
+    # Unchanged: replaced.
+    assert samples(work, d).returncode == 0 and tree(d) == first
+    # A file of the user's inside a recording's folder (once silently deleted): refused, kept.
     top = sorted(p for p in d.iterdir() if p.name != ".motionprep-samples")[0]
-    (top / "stale.csv").write_text("from an earlier run\n")
+    (top / "stale.csv").write_text("my notes\n")
+    proc = samples(work, d)
+    assert proc.returncode == 73, proc.stderr
+    assert "stale.csv" in proc.stderr and (top / "stale.csv").read_text() == "my notes\n"
+    (top / "stale.csv").unlink()
+    # A file it wrote, edited since: the user's now.
+    written = sorted(p for p in top.rglob("*.csv"))[0]
+    written.write_text(written.read_text() + "0,0\n")
+    proc = samples(work, d)
+    assert proc.returncode == 73 and "changed since" in proc.stderr, proc.stderr
+    written.unlink()
     proc = samples(work, d)
     assert proc.returncode == 0, proc.stderr
     assert tree(d) == first
@@ -420,9 +462,11 @@ def test_samples_never_follows_a_link_inside_its_folder(work, tmp_path):
     shutil.rmtree(d / top)
     (d / top).symlink_to(outside, target_is_directory=True)
     proc = samples(work, d)
-    assert proc.returncode == 0, proc.stderr
+    # A link is never motionprep's: refused, and neither it nor its target touched.
+    assert proc.returncode == 73, proc.stderr
+    assert "symbolic link" in proc.stderr
     assert tree(outside) == ["precious.txt"] and (outside / "precious.txt").read_text() == "keep\n"
-    assert (d / top).is_dir() and not (d / top).is_symlink()
+    assert (d / top).is_symlink()
 
 
 def test_samples_refuses_a_symlinked_folder(work, tmp_path):
@@ -474,7 +518,7 @@ def test_synth_never_writes_through_a_link_or_into_a_fifo(tmp_path):
     (out / "subject01/rec-01.csv").symlink_to(target)
     proc = motionprep("synth", "--out", out, "--subjects", 1, "--recordings", 1, "--minutes", 0.1, check=False)
     assert proc.returncode == 73, proc.stderr
-    assert "symbolic link" in proc.stderr
+    assert "not empty" in proc.stderr and "motionprep synth" in proc.stderr
     assert target.read_text() == "keep\n" and (out / "subject01/rec-01.csv").is_symlink()
 
     (out / "subject01/rec-01.csv").unlink()
@@ -482,5 +526,27 @@ def test_synth_never_writes_through_a_link_or_into_a_fifo(tmp_path):
     proc = subprocess.run([BIN, "synth", "--out", str(out), "--subjects", "1", "--recordings", "1", "--minutes", "0.1"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 73, proc.stderr
-    assert "FIFO" in proc.stderr
     assert stat.S_ISFIFO(os.lstat(out / "subject01/rec-01.csv").st_mode)
+
+
+def test_synth_replaces_its_own_output_and_nothing_else(tmp_path):
+    out = tmp_path / "synth"
+    args = ["synth", "--out", out, "--subjects", 1, "--recordings", 2, "--minutes", 0.1]
+    motionprep(*args)
+    first = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert ".motionprep-synth" in first
+    motionprep(*args)
+    assert {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()} == first
+    # A user's file among them (once overwritten or kept mixed in): refused, kept.
+    (out / "subject01" / "notes.txt").write_text("mine\n")
+    proc = motionprep(*args, check=False)
+    assert proc.returncode == 73 and "notes.txt" in proc.stderr, proc.stderr
+    assert (out / "subject01" / "notes.txt").read_text() == "mine\n"
+    # synth never writes into a user's non-empty folder either.
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "subject01").mkdir()
+    (mine / "subject01" / "rec-01.csv").write_text("my recording\n")
+    proc = motionprep("synth", "--out", mine, "--subjects", 1, "--recordings", 1, "--minutes", 0.1, check=False)
+    assert proc.returncode == 73, proc.stderr
+    assert (mine / "subject01" / "rec-01.csv").read_text() == "my recording\n"

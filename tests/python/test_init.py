@@ -75,7 +75,7 @@ def test_init_never_replaces_a_file_and_says_why_it_cannot_draft(tmp_path):
     (tmp_path / "p.yaml").write_text("mine\n")
     (tmp_path / "data").mkdir()
     p = motionprep("init", "data", "-o", "p.yaml", cwd=tmp_path, check=False)
-    assert p.returncode == 73 and "p.yaml already exists; `motionprep init` never replaces a file" in p.stderr
+    assert p.returncode == 73 and "refusing to replace `p.yaml`" in p.stderr and "--force" in p.stderr, p.stderr
     assert (tmp_path / "p.yaml").read_text() == "mine\n"
     p = motionprep("init", "data", "-o", "q.yaml", cwd=tmp_path, check=False)
     assert p.returncode == 66 and "data: the folder holds no files" in p.stderr, p.stderr
@@ -131,3 +131,23 @@ def test_iio_dumps_with_a_copied_sysfs_folder(tmp_path):
     assert '  - type: iio\n    paths: ["data/**/*.bin"]\n    layout: "{dirpath}/sysfs"\n' in yaml
     assert "~100.0 Hz" in yaml and "rate_hz: 100" in yaml
     assert sorted(manifest["subjects"]) == ["subject01", "subject02", "subject03"]
+
+
+def test_init_replaces_only_its_own_unchanged_pipeline_and_never_writes_into_the_data(tmp_path):
+    """docs/hardening.md, "One output policy": the pipeline's last line seals the bytes above it."""
+    motionprep("synth", "--out", tmp_path / "data", "--subjects", 2, "--minutes", 0.2)
+    p = motionprep("init", "data", "-o", "p.yaml", cwd=tmp_path)
+    first = (tmp_path / "p.yaml").read_text()
+    assert first.splitlines()[-1].startswith("# motionprep: sha256 of the bytes above: ")
+    motionprep("validate", tmp_path / "p.yaml")
+    motionprep("init", "data", "-o", "p.yaml", cwd=tmp_path)           # its own, unchanged
+    assert (tmp_path / "p.yaml").read_text() == first
+    (tmp_path / "p.yaml").write_text(first.replace("version: 1", "version: 1  # edited", 1))
+    edited = (tmp_path / "p.yaml").read_text()
+    p = motionprep("init", "data", "-o", "p.yaml", cwd=tmp_path, check=False)
+    assert p.returncode == 73 and (tmp_path / "p.yaml").read_text() == edited, p.stderr
+    motionprep("init", "data", "-o", "p.yaml", "--force", cwd=tmp_path)
+    assert (tmp_path / "p.yaml").read_text() == first
+    p = motionprep("init", "data", "-o", "data/p.yaml", cwd=tmp_path, check=False)
+    assert p.returncode == 73 and "data folder" in p.stderr, p.stderr
+    assert not (tmp_path / "data/p.yaml").exists()

@@ -52,7 +52,7 @@ def read(root, name):
 
 
 def subjects(root):
-    return sorted(p.name for p in (root / "data").iterdir())
+    return sorted(p.name for p in (root / "data").iterdir() if not p.name.startswith("."))
 
 
 def test_folds_are_dealt_within_train_and_every_fold_has_train_subjects(many):

@@ -14,8 +14,11 @@ enum InitCommand {
         one recording), subjects (`subject01`, `p3`, `user_7` … folders) and, when no file has a
         label column, labels (activity folders such as `Walking/`). Prints what it found in each file.
 
-          -o, --output PIPELINE.yaml   the file to write (default: pipeline.yaml); never replaced:
-                                       an existing file is refused (73)
+          -o, --output PIPELINE.yaml   the file to write (default: pipeline.yaml), never inside DATA_DIR
+                                       or a dataset; an existing file is replaced only when `init`
+                                       wrote it and it is unchanged since (its last line is
+                                       motionprep's seal), else refused (73)
+          --force                      replace an existing PIPELINE.yaml all the same
 
         Then: motionprep validate PIPELINE.yaml && motionprep run PIPELINE.yaml
         """
@@ -30,10 +33,9 @@ enum InitCommand {
         guard out.hasSuffix(".yaml") || out.hasSuffix(".yml") else {
             throw UsageError(message: "`-o` names the pipeline file to write, which must end in .yaml or .yml, not `\(out)`")
         }
-        var st = stat()
-        if lstat(out, &st) == 0 {
-            throw MotionError(.cannotCreate, "\(out) already exists; `motionprep init` never replaces a file: choose another name with `-o`")
-        }
+        // docs/hardening.md, "One output policy": checked before the folder is read.
+        let inputs = [(path: a.positionals[0], role: "data folder")]
+        try OutputPolicy.checkFile(out, what: "the pipeline", seal: .yaml, inputs: inputs, force: a.flag("--force"))
         let draft = try PipelineDraft.draft(dataDirectory: a.positionals[0], pipelinePath: out)
         var lines: [String] = []
         for f in draft.findings {
@@ -45,7 +47,8 @@ enum InitCommand {
             for s in f.streams { lines.append("  \(s)") }
         }
         try Diagnostics.stdout(lines.joined(separator: "\n"))
-        try OutputFiles.create(Array(draft.yaml.utf8), at: out)
+        try OutputPolicy.writeFile(Array(draft.yaml.utf8), to: out, what: "the pipeline", seal: .yaml, inputs: inputs,
+                                   force: a.flag("--force"))
         try Diagnostics.stdout("wrote \(out): \(draft.summary)\nnext: motionprep validate \(out) && motionprep run \(out)")
         return .success
     }

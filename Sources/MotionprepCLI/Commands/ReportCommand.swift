@@ -9,7 +9,7 @@ import MotionReport
 enum ReportCommand {
     static let help = """
         usage: motionprep report DATASET_DIR [-o report.html] [--examples N] [--histogram-windows N]
-                                [--recordings PIPELINE.yaml [--max-recordings N]] [--quiet]
+                                [--recordings PIPELINE.yaml [--max-recordings N]] [--quiet] [--force]
 
         Writes one self-contained HTML page (inline SVG and CSS, no network, light and dark mode)
         describing a dataset written by `motionprep run` (hdf5 or shards storage): the summary
@@ -27,6 +27,8 @@ enum ReportCommand {
           --max-recordings N       draw at most N recordings (default 12, 1 to 500); the page says
                                    when there are more
           --quiet                  print nothing on success
+          --force                  replace an existing FILE that motionprep did not write (by default
+                                   only a page motionprep wrote, unchanged since, is replaced)
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
@@ -59,9 +61,11 @@ enum ReportCommand {
         }
         let rendered = try Report.render(directory: a.positionals[0], options: options, extraSections: extra)
         let bytes = Array(rendered.html.utf8)
-        // A regular file is replaced atomically (a reader never sees half a page, a full disk
-        // leaves the previous page); a device or FIFO is written into; a link, a folder is refused.
-        try OutputFiles.write(bytes, to: output, what: "the report")
+        // docs/hardening.md, "One output policy": a new page is created exclusively; an existing
+        // file is replaced (atomically) only when it is a page motionprep wrote and nobody changed
+        // since, or with --force; never inside a dataset (`report DS -o DS/manifest.json`).
+        try OutputPolicy.writeFile(bytes, to: output, what: "the report", seal: .html,
+                                   inputs: [(a.positionals[0], "dataset folder")], force: a.flag("--force"))
         if !a.flag("--quiet") {
             let st = rendered.statistics
             try Diagnostics.stdout("wrote \(output) (\(bytes.count / 1024) KiB): \(st.totalWindows) windows in \(st.splits.count) splits, \(rendered.manifest.channels.count) channels, \(rendered.manifest.classes.count) classes")

@@ -1,4 +1,5 @@
 import Foundation
+import MotionPipeline
 import MotionCore
 import MotionSynth
 
@@ -59,6 +60,11 @@ enum SynthCommand {
             }
             options.sensors = Set(codes)
         }
+        // docs/hardening.md, "One output policy": the folder is new, empty, or an earlier synth's
+        // output whose every file is unchanged (listed in .motionprep-synth), never the user's.
+        let folder = OwnedFolder(directory: out.isEmpty ? "." : out, marker: ".motionprep-synth", writer: "`motionprep synth`")
+        try folder.prepare()
+        defer { try? folder.seal() }
         let summary = try Synth.write(options)
         Diagnostics.stderr("wrote \(summary.files.count) file(s), \(summary.rows) rows, \(summary.bytes) bytes to \(out)")
         return .success

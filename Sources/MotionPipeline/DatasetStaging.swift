@@ -304,15 +304,7 @@ final class StagingHandle: @unchecked Sendable {
         guard file >= 0 else { throw MotionError(.cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))") }
         var isOpen = true
         defer { if isOpen { close(file) } }
-        var off = 0
-        while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { Glibc.write(file, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MotionError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            off += n
-        }
+        try OutputFiles.writeAll(file, bytes, path: path)
         // Some filesystems (NFS, FUSE) report a full disk only at fsync or close.
         if fsync(file) != 0 { throw MotionError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))") }
         isOpen = false

@@ -139,17 +139,8 @@ public enum OutputFiles {
     /// temporary file in the same folder, synced, then hard-linked to `path` (`link` fails with
     /// `EEXIST` on anything that appeared there meanwhile, which is then left alone).
     static func createAtomically(_ bytes: [UInt8], at path: String, what: String) throws {
-        let folder = PathText.parent(path)
-        var template = Array((folder + "/." + PathText.lastComponent(path) + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw MotionError(.cannotCreate, "cannot write \(what) to `\(path)`: cannot create a file in its folder `\(folder)`: \(reason(errno))")
-        }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let temporary = try writeTemporary(bytes, near: path)
         defer { unlink(temporary) }
-        _ = fchmod(fd, 0o644)
-        try writeAndClose(fd, bytes, path: path, sync: true)
         guard link(temporary, path) == 0 else {
             let code = errno
             if code == EEXIST {
@@ -159,15 +150,9 @@ public enum OutputFiles {
         }
     }
 
-    /// Writes into an existing character device or FIFO, which stays what it is.
-    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
-        let fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot open `\(path)` for writing: \(reason(errno))") }
-        try writeAndClose(fd, bytes, path: path, sync: false)
-    }
-
-    /// Temporary file in the same folder, synced, renamed over `path`.
-    private static func replaceAtomically(_ bytes: [UInt8], at path: String) throws {
+    /// `bytes` in a new temporary file (mode 0644) in `path`'s folder, synced and closed; its
+    /// path. Removed again when writing fails.
+    private static func writeTemporary(_ bytes: [UInt8], near path: String) throws -> String {
         let folder = PathText.parent(path)
         var template = Array((folder + "/." + PathText.lastComponent(path) + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -183,6 +168,19 @@ public enum OutputFiles {
             unlink(temporary)
             throw error
         }
+        return temporary
+    }
+
+    /// Writes into an existing character device or FIFO, which stays what it is.
+    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw MotionError(.cannotCreate, "cannot open `\(path)` for writing: \(reason(errno))") }
+        try writeAndClose(fd, bytes, path: path, sync: false)
+    }
+
+    /// Temporary file in the same folder, synced, renamed over `path`.
+    private static func replaceAtomically(_ bytes: [UInt8], at path: String) throws {
+        let temporary = try writeTemporary(bytes, near: path)
         guard rename(temporary, path) == 0 else {
             let why = reason(errno)
             unlink(temporary)
@@ -203,7 +201,7 @@ public enum OutputFiles {
         try closeChecked(fd, path: path)
     }
 
-    fileprivate static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }

@@ -159,12 +159,10 @@ extension Inspector {
     ///
     /// - Throws: `MotionError` 66 when it cannot be opened, 74 when reading fails, naming the reason.
     static func readHead(_ path: String, bytes: Int) throws -> [UInt8] {
-        guard let h = FileHandle(forReadingAtPath: path) else {
-            throw MotionError(.noInput, "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { try? h.close() }
-        do { return [UInt8]((try h.read(upToCount: bytes)) ?? Data()) } catch {
-            throw MotionError(.ioError, "cannot read \(path): \(error.localizedDescription)")
+        switch RegularFile.readHead(path, count: bytes) {
+        case .success(let head): return head
+        case .failure(.notRegular(let kind)): throw RegularFile.refusal(path, kind: kind)
+        case .failure(let failure): throw MotionError(.noInput, "cannot read \(path): \(failure.reason)")
         }
     }
 }

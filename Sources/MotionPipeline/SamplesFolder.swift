@@ -101,7 +101,7 @@ enum SamplesFolder {
             if !names.isEmpty {
                 let marker = directory + "/" + markerName
                 guard OutputFiles.kind(marker) == .regularFile,
-                      let text = try? String(contentsOfFile: marker, encoding: .utf8),
+                      let bytes = try? RegularFile.readAll(marker).get(), let text = String(validating: bytes, as: UTF8.self),
                       text.hasPrefix(markerHeader + "\n") else {
                     throw MotionError(.cannotCreate, "cannot write samples to `\(directory)`: the folder is not empty and was not written by `motionprep inspect --samples` (it has no \(markerName)); give a new or empty folder")
                 }

@@ -1,0 +1,120 @@
+"""Issue #24, point 6 (docs/hardening.md, "Data safety: FIFOs and special files"): nothing
+motionprep reads is waited on.
+
+Every command runs with a timeout, so that a hang fails the test instead of hanging the suite."""
+import os
+import subprocess
+
+import pytest
+
+from conftest import BIN
+from test_hostile import IIO_LAYOUT, SYSFS, csv_rows, iio_dump, pipeline
+
+TIMEOUT = 20
+REFUSED = "not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket"
+
+
+def run(*args, cwd, timeout=TIMEOUT, **kw):
+    return subprocess.run([BIN, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def refused(proc, path, code=66):
+    """One error line naming `path` as a FIFO, exit `code`, nothing on stdout."""
+    assert proc.returncode == code, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "error" in line]
+    assert len(lines) == 1, proc.stderr
+    assert str(path) in lines[0] and "is a FIFO, " + REFUSED in lines[0], proc.stderr
+    assert proc.stdout == ""
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/rec.csv").write_bytes(b"t,x,y,z\n" + csv_rows(300))
+    (tmp_path / "p.yaml").write_text(pipeline("csv"))
+    return tmp_path
+
+
+@pytest.fixture
+def dataset(project):
+    proc = run("run", "p.yaml", "--quiet", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    return project
+
+
+def test_intervals_labels_fifo(project):
+    os.mkfifo(project / "labels.csv")
+    (project / "p.yaml").write_text(pipeline("csv", extra="labels: {from: intervals, path: labels.csv, classes: [W]}\n"))
+    # validate reports the labels file among the data checks, 65 (docs/commands.md, `validate`).
+    for args, code in ((["run", "p.yaml"], 66), (["validate", "p.yaml"], 65)):
+        proc = run(*args, cwd=project)
+        assert proc.returncode == code, (args, proc.stderr)
+        assert "labels.csv" in proc.stderr and "is a FIFO, " + REFUSED in proc.stderr, proc.stderr
+    # inspect describes the recordings, but an unreadable intervals file stops it (docs/commands.md).
+    proc = run("inspect", "p.yaml", cwd=project)
+    assert "labels.csv" in proc.stderr + proc.stdout and "is a FIFO" in proc.stderr + proc.stdout, proc.stderr
+    assert not (project / "out").exists() and not (project / "out.partial").exists()
+
+
+def test_iio_layout_folder_file_fifo(tmp_path):
+    for name, data in {"data/rec.bin": iio_dump(), **SYSFS}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    fifo = tmp_path / "data/sysfs/scan_elements/in_accel_x_type"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    (tmp_path / "p.yaml").write_text(pipeline("iio", layout='"{dirpath}/sysfs"'))
+    proc = run("run", "p.yaml", cwd=tmp_path)
+    refused(proc, "data/sysfs/scan_elements/in_accel_x_type")
+    assert not (tmp_path / "out").exists()
+    proc = run("validate", "p.yaml", cwd=tmp_path)
+    assert proc.returncode == 66 and "in_accel_x_type" in proc.stderr and "is a FIFO" in proc.stderr, proc.stderr
+
+
+def test_pipeline_file_fifo(project):
+    os.mkfifo(project / "fifo.yaml")
+    for command in ("run", "validate", "inspect"):
+        proc = run(command, "fifo.yaml", cwd=project)
+        refused(proc, "fifo.yaml")
+    assert not (project / "out").exists()
+
+
+def test_expectations_file_fifo(dataset):
+    os.mkfifo(dataset / "expect.yaml")
+    refused(run("validate", "out", "--expect", "expect.yaml", cwd=dataset), "expect.yaml")
+
+
+def test_dataset_file_fifo_for_report_and_validate(dataset):
+    (dataset / "out/train.h5").unlink()
+    os.mkfifo(dataset / "out/train.h5")
+    proc = run("report", "out", "-o", "page.html", "--quiet", cwd=dataset)
+    refused(proc, "train.h5")
+    assert not (dataset / "page.html").exists()
+    proc = run("validate", "out", cwd=dataset)
+    assert proc.returncode == 1 and "train.h5" in proc.stdout + proc.stderr and "FIFO" in proc.stdout + proc.stderr
+
+
+def test_manifest_fifo_for_report_and_inspect(dataset):
+    (dataset / "out/manifest.json").unlink()
+    os.mkfifo(dataset / "out/manifest.json")
+    for args in (["report", "out", "-o", "page.html", "--quiet"], ["inspect", "out"]):
+        proc = run(*args, cwd=dataset)
+        refused(proc, "out/manifest.json")
+    assert not (dataset / "page.html").exists()
+
+
+def test_inspect_fifo(project):
+    os.mkfifo(project / "data/live.csv")
+    refused(run("inspect", "data/live.csv", cwd=project), "data/live.csv")
+
+
+def test_inspect_pipe_as_dev_fd_is_refused(project):
+    # `inspect <(cat file)`: the writer keeps the pipe open, so a read would wait for ever.
+    r, w = os.pipe()
+    try:
+        os.write(w, b"t,x,y,z\n" + csv_rows(10))
+        proc = run("inspect", f"/dev/fd/{r}", cwd=project, pass_fds=(r,))
+        refused(proc, f"/dev/fd/{r}")
+    finally:
+        os.close(r)
+        os.close(w)

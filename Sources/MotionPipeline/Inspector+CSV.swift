@@ -35,6 +35,7 @@ public struct CSVFileReport: Sendable {
     /// (`Acceleration x (m/s^2)` → `acceleration_x`), made unique with a number.
     public static func channelNames(_ columns: [String]) -> [String] {
         var out: [String] = []
+        var taken = Set<String>()  // a linear search per column was quadratic in a wide header
         for c in columns {
             var base = c
             for (open, close) in [("(", ")"), ("[", "]")] {
@@ -49,8 +50,9 @@ public struct CSVFileReport: Sendable {
             while name.last == "_" { name.removeLast() }
             if name.isEmpty || name.first!.isNumber { name = "c" + name }
             var unique = name, n = 2
-            while out.contains(unique) { unique = "\(name)_\(n)"; n += 1 }
+            while taken.contains(unique) { unique = "\(name)_\(n)"; n += 1 }
             out.append(unique)
+            taken.insert(unique)
         }
         return out
     }

@@ -109,8 +109,21 @@ extension Inspector {
     public static func inspect(csvFile path: String, streamBytes: Int = 0,
                                blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> CSVFileReport {
         var head = try readHead(path, bytes: CSVSniffer.headBytes + 1)
-        let isWholeFile = head.count <= CSVSniffer.headBytes
+        var isWholeFile = head.count <= CSVSniffer.headBytes
         if !isWholeFile { head.removeLast() }
+        // A header and a row do not fit in the first 256 KiB: read the first lines up to the
+        // readers' line limit, so that a line over it is named as the readers name it (not "no
+        // header line was found"), and a long header under it is still guessed from
+        // (docs/hardening.md, "Data safety: bounded work on odd input").
+        if !isWholeFile, head.lazy.filter({ $0 == 0x0A }).count < 2 {
+            let longHead = 2 * (CSVSniffer.maxLineBytes + 2)
+            head = try readHead(path, bytes: longHead + 1)
+            isWholeFile = head.count <= longHead
+            if !isWholeFile { head.removeLast() }
+            if let line = CSVSniffer.firstTooLongLine(head) {
+                throw MotionError(.dataError, "\(path):\(line): line is longer than \(CSVSniffer.maxLineBytes) bytes (is a quote left open, or is this not a delimited text file?)")
+            }
+        }
         let (found, problem) = CSVSniffer.sniff(head, isWholeFile: isWholeFile)
         guard let guess = found else {
             throw MotionError(.dataError, "\(path): not a format `inspect` recognises: \(problem) (expected a MotionCollector CSV, a delimited text file with a header line, a pipeline .yaml, a dataset folder or a .tar.zst or .tar shard)")

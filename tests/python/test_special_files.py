@@ -1,9 +1,10 @@
 """Issue #24, points 6 and 7 (docs/hardening.md, "Data safety: FIFOs and special files" and
 "Data safety: bounded work on odd input"): nothing motionprep reads is waited on, and odd input
-costs bounded time.
+(a very wide header, a very long first line, a million workers) costs bounded time and message.
 
 Every command runs with a timeout, so that a hang fails the test instead of hanging the suite."""
 import os
+import shutil
 import subprocess
 import time
 
@@ -143,3 +144,52 @@ def test_csv_with_30000_columns_is_linear(tmp_path):
         elapsed = time.monotonic() - start
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert elapsed < 10, (command, elapsed)
+
+
+@pytest.mark.parametrize("size", [2 << 20, 3 << 20])
+def test_inspect_long_first_line_is_too_long(tmp_path, size):
+    (tmp_path / "rec.csv").write_bytes(b"t," + b"x" * size + b"\n" + csv_rows(10))
+    proc = run("inspect", "rec.csv", cwd=tmp_path)
+    assert proc.returncode == 65, proc.stderr
+    assert proc.stderr.strip().endswith("rec.csv:1: error: line is longer than 1048576 bytes (is a quote left open, or is this not a delimited text file?)"), proc.stderr
+    assert "no header line" not in proc.stderr
+
+
+def test_inspect_100000_column_header(tmp_path):
+    # 100,000 columns: a 1.4 MB header, over the line limit, for inspect and for a run.
+    header = "t," + ",".join(f"column{i:06d}" for i in range(100_000))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/rec.csv").write_text(header + "\n" + "0.0," + ",".join(["1"] * 100_000) + "\n")
+    (tmp_path / "p.yaml").write_text(pipeline("csv"))
+    for args in (["inspect", "data/rec.csv"], ["run", "p.yaml"]):
+        proc = run(*args, cwd=tmp_path)
+        assert proc.returncode == 65, proc.stderr
+        assert "data/rec.csv:1: error: line is longer than 1048576 bytes" in proc.stderr, proc.stderr
+        assert "no header line" not in proc.stderr and proc.stdout == ""
+
+
+def test_inspect_wide_header_under_the_limit_is_guessed(tmp_path):
+    # 40,000 columns, a 360 KB header: past the 256 KiB guess window, under the line limit.
+    header = "t," + ",".join(f"c{i:06d}" for i in range(40_000))
+    rows = "".join(f"{i / 100:.2f}," + ",".join(["1"] * 40_000) + "\n" for i in range(3))
+    (tmp_path / "rec.csv").write_text(header + "\n" + rows)
+    proc = run("inspect", "rec.csv", "--json", cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "no header line" not in proc.stderr
+
+
+def test_run_worker_count_over_the_merge_limit_is_a_usage_error(project):
+    proc = run("run", "p.yaml", "--worker", "0/1000001", cwd=project)
+    assert proc.returncode == 64, proc.stderr
+    assert "at most 1000000 workers" in proc.stderr and "1000001" in proc.stderr, proc.stderr
+    assert not (project / "out").exists()
+
+
+def test_merge_one_part_of_a_million_names_few_missing_parts(project):
+    proc = run("run", "p.yaml", "--quiet", "--worker", "0/1000000", "--out", "part0", cwd=project, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    proc = run("merge", "merged", "part0", cwd=project, timeout=120)
+    assert proc.returncode == 66, proc.stderr[:2000]
+    assert len(proc.stderr) < 1000, len(proc.stderr)
+    assert "missing part(s) for worker(s) 1/1000000, 2/1000000, 3/1000000, 4/1000000, 5/1000000 and 999994 more; merge needs all 1000000" in proc.stderr, proc.stderr
+    assert not (project / "merged").exists()

@@ -45,6 +45,14 @@ public enum Text {
         }
     }
 
+    /// `items` joined by ", " as a message lists names, but at most `shown` of them, then
+    /// "… and N more": a list of 30,000 channels or files stays one short line ("" when empty).
+    public static func joinedBounded<C: Collection>(_ items: C, shown: Int = 20) -> String where C.Element == String {
+        let count = items.count
+        let head = items.prefix(Swift.min(count, shown)).joined(separator: ", ")
+        return count > shown ? head + ", … and \(count - shown) more" : head
+    }
+
     /// `a`, `a or b`, `a, b or c` with each item in backticks.
     public static func alternatives(_ items: [String]) -> String {
         let q = items.map { "`\($0)`" }

@@ -193,3 +193,18 @@ def test_merge_one_part_of_a_million_names_few_missing_parts(project):
     assert len(proc.stderr) < 1000, len(proc.stderr)
     assert "missing part(s) for worker(s) 1/1000000, 2/1000000, 3/1000000, 4/1000000, 5/1000000 and 999994 more; merge needs all 1000000" in proc.stderr, proc.stderr
     assert not (project / "merged").exists()
+
+
+def test_channel_lists_in_messages_are_bounded(tmp_path):
+    # 30,000 channels and a magnitude of channels that do not exist: the message lists 20.
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/rec.csv").write_text("t," + ",".join(f"c{i}" for i in range(30_000)) + "\n")
+    channels = ", ".join(f"ch{i}: c{i}" for i in range(30_000))
+    (tmp_path / "p.yaml").write_text(
+        'version: 1\ninputs:\n  - type: csv\n    paths: ["data/*.csv"]\n    time: {column: t, unit: s}\n'
+        "    channels: {%s}\nresample: {rate_hz: 50}\nmagnitude: [acc]\nwindow: {length_s: 1, stride_s: 0.5}\n"
+        "output: {type: hdf5, path: out}\n" % channels)
+    proc = run("run", "p.yaml", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 78, proc.stderr[:2000]
+    assert len(proc.stderr) < 2000, len(proc.stderr)
+    assert "the channels are ch0, ch1, " in proc.stderr and "ch19, … and 29980 more" in proc.stderr, proc.stderr

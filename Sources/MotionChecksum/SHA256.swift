@@ -29,11 +29,14 @@ public enum SHA256 {
     ///   file does not exist, `.ioError` when it cannot be opened or read (permissions, a
     ///   directory, a device error). The corresponding C calls are `open(2)` and `read(2)`.
     public static func hexOfFile(path: String) throws -> (hex: String, bytes: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
+        let descriptor: Int32
+        switch RegularFile.openForReading(path) {
+        case .success(let fd): descriptor = fd
+        case .failure(.system(let code)):
             let status: ExitStatus = code == ENOENT || code == ENOTDIR ? .noInput : .ioError
             throw MotionError(status, "cannot open `\(path)` to compute its SHA-256: \(_systemMessage(code))")
+        case .failure(let other):
+            throw MotionError(.noInput, "cannot open `\(path)` to compute its SHA-256: \(other.reason)")
         }
         defer { _ = close(descriptor) }
 

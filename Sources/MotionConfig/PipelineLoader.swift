@@ -25,6 +25,7 @@ public enum PipelineLoader {
             if error.isMissing {
                 throw MotionError(.noInput, "cannot read pipeline file `\(path)`: no such file")
             }
+            if error.notRegularFile { throw MotionError(.noInput, "cannot read pipeline file `\(path)`: \(error.reason)") }
             if error.tooLarge {
                 throw PipelineFileError(file: path, issues: [ConfigIssue(
                     location: SourceLocation(file: path),

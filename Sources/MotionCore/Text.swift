@@ -29,6 +29,30 @@ public enum Text {
         return c
     }
 
+    /// A list bounded for a message (docs/hardening.md, "Data safety: bounded work on odd input"):
+    /// "a", "a and b", "a, b and c", ... up to `shown` items; with more, the first `shown` and
+    /// "and N more" (`OutputFolder.list`'s shape), so that a million names make one short line.
+    /// Only the items shown are read (`items` may be a lazy map over a million).
+    /// `lastSeparator` joins the last two of a list shown whole (", " for a plain list).
+    public static func bounded<C: Collection>(_ items: C, shown: Int = 5, lastSeparator: String = " and ") -> String where C.Element == String {
+        let count = items.count
+        let head = Array(items.prefix(Swift.min(count, shown)))
+        switch count {
+        case 0: return "none"
+        case 1: return head[0]
+        case ...shown: return head.dropLast().joined(separator: ", ") + lastSeparator + head.last!
+        default: return head.joined(separator: ", ") + " and \(count - shown) more"
+        }
+    }
+
+    /// `items` joined by ", " as a message lists names, but at most `shown` of them, then
+    /// "… and N more": a list of 30,000 channels or files stays one short line ("" when empty).
+    public static func joinedBounded<C: Collection>(_ items: C, shown: Int = 20) -> String where C.Element == String {
+        let count = items.count
+        let head = items.prefix(Swift.min(count, shown)).joined(separator: ", ")
+        return count > shown ? head + ", … and \(count - shown) more" : head
+    }
+
     /// `a`, `a or b`, `a, b or c` with each item in backticks.
     public static func alternatives(_ items: [String]) -> String {
         let q = items.map { "`\($0)`" }

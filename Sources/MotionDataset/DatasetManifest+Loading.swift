@@ -48,7 +48,7 @@ extension DatasetManifest {
 
     /// The bytes of `{directory}/manifest.json`, as `load(directory:)` reads them.
     public static func readBytes(path: String, directory: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = try RegularFile.contents(atPath: path) else {
             throw MotionError(.noInput, "\(directory) is not a finished motionprep dataset: \(path) is missing or cannot be read (a run writes it last)")
         }
         return Array(data)

@@ -95,7 +95,15 @@ public final class HDF5File: @unchecked Sendable {
     ///   readable file exists but HDF5 cannot open it (not an HDF5 file, truncated, corrupt), and
     ///   `.ioError` otherwise (no permission, a directory). The corresponding C function is `H5Fopen`.
     public static func openReadOnly(path: String) throws -> HDF5File {
-        try HDF5Library.withLock {
+        // HDF5 opens the path itself, blocking: a FIFO (device, socket) is refused first, with a
+        // non-blocking open and fstat (docs/hardening.md, "Data safety: FIFOs and special files").
+        switch RegularFile.openForReading(path) {
+        case .success(let fd): _ = Glibc.close(fd)
+        case .failure(.notRegular(let kind)):
+            throw HDF5Error(.noInput, "cannot open", path: path, reason: RegularFile.notRegularReason(kind))
+        case .failure: break
+        }
+        return try HDF5Library.withLock {
             let action = "cannot open"
             let fapl = try _createPropertyList(CHDF5_H5P_FILE_ACCESS(), action, path: path)
             defer { H5Pclose(fapl) }

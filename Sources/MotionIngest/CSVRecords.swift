@@ -83,12 +83,35 @@ public enum CSVRecords {
 
     private static func location(_ displayPath: String, _ start: UnsafePointer<UInt8>, _ firstLine: Int,
                                  _ field: UnsafePointer<UInt8>) -> SourceLocation {
-        var line = firstLine, lineStart = start, p = start
-        while p < field {
-            if p.pointee == _CSVParser.newline { line += 1; lineStart = p + 1 }
-            p += 1
+        var cursor = _LocationCursor(start: start, line: firstLine)
+        return cursor.location(displayPath, field)
+    }
+
+    /// Line and column of fields met in order, each found by scanning on from the previous one:
+    /// linear in the record, where a scan from the record's start per field was quadratic in a
+    /// wide header (docs/hardening.md, "Data safety: bounded work on odd input").
+    private struct _LocationCursor {
+        var p: UnsafePointer<UInt8>
+        var line: Int
+        var column = 1
+
+        init(start: UnsafePointer<UInt8>, line: Int) {
+            p = start
+            self.line = line
         }
-        return SourceLocation(file: displayPath, line: line, column: _FieldText.column(of: field, lineStart: lineStart))
+
+        mutating func location(_ displayPath: String, _ field: UnsafePointer<UInt8>) -> SourceLocation {
+            while p < field {
+                if p.pointee == _CSVParser.newline {
+                    line += 1
+                    column = 1
+                } else if p.pointee & 0xC0 != 0x80 {
+                    column += 1
+                }
+                p += 1
+            }
+            return SourceLocation(file: displayPath, line: line, column: column)
+        }
     }
 
     /// Splits and unquotes `[s, e)` as the csv reader's `splitQuoted` does.
@@ -98,6 +121,7 @@ public enum CSVRecords {
         var field: [UInt8] = []
         var source = s
         var state = _CSVParser.ScanState.fieldStart
+        var cursor = _LocationCursor(start: s, line: line)
         func close() throws {
             var a = 0, b = field.count
             while a < b && _NumberKernels.isBlank(field[a]) { a += 1 }
@@ -106,7 +130,7 @@ public enum CSVRecords {
                 throw IngestError(.invalidUTF8, at: location(displayPath, s, line, source))
             }
             fields.append(text)
-            locations.append(location(displayPath, s, line, source))
+            locations.append(cursor.location(displayPath, source))
             field.removeAll(keepingCapacity: true)
         }
         var p = s

@@ -14,6 +14,25 @@ import Darwin
 public enum CSVSniffer {
     /// How many bytes of the file the guess looks at (whole lines only).
     public static let headBytes = 256 * 1024
+    /// The longest line any reader takes (1 MiB, as the csv reader's): `inspect` names a first
+    /// line or header longer than that instead of finding no header in its first ``headBytes``.
+    public static let maxLineBytes = _CSVParser.maxLineBytes
+
+    /// The first line of `head` (numbered from 1) that is longer than ``maxLineBytes`` (its end is
+    /// not within the limit), among the lines starting in `head`; nil when there is none. A last
+    /// line cut by the end of `head` counts only when more than ``maxLineBytes`` of it are there.
+    public static func firstTooLongLine(_ head: [UInt8]) -> Int? {
+        var start = 0, line = 1
+        while start < head.count {
+            let end = head[start...].firstIndex(of: 0x0A) ?? head.count
+            var length = end - start
+            if length > 0, end < head.count, head[end - 1] == 0x0D { length -= 1 }
+            if length > maxLineBytes { return line }
+            start = end + 1
+            line += 1
+        }
+        return nil
+    }
 
     /// A column of the header.
     public struct Column: Sendable, Equatable {

@@ -146,7 +146,9 @@ struct _IIOSysfsFolder {
         switch _Syscalls.openForReading(full) {
         case .success(let opened): fd = opened
         case .failure(let e):
-            if e.code == ENOENT || e.code == ENOTDIR { return nil }
+            if e.code == ENOENT || e.code == ENOTDIR || e.code == EISDIR { return nil }
+            // A FIFO, device or socket is refused, never waited on (66, as a labels file's).
+            if e.code == 0 { throw IngestError(.cannotOpen(reason: e.text, errno: 0), at: SourceLocation(file: display(relative))) }
             throw IngestError(.readFailed(reason: e.text, errno: e.code), at: SourceLocation(file: display(relative)))
         }
         defer { _Syscalls.close(fd) }

@@ -165,7 +165,7 @@ public struct IngestError: UserFacingError, Equatable {
                 + "\(previousTime) s (times in a stream must not decrease; `sort: true` on the input sorts them)"
         case .missingColumn(let column, let role, let header):
             let hint = Text.suggestion(for: column, among: header).map { "; did you mean `\($0)`?" } ?? ""
-            let columns = header.isEmpty ? "none" : header.map { "`\($0)`" }.joined(separator: ", ")
+            let columns = Text.bounded(header.lazy.map { "`\($0)`" }, shown: 20, lastSeparator: ", ")
             return "\(at): no column `\(column)` (named by `\(role)`) in the header\(hint) (the columns are \(columns))"
         case .notAppHeader(let column, let header, let app):
             let found = header.isEmpty ? "an empty header" : "`\(Self.shortHeader(header))`"

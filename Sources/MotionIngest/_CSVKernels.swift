@@ -472,15 +472,26 @@ struct _CSVParser {
             raw.append(String(decoding: UnsafeBufferPointer(start: fields.starts[i], count: fields.ends[i] - fields.starts[i]), as: UTF8.self))
         }
         let location = SourceLocation(file: displayPath, line: row.firstLine)
+        // Each name's first two positions, found in one pass: a lookup per pipeline column in a
+        // 30,000-column header was a linear search each, quadratic (docs/hardening.md).
+        var positions: [String: (first: Int, second: Int?)] = [:]
+        positions.reserveCapacity(names.count)
+        for (i, name) in names.enumerated() {
+            if let seen = positions[name] {
+                if seen.second == nil { positions[name] = (seen.first, i) }
+            } else {
+                positions[name] = (i, nil)
+            }
+        }
         func index(_ column: String, _ role: String) throws -> Int {
-            guard let first = names.firstIndex(of: column) else {
+            guard let (first, secondIndex) = positions[column] else {
                 if let app = format.app {
                     throw IngestError(.notAppHeader(column: column, header: names, app: app),
                                       at: SourceLocation(file: displayPath, line: row.firstLine, column: 1))
                 }
                 throw IngestError(.missingColumn(column: column, role: role, header: names), at: location)
             }
-            if let second = names[(first + 1)...].firstIndex(of: column) {
+            if let second = secondIndex {
                 if raw[first] != raw[second] {
                     throw IngestError(.ambiguousColumn(column: column, role: role, first: first + 1, second: second + 1,
                                                        firstRaw: raw[first], secondRaw: raw[second]), at: location)
@@ -494,7 +505,7 @@ struct _CSVParser {
         for s in streams.indices {
             streams[s].columns = try zip(streams[s].columnNames, streams[s].roles).map { try index($0, $1) }
         }
-        if let labelColumn = format.labelColumn, !(format.labelColumnOptional && !names.contains(labelColumn)) {
+        if let labelColumn = format.labelColumn, !(format.labelColumnOptional && positions[labelColumn] == nil) {
             labelIndex = try index(labelColumn, "label_column")
         }
         neededFields = ([timeIndex, sensorIndex, labelIndex] + streams.flatMap(\.columns)).max()! + 1

@@ -4,10 +4,14 @@ import MotionCore
 /// The only libc file calls of MotionIngest, each a thin wrapper (swift-system's
 /// `Syscalls.swift` idea): open, fstat, read (retrying `EINTR`), close.
 enum _Syscalls {
-    /// `open(path, O_RDONLY | O_CLOEXEC)`: the descriptor, or the C `errno`.
+    /// `RegularFile.openForReading`: the descriptor of a regular file, or the C `errno` (`EISDIR`
+    /// for a folder), or, for a FIFO, device or socket (never waited on), its refusal in words.
     static func openForReading(_ path: String) -> Result<Int32, Errno> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        return fd >= 0 ? .success(fd) : .failure(Errno(errno))
+        switch RegularFile.openForReading(path) {
+        case .success(let fd): return .success(fd)
+        case .failure(.system(let code)): return .failure(Errno(code))
+        case .failure(let other): return .failure(Errno(0, text: other.reason))
+        }
     }
 
     /// `fstat`: whether the descriptor is a directory, and its size when it is a regular file.
@@ -44,8 +48,12 @@ enum _Syscalls {
     /// A C error number with its `strerror` text.
     struct Errno: Error {
         var code: Int32
-        init(_ code: Int32) { self.code = code }
-        var text: String { String(cString: strerror(code)) }
+        private var custom: String?
+        init(_ code: Int32, text: String? = nil) {
+            self.code = code
+            custom = text
+        }
+        var text: String { custom ?? String(cString: strerror(code)) }
         static let isDirectory = Errno(EISDIR)
     }
 }

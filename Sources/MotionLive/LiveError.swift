@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import MotionCore
 
 /// Why the live library refused a manifest, a setting or a sample: one sentence for the app's
 /// developer (what was wrong, the value, and what is accepted).
@@ -17,6 +18,6 @@ public struct LiveError: Error, CustomStringConvertible, Sendable, Equatable {
 /// Reads a whole file (the manifest), or nil.
 enum LiveFile {
     static func read(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+        (try? RegularFile.contents(atPath: path)) ?? nil
     }
 }

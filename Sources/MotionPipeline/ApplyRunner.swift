@@ -225,13 +225,13 @@ public enum ApplyRunner {
         let file = sources.first?.files.first?.path ?? "the inputs"
         for (i, name) in dataset.channelNames.enumerated() {
             guard let j = names.firstIndex(of: name) else {
-                throw MotionError(.dataError, "\(file) and the other inputs give no channel `\(name)`, which the dataset \(dataset.directory) has (its channels: \(dataset.channelNames.joined(separator: ", "))); apply needs every channel the model was trained on")
+                throw MotionError(.dataError, "\(file) and the other inputs give no channel `\(name)`, which the dataset \(dataset.directory) has (its channels: \(Text.joinedBounded(dataset.channelNames))); apply needs every channel the model was trained on")
             }
             if units[j] != dataset.channelUnits[i] {
                 throw MotionError(.dataError, "\(file): channel `\(name)` is in \(units[j]) but in \(dataset.channelUnits[i]) in the dataset \(dataset.directory); apply refuses a different unit")
             }
         }
-        throw MotionError(.dataError, "\(file) and the other inputs give the channels \(names.joined(separator: ", ")), not the dataset's \(dataset.channelNames.joined(separator: ", ")) in that order")
+        throw MotionError(.dataError, "\(file) and the other inputs give the channels \(Text.joinedBounded(names)), not the dataset's \(Text.joinedBounded(dataset.channelNames)) in that order")
     }
 
     /// Refuses an output folder inside the source dataset (it would hold files the dataset's

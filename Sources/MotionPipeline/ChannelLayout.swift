@@ -157,7 +157,7 @@ public struct ChannelLayout: Sendable, Equatable {
         for prefix in spec.magnitude {
             let axes = ["x", "y", "z"].compactMap { names.firstIndex(of: "\(prefix)_\($0)") }
             guard axes.count >= 2 else {
-                throw MotionError(.config, "`magnitude: [\(prefix)]` in \(spec.file) needs channels `\(prefix)_x`, `\(prefix)_y`, `\(prefix)_z`; the channels are \(names.joined(separator: ", "))")
+                throw MotionError(.config, "`magnitude: [\(prefix)]` in \(spec.file) needs channels `\(prefix)_x`, `\(prefix)_y`, `\(prefix)_z`; the channels are \(Text.joinedBounded(names))")
             }
             mags.append(("\(prefix)_mag", axes))
         }

@@ -35,6 +35,7 @@ public struct CSVFileReport: Sendable {
     /// (`Acceleration x (m/s^2)` → `acceleration_x`), made unique with a number.
     public static func channelNames(_ columns: [String]) -> [String] {
         var out: [String] = []
+        var taken = Set<String>()  // a linear search per column was quadratic in a wide header
         for c in columns {
             var base = c
             for (open, close) in [("(", ")"), ("[", "]")] {
@@ -49,8 +50,9 @@ public struct CSVFileReport: Sendable {
             while name.last == "_" { name.removeLast() }
             if name.isEmpty || name.first!.isNumber { name = "c" + name }
             var unique = name, n = 2
-            while out.contains(unique) { unique = "\(name)_\(n)"; n += 1 }
+            while taken.contains(unique) { unique = "\(name)_\(n)"; n += 1 }
             out.append(unique)
+            taken.insert(unique)
         }
         return out
     }
@@ -107,8 +109,21 @@ extension Inspector {
     public static func inspect(csvFile path: String, streamBytes: Int = 0,
                                blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> CSVFileReport {
         var head = try readHead(path, bytes: CSVSniffer.headBytes + 1)
-        let isWholeFile = head.count <= CSVSniffer.headBytes
+        var isWholeFile = head.count <= CSVSniffer.headBytes
         if !isWholeFile { head.removeLast() }
+        // A header and a row do not fit in the first 256 KiB: read the first lines up to the
+        // readers' line limit, so that a line over it is named as the readers name it (not "no
+        // header line was found"), and a long header under it is still guessed from
+        // (docs/hardening.md, "Data safety: bounded work on odd input").
+        if !isWholeFile, head.lazy.filter({ $0 == 0x0A }).count < 2 {
+            let longHead = 2 * (CSVSniffer.maxLineBytes + 2)
+            head = try readHead(path, bytes: longHead + 1)
+            isWholeFile = head.count <= longHead
+            if !isWholeFile { head.removeLast() }
+            if let line = CSVSniffer.firstTooLongLine(head) {
+                throw MotionError(.dataError, "\(path):\(line): line is longer than \(CSVSniffer.maxLineBytes) bytes (is a quote left open, or is this not a delimited text file?)")
+            }
+        }
         let (found, problem) = CSVSniffer.sniff(head, isWholeFile: isWholeFile)
         guard let guess = found else {
             throw MotionError(.dataError, "\(path): not a format `inspect` recognises: \(problem) (expected a MotionCollector CSV, a delimited text file with a header line, a pipeline .yaml, a dataset folder or a .tar.zst or .tar shard)")
@@ -159,12 +174,10 @@ extension Inspector {
     ///
     /// - Throws: `MotionError` 66 when it cannot be opened, 74 when reading fails, naming the reason.
     static func readHead(_ path: String, bytes: Int) throws -> [UInt8] {
-        guard let h = FileHandle(forReadingAtPath: path) else {
-            throw MotionError(.noInput, "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { try? h.close() }
-        do { return [UInt8]((try h.read(upToCount: bytes)) ?? Data()) } catch {
-            throw MotionError(.ioError, "cannot read \(path): \(error.localizedDescription)")
+        switch RegularFile.readHead(path, count: bytes) {
+        case .success(let head): return head
+        case .failure(.notRegular(let kind)): throw RegularFile.refusal(path, kind: kind)
+        case .failure(let failure): throw MotionError(.noInput, "cannot read \(path): \(failure.reason)")
         }
     }
 }

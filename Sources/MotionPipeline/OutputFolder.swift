@@ -318,7 +318,7 @@ enum OutputFolder {
     private static func readJSON(_ path: String) -> JSONValue? {
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size < 256 << 20,
-              let data = FileManager.default.contents(atPath: path), let value = try? JSONParser.parse(Array(data)),
+              let data = (try? RegularFile.contents(atPath: path)) ?? nil, let value = try? JSONParser.parse(Array(data)),
               value.objectValue != nil else { return nil }
         return value
     }

@@ -298,7 +298,7 @@ struct RunState {
     }
 
     static func load(path: String) throws -> RunState {
-        guard let data = FileManager.default.contents(atPath: path),
+        guard let data = try RegularFile.contents(atPath: path),
               let obj = try? JSONParser.parse(Array(data)),
               let hash = obj["pipeline_sha256"]?.stringValue else {
             throw MotionError(.dataError, "cannot resume: \(path) is not readable resume state; run without `--resume` to start over")

@@ -378,8 +378,16 @@ final class _RecordFile: @unchecked Sendable {
 
     init(readingAt path: String) throws {
         self.path = path
-        guard let f = fopen(path, "rb") else {
-            throw RecordDamaged(path: path, reason: "it cannot be opened: \(String(cString: strerror(errno)))")
+        // Opened as every input is (never waiting on a FIFO: docs/hardening.md), then as stdio.
+        let fd: Int32
+        switch RegularFile.openForReading(path) {
+        case .success(let opened): fd = opened
+        case .failure(let failure): throw RecordDamaged(path: path, reason: "it cannot be opened: \(failure.reason)")
+        }
+        guard let f = fdopen(fd, "rb") else {
+            let reason = String(cString: strerror(errno))
+            _ = Glibc.close(fd)
+            throw RecordDamaged(path: path, reason: "it cannot be opened: \(reason)")
         }
         handle = f
     }

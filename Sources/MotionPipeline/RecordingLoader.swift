@@ -41,9 +41,9 @@ enum RecordingLoader {
         if sensor.sources.count > 1 {
             let inputs = sensor.sources.map { "\(spec.inputName($0.inputIndex))" + ($0.name == "{stem}" ? "" : " `\($0.name)`") }
             let read = source.files.map(\.path).joined(separator: ", ")
-            return MotionError(.dataError, "recording `\(source.name)` has none of the streams \(inputs.joined(separator: ", ")) that give \(sensor.channelNames.joined(separator: ", ")) (read \(read)); every recording needs every channel")
+            return MotionError(.dataError, "recording `\(source.name)` has none of the streams \(Text.joinedBounded(inputs)) that give \(Text.joinedBounded(sensor.channelNames)) (read \(read)); every recording needs every channel")
         }
-        return MotionError(.dataError, "recording `\(source.name)` has no `\(sensor.name)` stream (read \(files.joined(separator: ", "))); every recording needs every channel (\(sensor.channelNames.joined(separator: ", "))), or list the sensors to keep with `sensors:`")
+        return MotionError(.dataError, "recording `\(source.name)` has no `\(sensor.name)` stream (read \(Text.joinedBounded(files))); every recording needs every channel (\(Text.joinedBounded(sensor.channelNames))), or list the sensors to keep with `sensors:`")
     }
 
     /// Reads every file of `source` in file order. With `checkOrder` false nothing about time

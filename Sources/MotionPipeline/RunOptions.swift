@@ -57,6 +57,9 @@ public struct RunOptions: Sendable {
 public struct WorkerSlot: Sendable, Equatable, CustomStringConvertible {
     public var index: Int
     public var count: Int
+    /// The most workers a run may be split into: `run --worker I/N` refuses a larger N (64) and
+    /// `merge` a part naming more (65), so that every part `run` writes can be merged.
+    public static let maxWorkers = 1_000_000
     public init(index: Int, count: Int) {
         self.index = index
         self.count = count

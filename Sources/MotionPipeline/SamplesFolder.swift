@@ -13,8 +13,6 @@ import MotionCore
 enum SamplesFolder {
     /// The file that marks a folder as written by `inspect --samples`.
     static let markerName = ".motionprep-samples"
-    /// The marker's first line.
-    static let markerHeader = "motionprep inspect --samples: a rerun replaces the entries listed below"
 
     /// The entry of DIR that holds recording `name`: its first path component.
     static func topEntry(of name: String) -> String {
@@ -116,10 +114,5 @@ enum SamplesFolder {
             }
         }
         return folder
-    }
-
-    private static func reason(_ error: Error) -> String {
-        if let e = error as? CocoaError, let u = e.underlying as? POSIXError { return String(cString: strerror(u.code.rawValue)) }
-        return (error as NSError).localizedDescription
     }
 }

@@ -540,7 +540,7 @@ final class StreamingRecording {
     /// The grid grew past the resource limit although the streams' extents kept it within
     /// (the grid's end tolerance, for a recording at the limit).
     private func gridPastLimit() -> MotionError {
-        MotionError(.dataError, "\(source.files.map(\.path).joined(separator: ", ")): recording `\(source.name)` would give a grid of more than the \(valueLimit) values motionprep accepts for one recording (a resource limit); check its timestamps and the time unit")
+        MotionError(.dataError, "\(Text.joinedBounded(source.files.map(\.path))): recording `\(source.name)` would give a grid of more than the \(valueLimit) values motionprep accepts for one recording (a resource limit); check its timestamps and the time unit")
     }
 
     /// The first error of a recording of several files in file order, which the streamed read

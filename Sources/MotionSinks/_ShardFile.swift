@@ -71,9 +71,13 @@ final class _ShardFile {
     /// The whole file; with `maxBytes`, a file longer than that throws ``ShardSizeError`` before
     /// anything is read.
     static func readAll(_ path: String, maxBytes: Int? = nil) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw MotionError(errno == ENOENT ? .noInput : .ioError, "cannot open \(path): \(reason())")
+        let fd: Int32
+        switch RegularFile.openForReading(path) {
+        case .success(let opened): fd = opened
+        case .failure(.system(let code)):
+            throw MotionError(code == ENOENT ? .noInput : .ioError, "cannot open \(path): \(String(cString: strerror(code)))")
+        case .failure(let other):
+            throw MotionError(.noInput, "cannot open \(path): \(other.reason)")
         }
         defer { close(fd) }
         var st = stat()

@@ -1,4 +1,5 @@
 import MotionDataset
+import MotionCore
 import Dispatch
 import Foundation
 import MotionChecksum
@@ -14,7 +15,7 @@ extension _ValidationRun {
             builder.fail(.filesSHA256SUMS, name, "is \(kind.phrase), not a regular file, so it is not read")
             return
         }
-        guard let data = FileManager.default.contents(atPath: path(name)) else {
+        guard let data = (try? RegularFile.readAll(path(name)).get()).map({ Data($0) }) else {
             builder.fail(.filesSHA256SUMS, name, "is missing (a run writes it beside manifest.json)")
             return
         }

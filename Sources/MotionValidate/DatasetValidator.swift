@@ -152,7 +152,7 @@ final class _ValidationRun {
             }
             return nil
         }
-        guard let data = FileManager.default.contents(atPath: file) else {
+        guard let data = (try? RegularFile.readAll(file).get()).map({ Data($0) }) else {
             builder.fail(.manifestParse, Self.manifestName, "cannot be read")
             skipAll(Self.dependentChecks, "the manifest cannot be read")
             return nil

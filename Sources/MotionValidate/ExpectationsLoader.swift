@@ -35,6 +35,7 @@ public enum ExpectationsLoader {
             bytes = try YAMLParser.readFile(path: path, maxBytes: maxFileBytes)
         } catch {
             if error.isMissing { throw MotionError(.noInput, "cannot read expectations file `\(path)`: no such file") }
+            if error.notRegularFile { throw MotionError(.noInput, "cannot read expectations file `\(path)`: \(error.reason)") }
             if error.tooLarge {
                 throw ExpectationsFileError(file: path, issues: ["the expectations file `\(path)` is larger than \(maxFileBytes) bytes"])
             }

@@ -75,11 +75,14 @@ public struct YAMLFileError: Error, Sendable, Equatable, CustomStringConvertible
     public var tooLarge: Bool
     /// A short reason: "no such file", "permission denied", "it is a folder", ….
     public var reason: String
+    /// The path is a FIFO, device or socket, refused without waiting on it (`reason` says which).
+    public var notRegularFile: Bool
 
-    public init(path: String, errno: Int32, tooLarge: Bool = false, reason: String) {
+    public init(path: String, errno: Int32, tooLarge: Bool = false, notRegularFile: Bool = false, reason: String) {
         self.path = path
         self.errno = errno
         self.tooLarge = tooLarge
+        self.notRegularFile = notRegularFile
         self.reason = reason
     }
 

@@ -57,12 +57,30 @@ public enum YAMLParser {
     ///
     /// - Throws: `YAMLFileError`.
     public static func readFile(path: String, maxBytes: Int) throws(YAMLFileError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw fileError(path, errno) }
+        // Non-blocking open then fstat, so that a FIFO (or device, socket) is refused instead of
+        // waited on (docs/hardening.md, "Data safety: FIFOs and special files"); MotionCore's
+        // `RegularFile` does the same for the other modules, which MotionYAML does not import.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        if fd < 0 {
+            let code = errno
+            var st = stat()
+            if code == ENXIO, stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK { throw notRegular(path, "a socket") }
+            throw fileError(path, code)
+        }
         defer { close(fd) }
         var st = stat()
         if fstat(fd, &st) != 0 { throw fileError(path, errno) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw fileError(path, EISDIR) }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw fileError(path, EISDIR)
+        case S_IFIFO: throw notRegular(path, "a FIFO")
+        case S_IFCHR: throw notRegular(path, "a character device")
+        case S_IFBLK: throw notRegular(path, "a block device")
+        case S_IFSOCK: throw notRegular(path, "a socket")
+        default: throw notRegular(path, "a special file")
+        }
+        let flags = fcntl(fd, F_GETFL)
+        if flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 { throw fileError(path, errno) }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -79,6 +97,11 @@ public enum YAMLParser {
             }
         }
         return out
+    }
+
+    private static func notRegular(_ path: String, _ kind: String) -> YAMLFileError {
+        YAMLFileError(path: path, errno: 0, notRegularFile: true,
+                      reason: "it is \(kind), not a regular file; motionprep reads only regular files and never waits on a pipe, device or socket")
     }
 
     private static func fileError(_ path: String, _ code: Int32) -> YAMLFileError {

@@ -129,15 +129,20 @@ struct _YAMLTreeBuilder {
     }
 
     private mutating func add(_ node: YAMLNode) throws(YAMLError) {
-        guard let top = stack.popLast() else {
+        guard var top = stack.popLast() else {
             root = node
             return
         }
+        // `top` is emptied before the payload is changed, so that the arrays and the dictionary
+        // are uniquely referenced and grow in place: a copy per item made a mapping of 30,000
+        // keys (a pipeline's `channels`) quadratic (docs/hardening.md, "bounded work").
         switch top {
         case .sequence(let m, var items):
+            top = .sequence(m, [])
             items.append(node)
             stack.append(.sequence(m, items))
         case .mapping(let m, var pairs, let pendingKey, var seen):
+            top = .sequence(m, [])
             if let key = pendingKey {
                 pairs.append(YAMLPair(key: key, value: node))
                 stack.append(.mapping(m, pairs, pendingKey: nil, seen: seen))

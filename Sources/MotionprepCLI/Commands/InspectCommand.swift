@@ -123,9 +123,13 @@ enum InspectCommand {
     }
 
     static func readHead(_ path: String) throws -> [UInt8] {
-        guard let h = FileHandle(forReadingAtPath: path) else { throw MotionError(.ioError, "cannot read \(path)") }
-        defer { try? h.close() }
-        return [UInt8]((try? h.read(upToCount: 4096)) ?? Data())
+        switch RegularFile.readHead(path, count: 4096) {
+        case .success(let head): return head
+        // A FIFO (also `inspect <(cat file)`, a pipe as /dev/fd/N) is refused, not waited on
+        // or read: the file is read more than once (docs/hardening.md).
+        case .failure(.notRegular(let kind)): throw RegularFile.refusal(path, kind: kind)
+        case .failure(let failure): throw MotionError(.ioError, "cannot read \(path): \(failure.reason)")
+        }
     }
 
     /// `inspect FILE.csv`: the guess, the columns, the streams as read with the guess, and an

@@ -41,6 +41,9 @@ enum RunCommand {
             guard let slot = WorkerSlot(parsing: w) else {
                 throw UsageError(message: "option `--worker` of `motionprep run` must be I/N with 0 ≤ I < N (e.g. `--worker 0/4`), not `\(w)`")
             }
+            guard slot.count <= WorkerSlot.maxWorkers else {
+                throw UsageError(message: "option `--worker` of `motionprep run` splits the run into at most \(WorkerSlot.maxWorkers) workers (the most `motionprep merge` takes), not \(slot.count) in `\(w)`")
+            }
             worker = slot
         }
         let jobs = try a.int("--jobs", in: 1...4096, command: "run") ?? ProcessInfo.processInfo.activeProcessorCount

@@ -67,4 +67,52 @@ public enum Text {
     public static func utf8Less(_ a: String, _ b: String) -> Bool {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }
+
+    /// True for a scalar that must not reach a terminal raw from a name: C0 controls (tab and
+    /// newline included), DEL, C1 controls, the line and paragraph separators U+2028/U+2029 and
+    /// the bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F,
+    /// U+202A–U+202E, U+2066–U+2069), which can make text display as other text.
+    public static func isUnsafeForTerminal(_ u: Unicode.Scalar) -> Bool {
+        switch u.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    /// `s` with every scalar that ``isUnsafeForTerminal(_:)`` written as a Swift escape
+    /// (`\u{1B}`), so that a file name or label holding escape sequences prints as text and never
+    /// drives the terminal (docs/hardening.md, "Data safety: names").
+    public static func terminalSafe(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isUnsafeForTerminal) else { return s }
+        var out = String.UnicodeScalarView()
+        for u in s.unicodeScalars {
+            if isUnsafeForTerminal(u) {
+                out.append(contentsOf: "\\u{\(String(u.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                out.append(u)
+            }
+        }
+        return String(out)
+    }
+
+    /// ``terminalSafe(_:)`` for each line of a multi-line text: its own line breaks are kept.
+    public static func terminalSafeLines(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0 != "\n" && isUnsafeForTerminal($0) }) else { return s }
+        return s.split(separator: "\n", omittingEmptySubsequences: false).map { terminalSafe(String($0)) }.joined(separator: "\n")
+    }
+
+    /// Orders strings by their UTF-8 bytes and tells apart strings that Swift's `==` calls equal
+    /// because they are canonically equivalent (`café` in NFC and in NFD): file names on Linux
+    /// are bytes, and two such names are two files.
+    public struct Bytes: Hashable, Comparable, Sendable {
+        public let bytes: [UInt8]
+        public init(_ s: String) { bytes = Array(s.utf8) }
+        public static func < (a: Bytes, b: Bytes) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
+    }
+
+    /// True when `a` and `b` are the same bytes (Swift's `==` also equates canonically
+    /// equivalent strings).
+    public static func sameBytes(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8)
+    }
 }

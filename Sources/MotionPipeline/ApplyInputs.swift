@@ -51,7 +51,7 @@ public enum ApplyInputs {
                 var found = 0
                 for i in wanted {
                     for name in names[i] {
-                        for file in Glob.files(matching: PathText.join(path, "**/" + name)) where !out[i].contains(file) {
+                        for file in Glob.files(matching: PathText.join(Glob.escape(path), "**/" + name)) where !out[i].contains(where: { Text.sameBytes($0, file) }) {
                             // A file of a folder that several inputs could read is refused as a named file would be.
                             let candidates = matching(file)
                             guard candidates.count == 1 else {

@@ -2,9 +2,12 @@
 import Glibc
 #endif
 import Foundation
+import MotionCore
 
-/// Expands path patterns with `*`, `?`, `[…]` in a component and `**` for any number of folders.
-/// Results are sorted by their UTF-8 bytes, so the order files are found in never matters.
+/// Expands path patterns with `*`, `?`, `[…]` in a component and `**` for any number of folders;
+/// a backslash makes the next character literal (`\*`, `\?`, `\[`, `\]`, `\\`; ``escape(_:)``).
+/// Results are sorted by their UTF-8 bytes, so the order files are found in never matters, and
+/// two names that differ only in Unicode normalisation (`café` in NFC and NFD) are two files.
 enum Glob {
     /// Files (not folders) matching `pattern`. A pattern without wildcards matches itself if it is a file.
     ///
@@ -15,10 +18,23 @@ enum Glob {
     static func files(matching pattern: String) -> [String] {
         let absolute = pattern.hasPrefix("/")
         let parts = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var results = Set<String>()
+        // Keyed by bytes: Swift's `==` equates canonically equivalent names, which are two files.
+        var results = Set<Text.Bytes>()
         var visited = Set<FolderID>()
         expand(prefix: absolute ? "/" : "", parts: parts[...], into: &results, visited: &visited)
-        return results.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return results.sorted().map { String(decoding: $0.bytes, as: UTF8.self) }
+    }
+
+    /// `name` with the characters a pattern reads as wildcards (`*`, `?`, `[`, `]`) and the
+    /// backslash escaped, plus `{` and `}` (literal in a glob, escaped so that no reader takes
+    /// them for a template): the pattern that matches exactly that name. `/` is kept.
+    static func escape(_ name: String) -> String {
+        var out = ""
+        for ch in name {
+            if "*?[]{}\\".contains(ch) { out.append("\\") }
+            out.append(ch)
+        }
+        return out
     }
 
     /// A folder's identity, so that `**` never walks one folder twice (bind mounts).
@@ -47,8 +63,10 @@ enum Glob {
         return prefix + "/" + name
     }
 
+    /// A component matched by `fnmatch` against the folder's names: one with a wildcard or an
+    /// escape (a backslash makes the next character literal, as `fnmatch` without `FNM_NOESCAPE` reads it).
     private static func isWild(_ s: String) -> Bool {
-        s.contains("*") || s.contains("?") || s.contains("[")
+        s.contains("*") || s.contains("?") || s.contains("[") || s.contains("\\")
     }
 
     private static func kind(_ path: String) -> (exists: Bool, isDirectory: Bool) {
@@ -63,11 +81,11 @@ enum Glob {
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } ?? []
     }
 
-    private static func expand(prefix: String, parts: ArraySlice<String>, into results: inout Set<String>,
+    private static func expand(prefix: String, parts: ArraySlice<String>, into results: inout Set<Text.Bytes>,
                                visited: inout Set<FolderID>) {
         guard let first = parts.first else {
             let k = kind(prefix)
-            if k.exists && !k.isDirectory { results.insert(prefix) }
+            if k.exists && !k.isDirectory { results.insert(Text.Bytes(prefix)) }
             return
         }
         let rest = parts.dropFirst()
@@ -133,7 +151,8 @@ enum PathText {
     static func relative(_ path: String, to base: String) -> String {
         let p = absolute(path).split(separator: "/"), b = absolute(base).split(separator: "/")
         var i = 0
-        while i < p.count && i < b.count && p[i] == b[i] { i += 1 }
+        // By bytes: a folder named `café` in NFD is not the one named in NFC.
+        while i < p.count && i < b.count && p[i].utf8.elementsEqual(b[i].utf8) { i += 1 }
         let ups = Array(repeating: "..", count: b.count - i)
         let rest = p[i...].map(String.init)
         let all = ups + rest

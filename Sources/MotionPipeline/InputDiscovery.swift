@@ -65,20 +65,22 @@ public enum InputDiscovery {
     /// An input with `files` (`motionprep apply`) reads those, each taken as written, never as a
     /// glob pattern; one that does not exist is unmatched.
     private static func scan(_ spec: PipelineSpec) -> (files: [[InputFile]], unmatched: [Unmatched], irregular: [Irregular],
-                                                       aliases: [Alias], identity: [String: FileIdentity]) {
-        var identity: [String: FileIdentity] = [:]
+                                                       aliases: [Alias], identity: [Text.Bytes: FileIdentity]) {
+        // Paths are keyed by their bytes: `café` in NFC and in NFD are two files, which String's
+        // `==` (canonical equivalence) would take for one (docs/inputs.md, "Names").
+        var identity: [Text.Bytes: FileIdentity] = [:]
         var all: [[InputFile]] = []
         var unmatched: [Unmatched] = []
         var irregular: [Irregular] = []
         var aliases: [Alias] = []
         for (i, input) in spec.inputs.enumerated() {
-            var seen = Set<String>()
+            var seen = Set<Text.Bytes>()
             var candidates: [(path: String, pattern: String)] = []
             for pattern in input.files ?? input.paths {
                 let resolved = PathText.join(spec.baseDirectory, pattern)
                 let found = input.files == nil ? Glob.files(matching: resolved) : (access(resolved, F_OK) == 0 ? [PathText.normalize(resolved)] : [])
                 if found.isEmpty { unmatched.append(Unmatched(inputIndex: i, pattern: pattern)) }
-                for f in found where seen.insert(f).inserted { candidates.append((f, pattern)) }
+                for f in found where seen.insert(Text.Bytes(f)).inserted { candidates.append((f, pattern)) }
             }
             candidates.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             var byIdentity: [FileIdentity: Int] = [:]
@@ -92,7 +94,7 @@ public enum InputDiscovery {
                 }
                 let id = FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
                 let file = InputFile(inputIndex: i, path: f, manifestPath: PathText.relative(f, to: spec.baseDirectory))
-                identity[f] = id
+                identity[Text.Bytes(f)] = id
                 if let k = byIdentity[id] {
                     // The file's own name wins over a symbolic link to it; else the first in order.
                     if isLink(files[k].path) && !isLink(f) {
@@ -151,8 +153,8 @@ public enum InputDiscovery {
         for a in aliases {
             log("notice: \(a.path) is the same file as \(a.keptPath) (a link); \(spec.inputName(a.inputIndex)) reads it once, as \(a.keptPath)")
         }
-        var byName: [String: RecordingSource] = [:]
-        var order: [String] = []
+        var byName: [Text.Bytes: RecordingSource] = [:]
+        var order: [Text.Bytes] = []
         // The inputs one preset entry expanded into name their recordings from one common folder,
         // so that the folders of all their sensors get the same names.
         var presetFiles: [Int: [String]] = [:]
@@ -179,37 +181,63 @@ public enum InputDiscovery {
                 } else {
                     name = PathText.dropExtension(PathText.relative(PathText.absolute(file.path), to: common))
                 }
-                if var existing = byName[name] {
-                    if existing.subject != subject {
+                if var existing = byName[Text.Bytes(name)] {
+                    if !Text.sameBytes(existing.subject, subject) {
                         throw MotionError(.config, "recording `\(name)` gets subject `\(existing.subject)` from \(existing.files[0].path) but `\(subject)` from \(file.path); the `subject` template must give every file of a recording the same subject")
                     }
                     existing.files.append(file)
-                    byName[name] = existing
+                    byName[Text.Bytes(name)] = existing
                 } else {
-                    byName[name] = RecordingSource(name: name, subject: subject, files: [file])
-                    order.append(name)
+                    byName[Text.Bytes(name)] = RecordingSource(name: name, subject: subject, files: [file])
+                    order.append(Text.Bytes(name))
                 }
             }
         }
         // One file in two recordings (two inputs, two names) would be two recordings of the
         // same samples, which can land in two splits.
         var recordingOf: [FileIdentity: (name: String, file: InputFile)] = [:]
-        for name in order {
-            for file in byName[name]!.files {
-                guard let id = identity[file.path] else { continue }
-                if let other = recordingOf[id], other.name != name {
+        for key in order {
+            let name = byName[key]!.name
+            for file in byName[key]!.files {
+                guard let id = identity[Text.Bytes(file.path)] else { continue }
+                if let other = recordingOf[id], !Text.sameBytes(other.name, name) {
                     throw MotionError(.config, "\(file.path) (\(spec.inputName(file.inputIndex))) is the same file as \(other.file.path) (\(spec.inputName(other.file.inputIndex))) but would be read into recording `\(name)` as well as `\(other.name)`; a file belongs to one recording, so narrow the patterns of \(spec.file)")
                 }
                 recordingOf[id] = (name, file)
             }
         }
         let sorted = order.map { byName[$0]! }.sorted {
-            if $0.subject != $1.subject { return Text.utf8Less($0.subject, $1.subject) }
+            if !Text.sameBytes($0.subject, $1.subject) { return Text.utf8Less($0.subject, $1.subject) }
             return Text.utf8Less($0.name, $1.name)
         }
+        try refuseLookalikeNames(sorted, spec: spec)
         // Inputs that share channels must not meet in one recording (docs/inputs.md, "Recordings, subjects and channels").
         if spec.inputs.count > 1 { try ChannelLayout.make(spec).checkShared(sorted, spec: spec) }
         return sorted
+    }
+
+    /// Two recordings (or subjects) whose names differ only in Unicode normalisation (`café` as
+    /// NFC `caf\u{E9}` and as NFD `cafe\u{301}`) are refused, naming both: their files are
+    /// told apart by their bytes and read, but the names would look the same in the dataset, and
+    /// tools that compare text canonically (Swift, many Unicode-aware readers) would take them for one.
+    static func refuseLookalikeNames(_ recordings: [RecordingSource], spec: PipelineSpec) throws {
+        func shown(_ s: String) -> String {
+            var out = ""
+            for u in s.unicodeScalars { out += u.isASCII && !Text.isUnsafeForTerminal(u) ? String(u) : "\\u{\(String(u.value, radix: 16, uppercase: true))}" }
+            return out
+        }
+        var byRecording: [String: RecordingSource] = [:]
+        var bySubject: [String: RecordingSource] = [:]
+        for r in recordings {
+            if let other = byRecording[r.name], !Text.sameBytes(other.name, r.name) {
+                throw MotionError(.config, "recordings `\(shown(other.name))` (\(other.files[0].path)) and `\(shown(r.name))` (\(r.files[0].path)) of \(spec.file) have names that differ only in Unicode normalisation (NFC and NFD); motionprep reads names as bytes but refuses two that look the same: rename one file or folder so that the names differ in more than normalisation")
+            }
+            byRecording[r.name] = byRecording[r.name] ?? r
+            if let other = bySubject[r.subject], !Text.sameBytes(other.subject, r.subject) {
+                throw MotionError(.config, "subjects `\(shown(other.subject))` (\(other.files[0].path)) and `\(shown(r.subject))` (\(r.files[0].path)) of \(spec.file) have names that differ only in Unicode normalisation (NFC and NFD); motionprep reads names as bytes but refuses two that look the same: rename one folder so that the names differ in more than normalisation")
+            }
+            bySubject[r.subject] = bySubject[r.subject] ?? r
+        }
     }
 
     /// "`PATTERN` in inputs[i] of FILE matches no file", or for a preset, which folder pattern
@@ -237,7 +265,7 @@ public enum InputDiscovery {
         for p in paths.dropFirst() {
             let parts = PathText.parent(p).split(separator: "/").map(String.init)
             var i = 0
-            while i < common.count && i < parts.count && common[i] == parts[i] { i += 1 }
+            while i < common.count && i < parts.count && Text.sameBytes(common[i], parts[i]) { i += 1 }
             common.removeLast(common.count - i)
         }
         return "/" + common.joined(separator: "/")

@@ -16,14 +16,14 @@ public struct CSVFileReport: Sendable {
 
     /// A pipeline `inputs` entry that reads the file as guessed, YAML, indented by 2 spaces.
     public var inputYAML: String {
-        var lines = ["- type: csv", "  paths: [\(YAMLText.quoted(PathText.lastComponent(path)))]"]
+        var lines = ["- type: csv", "  paths: [\(YAMLText.quoted(Glob.escape(PathText.lastComponent(path))))]"]
         if guess.delimiter != UInt8(ascii: ",") && !guess.sepLine { lines.append("  delimiter: \(YAMLText.quoted(guess.delimiterText))") }
         if guess.skipLines > 0 { lines.append("  skip_lines: \(guess.skipLines)") }
         if let t = guess.timeColumn {
             lines.append("  time: {column: \(YAMLText.quoted(t)), unit: \(guess.timeUnit?.rawValue ?? "s")}"
-                         + "   # \(guess.timeReason)")
+                         + "   # \(YAMLText.comment(guess.timeReason))")
         } else {
-            lines.append("  time: {column: ?, unit: s}   # \(guess.timeReason)")
+            lines.append("  time: {column: ?, unit: s}   # \(YAMLText.comment(guess.timeReason))")
         }
         let names = CSVFileReport.channelNames(guess.valueColumns)
         lines.append("  channels:")
@@ -78,22 +78,50 @@ public struct CSVFileReport: Sendable {
 
 /// YAML scalars as the pipeline snippets write them.
 public enum YAMLText {
-    /// `name` plain when YAML reads it back as the same string, else double-quoted.
+    /// `s` plain when YAML reads it back as the same string (letters, digits, `_`, `-`, `.`,
+    /// `/`, not starting with a digit, `-` or `.`, not a word YAML types), else ``doubleQuoted(_:)``.
+    /// Every name init writes (folders, labels, columns) goes through here or ``doubleQuoted(_:)``,
+    /// so that no name can end the scalar or the line and add keys (docs/hardening.md, "Data safety: names").
     public static func quoted(_ s: String) -> String {
-        let plainSafe = !s.isEmpty && s.allSatisfy { $0.isLetter || $0.isNumber || "_-./*".contains($0) }
-            && !["true", "false", "null", "yes", "no", "on", "off", "~"].contains(s.lowercased())
+        let plainSafe = !s.isEmpty && s.unicodeScalars.allSatisfy { u in
+                (u.properties.isAlphabetic || u.properties.numericType != nil || u.properties.generalCategory == .nonspacingMark
+                 || "_-./".unicodeScalars.contains(u)) && !u.properties.isWhitespace && !Text.isUnsafeForTerminal(u) && u != "\u{FEFF}"
+            }
+            && !["true", "false", "null", "yes", "no", "on", "off", "~", "y", "n"].contains(s.lowercased())
             && !(s.first!.isNumber || s.first == "-" || s.first == ".")
+            && s.unicodeScalars.first!.properties.generalCategory != .nonspacingMark
         if plainSafe { return s }
+        return doubleQuoted(s)
+    }
+
+    /// `s` as a YAML double-quoted scalar: `"` and `\` escaped, and every control character,
+    /// DEL, C1 control, line or paragraph separator, bidirectional control and byte-order mark
+    /// written as an escape (`\n`, `\t`, `\x1B`, `\u2028`), so the scalar stays on its line.
+    public static func doubleQuoted(_ s: String) -> String {
         var out = "\""
-        for ch in s {
-            switch ch {
+        for u in s.unicodeScalars {
+            switch u {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case "\t": out += "\\t"
-            default: out.append(ch)
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\0": out += "\\0"
+            default:
+                if Text.isUnsafeForTerminal(u) || u == "\u{FEFF}" {
+                    out += u.value <= 0xFF ? String(format: "\\x%02X", u.value) : String(format: "\\u%04X", u.value)
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out + "\""
+    }
+
+    /// `s` for a YAML comment: every line break and control character escaped as
+    /// ``Text/terminalSafe(_:)`` writes it, so a name in a comment cannot start a new line.
+    public static func comment(_ s: String) -> String {
+        Text.terminalSafe(s).replacingOccurrences(of: "\u{FEFF}", with: "\\u{FEFF}")
     }
 }
 

@@ -51,33 +51,37 @@ public enum PipelineDraft {
         // other text it is. Export folders of the apps whose presets read folders are noted: their
         // other files (Sensor Logger's Metadata.csv and Annotation.csv, phyphox's meta/) are the
         // app's, not recordings.
-        var sniffed: [String: Sniffed] = [:]
-        var exportFolders: [String: PhoneApp] = [:]
+        // Keyed by bytes: `café` in NFC and NFD are two files (docs/inputs.md, "Names").
+        var sniffed: [Text.Bytes: Sniffed] = [:]
+        var exportFolders: [Text.Bytes: PhoneApp] = [:]
         for rel in files where isText(rel) {
             do {
                 let head = try Inspector.readHead(PathText.join(dataDirectory, rel), bytes: 4096)
                 if let m = presetMatch(rel, head: head) {
-                    sniffed[rel] = .preset(m)
-                    if m.app.readsFolders { exportFolders[parentDirectory(rel)] = m.app }
+                    sniffed[Text.Bytes(rel)] = .preset(m)
+                    if m.app.readsFolders { exportFolders[Text.Bytes(parentDirectory(rel))] = m.app }
                 } else if let variant = MotionCollectorReader.sniff(head) {
-                    sniffed[rel] = .motionCollector(variant)
+                    sniffed[Text.Bytes(rel)] = .motionCollector(variant)
                 } else {
-                    sniffed[rel] = .other
+                    sniffed[Text.Bytes(rel)] = .other
                 }
             } catch {
-                sniffed[rel] = .unreadable("\(error)")
+                sniffed[Text.Bytes(rel)] = .unreadable("\(error)")
             }
         }
         func exportFolder(of rel: String) -> (String, PhoneApp)? {
             var dir = parentDirectory(rel)
             while dir != "." && !dir.isEmpty {
-                if let app = exportFolders[dir] { return (dir, app) }
+                if let app = exportFolders[Text.Bytes(dir)] { return (dir, app) }
                 dir = parentDirectory(dir)
             }
             return nil
         }
         var findings: [Finding] = []
-        var groups: [Group] = []
+        var groups = Groups()
+        // Each csv file's time span (first and last time of its streams), to tell the streams of
+        // one recording (overlapping) from recordings one after the other.
+        var spans: [Text.Bytes: ClosedRange<Double>] = [:]
         for rel in files {
             let full = PathText.join(dataDirectory, rel)
             var f = Finding(path: rel, kind: "", streams: [], labels: [], skipped: nil)
@@ -94,7 +98,7 @@ public enum PipelineDraft {
                 }
                 continue
             }
-            guard let kind = sniffed[rel] else {
+            guard let kind = sniffed[Text.Bytes(rel)] else {
                 f.skipped = "not a .csv, .txt or .tsv file, nor an iio dump with a `sysfs` folder beside it"
                 continue
             }
@@ -105,7 +109,7 @@ public enum PipelineDraft {
             case .preset(let match):
                 f.kind = "\(match.app.title) export (`type: \(match.app.rawValue)`), \(match.sensors.joined(separator: ", "))"
                 do {
-                    let r = try Inspector.inspect(csvFile: full)
+                    let r = try Inspector.inspect(csvFile: full, streamBytes: wholeReadBytes, blockBytes: blockBytes(full))
                     if let rec = r.recording { describe(&f, rec) }
                     let i = add(&groups, key: "preset|\(match.app.rawValue)|\(match.delimiter)|\(match.rawData)", kind: .preset(match),
                                 file: rel, finding: &f, report: r.recording)
@@ -125,23 +129,29 @@ public enum PipelineDraft {
             if case .motionCollector(let variant) = kind {
                 f.kind = "motioncollector (\(variant.rawValue) header)"
                 do {
-                    let r = try Inspector.inspect(motionCollectorFile: full)
+                    let r = try Inspector.inspect(motionCollectorFile: full, streamBytes: wholeReadBytes, blockBytes: blockBytes(full))
                     describe(&f, r)
                     add(&groups, key: "motioncollector", kind: .motioncollector, file: rel, finding: &f, report: r)
                 } catch let e as UserFacingError { f.skipped = e.message }
                 continue
             }
             do {
-                let r = try Inspector.inspect(csvFile: full)
+                let r = try Inspector.inspect(csvFile: full, streamBytes: wholeReadBytes, blockBytes: blockBytes(full))
                 f.kind = "csv"
                 if let e = r.error { f.skipped = e; continue }
                 guard r.guess.timeColumn != nil, !r.guess.valueColumns.isEmpty else {
                     f.skipped = r.guess.timeColumn == nil ? "no time column (\(r.guess.timeReason))" : "no number column besides the time"
                     continue
                 }
-                if let rec = r.recording { describe(&f, rec) }
-                let key = "csv|\(PathText.stem(rel))|\(r.guess.columns.map(\.name).joined(separator: "\u{1}"))|\(r.guess.delimiter)|\(r.guess.timeUnit?.rawValue ?? "")"
-                add(&groups, key: key, kind: .csv(r.guess, stem: PathText.stem(rel)), file: rel, finding: &f, report: r.recording)
+                if let rec = r.recording {
+                    describe(&f, rec)
+                    let firsts = rec.streams.compactMap(\.firstTime), lasts = rec.streams.compactMap(\.lastTime)
+                    if let a = firsts.min(), let b = lasts.max(), a <= b { spans[Text.Bytes(rel)] = a...b }
+                }
+                let signature = "\(r.guess.columns.map(\.name).joined(separator: "\u{1}"))|\(r.guess.delimiter)|\(r.guess.timeUnit?.rawValue ?? "")"
+                let key = "csv|\(PathText.stem(rel))|" + signature
+                let i = add(&groups, key: key, kind: .csv(r.guess, stem: PathText.stem(rel)), file: rel, finding: &f, report: r.recording)
+                groups[i].signature = signature
             } catch let e as UserFacingError {
                 f.kind = "not recognised"
                 f.skipped = e.message
@@ -154,9 +164,10 @@ public enum PipelineDraft {
             let shown = findings.prefix(3).map { "\($0.path) (\($0.skipped ?? $0.kind))" }.joined(separator: "; ")
             throw MotionError(.noInput, "\(dataDirectory): no recording motionprep can read was found among \(files.count) file(s)\(shown.isEmpty ? "" : ": " + shown)")
         }
-        let yaml = render(groups, dataDirectory: dataDirectory, pipelinePath: pipelinePath, findings: findings)
-        let used = groups.reduce(0) { $0 + $1.files.count }
-        let summary = "\(groups.count) input(s) over \(used) file(s)" + (findings.count > used ? ", \(findings.count - used) file(s) not used" : "")
+        let merged = mergeSequentialRecordings(groups.list, spans: spans)
+        let yaml = render(merged, dataDirectory: dataDirectory, pipelinePath: pipelinePath, findings: findings)
+        let used = merged.reduce(0) { $0 + $1.files.count }
+        let summary = "\(merged.count) input(s) over \(used) file(s)" + (findings.count > used ? ", \(findings.count - used) file(s) not used" : "")
         return Draft(findings: findings, yaml: yaml, summary: summary)
     }
 
@@ -198,14 +209,35 @@ public enum PipelineDraft {
         var sensorsByUnit: [String: Set<String>] = [:]
         var rateBySensor: [String: [Double]] = [:]
         var anyStreams: [String] = []
+        /// csv: the header, delimiter and time unit; groups with the same one can be one input.
+        var signature: String?
+        /// csv: the file names' stems, in order of appearance.
+        var stems: [String] = []
+    }
+
+    /// The groups in order of their first file, found by key in constant time (a folder of
+    /// thousands of differently named files makes thousands of groups before they are merged).
+    struct Groups {
+        var list: [Group] = []
+        var index: [Text.Bytes: Int] = [:]
+        var isEmpty: Bool { list.isEmpty }
+        subscript(i: Int) -> Group {
+            get { list[i] }
+            _modify { yield &list[i] }
+        }
     }
 
     /// Adds `file` to the group of `key` (made when new); returns the group's index.
     @discardableResult
-    static func add(_ groups: inout [Group], key: String, kind: Kind, file: String, finding: inout Finding, report: RecordingReport? = nil) -> Int {
+    static func add(_ groups: inout Groups, key: String, kind: Kind, file: String, finding: inout Finding, report: RecordingReport? = nil) -> Int {
         let i: Int
-        if let j = groups.firstIndex(where: { $0.key == key }) { i = j } else { groups.append(Group(kind: kind, key: key)); i = groups.count - 1 }
+        if let j = groups.index[Text.Bytes(key)] { i = j } else {
+            groups.list.append(Group(kind: kind, key: key))
+            i = groups.list.count - 1
+            groups.index[Text.Bytes(key)] = i
+        }
         groups[i].files.append(file)
+        if case .csv(_, let stem) = kind, groups[i].stems.isEmpty { groups[i].stems = [stem] }
         if let report {
             for l in finding.labels where !groups[i].labels.contains(l) { groups[i].labels.append(l) }
             groups[i].rates += report.streams.compactMap(\.effectiveRateHz)
@@ -216,6 +248,75 @@ public enum PipelineDraft {
         }
         return i
     }
+
+    /// Joins csv groups with the same header, delimiter and time unit into one input whose files
+    /// are recordings each, unless they are the streams of one recording: two files of one
+    /// folder are streams when their names differ in more than digits (`Accelerometer.csv`,
+    /// `Gyroscope.csv`) and their times overlap; numbered files (`rec-01.csv`, `rec-02.csv`) and
+    /// files one after the other in time are recordings (docs/commands.md, "init").
+    static func mergeSequentialRecordings(_ groups: [Group], spans: [Text.Bytes: ClosedRange<Double>]) -> [Group] {
+        var out: [Group] = []
+        // Per merged group: its name families (stems with digits dropped) and its files' spans by folder.
+        var families: [Set<String>] = []
+        var spansByFolder: [[Text.Bytes: [ClosedRange<Double>]]] = []
+        var bySignature: [Text.Bytes: [Int]] = [:]
+        func folderSpans(_ g: Group) -> [Text.Bytes: [ClosedRange<Double>]] {
+            var d: [Text.Bytes: [ClosedRange<Double>]] = [:]
+            for f in g.files { if let s = spans[Text.Bytes(f)] { d[Text.Bytes(parentDirectory(f)), default: []].append(s) } }
+            return d
+        }
+        for g in groups {
+            guard case .csv = g.kind, let sig = g.signature else { out.append(g); families.append([]); spansByFolder.append([:]); continue }
+            let family = stemFamily(g.stems.first ?? "")
+            let mine = folderSpans(g)
+            let target = bySignature[Text.Bytes(sig), default: []].first { j in
+                if families[j].contains(family) { return true }
+                // Streams of one recording: a folder where a file of each overlaps in time.
+                for (folder, ss) in mine {
+                    guard let theirs = spansByFolder[j][folder] else { continue }
+                    if ss.contains(where: { a in theirs.contains { $0.overlaps(a) } }) { return false }
+                }
+                return true
+            }
+            if let j = target {
+                out[j].files += g.files
+                for l in g.labels where !out[j].labels.contains(l) { out[j].labels.append(l) }
+                out[j].rates += g.rates
+                if g.labelSource == "markers" { out[j].labelSource = "markers" }
+                out[j].commonStreams = out[j].commonStreams.map { c in c.filter { (g.commonStreams ?? []).contains($0) } } ?? g.commonStreams
+                for n in g.anyStreams where !out[j].anyStreams.contains(n) { out[j].anyStreams.append(n) }
+                // Stems are distinct across groups (a stem is part of the group's key); a few are enough for the comment.
+                if out[j].stems.count < 4 { out[j].stems += g.stems }
+                families[j].insert(family)
+                for (folder, ss) in mine { spansByFolder[j][folder, default: []] += ss }
+            } else {
+                bySignature[Text.Bytes(sig), default: []].append(out.count)
+                out.append(g)
+                families.append([family])
+                spansByFolder.append(mine)
+            }
+        }
+        // Files in the order they were listed (sorted by bytes) within each merged group.
+        for j in out.indices where out[j].stems.count > 1 { out[j].files.sort(by: Text.utf8Less) }
+        return out
+    }
+
+    /// A file stem with its digits dropped: `rec-01` and `rec-02` are one family.
+    static func stemFamily(_ stem: String) -> String {
+        String(stem.unicodeScalars.filter { !($0.value >= 0x30 && $0.value <= 0x39) })
+    }
+
+    /// The block size init reads a file in: the file's size (a small file is one small read),
+    /// at most the run's block size, so that thousands of small files never each get a
+    /// block of megabytes.
+    static func blockBytes(_ path: String) -> Int {
+        max(4096, min(RunOptions.defaultStreamBlockBytes, PathText.fileSize(path) + 1))
+    }
+
+    /// Files under this size are read whole (bounded by it) rather than streamed: the streamed
+    /// statistics set up megabytes of histograms per stream, which for thousands of small files
+    /// cost more than the reading (19 000 files: minutes instead of seconds).
+    static let wholeReadBytes = 1 << 20
 
     static func describe(_ f: inout Finding, _ r: RecordingReport) {
         for s in r.streams {
@@ -329,8 +430,8 @@ public enum PipelineDraft {
         let name = PathText.stem(pipelinePath) == "pipeline" ? PathText.lastComponent(dataDirectory) : PathText.stem(pipelinePath)
 
         var y: [String] = []
-        y.append("# A pipeline drafted by `motionprep init` from \(findings.count) file(s) in \(PathText.lastComponent(dataDirectory)).")
-        y.append("# Check the lines marked `check`, then: motionprep validate \(PathText.lastComponent(pipelinePath)) && motionprep run \(PathText.lastComponent(pipelinePath))")
+        y.append("# A pipeline drafted by `motionprep init` from \(findings.count) file(s) in \(YAMLText.comment(PathText.lastComponent(dataDirectory))).")
+        y.append("# Check the lines marked `check`, then: motionprep validate \(YAMLText.comment(PathText.lastComponent(pipelinePath))) && motionprep run \(YAMLText.comment(PathText.lastComponent(pipelinePath)))")
         y.append("# Every key with its default and unit: docs/pipeline.md.")
         y.append("version: 1")
         y.append("name: \(YAMLText.quoted(sanitizedName(name)))")
@@ -338,8 +439,14 @@ public enum PipelineDraft {
         var channelNamesUsed: Set<String> = []
         var presetChosen: [String: [String]] = [:]
         var rates: [Double] = []
-        for g in groups {
-            let pattern = patternFor(g, in: groups, base: base)
+        let allPatterns = patterns(groups, base: base, findings: findings)
+        func paths(_ ps: [String], note: String = "") -> String {
+            // One pattern on the line; a list of files one per line.
+            if ps.count == 1 { return "    paths: [\(YAMLText.doubleQuoted(ps[0]))]" + note }
+            return "    paths:" + note + "\n" + ps.map { "      - " + YAMLText.doubleQuoted($0) }.joined(separator: "\n")
+        }
+        for (gi, g) in groups.enumerated() {
+            let pattern = allPatterns[gi]
             let rate = median(g.rates)
             if let r = rate { rates.append(r) }
             let rateNote = rate.map { String(format: "~%.1f Hz", $0) } ?? "rate unknown"
@@ -359,34 +466,37 @@ public enum PipelineDraft {
                 let depth = g.files.map { folders($0).count }.min() ?? 0
                 if m.app.readsFolders {
                     let folderDepth = max(depth, 1)
-                    let glob = (base == "." ? "" : base + "/") + Array(repeating: "*", count: folderDepth).joined(separator: "/")
-                    y.append("    paths: [\"\(glob)\"]   # the export folders, one per recording")
+                    let glob = (base == "." ? "" : Glob.escape(base) + "/") + Array(repeating: "*", count: folderDepth).joined(separator: "/")
+                    y.append(paths([glob], note: "   # the export folders, one per recording"))
                 } else {
-                    y.append("    paths: [\"\(pattern)\"]")
+                    y.append(paths(pattern))
                 }
                 y.append("    sensors: [\(chosen.map(YAMLText.quoted).joined(separator: ", "))]"
-                         + (others.isEmpty ? "" : "   # also in every recording: \(others.joined(separator: ", "))")
-                         + (missing.isEmpty ? "" : "; missing from some: \(missing.joined(separator: ", "))"))
+                         + (others.isEmpty ? "" : "   # also in every recording: \(YAMLText.comment(others.joined(separator: ", ")))")
+                         + (missing.isEmpty ? "" : "; missing from some: \(YAMLText.comment(missing.joined(separator: ", ")))"))
                 if m.app == .phyphox && m.delimiter != UInt8(ascii: ",") { y.append("    delimiter: \(m.delimiter == 9 ? "\"\\t\"" : "\";\"")") }
                 if m.rawData { y.append("    raw_data: true") }
             case .motioncollector:
-                y.append("  # \(g.files.count) MotionCollector file(s), \(rateNote)" + (g.labels.isEmpty ? "" : ", labels in rows: \(g.labels.joined(separator: ", "))"))
+                y.append("  # \(g.files.count) MotionCollector file(s), \(rateNote)" + (g.labels.isEmpty ? "" : ", labels in rows: \(YAMLText.comment(g.labels.joined(separator: ", ")))"))
                 y.append("  - type: motioncollector")
-                y.append("    paths: [\"\(pattern)\"]")
+                y.append(paths(pattern))
                 let common = g.commonStreams ?? []
                 if !common.isEmpty {
                     let missing = g.anyStreams.filter { !common.contains($0) }
-                    y.append("    sensors: [\(common.joined(separator: ", "))]   # the sensors every file has" + (missing.isEmpty ? "" : " (\(missing.joined(separator: ", ")) missing from some)"))
+                    y.append("    sensors: [\(common.map(YAMLText.quoted).joined(separator: ", "))]   # the sensors every file has" + (missing.isEmpty ? "" : " (\(YAMLText.comment(missing.joined(separator: ", "))) missing from some)"))
                 }
             case .iio(let layout):
                 y.append("  # \(g.files.count) IIO dump(s) with a copied sysfs folder, \(rateNote)")
                 y.append("  - type: iio")
-                y.append("    paths: [\"\(pattern)\"]")
+                y.append(paths(pattern))
                 y.append("    layout: \(YAMLText.quoted(layout))")
             case .csv(let guess, let stem):
-                y.append("  # \(g.files.count) file(s) named \(stem), \(rateNote); time `\(guess.timeColumn!)` in \(guess.timeUnit!.rawValue): \(guess.timeReason)")
+                let named = g.stems.count > 1 ? "\(g.files.count) file(s) with the same columns (\(g.stems.prefix(3).joined(separator: ", "))\(g.stems.count > 3 ? " …" : "")), one recording each"
+                    : "\(g.files.count) file(s) named \(stem)"
+                y.append("  # \(YAMLText.comment(named)), \(rateNote); time `\(YAMLText.comment(guess.timeColumn!))` in \(guess.timeUnit!.rawValue): \(YAMLText.comment(guess.timeReason))")
                 y.append("  - type: csv")
-                y.append("    paths: [\"\(pattern)\"]")
+                y.append(paths(pattern))
+                if let sensor = streamName(g) { y.append("    sensor: \(YAMLText.quoted(sensor))   # the stream's name in every file (else each file's stem)") }
                 if guess.delimiter != UInt8(ascii: ",") && !guess.sepLine { y.append("    delimiter: \(YAMLText.quoted(guess.delimiterText))") }
                 if guess.skipLines > 0 { y.append("    skip_lines: \(guess.skipLines)") }
                 if folderRecordings { y.append("    recording: \"{dirpath}\"   # the files of one folder are one recording") }
@@ -401,8 +511,8 @@ public enum PipelineDraft {
                 if let l = guess.labelColumn, !g.labels.isEmpty { y.append("    label_column: \(YAMLText.quoted(l))") }
             }
             if let s = subjectLevel {
-                let examples = Array(Set(g.files.map { folders($0)[s] })).sorted(by: Text.utf8Less)
-                y.append("    subject: \(YAMLText.quoted(template(s)))   # the folder \(examples.prefix(3).joined(separator: ", "))\(examples.count > 3 ? " …" : "")")
+                let examples = distinct(g.files.map { folders($0)[s] })
+                y.append("    subject: \(YAMLText.quoted(template(s)))   # the folder \(YAMLText.comment(examples.prefix(3).joined(separator: ", ")))\(examples.count > 3 ? " …" : "")")
             } else {
                 y.append("    # no subject folders were found: each recording is its own subject; check: set `subject:` if you know who recorded what")
                 y.append("    subject: \(YAMLText.quoted(folderRecordings ? "{dirpath}" : "{stem}"))")
@@ -424,7 +534,7 @@ public enum PipelineDraft {
                 continue
             }
             guard case .csv(_, let stem) = g.kind, let r = median(g.rates), r < 12.5 else { continue }
-            slow.append((stem, ((2.5 / r) * 10).rounded(.up) / 10))
+            slow.append((streamName(g) ?? stem, ((2.5 / r) * 10).rounded(.up) / 10))
         }
         if !slow.isEmpty {
             y.append("  max_gap_s: {default: 0.2, " + slow.map { "\(YAMLText.quoted($0.0)): \(MessageNumber.number($0.1))" }.joined(separator: ", ") + "}   # slow streams: 2.5 of their intervals")
@@ -434,13 +544,13 @@ public enum PipelineDraft {
         y.append("  stride_s: 1.28")
         let labels = groups.flatMap(\.labels)
         var classes: [String] = []
-        for l in labels where !classes.contains(l) { classes.append(l) }
+        for l in distinct(labels) { classes.append(l) }
         if !classes.isEmpty {
             y.append("labels:")
             y.append("  from: \(groups.first { !$0.labels.isEmpty }?.labelSource ?? "rows")")
             y.append("  classes: [\(classes.sorted(by: Text.utf8Less).map(YAMLText.quoted).joined(separator: ", "))]   # every label found in the files")
         } else if let l = labelLevel {
-            let names = Array(Set(allFiles.map { folders($0)[l] })).sorted(by: Text.utf8Less)
+            let names = distinct(allFiles.map { folders($0)[l] })
             y.append("labels:   # from the folder each recording sits in")
             y.append("  from: path")
             y.append("  template: \(YAMLText.quoted(template(l)))")
@@ -451,8 +561,8 @@ public enum PipelineDraft {
         // Subjects (or recordings when no folder names them): with few, fractions that give every
         // split at least one, so that `allocation: exact` leaves none empty.
         let units: Int = {
-            if let s = subjectLevel { return Set(allFiles.map { folders($0)[s] }).count }
-            return folderRecordings ? Set(allFiles.map(parentDirectory)).count : allFiles.count
+            if let s = subjectLevel { return distinct(allFiles.map { folders($0)[s] }).count }
+            return folderRecordings ? distinct(allFiles.map(parentDirectory)).count : allFiles.count
         }()
         y.append("split:")
         y.append("  by: subject")
@@ -474,20 +584,60 @@ public enum PipelineDraft {
         return y.joined(separator: "\n") + "\n"
     }
 
-    /// A glob relative to the pipeline's folder matching exactly the group's files: by file name
-    /// when no other group has files of that name, else the files listed.
-    static func patternFor(_ g: Group, in groups: [Group], base: String) -> String {
-        let prefix = base == "." ? "" : base + "/"
-        let names = Set(g.files.map { PathText.lastComponent($0) })
-        let others = groups.filter { $0.key != g.key }.flatMap(\.files)
-        if names.count == 1, let n = names.first, !others.contains(where: { PathText.lastComponent($0) == n }), !n.contains(where: { "*?[]{}".contains($0) }) {
-            return prefix + "**/" + n
+    /// Globs relative to the pipeline's folder matching exactly each group's files: `**/NAME`
+    /// when no other file found has that name, `**/*.EXT` when no other file has that
+    /// extension, else the files listed; names are escaped (``Glob/escape(_:)``), so that a `*`,
+    /// `?`, `[` or backslash in a file or folder name matches only itself.
+    static func patterns(_ groups: [Group], base: String, findings: [Finding]) -> [[String]] {
+        let prefix = base == "." ? "" : Glob.escape(base) + "/"
+        func ext(_ name: String) -> String? {
+            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+            return String(name[name.index(after: dot)...])
         }
-        let exts = Set(g.files.map { PathText.lastComponent($0).split(separator: ".").last.map(String.init) ?? "" })
-        if exts.count == 1, let e = exts.first, !others.contains(where: { $0.hasSuffix("." + e) }) {
-            return prefix + "**/*." + e
+        // The group whose files have a name (or extension): its index, or -1 when files of
+        // several groups, or files not used, have it.
+        var nameOwner: [Text.Bytes: Int] = [:], extOwner: [Text.Bytes: Int] = [:]
+        var groupOf: [Text.Bytes: Int] = [:]
+        for (i, g) in groups.enumerated() { for f in g.files { groupOf[Text.Bytes(f)] = i } }
+        for f in findings {
+            let owner = groupOf[Text.Bytes(f.path)] ?? -1
+            let name = PathText.lastComponent(f.path)
+            nameOwner[Text.Bytes(name)] = nameOwner[Text.Bytes(name)].map { $0 == owner ? owner : -1 } ?? owner
+            if let e = ext(name) { extOwner[Text.Bytes(e)] = extOwner[Text.Bytes(e)].map { $0 == owner ? owner : -1 } ?? owner }
         }
-        return prefix + "**/*"
+        return groups.enumerated().map { (i, g) -> [String] in
+            var names: [Text.Bytes: String] = [:], exts: [Text.Bytes: String] = [:]
+            var noExt = false
+            for f in g.files {
+                let n = PathText.lastComponent(f)
+                names[Text.Bytes(n)] = n
+                if let e = ext(n) { exts[Text.Bytes(e)] = e } else { noExt = true }
+            }
+            if names.count == 1, let n = names.first, nameOwner[n.key] == i {
+                return [prefix + "**/" + Glob.escape(n.value)]
+            }
+            if !noExt, exts.count == 1, let e = exts.first, extOwner[e.key] == i {
+                return [prefix + "**/*." + Glob.escape(e.value)]
+            }
+            return g.files.map { prefix + Glob.escape($0) }
+        }
+    }
+
+    /// The stream name of a csv input of files named differently (`rec-01.csv`, `rec-02.csv`):
+    /// their common name without digits (`rec`), so that every recording has the same stream;
+    /// nil when the files share one name (their stem names the stream).
+    static func streamName(_ g: Group) -> String? {
+        guard case .csv = g.kind, g.stems.count > 1 else { return nil }
+        let family = stemFamily(g.stems[0]).trimmingCharacters(in: CharacterSet(charactersIn: "-_ .()"))
+        let name = CSVFileReport.channelNames([family.isEmpty ? "csv" : family])[0]
+        return name.isEmpty ? "csv" : name
+    }
+
+    /// The distinct strings of `xs` by their bytes (NFC and NFD `café` are two), sorted by bytes.
+    static func distinct(_ xs: [String]) -> [String] {
+        var seen: [Text.Bytes: String] = [:]
+        for x in xs { seen[Text.Bytes(x)] = x }
+        return seen.keys.sorted().map { seen[$0]! }
     }
 
     static func sensorPrefix(_ stem: String) -> String {
@@ -532,7 +682,7 @@ public enum PipelineDraft {
         }
         let a = absolute(from.isEmpty ? "." : from), b = absolute(to)
         var i = 0
-        while i < a.count && i < b.count && a[i] == b[i] { i += 1 }
+        while i < a.count && i < b.count && Text.sameBytes(a[i], b[i]) { i += 1 }
         let up = Array(repeating: "..", count: a.count - i)
         let rest = up + b[i...]
         return rest.isEmpty ? "." : rest.joined(separator: "/")

@@ -32,6 +32,14 @@ enum Diagnostics {
         }
     }
 
+    /// ``stdout(_:)`` for text meant for a person that holds names from the data (file names,
+    /// labels, column names): every control character, DEL, C1 control, line separator and
+    /// bidirectional control in a line is written as `\u{1B}` (``Text/terminalSafeLines(_:)``),
+    /// so a name cannot drive the terminal. Not for JSON, whose encoder escapes its own way.
+    static func stdoutText(_ text: String) throws {
+        try stdout(Text.terminalSafeLines(text))
+    }
+
     /// Writes the whole string to a file descriptor (unbuffered, so stdout and stderr interleave
     /// in the order written, and nothing is left in a buffer to flush at exit).
     ///
@@ -71,7 +79,8 @@ enum Diagnostics {
 
     /// Prints diagnostics to stderr, one block each.
     static func print(_ diagnostics: [Diagnostic]) {
-        for d in diagnostics { stderr(d.description) }
+        // Messages name files and values from the data: no raw escape sequence reaches the terminal.
+        for d in diagnostics { stderr(Text.terminalSafeLines(d.description)) }
     }
 
     /// Prints a line logged by the library: `warning: sentence` (`notice: sentence`) becomes a warning (note) diagnostic
@@ -83,7 +92,7 @@ enum Diagnostics {
         } else if line.hasPrefix("notice: ") {
             print([Diagnostic.from(sentence: String(line.dropFirst(8)), severity: .note)])
         } else {
-            stderr("motionprep: " + line)
+            stderr(Text.terminalSafeLines("motionprep: " + line))
         }
     }
 

@@ -46,10 +46,11 @@ enum InitCommand {
             lines.append("\(f.path): \(f.kind)" + (f.labels.isEmpty ? "" : "; labels \(f.labels.joined(separator: ", "))"))
             for s in f.streams { lines.append("  \(s)") }
         }
-        try Diagnostics.stdout(lines.joined(separator: "\n"))
+        // Names from the data, escaped: one line per name whatever it holds (a newline is `\u{A}`).
+        try Diagnostics.stdout(lines.map(Text.terminalSafe).joined(separator: "\n"))
         try OutputPolicy.writeFile(Array(draft.yaml.utf8), to: out, what: "the pipeline", seal: .yaml, inputs: inputs,
                                    force: a.flag("--force"))
-        try Diagnostics.stdout("wrote \(out): \(draft.summary)\nnext: motionprep validate \(out) && motionprep run \(out)")
+        try Diagnostics.stdoutText("wrote \(Text.terminalSafe(out)): \(draft.summary)\nnext: motionprep validate \(Text.terminalSafe(out)) && motionprep run \(Text.terminalSafe(out))")
         return .success
     }
 }

@@ -95,11 +95,11 @@ enum InspectCommand {
             ])
             if a.flag("--json") { try Diagnostics.stdout(json.pretty()) } else {
                 let perLabel = labels.sorted { Text.utf8Less($0.key, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                try Diagnostics.stdout("\(path): motionprep shard, \(shard.numWindows) windows (one webdataset sample each)" + (perLabel.isEmpty ? "" : "; labels: \(perLabel)"))
+                try Diagnostics.stdoutText("\(path): motionprep shard, \(shard.numWindows) windows (one webdataset sample each)" + (perLabel.isEmpty ? "" : "; labels: \(perLabel)"))
                 if let first = shard.samples.first {
-                    try Diagnostics.stdout("  sample members: {key}" + sampleMembers.joined(separator: ", {key}") + "; first key \(first.key)")
+                    try Diagnostics.stdoutText("  sample members: {key}" + sampleMembers.joined(separator: ", {key}") + "; first key \(first.key)")
                 }
-                for arr in shard.arrays { try Diagnostics.stdout("  \(arr.name)  \(arr.dtype)  \(arr.shape)") }
+                for arr in shard.arrays { try Diagnostics.stdoutText("  \(arr.name)  \(arr.dtype)  \(arr.shape)") }
             }
             return .success
         }
@@ -147,10 +147,10 @@ enum InspectCommand {
             let role = c.name == g.timeColumn ? " (time)" : c.name == g.labelColumn ? " (labels)" : ""
             out.append("  column `\(c.name)`: \(c.kind.rawValue)\(role)" + (c.examples.isEmpty ? "" : ", values such as " + c.examples.map { "`\($0)`" }.joined(separator: ", ")))
         }
-        try Diagnostics.stdout(out.joined(separator: "\n"))
+        try Diagnostics.stdoutText(out.joined(separator: "\n"))
         if let rec = r.recording { try output([rec], json: false) }
-        if let e = r.error { try Diagnostics.stdout("  could not read it with this guess: \(e)") }
-        try Diagnostics.stdout("a pipeline input that reads it (check the time unit; add `units:` for each channel):\n" + r.inputYAML.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        if let e = r.error { try Diagnostics.stdoutText("  could not read it with this guess: \(e)") }
+        try Diagnostics.stdoutText("a pipeline input that reads it (check the time unit; add `units:` for each channel):\n" + r.inputYAML.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
     }
 
     static func output(_ reports: [RecordingReport], json: Bool) throws {
@@ -198,7 +198,7 @@ enum InspectCommand {
             }
             for w in r.warnings { out.append("  warning: \(w)") }
         }
-        try Diagnostics.stdout(out.joined(separator: "\n"))
+        try Diagnostics.stdoutText(out.joined(separator: "\n"))
     }
 
     static func dataset(_ path: String, json: Bool) throws -> ExitStatus {
@@ -232,7 +232,7 @@ enum InspectCommand {
             }
             for key in c.keys.sorted() { out.append("  \(key.replacingOccurrences(of: "_", with: " ")): \(show(c[key]!))") }
         }
-        try Diagnostics.stdout(out.joined(separator: "\n"))
+        try Diagnostics.stdoutText(out.joined(separator: "\n"))
         return .success
     }
 

@@ -219,6 +219,15 @@ final class HDF5FileReader: DatasetFileReader {
         attribute("feature_names", e.dataset.featureNames, file.stringsAttribute, show: list)
         attribute("subject_names", e.dataset.subjectNames, file.stringsAttribute, show: list)
         attribute("recording_names", e.dataset.recordingNames, file.stringsAttribute, show: list)
+        // Nothing beyond the format: an attribute added by hand (h5py) is data the manifest does not describe.
+        for name in present.sorted(by: Text.utf8Less) where !Self.rootAttributes.contains(name) {
+            problems.append("holds a root attribute `\(name)` that the format does not define (docs/dataset-format.md, \"HDF5 files\": only \(Self.rootAttributeList)); motionprep writes no other")
+        }
+        for link in try rootLinks() where link.kind == .dataset {
+            for name in try dataset(link.name).attributeNames() {
+                problems.append("dataset `\(link.name)` holds an attribute `\(name)` that the format does not define (docs/dataset-format.md, \"HDF5 files\": datasets carry no attributes)")
+            }
+        }
         return problems
     }
 
@@ -233,6 +242,13 @@ final class HDF5FileReader: DatasetFileReader {
         datasets = [:]
         try? file.close()
     }
+
+    /// The root attributes docs/dataset-format.md defines, in its order.
+    static let rootAttributeOrder = ["format", "format_version", "split", "sample_rate_hz", "window_length", "window_stride",
+                                     "channel_names", "channel_units", "class_names", "feature_names", "subject_names",
+                                     "recording_names"]
+    static let rootAttributes = Set(rootAttributeOrder)
+    static var rootAttributeList: String { rootAttributeOrder.map { "`\($0)`" }.joined(separator: ", ") }
 
     /// `["a", "b", …]`, cut after 6 items.
     static func showList(_ items: [String]) -> String {

@@ -70,6 +70,30 @@ public final class HDF5Dataset: @unchecked Sendable {
         }
     }
 
+    /// The names of the dataset's own attributes, sorted by their UTF-8 bytes (motionprep
+    /// writes none; `validate` reports any it finds).
+    ///
+    /// - Throws: ``HDF5Error`` (`.ioError`) when the dataset is closed or HDF5 fails. The
+    ///   corresponding C function is `H5Aiterate2`.
+    public func attributeNames() throws -> [String] {
+        try HDF5Library.withLock {
+            let action = "cannot list the attributes of dataset `\(name)` in"
+            let id = try openID(action: action)
+            final class Collector { var names: [String] = [] }
+            let collector = Collector()
+            var index: hsize_t = 0
+            let status = withExtendedLifetime(collector) {
+                H5Aiterate2(id, H5_INDEX_NAME, H5_ITER_INC, &index, { _, name, _, context in
+                    guard let name, let context else { return -1 }
+                    Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue().names.append(String(cString: name))
+                    return 0
+                }, Unmanaged.passUnretained(collector).toOpaque())
+            }
+            guard status >= 0 else { throw HDF5Error.fromLibrary(.ioError, action, path: file.path, objectName: name) }
+            return collector.names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
+    }
+
     /// The number of rows (dimension 0 of ``shape``).
     ///
     /// - Throws: ``HDF5Error`` (`.ioError`) when the dataset is closed or HDF5 fails.

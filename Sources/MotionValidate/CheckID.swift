@@ -23,6 +23,8 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public static let manifestParse = CheckID("manifest.parse")
     /// The manifest matches its schema (docs/dataset-format.md, "Manifest, checksums and commit"): keys, types, and values consistent with each other.
     public static let manifestSchema = CheckID("manifest.schema")
+    /// `split_policy`, `classes` and `chain` agree with `pipeline.resolved` (docs/validate.md, "Consistency rules").
+    public static let manifestConsistency = CheckID("manifest.consistency")
     /// The manifest's `storage` has a reader in this build.
     public static let storageSupported = CheckID("storage.supported")
     /// `SHA256SUMS` exists and lists exactly the manifest's data files with the same digests.
@@ -70,6 +72,10 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public static let splitsDisjointSubjects = CheckID("splits.disjoint_subjects")
     /// No recording has windows in two splits.
     public static let splitsDisjointRecordings = CheckID("splits.disjoint_recordings")
+    /// No window (its `x`, bit for bit) is in two splits.
+    public static let splitsDisjointWindows = CheckID("splits.disjoint_windows")
+    /// Within a recording, each window starts after the one before it (in window order).
+    public static let windowsTimeOrder = CheckID("windows.time_order")
 
     // MARK: Expectations (`--expect FILE`)
 
@@ -92,6 +98,7 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public static let catalogue: [(id: CheckID, summary: String)] = [
         (.manifestParse, "manifest.json exists and is valid JSON"),
         (.manifestSchema, "the manifest matches its schema"),
+        (.manifestConsistency, "split_policy, classes and chain agree with pipeline.resolved"),
         (.storageSupported, "the manifest's storage can be read by this build"),
         (.filesSHA256SUMS, "SHA256SUMS lists exactly the manifest's data files with the same digests"),
         (.filesExist, "every listed data file exists"),
@@ -112,6 +119,8 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
         (.normalizationStats, "normalization matches the train split"),
         (.splitsDisjointSubjects, "subjects are disjoint across splits"),
         (.splitsDisjointRecordings, "recordings are disjoint across splits"),
+        (.splitsDisjointWindows, "no window is in two splits"),
+        (.windowsTimeOrder, "start_time_s increases within each recording"),
         (.expectChannels, "required channels are present"),
         (.expectClasses, "required classes are present"),
         (.expectMinWindows, "minimum windows per split"),

@@ -78,7 +78,9 @@ extension _ValidationRun {
         scans[file.path] = scan
         windows += scan.windows ?? 0
         reportScan(file, scan, reader: reader)
-        if let numbers = try? reader.windowNumbers() { windowNumbers[file.split, default: []] += numbers }
+        let numbers = try? reader.windowNumbers()
+        if let numbers { windowNumbers[file.split, default: []] += numbers }
+        fileWindowNumbers[file.path] = numbers
     }
 
     /// `arrays.shape` and `arrays.dtype`; returns the arrays that can be read as the manifest

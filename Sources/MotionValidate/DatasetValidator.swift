@@ -56,6 +56,8 @@ final class _ValidationRun {
     var scans: [String: FileScan] = [:]
     /// Shards: the canonical window numbers of the samples read, per split.
     var windowNumbers: [SplitName: [Int]] = [:]
+    /// Shards: each file's window numbers (sample keys) by row; nil for HDF5 (rows in window order).
+    var fileWindowNumbers: [String: [Int]?] = [:]
     /// Files whose data could not all be read (missing, unreadable, wrong arrays).
     var incomplete: Set<String> = []
 
@@ -73,9 +75,10 @@ final class _ValidationRun {
 
     /// Checks that depend on a readable manifest, marked skipped when it is not.
     static let dependentChecks: [CheckID] = [
-        .manifestSchema, .storageSupported, .filesSHA256SUMS, .filesExist, .filesSize, .filesSHA256, .filesUnlisted,
+        .manifestSchema, .manifestConsistency, .storageSupported, .filesSHA256SUMS, .filesExist, .filesSize, .filesSHA256, .filesUnlisted,
         .filesRegular, .filesContainer, .filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .countsSplit, .labelsRange,
         .indicesRange, .valuesFinite, .normalizationStats, .splitsDisjointSubjects, .splitsDisjointRecordings,
+        .splitsDisjointWindows, .windowsTimeOrder,
     ]
 
     func skipAll(_ checks: [CheckID], _ reason: String) {
@@ -94,6 +97,9 @@ final class _ValidationRun {
             return
         }
         manifest = decoded
+        // The manifest's descriptive keys against the pipeline that wrote it (DatasetConsistency).
+        builder.ran(.manifestConsistency)
+        for p in DatasetConsistency.manifestProblems(decoded) { builder.fail(.manifestConsistency, Self.manifestName, p) }
 
         let storage = options.storages.first { $0.name == decoded.storage }
         builder.ran(.storageSupported)
@@ -124,12 +130,15 @@ final class _ValidationRun {
         }
         if storage == nil {
             for c in [CheckID.filesContainer, .filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
-                      .indicesRange, .valuesFinite, .normalizationStats, .splitsDisjointSubjects, .splitsDisjointRecordings] {
+                      .indicesRange, .valuesFinite, .normalizationStats, .splitsDisjointSubjects, .splitsDisjointRecordings,
+                      .splitsDisjointWindows, .windowsTimeOrder] {
                 builder.skip(c, "storage \"\(decoded.storage)\" cannot be read by this build")
             }
         }
         checkSplitCounts()
         checkDisjointSplits()
+        checkDisjointWindows()
+        checkTimeOrder()
         checkNormalization()
         checkExpectations()
     }

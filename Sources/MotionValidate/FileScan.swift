@@ -83,6 +83,12 @@ struct FileScan {
     var rangeViolations: [Int: [Int: BadValues]] = [:]
     var xMoments: ColumnMoments?
     var featureMoments: ColumnMoments?
+    /// Per row (window) of the file, for the checks across windows (`windows.time_order`,
+    /// `splits.disjoint_windows`): `recording_index`, `start_time_s` and a 64-bit hash of the
+    /// row's `x` bytes; nil when the array was not read.
+    var rowRecordings: [Int32]?
+    var rowStartTimes: [Double]?
+    var rowXHashes: [UInt64]?
     /// Arrays read to the end without an error.
     var completeArrays: Set<String> = []
 }

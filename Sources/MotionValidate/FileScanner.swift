@@ -82,14 +82,18 @@ struct FileScanner {
         if let t = readable["start_time_s"] {
             attempt("start_time_s") {
                 var bad = BadValues()
+                var times: [Double] = []
+                times.reserveCapacity(t.rows)
                 for start in blocks(t, bytesPerRow: 8) {
                     let rows = blockRange(start, t, bytesPerRow: 8)
                     let v = try reader.readDoubles("start_time_s", rows: rows)
+                    times += v
                     for (i, d) in v.enumerated() where !d.isFinite {
                         bad.add(ValueLocation(window: rows.lowerBound + i), "\(d)")
                     }
                 }
                 scan.nonFinite["start_time_s"] = bad
+                scan.rowStartTimes = times
             }
         }
         if let x = readable["x"], xScanned {
@@ -125,9 +129,12 @@ struct FileScanner {
         var present = [Bool](repeating: false, count: limit)
         var bad = BadValues()
         let foldOutsideTrain = name == "fold_index" && !isTrain
+        var recordings: [Int32] = []
+        if name == "recording_index" { recordings.reserveCapacity(a.rows) }
         for start in blocks(a, bytesPerRow: 4) {
             let rows = blockRange(start, a, bytesPerRow: 4)
             let values = try reader.readInt64s(name, rows: rows)
+            if name == "recording_index" { recordings += values.map { Int32(clamping: $0) } }
             for (i, v) in values.enumerated() {
                 if foldOutsideTrain {
                     if v != -1 { bad.add(ValueLocation(window: rows.lowerBound + i), "\(v)") }
@@ -138,7 +145,10 @@ struct FileScanner {
         }
         scan.badIndices[name] = bad
         if name == "subject_index" { scan.subjectsPresent = present }
-        if name == "recording_index" { scan.recordingsPresent = present }
+        if name == "recording_index" {
+            scan.recordingsPresent = present
+            scan.rowRecordings = recordings
+        }
     }
 
     private func scanX(_ x: StoredArray, into scan: inout FileScan) throws {
@@ -148,9 +158,12 @@ struct FileScanner {
         var fileMax = [Float](repeating: -.infinity, count: c)
         var moments = ColumnMoments(columns: c)
         var bad = BadValues()
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(x.rows)
         for start in blocks(x, bytesPerRow: rowFloats * 4) {
             let rows = blockRange(start, x, bytesPerRow: rowFloats * 4)
             let values = try reader.readFloats("x", rows: rows)
+            Self.hashRows(values, rowFloats: rowFloats, into: &hashes)
             var block = _BlockStatistics(columns: c)
             let nonFinite = block.accumulate(values, columns: c)
             if nonFinite > 0 {
@@ -186,6 +199,28 @@ struct FileScanner {
         scan.channelMax = fileMax
         scan.xMoments = moments
         scan.nonFinite["x"] = bad
+        scan.rowXHashes = hashes
+    }
+
+    /// A 64-bit hash of each row's float32 bit patterns (a multiply–xor–shift mix of every
+    /// value and the row length): the identity of a window's `x` for `splits.disjoint_windows`.
+    /// Two rows with equal bits always hash alike; unequal rows collide with probability about
+    /// 2⁻⁶⁴ per pair.
+    static func hashRows(_ values: [Float], rowFloats: Int, into hashes: inout [UInt64]) {
+        guard rowFloats > 0 else { return }
+        values.withUnsafeBufferPointer { v in
+            var i = 0
+            while i + rowFloats <= v.count {
+                var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(rowFloats)
+                for j in i..<(i + rowFloats) {
+                    h = (h ^ UInt64(v[j].bitPattern)) &* 0xBF58_476D_1CE4_E5B9
+                    h ^= h >> 31
+                }
+                h = (h ^ (h >> 30)) &* 0x94D0_49BB_1331_11EB
+                hashes.append(h ^ (h >> 31))
+                i += rowFloats
+            }
+        }
     }
 
     private func scanFeatures(_ f: StoredArray, into scan: inout FileScan) throws {

@@ -1,0 +1,192 @@
+import MotionCore
+
+/// The rules that tie the manifest's descriptive keys to `pipeline.resolved`, the pipeline that
+/// wrote the dataset (docs/validate.md, "Consistency rules"): a hand edit or a tool bug that
+/// changes one side and recomputes the checksums is found here. Used by `validate`
+/// (`manifest.consistency`) and by `apply` on its source dataset, so both apply one rule set.
+///
+/// Each problem is one sentence naming the key paths of `manifest.json`, the value found and
+/// the value expected.
+public enum DatasetConsistency {
+    /// Every disagreement between `split_policy`, `classes`, `chain` and `pipeline.resolved`.
+    /// A manifest without `pipeline.resolved` (an object) or without `chain` is not compared on
+    /// that part (`manifest.schema` reports a missing `pipeline.resolved`).
+    /// Parts that did not decode (``DecodedManifest/undecoded``) are not compared: their
+    /// problems are `manifest.schema`'s.
+    public static func manifestProblems(_ decoded: DecodedManifest) -> [String] {
+        let m = decoded.manifest
+        guard !decoded.undecoded.contains(.pipeline), case .object(let resolved) = m.pipeline.resolved else { return [] }
+        var problems: [String] = []
+        if decoded.undecoded.isDisjoint(with: [.splitPolicy, .splitBy]) {
+            problems += splitPolicyProblems(m.splitPolicy, resolved["split"])
+        }
+        problems += classProblems(m.classes, resolved["labels"])
+        if let chain = m.chain { problems += chainProblems(chain, resolved) }
+        return problems
+    }
+
+    // MARK: split_policy
+
+    static func splitPolicyProblems(_ p: DatasetManifest.SplitPolicy, _ split: JSONValue?) -> [String] {
+        guard case .object(let s)? = split else {
+            return ["`pipeline.resolved.split` is missing or not an object, so `split_policy` cannot be traced to the pipeline"]
+        }
+        var out: [String] = []
+        func differ(_ key: String, _ policy: String, _ resolved: String) {
+            out.append("`split_policy.\(key)` is \(policy), but `pipeline.resolved.split.\(key)` is \(resolved): the split policy must be the pipeline's")
+        }
+        if case .string(let by)? = s["by"], by != p.by { differ("by", quote(p.by), quote(by)) }
+        if let seed = s["seed"].flatMap(integer) {
+            // The resolved pipeline clamps a seed above Int64.max; split_policy keeps its bit pattern.
+            let same = seed == p.seed || (seed == Int64.max && p.seed < 0)
+            if !same { differ("seed", "\(p.seed)", "\(seed)") }
+        }
+        if case .object(let f)? = s["fractions"] {
+            for (name, value) in [("train", p.train), ("validation", p.validation), ("test", p.test)] {
+                if let r = f[name].flatMap(number), r != value {
+                    differ("fractions.\(name)", JSONValue.format(value), JSONValue.format(r))
+                }
+            }
+        }
+        if case .string(let a)? = s["allocation"] {
+            let policy = p.allocation ?? "hash"
+            if a != policy { differ("allocation", quote(policy), quote(a)) }
+        }
+        if case .bool(let loo)? = s["leave_one_out"], loo != p.leaveOneOut {
+            differ("leave_one_out", "\(p.leaveOneOut)", "\(loo)")
+        }
+        // With leave_one_out the manifest's folds is the number of train subjects, not the pipeline's.
+        if !p.leaveOneOut, let folds = s["folds"] {
+            let r = integer(folds).map(Int.init)
+            if case .null = folds, p.folds != nil { differ("folds", "\(p.folds!)", "null") }
+            else if let r, r != p.folds { differ("folds", p.folds.map(String.init) ?? "absent", "\(r)") }
+        }
+        if case .object(let assign)? = s["assign"] {
+            var resolvedAssign: [String: [String]] = [:]
+            for (k, v) in assign {
+                if case .array(let names) = v { resolvedAssign[k] = names.compactMap { if case .string(let n) = $0 { n } else { nil } } }
+            }
+            let policy = (p.assign ?? [:]).mapValues { $0.sorted(by: Text.utf8Less) }
+            if resolvedAssign.mapValues({ $0.sorted(by: Text.utf8Less) }) != policy {
+                differ("assign", showAssign(policy), showAssign(resolvedAssign))
+            }
+        }
+        return out
+    }
+
+    private static func showAssign(_ a: [String: [String]]) -> String {
+        if a.isEmpty { return "empty" }
+        return "{" + a.keys.sorted(by: Text.utf8Less).map { "\($0): [\(a[$0]!.joined(separator: ", "))]" }.joined(separator: "; ") + "}"
+    }
+
+    // MARK: classes
+
+    static func classProblems(_ classes: [String], _ labels: JSONValue?) -> [String] {
+        switch labels {
+        case .object(let l)?:
+            guard case .array(let items)? = l["classes"] else { return [] }
+            let names = items.compactMap { if case .string(let n) = $0 { n } else { nil } }
+            if names != classes {
+                return ["`classes` is \(list(classes)), but `pipeline.resolved.labels.classes` is \(list(names)): the classes must be the pipeline's, in its order"]
+            }
+        case .null?, nil:
+            if !classes.isEmpty {
+                return ["`classes` is \(list(classes)), but `pipeline.resolved.labels` is null (no labels): an unlabelled dataset has no classes"]
+            }
+        default:
+            break
+        }
+        return []
+    }
+
+    // MARK: chain
+
+    /// `pipeline.resolved` step kind → the `op` it becomes in `chain.transforms`.
+    static let chainOp = ["median": "median", "butterworth": "filter", "gravity": "gravity", "derivative": "derivative",
+                          "magnitude": "magnitude", "calibrate": "calibrate"]
+
+    static func chainProblems(_ chain: JSONValue, _ resolved: [String: JSONValue]) -> [String] {
+        guard case .object(let c) = chain else { return [] }
+        var out: [String] = []
+        let resample: [String: JSONValue]
+        if case .object(let r)? = resolved["resample"] { resample = r } else { resample = [:] }
+        if case .bool(let a)? = c["antialias"], case .bool(let r)? = resample["antialias"], a != r {
+            out.append("`chain.antialias` is \(a), but `pipeline.resolved.resample.antialias` is \(r): the chain must be the pipeline's")
+        }
+        // Each stream's method and max_gap_s: the resolved pipeline's override for its name, else the default.
+        if case .array(let streams)? = c["streams"] {
+            for (i, stream) in streams.enumerated() {
+                guard case .object(let st) = stream, case .string(let name)? = st["name"] else { continue }
+                for key in ["method", "max_gap_s"] {
+                    guard case .object(let per)? = resample[key], let expected = per[name] ?? per["default"],
+                          let found = st[key] else { continue }
+                    if !sameValue(found, expected) {
+                        out.append("`chain.streams[\(i)].\(key)` (stream `\(name)`) is \(show(found)), but `pipeline.resolved.resample.\(key)` gives \(show(expected)) for it: the chain must be the pipeline's")
+                    }
+                }
+            }
+        }
+        var steps: [(op: String, body: [String: JSONValue])] = []
+        if case .array(let items)? = resolved["transforms"] {
+            for item in items {
+                guard case .object(let o) = item, o.count == 1, let (kind, body) = o.first else { continue }
+                let b: [String: JSONValue]
+                if case .object(let x) = body { b = x } else { b = [:] }
+                steps.append((chainOp[kind] ?? kind, b))
+            }
+        }
+        if case .array(let chainSteps)? = c["transforms"] {
+            let ops = chainSteps.map { s -> String in
+                if case .object(let o) = s, case .string(let op)? = o["op"] { return op }
+                return "?"
+            }
+            if ops != steps.map(\.op) {
+                out.append("`chain.transforms` runs \(list(ops)), but `pipeline.resolved.transforms` gives \(list(steps.map(\.op))): the chain must be the pipeline's")
+            } else {
+                for (i, (s, step)) in zip(chainSteps, steps).enumerated() {
+                    guard case .object(let o) = s else { continue }
+                    for key in ["zero_phase", "samples"] {
+                        guard let found = o[key], let expected = step.body[key], !sameValue(found, expected) else { continue }
+                        out.append("`chain.transforms[\(i)].\(key)` is \(show(found)), but `pipeline.resolved.transforms[\(i)]` gives \(show(expected)): the chain must be the pipeline's")
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: Helpers
+
+    private static func integer(_ v: JSONValue) -> Int64? {
+        switch v {
+        case .int(let i): return i
+        case .double(let d) where d == d.rounded() && abs(d) < 9.2e18: return Int64(d)
+        default: return nil
+        }
+    }
+
+    private static func number(_ v: JSONValue) -> Double? {
+        switch v {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    private static func sameValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        if let x = number(a), let y = number(b) { return x == y }
+        return a == b
+    }
+
+    private static func show(_ v: JSONValue) -> String {
+        switch v {
+        case .string(let s): return quote(s)
+        case .null: return "null"
+        default: return v.compact()
+        }
+    }
+
+    private static func quote(_ s: String) -> String { "\"\(s)\"" }
+
+    static func list(_ items: [String]) -> String { "[" + items.map(quote).joined(separator: ", ") + "]" }
+}

@@ -117,10 +117,8 @@ struct DatasetStaging {
 
     /// Removes the entries of `DIR.partial/records/` that are record files, then the folder.
     func removeRecords() {
-        let records = partialDirectory + "/records"
         guard case .own(let entries) = OutputFolder.classifyStaging(partialDirectory) else { return }
         OutputFolder.removeEntries(partialDirectory, entries: entries.filter { $0.hasPrefix("records/") } + ["records"])
-        _ = records
     }
 
     /// `DIR.previous/` is left only by a two-step commit killed between its renames, and then

@@ -315,7 +315,8 @@ enum OutputFolder {
         return nil
     }
 
-    private static func readJSON(_ path: String) -> JSONValue? {
+    /// The JSON object in the regular file `path` (at most 256 MiB), or nil.
+    static func readJSON(_ path: String) -> JSONValue? {
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size < 256 << 20,
               let data = (try? RegularFile.contents(atPath: path)) ?? nil, let value = try? JSONParser.parse(Array(data)),

@@ -100,8 +100,9 @@ public enum OutputPolicy {
         var folder = OutputFolder.resolved(path)
         while true {
             if folder != OutputFolder.resolved(path) || OutputFiles.kind(folder) == .directory {
-                if OutputFolder.datasetClaims(folder) != nil || isPart(folder) {
-                    let kind = isPart(folder) ? "a motionprep `--worker` part" : "a motionprep dataset"
+                let part = isPart(folder)
+                if part || OutputFolder.datasetClaims(folder) != nil {
+                    let kind = part ? "a motionprep `--worker` part" : "a motionprep dataset"
                     throw MotionError(.cannotCreate, "refusing to write \(what) to `\(path)`: it is \(folder == OutputFolder.resolved(path) ? "" : "inside ")\(kind) (`\(folder)`), whose files its manifest lists; motionprep never writes inside a dataset, so give a path outside it")
                 }
             }
@@ -122,10 +123,7 @@ public enum OutputPolicy {
     }
 
     static func isPart(_ folder: String) -> Bool {
-        var st = stat()
-        guard lstat(folder + "/part.json", &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
-        return StagingEntry.isJSONObject(folder + "/part.json")
-            && ((try? JSONParser.parse(Array(FileManager.default.contents(atPath: folder + "/part.json") ?? Data())))?["format"]?.stringValue == "motionprep.part")
+        OutputFolder.readJSON(folder + "/part.json")?["format"]?.stringValue == "motionprep.part"
     }
 }
 
@@ -199,8 +197,7 @@ public struct OwnedFolder: Sendable {
 
     private func listing() -> [String: OutputFolder.Claim]? {
         let path = directory + "/" + marker
-        guard StagingEntry.isJSONObject(path), let data = FileManager.default.contents(atPath: path),
-              let object = try? JSONParser.parse(Array(data)), object["format"]?.stringValue == "motionprep.files" else { return nil }
+        guard let object = OutputFolder.readJSON(path), object["format"]?.stringValue == "motionprep.files" else { return nil }
         var out: [String: OutputFolder.Claim] = [:]
         for f in object["files"]?.arrayValue ?? [] {
             guard let p = f["path"]?.stringValue, let b = f["bytes"]?.intValue, let h = f["sha256"]?.stringValue else { return nil }

@@ -91,15 +91,6 @@ enum StagingEntry {
         return start.allSatisfy { $0 == 0 }
     }
 
-    static func isJSONObject(_ path: String) -> Bool {
-        guard let fd = openRegular(path) else { return false }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size < 256 << 20 else { return false }
-        let bytes = read(fd, at: 0, count: Int(st.st_size))
-        return (try? JSONParser.parse(bytes))?.objectValue != nil
-    }
-
     /// Opens a regular file for reading without following a link or waiting on a FIFO.
     static func openRegular(_ path: String) -> Int32? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

@@ -14,7 +14,7 @@ PYTHON       ?= python3
 VENV         := .venv
 VPY          := $(VENV)/bin/python
 RELEASE_BIN  := .build/release/motionprep
-PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libdeflate-dev libfast-float-dev pkg-config zstd chromium zsh fish
+PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libdeflate-dev libxxhash-dev libfast-float-dev pkg-config zstd chromium zsh fish
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 # The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
@@ -36,7 +36,7 @@ all: build
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
-	for pc in hdf5 libzstd yaml-0.1 libcrypto libdeflate; do \
+	for pc in hdf5 libzstd yaml-0.1 libcrypto libdeflate libxxhash; do \
 	  pkg-config --exists $$pc 2>/dev/null || missing="$$missing $$pc"; \
 	done; \
 	[ -f /usr/include/fast_float/fast_float.h ] || missing="$$missing fast_float"; \

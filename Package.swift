@@ -26,6 +26,9 @@ let cTargets: [Target] = [
                    providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CDeflate", path: "Sources/CShims/CDeflate", pkgConfig: "libdeflate",
                    providers: [.apt(["libdeflate-dev"])]),
+    // XXH3, the checksum of motionprep's internal record files (docs/hardening.md, "Records").
+    .systemLibrary(name: "CXXHash", path: "Sources/CShims/CXXHash", pkgConfig: "libxxhash",
+                   providers: [.apt(["libxxhash-dev"])]),
     // kissfft, vendored (Sources/CKissFFT/README.md): the one C library the MotionLive product
     // needs, so it must build in an iOS/watchOS app, where no Debian package exists.
     .target(name: "CKissFFT", path: "Sources/CKissFFT", exclude: ["kissfft", "README.md"],
@@ -49,7 +52,7 @@ let swiftTargets: [Target] = [
     .target(name: "MotionYAML", dependencies: ["CYAML"]),
     .target(name: "MotionHDF5", dependencies: ["CHDF5", "MotionCore"]),
     .target(name: "MotionZstd", dependencies: ["CZstd", "MotionCore"]),
-    .target(name: "MotionChecksum", dependencies: ["CCrypto", "MotionCore"]),
+    .target(name: "MotionChecksum", dependencies: ["CCrypto", "CXXHash", "MotionCore"]),
     .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
     .target(name: "MotionDeflate", dependencies: ["CDeflate", "MotionCore"], exclude: ["README.md"]),
     // Shared value types; no C, no I/O.

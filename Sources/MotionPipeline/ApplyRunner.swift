@@ -127,7 +127,8 @@ public enum ApplyRunner {
                         sources[k], isTrain: false, intervals: nil, ledger: ledger.child(),
                         recordPath: recordsDir + "/" + RecordStore.fileName(for: k), pipelineSHA256: plan.pipelineSHA256,
                         isCancelled: options.isCancelled, bytesRead: { progress.reading(k, bytes: $0) },
-                        reserve: { try budget.reserve(item: k, values: $0) })
+                        reserve: { try budget.reserve(item: k, values: $0) },
+                                                             keepWindows: { budget.tryReserve(item: k, values: $0, itemLimit: RecordStore.keptValuesLimit) })
                     if record.stored != nil { streamedCount.increment() }
                     return record
                 }
@@ -164,7 +165,7 @@ public enum ApplyRunner {
         staging.removeRecords()
         var checksums: [(path: String, sha256: String, bytes: Int)] = []
         for f in written {
-            let (hex, bytes) = try SHA256.hexOfFile(path: staging.partialDirectory + "/" + f.path)
+            let (hex, bytes) = try f.checksum(in: staging.partialDirectory)
             checksums.append((f.path, hex, bytes))
         }
         try staging.write("SHA256SUMS", checksums.map { "\($0.sha256)  \($0.path)\n" }.joined())

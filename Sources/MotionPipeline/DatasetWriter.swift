@@ -13,6 +13,8 @@ final class DatasetWriter {
     private var sinks: [SplitName: SplitSink] = [:]
     private(set) var totals: Totals
     private var inputs: [InputEntry] = []
+    /// Recordings appended from their record files rather than from memory.
+    private(set) var readBack = 0
     private let log: (String) -> Void
     private let checkpoint: (String) -> Void
 
@@ -54,6 +56,7 @@ final class DatasetWriter {
             inputs += record.inputs
             totals.add(done)
             let sink = sinks[plan.splitOf[i]]!
+            if record.kept == nil && record.stored != nil { readBack += 1 }
             try record.forEachBatch { batch in
                 try sink.append(batch, subjectIndex: plan.subjectIndex[source.subject]!,
                                 recordingIndex: plan.recordingIndex[source.name]!, foldIndex: plan.foldOf[i])
@@ -120,7 +123,7 @@ final class DatasetWriter {
         var checksums: [(path: String, sha256: String, bytes: Int)] = []
         for split in SplitName.allCases {
             for f in files[split]! {
-                let (hex, bytes) = try SHA256.hexOfFile(path: staging.partialDirectory + "/" + f.path)
+                let (hex, bytes) = try f.checksum(in: staging.partialDirectory)
                 checksums.append((f.path, hex, bytes))
             }
         }
@@ -245,5 +248,14 @@ struct Totals {
 enum MessageNumber {
     static func number(_ d: Double) -> String {
         d == d.rounded() && Swift.abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
+    }
+}
+
+extension WrittenFile {
+    /// The file's SHA-256 and size for SHA256SUMS: as its sink hashed it while writing it
+    /// (shards), else read once from `directory` (HDF5, which libhdf5 finishes by seeking back).
+    func checksum(in directory: String) throws -> (hex: String, bytes: Int) {
+        if let sha256, let bytes { return (sha256, bytes) }
+        return try SHA256.hexOfFile(path: directory + "/" + path)
     }
 }

@@ -26,6 +26,8 @@ final class MemoryBudget: @unchecked Sendable {
     /// never waits for it: it passes when its turn comes).
     private var passed: Set<Int> = []
     private var held: [Int: Int] = [:]
+    /// Of `held`, what `tryReserve` granted.
+    private var extra: [Int: Int] = [:]
     private var used = 0
     private var cancelled = false
     /// The most values held at once, and the most recordings holding a reservation at once.
@@ -68,6 +70,24 @@ final class MemoryBudget: @unchecked Sendable {
         condition.broadcast()
     }
 
+    /// Adds `values` to recording `item`'s reservation at once, or refuses without waiting: granted
+    /// only while `item` holds a reservation, the budget has room, and what `item` was granted
+    /// this way stays within `itemLimit`. For the windows a worker keeps in memory for the writer
+    /// (`RecordWriter`): refused, they are read back from the record file instead, so memory
+    /// stays within the budget and no one waits.
+    func tryReserve(item: Int, values: Int, itemLimit: Int) -> Bool {
+        let need = Swift.max(0, values)
+        condition.lock()
+        defer { condition.unlock() }
+        guard !cancelled, let mine = held[item], used + need <= capacity,
+              extra[item, default: 0] + need <= itemLimit else { return false }
+        held[item] = mine + need
+        extra[item, default: 0] += need
+        used += need
+        peakValues = Swift.max(peakValues, used)
+        return true
+    }
+
     /// Recording `item` will not reserve (it failed, was resumed, or has reserved already):
     /// later recordings need not wait for its turn.
     func pass(item: Int) {
@@ -83,6 +103,7 @@ final class MemoryBudget: @unchecked Sendable {
     /// The writer has taken recording `item`'s result: its reservation is free.
     func release(item: Int) {
         condition.lock()
+        extra.removeValue(forKey: item)
         if let v = held.removeValue(forKey: item) {
             used -= v
             condition.broadcast()

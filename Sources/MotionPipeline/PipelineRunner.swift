@@ -71,7 +71,8 @@ public enum PipelineRunner {
                                                              recordPath: path, pipelineSHA256: plan.pipelineSHA256,
                                                              isCancelled: options.isCancelled,
                                                              bytesRead: { progress.reading(k, bytes: $0) },
-                                                             reserve: { try budget.reserve(item: k, values: $0) })
+                                                             reserve: { try budget.reserve(item: k, values: $0) },
+                                                             keepWindows: { budget.tryReserve(item: k, values: $0, itemLimit: RecordStore.keptValuesLimit) })
                         if record.stored != nil { streamedCount.increment() }
                         return record
                     }
@@ -112,6 +113,7 @@ public enum PipelineRunner {
         }
         summary.resumed = resumedCount.value
         summary.streamed = streamedCount.value
+        summary.readBack = writer?.readBack ?? 0
         summary.memoryBudgetPeak = budget.peakValues
         summary.memoryBudgetPeakHolders = budget.peakHolders
         if summary.resumed > 0 { options.log("resumed \(summary.resumed) finished recording(s) from the interrupted run") }

@@ -41,21 +41,29 @@ struct InputEntry: Sendable, Equatable {
 /// What a worker produced for one recording, with the inputs it read: the unit that is saved for
 /// `--resume`, shipped between `--worker` parts and `merge`, and fed to the dataset writer.
 ///
-/// The windows are either in memory (`processed.windows`) or, for a streamed recording and for
-/// every record loaded back from disk, in the blocks of a record file (`stored`), which the
-/// writer reads one block at a time so that no recording needs its windows in memory at once.
+/// The windows of a streamed recording are in the blocks of its record file (`stored`), written
+/// behind as they are made, for `--resume` and `merge`. The worker also hands them to the
+/// writer in memory (`kept`, the same blocks) when they fit its share of the run's memory budget
+/// (docs/hardening.md, "Records"): then no window is read back from disk. A record loaded from
+/// disk (resumed, merged), or one whose windows did not fit, is read back block by block, each
+/// block's checksum checked, so no recording needs all its windows in memory at once.
 struct RecordingRecord: Sendable {
     var processed: ProcessedRecording
     var inputs: [InputEntry]
     /// The record file holding the windows, when they are not in `processed.windows`.
     var stored: StoredWindows?
+    /// Every block of `stored`, in order, when the worker kept them in memory.
+    var kept: [WindowBatch]? = nil
 
     /// Number of windows, wherever they are.
     var windowCount: Int { stored?.windows ?? processed.windows.count }
 
-    /// Hands the windows to `body` in order: the in-memory batch, or each stored block.
+    /// Hands the windows to `body` in order: the blocks kept in memory, else each stored block
+    /// read back, else the in-memory batch.
     func forEachBatch(_ body: (WindowBatch) throws -> Void) throws {
-        if let stored {
+        if let kept {
+            for batch in kept { try body(batch) }
+        } else if let stored {
             try stored.forEachBlock(body)
         } else {
             try body(processed.windows)
@@ -72,36 +80,30 @@ struct StoredWindows: Sendable {
     var channels: Int
     var featureCount: Int
 
-    /// Reads the blocks in order, each into one `WindowBatch`, checking each block's SHA-256
+    /// Reads the blocks in order, each into one `WindowBatch`, checking each block's checksum
     /// before handing it on.
     func forEachBlock(_ body: (WindowBatch) throws -> Void) throws {
         try walkBlocks { reader, n, seen in
             var batch = WindowBatch(length: length, channelCount: channels, featureCount: featureCount)
-            var hasher = SHA256Hasher()
-            withUnsafeBytes(of: UInt64(n).littleEndian) { hasher.update($0) }
             batch.x = try reader.readArray(Float.self, count: n * length * channels)
             batch.y = try reader.readArray(Int64.self, count: n)
             batch.features = try reader.readArray(Float.self, count: n * featureCount)
             batch.startTimes = try reader.readArray(Double.self, count: n)
-            batch.x.withUnsafeBytes { hasher.update($0) }
-            batch.y.withUnsafeBytes { hasher.update($0) }
-            batch.features.withUnsafeBytes { hasher.update($0) }
-            batch.startTimes.withUnsafeBytes { hasher.update($0) }
-            guard try reader.readArray(UInt8.self, count: 32) == hasher.finalize() else {
-                throw reader.damaged("its block of windows \(seen)..<\(seen + n) does not match the block's SHA-256")
+            guard try reader.readU64() == RecordStore.checksum(of: batch) else {
+                throw reader.damaged("its block of windows \(seen)..<\(seen + n) does not match the block's checksum")
             }
             try body(batch)
         }
     }
 
-    /// Checks every block's SHA-256 without keeping the windows (a read of the whole file).
+    /// Checks every block's checksum without keeping the windows (a read of the whole file).
     func verify() throws {
         try walkBlocks { reader, n, seen in
-            var hasher = SHA256Hasher()
+            var hasher = XXH3Hasher()
             withUnsafeBytes(of: UInt64(n).littleEndian) { hasher.update($0) }
             try reader.hash(count: n * (length * channels * 4 + 8 + featureCount * 4 + 8), into: &hasher)
-            guard try reader.readArray(UInt8.self, count: 32) == hasher.finalize() else {
-                throw reader.damaged("its block of windows \(seen)..<\(seen + n) does not match the block's SHA-256")
+            guard try reader.readU64() == hasher.digest() else {
+                throw reader.damaged("its block of windows \(seen)..<\(seen + n) does not match the block's checksum")
             }
         }
     }
@@ -126,14 +128,25 @@ struct StoredWindows: Sendable {
 /// Writes a record file block by block: the streamed path appends window blocks as they are
 /// produced, then `finish` writes the header and moves the file into place. Until then the file
 /// has a temporary name, so a killed run leaves only complete records behind.
+///
+/// It also keeps the blocks in memory for the writer: the first one in the output batch that the
+/// recording's reservation counts, each later one while `keep` grants its values (the
+/// recording's share of the run's memory budget, `MemoryBudget.tryReserve`). Once a block is
+/// refused, every kept block is let go and the writer reads the record file back instead.
 final class RecordWriter {
     let path: String
     private let file: _RecordFile
     private(set) var windows = 0
     private var closed = false
+    private let keep: (Int) -> Bool
+    /// The blocks appended so far, while every one of them was granted.
+    private(set) var kept: [WindowBatch]? = []
 
-    init(path: String) throws {
+    /// - Parameter keep: asked, before a block is kept in memory, whether its values (4-byte
+    ///   units) may be held until the writer takes the recording; `{ _ in false }` keeps none.
+    init(path: String, keep: @escaping (Int) -> Bool = { _ in false }) throws {
         self.path = path
+        self.keep = keep
         file = try _RecordFile(writingAt: path + ".tmp")
         try file.write(RecordStore.magic)
     }
@@ -148,19 +161,22 @@ final class RecordWriter {
     /// Appends the windows of `batch` as one block (nothing for an empty batch).
     func append(_ batch: WindowBatch) throws {
         guard batch.count > 0 else { return }
-        var hasher = SHA256Hasher()
-        withUnsafeBytes(of: UInt64(batch.count).littleEndian) { hasher.update($0) }
-        batch.x.withUnsafeBytes { hasher.update($0) }
-        batch.y.withUnsafeBytes { hasher.update($0) }
-        batch.features.withUnsafeBytes { hasher.update($0) }
-        batch.startTimes.withUnsafeBytes { hasher.update($0) }
         try file.writeU64(UInt64(batch.count))
         try file.writeArray(batch.x)
         try file.writeArray(batch.y)
         try file.writeArray(batch.features)
         try file.writeArray(batch.startTimes)
-        try file.write(hasher.finalize())
+        try file.writeU64(RecordStore.checksum(of: batch))
         windows += batch.count
+        if kept != nil {
+            // The first block is the output batch the recording's reservation already counts
+            // (`ResourceLimits.streamedEstimate`); each later one must be granted.
+            if kept!.isEmpty || keep(batch.x.count + batch.y.count * 2 + batch.features.count + batch.startTimes.count * 2) {
+                kept!.append(batch)
+            } else {
+                kept = nil
+            }
+        }
     }
 
     /// Ends the blocks, writes the header (the counts of `processed`, whose own windows are not
@@ -177,17 +193,17 @@ final class RecordWriter {
         header["channels"] = .int(channels)
         header["feature_count"] = .int(featureCount)
         let json = Array(JSONValue.object(header).compact().utf8)
-        var hasher = SHA256Hasher()
+        var hasher = XXH3Hasher()
         hasher.update(json)
         try file.write(json)
         for m in [processed.xMoments, processed.featureMoments] {
             if let m {
                 let values = [m.count] + m.mean + m.m2
-                values.withUnsafeBytes { hasher.update($0) }
+                hasher.update(values)
                 try file.writeArray(values)
             }
         }
-        try file.write(hasher.finalize())
+        try file.writeU64(hasher.digest())
         try file.writeU64(UInt64(json.count))
         try file.writeU64(headerStart)
         try file.write(RecordStore.endMagic)
@@ -202,27 +218,45 @@ final class RecordWriter {
     }
 }
 
-/// Saves and loads `RecordingRecord`s as files (format 3):
+/// Saves and loads `RecordingRecord`s as files (format 4):
 ///
-///     "MPREC3\n\0"
+///     "MPREC4\n\0"
 ///     blocks: u64 n > 0, x f32[n·T·C], y i64[n], features f32[n·F], start times f64[n],
-///             SHA-256 (32 bytes) of the block from its n on
+///             u64 XXH3-64 of the block from its n on
 ///     u64 0
 ///     header: compact JSON (recording, counts, T, C, F, windows, inputs, pipeline hash)
 ///     moments: f64 [count, mean…, m2…] for x, then for features, when present
-///     SHA-256 (32 bytes) of the header and the moments
+///     u64 XXH3-64 of the header and the moments
 ///     u64 header length, u64 header offset, "MPRECEND"
 ///
-/// All numbers little-endian. Loading checks the header's digest; `--resume` and `merge` also
-/// check every block's (`StoredWindows.verify`) before using a record, and the writer checks
-/// each block again as it reads it back. Format 2 (no digests) is not read: a resumed run redoes
-/// such a recording, `merge` refuses the part.
+/// All numbers little-endian. The checksums are XXH3 (libxxhash), not SHA-256: records are
+/// motionprep's own intermediate files, checked against damage (a truncated or flipped byte),
+/// never compared by anyone else; the inputs they list keep their SHA-256. Loading checks the
+/// header's checksum; `--resume` and `merge` also check every block's (`StoredWindows.verify`)
+/// before using a record, and the writer checks each block again as it reads it back. Formats 2
+/// and 3 (SHA-256 digests) are not read: a resumed run redoes such a recording, `merge` refuses
+/// the part.
 enum RecordStore {
-    static let version = 3
-    static let magic: [UInt8] = Array("MPREC3\n\0".utf8)
-    /// Bytes after the moments: digest, two lengths, end mark.
-    static let trailerBytes = 32 + 16 + 8
+    static let version = 4
+    static let magic: [UInt8] = Array("MPREC4\n\0".utf8)
+    /// Bytes after the moments: checksum, two lengths, end mark.
+    static let trailerBytes = 8 + 16 + 8
+
+    /// The XXH3-64 of a block as the file holds it: its window count, then its four arrays.
+    static func checksum(of batch: WindowBatch) -> UInt64 {
+        var hasher = XXH3Hasher()
+        withUnsafeBytes(of: UInt64(batch.count).littleEndian) { hasher.update($0) }
+        hasher.update(batch.x)
+        hasher.update(batch.y)
+        hasher.update(batch.features)
+        hasher.update(batch.startTimes)
+        return hasher.digest()
+    }
     static let endMagic: [UInt8] = Array("MPRECEND".utf8)
+    /// The most values (4-byte units) of windows one recording keeps in memory for the writer
+    /// (`RecordWriter`, 64 MiB): a longer recording's are read back from its record file, so
+    /// memory does not grow with a recording's length.
+    static let keptValuesLimit = 1 << 24
     /// Windows per block when an in-memory record is saved.
     static let blockWindows = 4096
 
@@ -290,12 +324,13 @@ enum RecordStore {
         guard (try? file.readBytes(at: size - 8, count: 8)) == endMagic,
               (try? file.seek(to: size - 24)) != nil,
               let hlen = try? file.readU64(), let hoff = try? file.readU64() else { throw damaged("it does not end with a record's trailer (truncated?)") }
-        guard hoff <= size, hlen <= size - hoff, let digest = try? file.readBytes(at: size - UInt64(trailerBytes), count: 32),
+        guard hoff <= size, hlen <= size - hoff, (try? file.seek(to: size - UInt64(trailerBytes))) != nil,
+              let digest = try? file.readU64(),
               hoff + hlen <= size - UInt64(trailerBytes),
               let covered = try? file.readBytes(at: hoff, count: Int(size - UInt64(trailerBytes) - hoff)) else {
             throw damaged("its trailer points outside the file")
         }
-        guard SHA256Hasher.digest(covered) == digest else { throw damaged("its header does not match its SHA-256") }
+        guard XXH3Hasher.hash(covered) == digest else { throw damaged("its header does not match its checksum") }
         let json = Array(covered[0..<Int(hlen)])
         guard let h = try? JSONParser.parse(json), h.objectValue != nil,
               h["version"]?.intValue == version else { throw damaged("its header is not a format \(version) record header") }
@@ -349,14 +384,6 @@ struct RecordDamaged: UserFacingError {
     var exitStatus: ExitStatus { .dataError }
 }
 
-extension SHA256Hasher {
-    /// The 32-byte SHA-256 of `bytes`.
-    static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var h = SHA256Hasher()
-        h.update(bytes)
-        return h.finalize()
-    }
-}
 
 extension WindowBatch {
     /// Windows `range` of this batch.
@@ -468,7 +495,7 @@ final class _RecordFile: @unchecked Sendable {
     }
 
     /// Feeds the next `count` bytes to `hasher`, 1 MiB at a time.
-    func hash(count: Int, into hasher: inout SHA256Hasher) throws {
+    func hash(count: Int, into hasher: inout XXH3Hasher) throws {
         var left = count
         var buffer = [UInt8](repeating: 0, count: Swift.min(count, 1 << 20))
         while left > 0 {

@@ -86,11 +86,13 @@ final class RecordingProcessor {
     /// recording); every read of a file must give the same bytes.
     /// `reserve` is called with the values (4-byte units) the recording will hold at most, before
     /// its grid and windows are allocated (the run's `MemoryBudget`); it may wait, and it is
-    /// called again with more while a zero-phase transform holds a long segment.
+    /// called again with more while a zero-phase transform holds a long segment. `keepWindows` grants
+    /// holding each block of windows in memory for the writer as well (`RecordWriter`).
     func processToRecord(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?, ledger: InputLedger,
                          recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool,
                          bytesRead: (Int) -> Void = { _ in },
-                         reserve: (Int) throws -> Void = { _ in }) throws -> RecordingRecord {
+                         reserve: (Int) throws -> Void = { _ in },
+                         keepWindows: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
         let bytes = source.fileBytes
         // A recording below `keepBlocksBytes` is parsed once and held as blocks when the
         // anti-aliasing median needs an extra pass (about the bytes of the files, in values).
@@ -111,7 +113,7 @@ final class RecordingProcessor {
                                        reserved: reserved, reserve: reserve)
             }) { streaming in
                 try streaming.run(recordPath: recordPath, pipelineSHA256: pipelineSHA256,
-                                  isCancelled: isCancelled, bytesRead: bytesRead)
+                                  isCancelled: isCancelled, bytesRead: bytesRead, keep: keepWindows)
             }
         }
     }

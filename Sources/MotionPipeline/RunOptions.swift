@@ -91,6 +91,10 @@ public struct RunSummary: Sendable {
     public var resumed: Int = 0
     /// Recordings streamed through the stages (every one processed; not those resumed).
     public var streamed: Int = 0
+    /// Recordings whose windows the writer read back from their record files (resumed or merged
+    /// ones, and those whose windows did not fit in memory: `RecordWriter`); the others' were
+    /// handed over in memory.
+    public var readBack: Int = 0
     /// The most values reserved from the memory budget at once, and the most recordings holding
     /// a reservation at once (`MemoryBudget`).
     public var memoryBudgetPeak: Int = 0

@@ -349,10 +349,13 @@ final class StreamingRecording {
     /// Streams the recording into a record file at `recordPath`; its inputs are what `ledger`
     /// heard (or, without one, the files hashed afterwards).
     /// `bytesRead` hears how many input bytes the main pass has read, after every block.
+    /// `keep` grants (or refuses) holding each block of windows in memory for the writer too
+    /// (`RecordWriter`): the record's `kept`.
     func run(recordPath: String, pipelineSHA256: String,
-             isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in }) throws -> RecordingRecord {
+             isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in },
+             keep: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
         try designFilters(isCancelled: isCancelled, bytesRead: bytesRead)
-        let writer = try RecordWriter(path: recordPath)
+        let writer = try RecordWriter(path: recordPath, keep: keep)
         let dropped = try stream(writer: writer, isCancelled: isCancelled, bytesRead: bytesRead)
         for s in grid.streams.indices {
             if let f = grid.streams[s].filter, f.unfilteredRuns > 0 {
@@ -374,7 +377,7 @@ final class StreamingRecording {
         let inputs = try (ledger ?? InputLedger(baseDirectory: spec.baseDirectory)).inputs(for: source)
         let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
                                        length: T, channels: C, featureCount: featurePlan?.count ?? 0)
-        return RecordingRecord(processed: processed, inputs: inputs, stored: stored)
+        return RecordingRecord(processed: processed, inputs: inputs, stored: stored, kept: writer.kept)
     }
 
     /// The grid of the recording, for `report --recordings` (`RecordingTimeline`): no windows

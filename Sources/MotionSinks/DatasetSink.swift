@@ -47,6 +47,19 @@ public struct WrittenFile: Sendable, Equatable {
     public var path: String
     public var numWindows: Int
     public var classCounts: [Int]
+    /// The file's SHA-256 (64 hex digits) and size, when the sink hashed it as it wrote it (shards,
+    /// written in order); nil when the file must be read once more to hash it (HDF5: libhdf5
+    /// seeks back into the file until it closes it).
+    public var sha256: String? = nil
+    public var bytes: Int? = nil
+
+    public init(path: String, numWindows: Int, classCounts: [Int], sha256: String? = nil, bytes: Int? = nil) {
+        self.path = path
+        self.numWindows = numWindows
+        self.classCounts = classCounts
+        self.sha256 = sha256
+        self.bytes = bytes
+    }
 }
 
 /// Receives one split's windows in canonical order and writes them.

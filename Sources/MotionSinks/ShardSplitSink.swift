@@ -226,8 +226,8 @@ public final class ShardSplitSink: SplitSink {
         }
         try tar.finish()
         try frame?.finish()
-        try file.commit()
-        return WrittenFile(path: relativePath, numWindows: n, classCounts: counts)
+        let digest = try file.commit()
+        return WrittenFile(path: relativePath, numWindows: n, classCounts: counts, sha256: digest.sha256, bytes: digest.bytes)
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MotionChecksum
 import MotionCore
 
 // The libc calls of the shard sink and reader, in one place. Every failure becomes a
@@ -14,12 +15,15 @@ private func _systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int)
 }
 
 /// A file being written under a temporary name, renamed into place by `commit()` and removed
-/// if it is dropped without being committed.
+/// if it is dropped without being committed. It is written in order, so it is hashed as it is
+/// written: `commit()` gives its SHA-256 for SHA256SUMS without reading it back.
 final class _ShardFile {
     let path: String
     let temporaryPath: String
     private var fd: Int32
     private var committed = false
+    private var hasher = SHA256Hasher()
+    private var written = 0
 
     /// Creates `path + ".tmp"` (truncating a stale one).
     init(path: String) throws {
@@ -47,10 +51,15 @@ final class _ShardFile {
             }
             offset += n
         }
+        hasher.update(bytes)
+        written += bytes.count
     }
 
     /// Closes the file and renames it to its final name.
-    func commit() throws {
+    ///
+    /// - Returns: the SHA-256 (64 hex digits) and size of what was written.
+    @discardableResult
+    func commit() throws -> (sha256: String, bytes: Int) {
         let rc = close(fd)
         fd = -1
         guard rc == 0 else { throw MotionError(.ioError, "cannot write \(temporaryPath): \(_ShardFile.reason())") }
@@ -58,6 +67,7 @@ final class _ShardFile {
             throw MotionError(.ioError, "cannot rename \(temporaryPath) to \(path): \(_ShardFile.reason())")
         }
         committed = true
+        return (hasher.finalizeHex(), written)
     }
 
     /// Creates a folder if it does not exist yet.

@@ -354,3 +354,26 @@ def test_memory_budget_is_run_wide(tmp_path):
                      r"a grid of 1500\.5 points × 3 channel\(s\) at 50 Hz, more than the 1000 values motionprep accepts for one "
                      r"recording \(a resource limit\)", err, re.M), err
     assert not files
+
+
+def test_windows_reach_the_writer_in_memory_or_from_their_records_with_the_same_bytes(tmp_path):
+    """Issue 25 point 7 (docs/hardening.md, "Records"): a recording's windows go to the writer in
+    memory, its record file written behind and not read back; when a later block does not fit
+    the run's memory budget the writer reads the record file back instead. Three recordings of
+    three blocks each (over 8192 windows of 5 samples, one every sample): with room every one is
+    handed over in memory; under a budget smaller than one recording's reservation (which then
+    runs alone, holding all of it) no later block fits and every one is read back, with the same
+    bytes."""
+    (tmp_path / "data").mkdir()
+    for i in range(3):
+        (tmp_path / f"data/r{i}.csv").write_bytes(MC_HEADER + mc_rows(20_000))
+    (tmp_path / "pipeline.yaml").write_text(pipeline(window="{length_s: 0.1, stride_s: 0.02}"))
+    code, err, roomy, _ = _budget_run(tmp_path, 2, budget=1 << 40)
+    assert code == 0, err
+    assert "; 0 recording(s) read back from their record files" in err, err
+    assert sum(s["num_windows"] for s in json.loads(roomy["manifest.json"])["splits"].values()) > 3 * 8192
+    code, err, tight, (peak, holders) = _budget_run(tmp_path, 2, budget=200_000)
+    assert code == 0, err
+    assert holders == 1 and peak == 200_000, (peak, holders)
+    assert "; 3 recording(s) read back from their record files" in err, err
+    assert tight == roomy

@@ -273,15 +273,16 @@ def test_resume_redoes_damaged_truncated_and_old_records(work, tmp_path):
     assert len(recs) == 8
     flip(recs[0], 100)                                    # a byte of the first block's windows
     recs[1].write_bytes(recs[1].read_bytes()[:-30])       # truncated
-    data = bytearray(recs[2].read_bytes())                # the previous format
-    data[5:6] = b"2"
+    data = bytearray(recs[2].read_bytes())                # the previous format (SHA-256 digests)
+    data[5:6] = b"3"
     recs[2].write_bytes(bytes(data))
     flip(recs[3], recs[3].stat().st_size - 70)            # a byte of the header's digest region
     p = motionprep("run", work / "mc.yaml", "--resume", "--json", "--out", out)
     assert json.loads(p.stdout)["resumed_recordings"] == 4, p.stderr
     for r in recs[:4]:
         assert f"the record {r}" in p.stderr or r.name in p.stderr, p.stderr
-    assert "block of windows 0..<" in p.stderr and "format 2" in p.stderr
+    assert "block of windows 0..<" in p.stderr and "does not match the block's checksum" in p.stderr
+    assert "it is in record format 3, written by an older motionprep; this one reads format 4" in p.stderr
     assert snapshot(out) == snapshot(work / "mc-reference")
 
 

@@ -69,7 +69,7 @@ enum RunCommand {
         }
         bar.clear()
         if let testBudget = hooks.memoryBudgetValues {
-            Diagnostics.stderr("motionprep: test hook: memory budget peak \(summary.memoryBudgetPeak) of \(testBudget) values, at most \(summary.memoryBudgetPeakHolders) recording(s) holding a reservation at once")
+            Diagnostics.stderr("motionprep: test hook: memory budget peak \(summary.memoryBudgetPeak) of \(testBudget) values, at most \(summary.memoryBudgetPeakHolders) recording(s) holding a reservation at once; \(summary.readBack) recording(s) read back from their record files")
         }
         if !quiet { Diagnostics.stderr(text(summary, worker: worker)) }
         if a.flag("--json") { try Diagnostics.stdout(json(summary).pretty()) }

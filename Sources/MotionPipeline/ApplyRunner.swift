@@ -72,15 +72,13 @@ public enum ApplyRunner {
         }
 
         let outDir = PathText.normalize(options.outputDirectory)
-        let staging = DatasetStaging(outputDirectory: outDir)
         try checkOutsideDataset(output: outDir, dataset: dataset.directory)
         var reads = PipelineRunner.readPaths(spec, sources: sources).filter { $0.role != "pipeline file" }
         reads.append((dataset.directory, "source dataset"))
-        let lock = try PipelineRunner.takeOutput(staging, reads: reads, log: options.log)
-        defer { lock.release() }
-        try staging.begin(log: options.log)
-        var finished = false
-        defer { if !finished { staging.abandon() } }
+        let job = try DatasetJob(outputDirectory: outDir, reads: reads, log: options.log)
+        defer { job.end() }
+        try job.begin()
+        let staging = job.staging
         let recordsDir = staging.partialDirectory + "/records"
         if mkdir(recordsDir, 0o755) != 0 && errno != EEXIST {
             throw MotionError(.cannotCreate, "cannot create \(recordsDir): \(String(cString: strerror(errno)))")
@@ -101,7 +99,7 @@ public enum ApplyRunner {
                                       compress: spec.output.compression == .zstd, seed: spec.split.seed,
                                       threads: Swift.max(1, options.jobs), shuffle: false, normalization: normalization)
         }
-        defer { if !finished { sink.abandon() } }
+        job.onAbandon { sink.abandon() }
 
         var totals = Totals(channels: description.channelNames.count, features: description.featureNames.count)
         var inputs: [InputEntry] = []
@@ -109,18 +107,16 @@ public enum ApplyRunner {
                                        totalBytes: sources.reduce(0) { $0 + $1.fileBytes },
                                        report: options.progress)
         let streamedCount = ResumeCounter()
-        let executor = OrderedExecutor<RecordingProcessor, Result<RecordingRecord, Error>>()
         let budget = MemoryBudget(capacity: options.memoryBudgetValues)
         let valueLimit = Swift.min(ResourceLimits.maxGridValues, budget.capacity)
-        try executor.run(
-            count: sources.count, jobs: options.jobs, maxInFlight: options.jobs * 2,
+        try job.execute(
+            count: sources.count, jobs: options.jobs, budget: budget,
             makeWorker: {
                 RecordingProcessor(spec: spec, layout: plan.layout,
                                    streamBlockBytes: options.streamBlockBytes, log: options.log, valueLimit: valueLimit,
                                    keepUnlabelled: true)
             },
             work: { processor, k in
-                defer { budget.pass(item: k) }
                 if options.isCancelled() { return .failure(RunInterrupted(message: "")) }
                 return Result {
                     let record = try processor.processToRecord(
@@ -134,7 +130,6 @@ public enum ApplyRunner {
                 }
             },
             consume: { k, outcome in
-                defer { budget.release(item: k) }
                 let source = sources[k]
                 switch outcome {
                 case .failure(let e) where e is RunInterrupted:
@@ -155,7 +150,7 @@ public enum ApplyRunner {
                     for w in record.processed.warnings { options.log("warning: \(w)") }
                     progress.finished(k, windows: record.windowCount, bytes: record.inputs.reduce(0) { $0 + $1.bytes })
                 }
-            }, onCancel: { budget.cancel() })
+            })
 
         let written = try sink.finish()
         let windows = written.reduce(0) { $0 + $1.numWindows }
@@ -163,21 +158,12 @@ public enum ApplyRunner {
             throw MotionError(.dataError, "no window to apply the dataset to: \(totals.explanation(windowLength: description.windowLength, rateHz: description.sampleRateHz, recordings: sources.count))")
         }
         staging.removeRecords()
-        var checksums: [(path: String, sha256: String, bytes: Int)] = []
-        for f in written {
-            let (hex, bytes) = try f.checksum(in: staging.partialDirectory)
-            checksums.append((f.path, hex, bytes))
+        let manifestInputs = try DatasetWriter.manifestInputs(inputs + ledger.otherEntries())
+        let checksums = try job.seal(written, checkpoint: options.checkpoint) { checksums in
+            appliedManifest(dataset: dataset, description: description, inputs: manifestInputs, totals: totals,
+                            recordings: sources.count, files: written, checksums: checksums).pretty() + "\n"
         }
-        try staging.write("SHA256SUMS", checksums.map { "\($0.sha256)  \($0.path)\n" }.joined())
-        let manifest = appliedManifest(
-            dataset: dataset, description: description,
-            inputs: try DatasetWriter.manifestInputs(inputs + ledger.otherEntries()), totals: totals,
-            recordings: sources.count, files: written, checksums: checksums)
-        options.checkpoint("before-manifest")
-        try staging.write("manifest.json", manifest.pretty() + "\n")
-        options.checkpoint("before-commit")
-        try staging.commit(log: options.log)
-        finished = true
+        try job.commit(checkpoint: options.checkpoint)
         var summary = RunSummary(
             outputDirectory: outDir, recordings: sources.count, rowsRead: totals.rowsRead, rowsDropped: totals.rowsDropped,
             windowsDropped: totals.windowsDropped, recordingsDropped: totals.recordingsDropped, skipped: totals.skipped,

@@ -9,7 +9,8 @@ import MotionSinks
 /// split sinks, sums the counters, and finally writes SHA256SUMS and the manifest.
 final class DatasetWriter {
     let plan: RunPlan
-    let staging: DatasetStaging
+    let job: DatasetJob
+    var staging: DatasetStaging { job.staging }
     private var sinks: [SplitName: SplitSink] = [:]
     private(set) var totals: Totals
     private var inputs: [InputEntry] = []
@@ -19,10 +20,10 @@ final class DatasetWriter {
     private let checkpoint: (String) -> Void
 
     /// - Parameter jobs: threads for compressing HDF5 chunks (shared by the three split files).
-    init(plan: RunPlan, staging: DatasetStaging, jobs: Int, log: @escaping (String) -> Void,
+    init(plan: RunPlan, job: DatasetJob, jobs: Int, log: @escaping (String) -> Void,
          checkpoint: @escaping (String) -> Void = { _ in }) throws {
         self.plan = plan
-        self.staging = staging
+        self.job = job
         self.log = log
         self.checkpoint = checkpoint
         totals = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
@@ -120,25 +121,18 @@ final class DatasetWriter {
         }
         for w in warnings { log("warning: \(w)") }
 
-        var checksums: [(path: String, sha256: String, bytes: Int)] = []
-        for split in SplitName.allCases {
-            for f in files[split]! {
-                let (hex, bytes) = try f.checksum(in: staging.partialDirectory)
-                checksums.append((f.path, hex, bytes))
-            }
+        let manifestInputs = try Self.manifestInputs(inputs + runInputs).map {
+            DatasetManifest.Input(path: $0.path, bytes: $0.bytes, sha256: $0.sha256, role: $0.role.rawValue)
         }
-        try staging.write("SHA256SUMS", checksums.map { "\($0.sha256)  \($0.path)\n" }.joined())
-        let manifest = ManifestBuilder.manifest(
-            spec: spec, pipelineSHA256: plan.pipelineSHA256, description: plan.description,
-            inputs: try Self.manifestInputs(inputs + runInputs).map {
-                DatasetManifest.Input(path: $0.path, bytes: $0.bytes, sha256: $0.sha256, role: $0.role.rawValue)
-            },
-            totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
-            foldCount: plan.foldCount,
-            ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } },
-            chain: plan.layout.chain(spec: spec))
-        checkpoint("before-manifest")
-        try staging.write(DatasetSchema.manifestFileName, manifest.text)
+        let checksums = try job.seal(SplitName.allCases.flatMap { files[$0]! }, checkpoint: checkpoint) { checksums in
+            ManifestBuilder.manifest(
+                spec: spec, pipelineSHA256: plan.pipelineSHA256, description: plan.description,
+                inputs: manifestInputs,
+                totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
+                foldCount: plan.foldCount,
+                ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } },
+                chain: plan.layout.chain(spec: spec)).text
+        }
         return RunSummary(
             outputDirectory: staging.outputDirectory, recordings: plan.sources.count, rowsRead: totals.rowsRead,
             rowsDropped: totals.rowsDropped, windowsDropped: totals.windowsDropped, recordingsDropped: totals.recordingsDropped,
@@ -251,11 +245,3 @@ enum MessageNumber {
     }
 }
 
-extension WrittenFile {
-    /// The file's SHA-256 and size for SHA256SUMS: as its sink hashed it while writing it
-    /// (shards), else read once from `directory` (HDF5, which libhdf5 finishes by seeking back).
-    func checksum(in directory: String) throws -> (hex: String, bytes: Int) {
-        if let sha256, let bytes { return (sha256, bytes) }
-        return try SHA256.hexOfFile(path: directory + "/" + path)
-    }
-}

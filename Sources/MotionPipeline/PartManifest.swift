@@ -243,19 +243,16 @@ extension PipelineRunner {
         for p in parts {
             for e in p.inputs { try checkReachable(e, part: p) }
         }
-        let staging = DatasetStaging(outputDirectory: PathText.normalize(outputDirectory))
         var reads = parts.map { (path: $0.directory, role: "part folder") }
         for p in parts { reads.append((p.directory + "/" + PartManifest.fileName, "part manifest")) }
-        let lock = try PipelineRunner.takeOutput(staging, reads: reads, log: options.log)
-        defer { lock.release() }
-        try staging.begin(log: options.log)
-        var finished = false
-        defer { if !finished { staging.abandon() } }
-        let writer = try DatasetWriter(plan: plan, staging: staging, jobs: options.jobs, log: options.log)
-        defer { if !finished { writer.abandon() } }
+        let job = try DatasetJob(outputDirectory: PathText.normalize(outputDirectory), reads: reads, log: options.log)
+        defer { job.end() }
+        try job.begin()
+        let writer = try DatasetWriter(plan: plan, job: job, jobs: options.jobs, log: options.log)
+        job.onAbandon { writer.abandon() }
         var progress = RunProgress(total: plan.sources.count)
-        try OrderedExecutor<Void, Result<RecordingRecord, Error>>().run(
-            count: plan.sources.count, jobs: options.jobs, maxInFlight: options.jobs * 2, makeWorker: {},
+        try job.execute(
+            count: plan.sources.count, jobs: options.jobs, makeWorker: {},
             work: { _, i in
                 let part = partsByWorker[owner[i]]!
                 if let failure = part.failures[i] { return .failure(RecordedFailure(description: failure)) }
@@ -284,8 +281,7 @@ extension PipelineRunner {
                 options.progress(progress)
             })
         let summary = try writer.finish(runInputs: runInputs)
-        try staging.commit(log: options.log)
-        finished = true
+        try job.commit()
         return summary
     }
 }

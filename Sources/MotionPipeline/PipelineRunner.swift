@@ -23,42 +23,38 @@ public enum PipelineRunner {
         let intervals = plan.intervals
         var outDir = PathText.normalize(options.outputDirectory ?? PathText.join(spec.baseDirectory, spec.output.path))
         if let w = options.worker, options.outputDirectory == nil { outDir += "-part-\(w.index)-of-\(w.count)" }
-        let staging = DatasetStaging(outputDirectory: outDir)
+        let job = try DatasetJob(outputDirectory: outDir, reads: readPaths(spec, sources: sources), log: options.log)
+        defer { job.end() }
+        let staging = job.staging
         let recordsDir = staging.partialDirectory + "/records"
-        let lock = try takeOutput(staging, reads: readPaths(spec, sources: sources), log: options.log)
-        defer { lock.release() }
         try prepare(staging, plan: plan, options: options, runInputs: ledger.otherEntries())
-        var keepPartial = false
-        var finished = false
-        defer { if !finished && !keepPartial { staging.abandon() } }
+        job.adopt()
 
         let owned = sources.indices.filter { options.worker == nil || RunPlan.worker(of: sources[$0].name, count: options.worker!.count) == options.worker!.index }
         let isTrain = plan.splitOf.map { $0 == .train }
         let writer: DatasetWriter? = options.worker == nil
-            ? try DatasetWriter(plan: plan, staging: staging, jobs: options.jobs, log: options.log,
+            ? try DatasetWriter(plan: plan, job: job, jobs: options.jobs, log: options.log,
                                  checkpoint: options.checkpoint) : nil
-        // Runs before the partial folder is removed (defers run last declared first): no data
-        // file is still open, or written to, once its folder is gone.
-        defer { if !finished { writer?.abandon() } }
+        // Runs before the partial folder is removed: no data file is still open, or written
+        // to, once its folder is gone.
+        if let writer { job.onAbandon { writer.abandon() } }
         var failures: [(Int, String)] = []
         let progress = ProgressTracker(total: owned.count,
                                        totalBytes: owned.reduce(0) { $0 + sources[$1].fileBytes },
                                        report: options.progress)
         let resumedCount = ResumeCounter()
         let streamedCount = ResumeCounter()
-        let executor = OrderedExecutor<RecordingProcessor, Result<RecordingRecord, Error>>()
         let budget = MemoryBudget(capacity: options.memoryBudgetValues)
         let valueLimit = Swift.min(ResourceLimits.maxGridValues, budget.capacity)
         do {
-            try executor.run(
-                count: owned.count, jobs: options.jobs, maxInFlight: options.jobs * 2,
+            try job.execute(
+                count: owned.count, jobs: options.jobs, budget: budget,
                 makeWorker: {
                     RecordingProcessor(spec: spec, layout: plan.layout,
                                        streamBlockBytes: options.streamBlockBytes, log: options.log, valueLimit: valueLimit)
                 },
                 work: { processor, k in
                     let i = owned[k]
-                    defer { budget.pass(item: k) }  // its turn to reserve memory is over
                     if options.isCancelled() { return .failure(RunInterrupted(message: "")) }
                     let path = recordsDir + "/" + RecordStore.fileName(for: i)
                     return Result {
@@ -78,7 +74,6 @@ public enum PipelineRunner {
                     }
                 },
                 consume: { k, outcome in
-                    defer { budget.release(item: k) }  // the result leaves memory once written
                     let i = owned[k]
                     if case .failure(let e) = outcome, e is RunInterrupted {
                         throw RunInterrupted(message: "interrupted after \(k) of \(owned.count) recordings; the finished ones are kept in \(staging.partialDirectory): rerun with `--resume` to complete the dataset")
@@ -94,9 +89,9 @@ public enum PipelineRunner {
                     } else {
                         progress.finished(k, windows: 0, bytes: sources[i].fileBytes)
                     }
-                }, onCancel: { budget.cancel() })
+                })
         } catch let e as RunInterrupted {
-            keepPartial = true
+            job.keepPartial()
             throw e
         }
         var summary: RunSummary
@@ -117,9 +112,7 @@ public enum PipelineRunner {
         summary.memoryBudgetPeak = budget.peakValues
         summary.memoryBudgetPeakHolders = budget.peakHolders
         if summary.resumed > 0 { options.log("resumed \(summary.resumed) finished recording(s) from the interrupted run") }
-        options.checkpoint("before-commit")
-        try staging.commit(log: options.log)
-        finished = true
+        try job.commit(checkpoint: options.checkpoint)
         return summary
     }
 

@@ -68,7 +68,10 @@ let swiftTargets: [Target] = [
     // The live library (docs/live.md): the dataset's processing on samples as they arrive, for
     // apps. Only stage modules and the vendored kissfft: no HDF5, zstd, YAML or libcrypto, so it
     // builds wherever Swift does (iOS and watchOS included).
-    .target(name: "MotionLive", dependencies: ["MotionCore", "MotionResample", "MotionWindowing", "MotionFeatures"]),
+    // The chain from the grid to the windows (transforms, cutting), the one the dataset's
+    // engine and MotionLive both run (ARCHITECTURE.md, "The chain"). No C library.
+    .target(name: "MotionChain", dependencies: ["MotionCore", "MotionResample", "MotionWindowing"]),
+    .target(name: "MotionLive", dependencies: ["MotionCore", "MotionResample", "MotionWindowing", "MotionFeatures", "MotionChain"]),
     // The dataset format (docs/dataset-format.md): schema, the one manifest type (read and
     // written by the same code), the one file-reader protocol with its HDF5 and shard readers
     // (on MotionSinks' ShardReader and HDF5ParallelChunkReader). Used by the pipeline, validate,
@@ -82,7 +85,7 @@ let swiftTargets: [Target] = [
     .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionChecksum", "MotionYAML",
                                                    "MotionSinks"]),  // ShardReader: one shard reader, not two
     .target(name: "MotionPipeline", dependencies: [
-        "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
+        "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing", "MotionChain",
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum", "MotionDataset",
     ]),
     // `motionprep report`: reads a written dataset, renders one self-contained HTML page.

@@ -1,3 +1,4 @@
+import MotionChain
 import MotionCore
 import MotionFeatures
 import MotionResample
@@ -47,8 +48,10 @@ public struct LiveCounts: Sendable, Equatable {
 /// interleave in any way (a phone delivers its sensors in bursts). Every call returns the windows
 /// that became complete, in time order. The windows are those the dataset would hold for the same
 /// samples (`x` bit for bit, the features and normalised values with them), because the grid, the
-/// anti-aliasing filter, the windows and the features run the code `motionprep run` runs:
-/// `StreamingGrid`, `StreamingRunFilter`, `WindowCutter`, `TransformPlan` and `FeatureExtractor`.
+/// anti-aliasing filter, the chain from the grid to the windows and the features run the code
+/// `motionprep run` runs: `StreamingGrid`, `StreamingRunFilter`, `WindowChain` (the transforms,
+/// the cutter, the segments' lifecycle) and `FeatureExtractor`. The processor keeps no window or
+/// segment lifecycle of its own.
 ///
 /// A window is emitted as soon as every value in it is settled: its last grid point needs a
 /// sample after it from every stream, plus the lookahead of the anti-aliasing filter (about
@@ -61,19 +64,9 @@ public final class LiveProcessor {
     public private(set) var counts = LiveCounts()
 
     private let grid: StreamingGrid
-    private var cutter: WindowCutter
+    /// The dataset's chain from the grid to the windows.
+    private let chain: WindowChain
     private let extractor: FeatureExtractor?
-    private let T: Int
-    /// Channels of `x` (those of the grid rows, streams and magnitudes, then the transforms').
-    private let C: Int
-    /// Grid rows from grid point `rowsBase` on.
-    private var rows: [Float] = []
-    private var rowsBase = 0
-    /// Window starts whose last point is computed, waiting for the transforms to settle them.
-    private var pending: [Int] = []
-    /// With `transforms`: the current gap-free segment's first point and its transformer.
-    private var segmentStart: Int?
-    private var segment: SegmentTransformer?
     private var finished: [Bool]
     /// See `lookaheadSeconds`.
     private var filterLookahead = 0.0
@@ -115,9 +108,9 @@ public final class LiveProcessor {
             buffers.append(b)
         }
         grid = StreamingGrid(streams: buffers, rateHz: configuration.rateHz, magnitudes: configuration.magnitudes.map(\.axes))
-        cutter = WindowCutter(plan: WindowPlan(length: configuration.windowLength, stride: configuration.windowStride))
-        T = configuration.windowLength
-        C = configuration.channelNames.count
+        chain = WindowChain(windowPlan: WindowPlan(length: configuration.windowLength, stride: configuration.windowStride),
+                            channelCount: configuration.channelNames.count, transforms: configuration.transforms,
+                            rateHz: configuration.rateHz)
         extractor = configuration.features.isEmpty ? nil : FeatureExtractor(plan: FeaturePlan(
             features: configuration.features, channelNames: configuration.channelNames, rateHz: configuration.rateHz,
             windowLength: configuration.windowLength))
@@ -237,80 +230,20 @@ public final class LiveProcessor {
         // A stream with fewer than 2 samples gives no grid (the dataset's `too_few_samples`).
         if final && grid.streams.contains(where: { $0.total < 2 }) { return [] }
         guard let limit = final ? grid.finalLimit : grid.horizon else { return [] }
-        var ready: [Int] = []
-        let transforms = configuration.transforms
-        grid.compute(through: limit) { k, row, valid in
-            if let plan = transforms {
-                if valid {
-                    if segment == nil {
-                        segment = SegmentTransformer(plan: plan, rateHz: configuration.rateHz)
-                        segmentStart = k
-                    }
-                    segment!.append(row)
-                } else if segment != nil {
-                    // The segment ended before k.
-                    endSegment()
-                }
-            } else {
-                rows.append(contentsOf: row)
-            }
-            cutter.add(point: k, valid: valid) { start in
-                if transforms == nil { ready.append(start) } else { pending.append(start) }
-            }
-        }
-        counts.gaps = cutter.gaps
-        counts.invalidPoints = cutter.invalidPoints
-        var out: [LiveWindow]
-        if transforms == nil {
-            out = ready.map { window(at: $0, values: rows, base: rowsBase) }
-        } else {
-            if final && segment != nil { endSegment() }
-            settledWindows()
-            out = transformed
-            transformed = []
-        }
-        trimRows()
+        // Never throws: no memory reservation, no window limit.
+        try? chain.advance(grid, through: limit, final: final)
+        counts.gaps = chain.gaps
+        counts.invalidPoints = chain.invalidPoints
+        counts.shortSegmentWindows = chain.shortSegmentWindows
+        let out = chain.ready.map { window(at: $0) }
+        chain.removeReady(out.count)
+        chain.trim(nextPoint: grid.nextPoint)
         counts.windows += out.count
         return out
     }
 
-    /// Windows the transforms settled, not yet returned.
-    private var transformed: [LiveWindow] = []
-
-    /// Cuts the pending windows of the current segment whose every row the transformer settled
-    /// (all of them once the segment has ended).
-    private func settledWindows() {
-        guard let segment, let first = segmentStart else { return }
-        let ready = segment.advance()
-        var n = 0
-        while n < pending.count && pending[n] - first + T <= ready { n += 1 }
-        guard n > 0 else { return }
-        var values = [Float](repeating: 0, count: T * C)
-        for start in pending[0..<n] {
-            values.withUnsafeMutableBufferPointer { segment.rows((start - first)..<(start - first + T), into: $0) }
-            transformed.append(window(at: start, values: values, base: start))
-        }
-        pending.removeFirst(n)
-    }
-
-    /// Ends the current segment: its remaining windows, or none when it is too short for a
-    /// zero-phase step's padding (counted, as the dataset's `windows_dropped.short_segment`).
-    private func endSegment() {
-        guard let segment, let plan = configuration.transforms else { return }
-        segment.end()
-        if segment.count < plan.minimumSegment {
-            counts.shortSegmentWindows += pending.count
-            pending.removeAll()
-        } else {
-            settledWindows()
-        }
-        self.segment = nil
-        segmentStart = nil
-    }
-
-    private func window(at start: Int, values: [Float], base: Int) -> LiveWindow {
-        let from = (start - base) * C
-        let x = Array(values[from..<(from + T * C)])
+    private func window(at start: Int) -> LiveWindow {
+        let x = chain.window(at: start)
         var w = LiveWindow(startTime: grid.time(start), x: x, xNormalized: [], features: [], featuresNormalized: [])
         if let extractor {
             var f = [Float](repeating: 0, count: extractor.plan.count)
@@ -322,19 +255,5 @@ public final class LiveProcessor {
         }
         if let n = configuration.xNormalization { w.xNormalized = n.apply(x[...]) }
         return w
-    }
-
-    /// Drops grid rows no window can still need.
-    private func trimRows() {
-        guard configuration.transforms == nil else { return }  // the segment's transformer holds its rows
-        var keep = grid.nextPoint
-        if let e = cutter.earliestUncut { keep = Swift.min(keep, e) }
-        if let s = segmentStart { keep = Swift.min(keep, s) }
-        if let p = pending.first { keep = Swift.min(keep, p) }
-        let drop = keep - rowsBase
-        if drop > 0 && drop * C >= Swift.max(4096, rows.count / 2) {
-            rows.removeFirst(drop * C)
-            rowsBase = keep
-        }
     }
 }

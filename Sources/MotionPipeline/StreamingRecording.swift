@@ -1,3 +1,4 @@
+import MotionChain
 import MotionConfig
 import MotionCore
 import MotionFeatures
@@ -83,43 +84,14 @@ final class StreamingRecording {
     private var keepBlocks: Bool
     /// Files read whole and kept as blocks, by file index.
     private var keptFiles: [Int: _KeptFile] = [:]
-    // Grid.
-    private var gridBase = 0
-    private var gridRows: [Float] = []
-    private var row: [Float]
-    // Segments and windows.
-    private var cutter: WindowCutter
-    private var pending: [Int] = []
-    // Transforms. The current gap-free segment goes through its `SegmentTransformer`;
-    // `gridRows` then holds rows of x (every channel) up to `settled`, the rows every step has
-    // settled, and the segment's window starts wait in `segmentPending`. A zero-phase step
-    // settles nothing before the segment ends: the transformer then holds the whole segment, and
-    // the recording's memory reservation grows with it (`reserveSegment`).
+    /// The chain from the grid to the windows (`transforms`, the cutter, the rows a window can
+    /// still need), the one `LiveProcessor` runs too. A zero-phase step settles nothing before
+    /// its segment ends: the chain then holds the whole segment, and the recording's memory
+    /// reservation grows with it (`WindowChain.reserve`).
+    private let chain: WindowChain
     private let transforms: TransformPlan?
-    private var segment: SegmentTransformer?
-    private var segmentFirst = 0
-    private var settled = 0
-    private var segmentPending: [Int] = []
-    /// The longest segment kept (long enough for every step): with a zero-phase step, shorter
-    /// segments are dropped (docs/signal.md, "Transforms") and do not count as runs.
-    private var longestKeptSegment = 0
-    /// Values a held segment may use before the reservation grows (`reserveSegment`).
-    private var segmentReserved = 0
-    /// Asks the run's memory budget for this many values in all (`RecordingProcessor` passes
-    /// its reservation; a second call raises it).
-    private let reserve: (Int) throws -> Void
-    /// What the recording reserved before it started (blocks, windows, kept files).
-    private let baseReservation: Int
-    /// A zero-phase step: segments are held whole.
-    private let holdsSegments: Bool
-    /// `timeline`: hears every settled grid row of `x` with its validity; no windows are cut.
-    private var gridObserver: ((_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) -> Void)?
     /// `timeline`: the label events, folded as they come (instead of kept for windows).
     private var timelineEvents: StreamedInspection.EventFold?
-    /// The validity flags, and with transforms the rows, of the points one `emit` computes
-    /// (kept to reuse their storage).
-    private var validScratch: [Bool] = []
-    private var rowScratch: [Float] = []
     // Labels.
     /// The `intervals` or `path` track, on the input's clock once T0 is known (`clock: recording`).
     private var fixedTrack: LabelTrack?
@@ -146,11 +118,6 @@ final class StreamingRecording {
     private var firstTimes: [Double]?
     /// A kept stream has no sample at all (the recording's error): nothing more is computed.
     private var missingStream = false
-    /// Window starts so far, and whether they passed the resource limit (then none is kept).
-    private var windowStarts = 0
-    /// The most `windowStarts` was before a short segment's starts were taken back.
-    private var mostWindowStarts = 0
-    private var windowOverflow = false
     private var windowsDropped: ReasonCounts = [:]
     // Output.
     private var out: WindowBatch
@@ -167,9 +134,6 @@ final class StreamingRecording {
          reserved: Int = 0, reserve: @escaping (Int) throws -> Void = { _ in }) throws {
         self.labelTrack = labelTrack
         self.keepBlocks = keepBlocks
-        self.baseReservation = reserved
-        self.reserve = reserve
-        holdsSegments = spec.transformsLookahead == .segment
         self.valueLimit = valueLimit
         self.source = source
         self.ledger = ledger
@@ -186,13 +150,15 @@ final class StreamingRecording {
         C = layout.channelNames.count
         grid = StreamingGrid(streams: layout.sensors.map { sensor in StreamBuffer(channels: sensor.channelNames.count) },
                              rateHz: spec.resample.rateHz, magnitudes: layout.magnitudes.map(\.axes))
-        cutter = WindowCutter(plan: windowPlan)
         transforms = layout.transforms
+        chain = WindowChain(windowPlan: windowPlan, channelCount: layout.channelNames.count, transforms: layout.transforms,
+                            rateHz: spec.resample.rateHz, holdsSegments: spec.transformsLookahead == .segment,
+                            windowValueLimit: valueLimit)
+        chain.reserve = { try reserve(reserved + $0) }
         streamFile = Array(repeating: nil, count: layout.sensors.count)
         streamInput = Array(repeating: nil, count: layout.sensors.count)
         givers = Array(repeating: [], count: layout.sensors.count)
         streamNames = layout.sensors.map(\.name)
-        row = [Float](repeating: 0, count: layout.channelNames.count)
         fixedTrack = try LabelSources.fixedTrack(source, spec: spec, intervals: intervals)
         self.intervals = intervals
         out = WindowBatch(length: windowPlan.length, channelCount: layout.channelNames.count,
@@ -362,14 +328,15 @@ final class StreamingRecording {
                 warnings.append(PipelineSpec.unfilteredWarning(recording: source.name, runs: f.unfilteredRuns, stream: streamNames[s]))
             }
         }
+        if chain.shortSegmentWindows > 0 { windowsDropped["short_segment", default: 0] += chain.shortSegmentWindows }
         let duplicates = grid.streams.reduce(0) { $0 + $1.duplicates }
         if duplicates > 0 { rowsDropped["duplicate_time", default: 0] += duplicates }
         let processed = ProcessedRecording(
             source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
             rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
-            recordingDropped: dropped, gaps: dropped == nil ? cutter.gaps : 0, invalidPoints: dropped == nil ? cutter.invalidPoints : 0,
+            recordingDropped: dropped, gaps: dropped == nil ? chain.gaps : 0, invalidPoints: dropped == nil ? chain.invalidPoints : 0,
             warnings: warnings, xMoments: xMoments, featureMoments: featureMoments,
-            longestRun: dropped == nil ? (transforms == nil ? cutter.longestRun : longestKeptSegment) : 0,
+            longestRun: dropped == nil ? (transforms == nil ? chain.longestRun : chain.longestKeptSegment) : 0,
             labelRowsNoOverlap: intervals.map { intervals in
                 LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
                                             gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
@@ -389,8 +356,8 @@ final class StreamingRecording {
     func timeline(isCancelled: () -> Bool,
                   observe: @escaping (_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) -> Void)
         throws -> (t0: Double?, count: Int, tooFewSamples: Bool, warnings: [String], labels: LabelTrack?) {
-        gridObserver = observe
-        defer { gridObserver = nil }  // `observe` does not outlive this call
+        chain.observer = observe
+        defer { chain.observer = nil }  // `observe` does not outlive this call
         try designFilters(isCancelled: isCancelled, bytesRead: { _ in })
         let dropped = try stream(writer: nil, isCancelled: isCancelled, bytesRead: { _ in })
         let labels = fixedTrack ?? labelTrack ?? timelineEvents.map { var fold = $0; return fold.finish() }
@@ -404,7 +371,7 @@ final class StreamingRecording {
         for (r, file) in source.files.enumerated() {
             if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
         }
-        if gridObserver != nil, fixedTrack == nil, labelTrack == nil, spec.labels != nil {
+        if chain.observer != nil, fixedTrack == nil, labelTrack == nil, spec.labels != nil {
             timelineEvents = StreamedInspection.EventFold(sources: readers.count)
         }
         keptFiles = [:]  // the readers hold what they replay
@@ -420,7 +387,7 @@ final class StreamingRecording {
             }
             guard let r = pick else { break }
             if isCancelled() { throw RunInterrupted(message: "") }
-            let ready = pending.count
+            let ready = chain.ready.count
             if let block = try readers[r].reader.next() {
                 try take(block, from: r, file: readers[r].file, progress: &readers[r].progress)
                 readerBytes[r] = block.bytesRead
@@ -462,13 +429,13 @@ final class StreamingRecording {
         } else {
             try emit(final: true, writer: writer)
             if gridOverflow { throw gridPastLimit() }
-            if windowOverflow {
+            if chain.windowOverflow {
                 // The most window starts met (a short segment's were counted, then taken back).
                 try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
-                                                windows: Swift.max(windowStarts, mostWindowStarts), length: T, channels: C,
+                                                windows: Swift.max(chain.windowStarts, chain.mostWindowStarts), length: T, channels: C,
                                                 limit: valueLimit)
             }
-            try label(count: pending.count, writer: writer)
+            try label(count: chain.ready.count, writer: writer)
             try flush(writer: writer)
         }
         return dropped
@@ -693,183 +660,8 @@ final class StreamingRecording {
             gridOverflow = true
             return
         }
-        let C = self.C
-        if transforms == nil {
-            // Rows straight into `gridRows`; windows cut from the validity flags, with the
-            // cutter and the lists held in locals (no runtime exclusivity check per point).
-            let first = grid.nextPoint
-            var flags = validScratch
-            validScratch = []
-            flags.removeAll(keepingCapacity: true)
-            let n = grid.compute(through: limit, rows: &gridRows, valid: &flags)
-            if let gridObserver {
-                gridRows.withUnsafeBufferPointer { r in
-                    flags.withUnsafeBufferPointer { f in
-                        gridObserver(first, UnsafeBufferPointer(rebasing: r[((first - gridBase) * C)...]), f)
-                    }
-                }
-            }
-            var cutter = self.cutter, pending = self.pending, windowStarts = self.windowStarts, overflow = windowOverflow
-            self.pending = []
-            let T = self.T, limit = Double(valueLimit)
-            for i in 0..<(gridObserver == nil ? n : 0) {
-                cutter.add(point: first + i, valid: flags[i]) { start in
-                    windowStarts += 1
-                    if Double(windowStarts) * Double(T) * Double(C) > limit {
-                        // Past the window limit the recording is refused (checkWindows): count on, keep none.
-                        overflow = true
-                        pending.removeAll()
-                    }
-                    if !overflow { pending.append(start) }
-                }
-            }
-            self.cutter = cutter
-            self.pending = pending
-            self.windowStarts = windowStarts
-            windowOverflow = overflow
-            validScratch = flags
-            trimGrid()
-            return
-        }
-        // Transforms: the points of this emit computed at once, then taken run by run: a run of
-        // valid points goes to the segment's transformer in one batch, an invalid point ends the
-        // segment; the cutter sees each run's points after its rows went in, as it would point by
-        // point.
-        let plan = transforms!
-        let first = grid.nextPoint
-        var flags = validScratch
-        validScratch = []
-        flags.removeAll(keepingCapacity: true)
-        var rows = rowScratch
-        rowScratch = []
-        rows.removeAll(keepingCapacity: true)
-        let n = grid.compute(through: limit, rows: &rows, valid: &flags)
-        let C0 = grid.channelCount
-        var i = 0
-        while i < n {
-            var j = i + 1
-            if flags[i] {
-                while j < n && flags[j] { j += 1 }
-                if segment == nil {
-                    segment = SegmentTransformer(plan: plan, rateHz: rate)
-                    segmentFirst = first + i
-                }
-                rows.withUnsafeBufferPointer { r in
-                    segment!.append(rows: UnsafeBufferPointer(rebasing: r[(i * C0)..<(j * C0)]), count: j - i)
-                }
-                if holdsSegments && segment!.count - (settled - segmentFirst) > segmentReserved / perSegmentRow {
-                    try reserveSegment()
-                }
-            } else {
-                if segment != nil { endSegment() }
-                // An invalid point: no window contains it.
-                gridRows.append(contentsOf: repeatElement(0, count: C))
-                settled = first + i + 1
-                observe(first + i, count: 1, valid: false)
-            }
-            for k in (first + i)..<(gridObserver == nil ? first + j : first + i) {
-                cutter.add(point: k, valid: flags[k - first]) { start in
-                    windowStarts += 1
-                    if Double(windowStarts) * Double(T) * Double(C) > Double(valueLimit) {
-                        // Past the window limit the recording is refused (checkWindows): count on, keep none.
-                        windowOverflow = true
-                        pending.removeAll()
-                        segmentPending.removeAll()
-                    }
-                    if !windowOverflow { segmentPending.append(start) }
-                }
-            }
-            i = j
-        }
-        validScratch = flags
-        rowScratch = rows
-        if segment != nil {
-            if final { endSegment() } else { settle() }
-        }
-        trimGrid()
-    }
-
-    /// Moves the rows of x the current segment's transforms have settled to `gridRows`, and
-    /// the windows they complete to `pending`.
-    private func settle() {
-        guard let segment else { return }
-        let ready = segmentFirst + segment.advance()
-        guard ready > settled else { return }
-        var values = [Float](repeating: 0, count: (ready - settled) * C)
-        values.withUnsafeMutableBufferPointer { segment.rows((settled - segmentFirst)..<(ready - segmentFirst), into: $0) }
-        gridRows += values
-        observe(settled, count: ready - settled, valid: true)
-        settled = ready
-        segment.release(before: settled - segmentFirst)
-        var n = 0
-        while n < segmentPending.count && segmentPending[n] + T <= settled { n += 1 }
-        pending += segmentPending[0..<n]
-        segmentPending.removeFirst(n)
-    }
-
-    /// Hands the last `count` rows of `gridRows` (grid points `first...`) to `gridObserver`.
-    private func observe(_ first: Int, count: Int, valid: Bool) {
-        guard let gridObserver, count > 0 else { return }
-        let flags = [Bool](repeating: valid, count: count)
-        gridRows.withUnsafeBufferPointer { r in
-            flags.withUnsafeBufferPointer { gridObserver(first, UnsafeBufferPointer(rebasing: r[(r.count - count * C)...]), $0) }
-        }
-    }
-
-    /// The current segment ended (a gap, or the grid's end): every row settles. A segment too
-    /// short for a zero-phase step's padding gives no windows: they are counted as
-    /// `short_segment` (docs/signal.md, "Transforms"), and its
-    /// rows are never read.
-    private func endSegment() {
-        guard let segment, let plan = transforms else { return }
-        segment.end()
-        if segment.count < plan.minimumSegment {
-            let lost = segmentPending.count
-            if lost > 0 { windowsDropped["short_segment", default: 0] += lost }
-            mostWindowStarts = Swift.max(mostWindowStarts, windowStarts)
-            windowStarts -= lost
-            segmentPending.removeAll()
-            let from = settled
-            gridRows.append(contentsOf: repeatElement(0, count: (segmentFirst + segment.count - settled) * C))
-            settled = segmentFirst + segment.count
-            observe(from, count: settled - from, valid: false)
-        } else {
-            settle()
-            longestKeptSegment = Swift.max(longestKeptSegment, segment.count)
-        }
-        self.segment = nil
-    }
-
-    /// Values a held segment row takes in the transformer: its input channels, and float64
-    /// buffers of the channels the steps write.
-    private var perSegmentRow: Int {
-        guard let t = transforms else { return 1 }
-        return t.inputChannels + 2 * t.channelCount + 4
-    }
-
-    /// The transformer holds more rows than reserved for: raise the recording's reservation (to
-    /// twice the rows held, so that a long segment asks only a few times).
-    private func reserveSegment() throws {
-        guard let segment else { return }
-        let held = segment.count - (settled - segmentFirst)
-        segmentReserved = Swift.max(1 << 16, 2 * held) * perSegmentRow
-        try reserve(baseReservation + segmentReserved)
-    }
-
-    /// Drops grid rows no window can still need.
-    private func trimGrid() {
-        var keep = grid.nextPoint
-        if let p = pending.first { keep = Swift.min(keep, p) }
-        if transforms != nil {
-            keep = Swift.min(keep, settled)
-            if let p = segmentPending.first { keep = Swift.min(keep, p) }
-        }
-        if let e = cutter.earliestUncut { keep = Swift.min(keep, e) }
-        let drop = keep - gridBase
-        if drop > 0 && drop * C >= Swift.max(1 << 16, gridRows.count / 2) {
-            gridRows.removeFirst(drop * C)
-            gridBase = keep
-        }
+        try chain.advance(grid, through: limit, final: final)
+        chain.trim(nextPoint: grid.nextPoint)
     }
 
     // MARK: - Labels and output
@@ -877,8 +669,8 @@ final class StreamingRecording {
     /// Labels the first `count` pending windows and moves the kept ones to the output.
     private func label(count: Int, writer: RecordWriter?) throws {
         guard count > 0 else { return }
-        let starts = Array(pending[0..<count])
-        pending.removeFirst(count)
+        let starts = Array(chain.ready[0..<count])
+        chain.removeReady(count)
         var keptStarts: [Int]
         var classIds: [Int64]
         if let aligner {
@@ -898,23 +690,18 @@ final class StreamingRecording {
             classIds = [Int64](repeating: -1, count: count)
         }
         for (w, s) in keptStarts.enumerated() {
-            let from = (s - gridBase) * C
-            out.x.append(contentsOf: gridRows[from..<(from + T * C)])
+            chain.appendWindow(at: s, to: &out.x)
             out.startTimes.append(time(s))
             out.y.append(classIds[w])
             if out.count == RecordStore.blockWindows { try flush(writer: writer) }
         }
-        trimGrid()
+        chain.trim(nextPoint: grid.nextPoint)
     }
 
     /// Drops label events before the earliest time a window can still cover, except the last
     /// of them (the label in force there).
     private func trimEvents() {
-        var earliest = grid.nextPoint
-        if let p = pending.first { earliest = Swift.min(earliest, p) }
-        if let p = segmentPending.first { earliest = Swift.min(earliest, p) }
-        if let e = cutter.earliestUncut { earliest = Swift.min(earliest, e) }
-        trimEvents(before: time(earliest))
+        trimEvents(before: time(chain.earliestWindowPoint(nextPoint: grid.nextPoint)))
     }
 
     private func trimEvents(before horizon: Double) {

@@ -7,12 +7,12 @@ import MotionFeatures
 /// them from the very float32 values it stores in `x` (`StreamingRecording.flush`), so the
 /// recomputation is exact: a stored value whose bits differ from the recomputed one fails.
 extension _ValidationRun {
-    /// The extractor for the manifest's features, planned as the run plans them
+    /// The plan of the manifest's features, as the run plans them
     /// (`RecordingProcessor`: `pipeline.resolved.features`, the channels of `x`,
     /// `sample_rate_hz`, `window_length`); nil when the dataset has no features (the check
     /// passes) or the manifest does not give a plan whose columns are its `feature_names` (the
     /// check fails, naming why).
-    func makeFeatureExtractor() -> FeatureExtractor? {
+    func makeFeaturePlan() -> FeaturePlan? {
         let id = CheckID.featuresRecomputed
         guard !manifest.undecoded.contains(.pipeline), case .object(let resolved) = manifest.pipeline.resolved else {
             builder.skip(id, "`pipeline.resolved` did not decode")
@@ -63,7 +63,7 @@ extension _ValidationRun {
             builder.fail(id, Self.manifestName, "`feature_names` is \(Self.quoted(names)), but `pipeline.resolved.features` gives \(Self.quoted(plan.featureNames)) for the channels of `x`, so the features cannot be recomputed: the feature names must be the pipeline's, in its order")
             return nil
         }
-        return FeatureExtractor(plan: plan)
+        return plan
     }
 
     /// The file's comparison as one failure (the count and the first differing value), or the

@@ -104,7 +104,7 @@ final class _ValidationRun {
         // The manifest's descriptive keys against the pipeline that wrote it (DatasetConsistency).
         builder.ran(.manifestConsistency)
         for p in DatasetConsistency.manifestProblems(decoded) { builder.fail(.manifestConsistency, Self.manifestName, p) }
-        featureExtractor = makeFeatureExtractor()
+        featureExtractor = makeFeaturePlan().map { FeatureExtractor(plan: $0) }
 
         let storage = options.storages.first { $0.name == decoded.storage }
         builder.ran(.storageSupported)

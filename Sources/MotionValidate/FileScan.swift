@@ -108,4 +108,13 @@ struct FeatureComparison {
     var windowsDiffering = 0
     /// The first differing value: its row, feature column, stored and recomputed value.
     var first: (row: Int, column: Int, stored: Float, recomputed: Float)?
+
+    /// Adds the comparison of rows after this one's.
+    mutating func merge(_ o: FeatureComparison) {
+        windowsCompared += o.windowsCompared
+        windowsSkipped += o.windowsSkipped
+        valuesDiffering += o.valuesDiffering
+        windowsDiffering += o.windowsDiffering
+        if first == nil { first = o.first }
+    }
 }

@@ -47,7 +47,8 @@ struct FileScanner {
     }
     /// Whether `x` and `features` are read together, block by block, to recompute the features.
     private var recomputesFeatures: Bool {
-        guard let extractor, xScanned, featuresScanned, let x = readable["x"], let f = readable["features"] else { return false }
+        guard let extractor, xScanned, featuresScanned, let x = readable["x"],
+              let f = readable["features"] else { return false }
         return extractor.plan.count == manifest.featureNames.count
             && extractor.plan.windowLength == manifest.windowLength
             && extractor.plan.channelNames.count == manifest.channelNames.count
@@ -259,7 +260,6 @@ struct FileScanner {
         var featureState = FeatureState(columns: n)
         var comparison = FeatureComparison()
         var xRead = true, featuresRead = true
-        var recomputed = [Float](repeating: 0, count: n)
         for start in blocks(x, bytesPerRow: xRowBytes) {
             let rows = blockRange(start, x, bytesPerRow: xRowBytes)
             var xValues: [Float]?, featureValues: [Float]?
@@ -279,31 +279,7 @@ struct FileScanner {
             if let featureValues { addFeatures(featureValues, rows: rows, to: &featureState) }
             guard let xValues, let featureValues, xValues.count == rows.count * rowFloats,
                   featureValues.count == rows.count * n else { continue }
-            xValues.withUnsafeBufferPointer { xv in
-                featureValues.withUnsafeBufferPointer { fv in
-                    recomputed.withUnsafeMutableBufferPointer { out in
-                        for w in 0..<rows.count {
-                            let window = UnsafeBufferPointer(rebasing: xv[(w * rowFloats)..<((w + 1) * rowFloats)])
-                            // A window with NaN or infinity (`values.finite`) is not a window the run computed features of.
-                            guard window.allSatisfy(\.isFinite) else {
-                                comparison.windowsSkipped += 1
-                                continue
-                            }
-                            extractor.extract(window: window, into: out)
-                            comparison.windowsCompared += 1
-                            var differs = false
-                            for k in 0..<n where out[k].bitPattern != fv[w * n + k].bitPattern {
-                                comparison.valuesDiffering += 1
-                                if comparison.first == nil {
-                                    comparison.first = (rows.lowerBound + w, k, fv[w * n + k], out[k])
-                                }
-                                differs = true
-                            }
-                            if differs { comparison.windowsDiffering += 1 }
-                        }
-                    }
-                }
-            }
+            comparison.merge(compareFeatures(xValues, featureValues, firstRow: rows.lowerBound, extractor: extractor))
         }
         if xRead {
             finishX(xState, into: &scan)
@@ -335,6 +311,41 @@ struct FileScanner {
                 i += rowFloats
             }
         }
+    }
+
+    /// The stored features of a block (`features`, rows × F) against those recomputed from its
+    /// `x` (rows × T × C). One thread: on the 2-core VM two threads through `concurrentPerform`
+    /// took twice the CPU time and more wall time under load (docs/validate.md, C7).
+    private func compareFeatures(_ x: [Float], _ stored: [Float], firstRow: Int, extractor: FeatureExtractor) -> FeatureComparison {
+        let rowFloats = manifest.windowLength * manifest.channelNames.count, n = manifest.featureNames.count
+        let windows = stored.count / max(1, n)
+        var c = FeatureComparison()
+        var out = [Float](repeating: 0, count: n)
+        x.withUnsafeBufferPointer { xv in
+            stored.withUnsafeBufferPointer { fv in
+                out.withUnsafeMutableBufferPointer { out in
+                    for w in 0..<windows {
+                        let window = UnsafeBufferPointer(rebasing: xv[(w * rowFloats)..<((w + 1) * rowFloats)])
+                        // A window with NaN or infinity (`values.finite`) is not a window the run computed features of.
+                        guard window.allSatisfy(\.isFinite) else {
+                            c.windowsSkipped += 1
+                            continue
+                        }
+                        extractor.extract(window: window, into: out)
+                        c.windowsCompared += 1
+                        var differs = false
+                        // A stored NaN or infinity is `values.finite`'s, not reported twice.
+                        for k in 0..<n where fv[w * n + k].isFinite && out[k].bitPattern != fv[w * n + k].bitPattern {
+                            c.valuesDiffering += 1
+                            if c.first == nil { c.first = (firstRow + w, k, fv[w * n + k], out[k]) }
+                            differs = true
+                        }
+                        if differs { c.windowsDiffering += 1 }
+                    }
+                }
+            }
+        }
+        return c
     }
 
     /// What the scan of `features` accumulates over a file's blocks.

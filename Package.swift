@@ -82,8 +82,10 @@ let swiftTargets: [Target] = [
     // It describes stage options with the stages' own types (ResampleMethod, LabelPolicy, SignalFilters.BandType).
     .target(name: "MotionConfig", dependencies: ["MotionCore", "MotionYAML", "MotionIngest", "MotionResample", "MotionLabels"]),
     // Checks a written dataset (docs/validate.md); reads it, never writes.
+    // MotionFeatures: `features.recomputed` recomputes `features` from `x` with the run's own feature code.
     .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionChecksum", "MotionYAML",
-                                                   "MotionSinks"]),  // ShardReader: one shard reader, not two
+                                                   "MotionSinks",  // ShardReader: one shard reader, not two
+                                                   "MotionFeatures"]),
     .target(name: "MotionPipeline", dependencies: [
         "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing", "MotionChain",
         "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum", "MotionDataset",

@@ -189,8 +189,8 @@ public enum ApplyRunner {
     }
 
     /// Refuses a dataset `apply` cannot reproduce: a `pipeline.resolved` that does not give the
-    /// manifest's `pipeline.sha256` (edited, or written by another motionprep), and a dataset
-    /// without train statistics.
+    /// manifest's `pipeline.sha256` (edited, or written by another motionprep), a dataset
+    /// without train statistics, and one whose manifest or files `checkDatasetFiles` refuses.
     static func check(_ dataset: SourceDataset) throws {
         let hash = SHA256Text.hex(dataset.spec.canonicalJSON())
         guard hash == dataset.pipelineSHA256 else {
@@ -202,6 +202,8 @@ public enum ApplyRunner {
         if !dataset.featureNames.isEmpty && dataset.featureStatistics == nil {
             throw MotionError(.config, "\(dataset.directory) has no train statistics for its features (its manifest's `normalization.features` is null), so `apply` cannot write `features_normalized`")
         }
+        // The statistics are the model's only if the manifest is `run`'s for the data beside it.
+        try checkDatasetFiles(dataset)
     }
 
     /// Refuses inputs that give other channels than the dataset's x (an IIO layout folder of the

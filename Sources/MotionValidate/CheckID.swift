@@ -76,6 +76,8 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public static let splitsDisjointWindows = CheckID("splits.disjoint_windows")
     /// Within a recording, each window starts after the one before it (in window order).
     public static let windowsTimeOrder = CheckID("windows.time_order")
+    /// Each window's `features` are those the run's feature code computes from its `x`, bit for bit.
+    public static let featuresRecomputed = CheckID("features.recomputed")
 
     // MARK: Expectations (`--expect FILE`)
 
@@ -121,6 +123,7 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
         (.splitsDisjointRecordings, "recordings are disjoint across splits"),
         (.splitsDisjointWindows, "no window is in two splits"),
         (.windowsTimeOrder, "start_time_s increases within each recording"),
+        (.featuresRecomputed, "features equal those recomputed from x with the run's feature code"),
         (.expectChannels, "required channels are present"),
         (.expectClasses, "required classes are present"),
         (.expectMinWindows, "minimum windows per split"),

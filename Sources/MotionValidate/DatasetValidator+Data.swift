@@ -71,7 +71,7 @@ extension _ValidationRun {
         let ranges = resolvedRanges()
         let scanner = FileScanner(reader: reader, manifest: manifest, readable: readable, ranges: ranges,
                                   blockWindows: options.blockWindows, maxBlockBytes: options.maxBlockBytes,
-                                  isTrain: file.split == .train)
+                                  isTrain: file.split == .train, extractor: featureExtractor)
         let (scan, errors) = scanner.scan()
         for e in errors { builder.fail(.filesReadable, file.path, e) }
         if !errors.isEmpty { incomplete.insert(file.path) }
@@ -81,6 +81,7 @@ extension _ValidationRun {
         let numbers = try? reader.windowNumbers()
         if let numbers { windowNumbers[file.split, default: []] += numbers }
         fileWindowNumbers[file.path] = numbers
+        reportFeatureComparison(file, scan)
     }
 
     /// `arrays.shape` and `arrays.dtype`; returns the arrays that can be read as the manifest

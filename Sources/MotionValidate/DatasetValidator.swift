@@ -2,6 +2,7 @@ import MotionDataset
 import Foundation
 import MotionChecksum
 import MotionCore
+import MotionFeatures
 
 /// How ``DatasetValidator`` runs.
 public struct ValidationOptions: Sendable {
@@ -60,6 +61,9 @@ final class _ValidationRun {
     var fileWindowNumbers: [String: [Int]?] = [:]
     /// Files whose data could not all be read (missing, unreadable, wrong arrays).
     var incomplete: Set<String> = []
+    /// The run's feature code for the manifest's features (`features.recomputed`), nil when
+    /// there are none or they cannot be planned from the manifest.
+    var featureExtractor: FeatureExtractor?
 
     static let manifestName = "manifest.json"
     static let sumsName = "SHA256SUMS"
@@ -78,7 +82,7 @@ final class _ValidationRun {
         .manifestSchema, .manifestConsistency, .storageSupported, .filesSHA256SUMS, .filesExist, .filesSize, .filesSHA256, .filesUnlisted,
         .filesRegular, .filesContainer, .filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .countsSplit, .labelsRange,
         .indicesRange, .valuesFinite, .normalizationStats, .splitsDisjointSubjects, .splitsDisjointRecordings,
-        .splitsDisjointWindows, .windowsTimeOrder,
+        .splitsDisjointWindows, .windowsTimeOrder, .featuresRecomputed,
     ]
 
     func skipAll(_ checks: [CheckID], _ reason: String) {
@@ -100,6 +104,7 @@ final class _ValidationRun {
         // The manifest's descriptive keys against the pipeline that wrote it (DatasetConsistency).
         builder.ran(.manifestConsistency)
         for p in DatasetConsistency.manifestProblems(decoded) { builder.fail(.manifestConsistency, Self.manifestName, p) }
+        featureExtractor = makeFeaturePlan().map { FeatureExtractor(plan: $0) }
 
         let storage = options.storages.first { $0.name == decoded.storage }
         builder.ran(.storageSupported)
@@ -131,7 +136,7 @@ final class _ValidationRun {
         if storage == nil {
             for c in [CheckID.filesContainer, .filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
                       .indicesRange, .valuesFinite, .normalizationStats, .splitsDisjointSubjects, .splitsDisjointRecordings,
-                      .splitsDisjointWindows, .windowsTimeOrder] {
+                      .splitsDisjointWindows, .windowsTimeOrder, .featuresRecomputed] {
                 builder.skip(c, "storage \"\(decoded.storage)\" cannot be read by this build")
             }
         }

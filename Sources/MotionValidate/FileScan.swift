@@ -89,6 +89,32 @@ struct FileScan {
     var rowRecordings: [Int32]?
     var rowStartTimes: [Double]?
     var rowXHashes: [UInt64]?
+    /// `features` recomputed from `x` (`features.recomputed`); nil when they were not compared
+    /// (no features, a manifest they cannot be planned from, or an array not read to the end).
+    var featureComparison: FeatureComparison?
     /// Arrays read to the end without an error.
     var completeArrays: Set<String> = []
+}
+
+/// Stored `features` against those recomputed from the same rows of `x` (docs/validate.md,
+/// `features.recomputed`).
+struct FeatureComparison {
+    /// Windows whose features were recomputed and compared.
+    var windowsCompared = 0
+    /// Windows not recomputed because their `x` holds NaN or infinity (`values.finite` fails them).
+    var windowsSkipped = 0
+    /// Stored values whose bits differ from the recomputed value's, and the windows holding them.
+    var valuesDiffering = 0
+    var windowsDiffering = 0
+    /// The first differing value: its row, feature column, stored and recomputed value.
+    var first: (row: Int, column: Int, stored: Float, recomputed: Float)?
+
+    /// Adds the comparison of rows after this one's.
+    mutating func merge(_ o: FeatureComparison) {
+        windowsCompared += o.windowsCompared
+        windowsSkipped += o.windowsSkipped
+        valuesDiffering += o.valuesDiffering
+        windowsDiffering += o.windowsDiffering
+        if first == nil { first = o.first }
+    }
 }

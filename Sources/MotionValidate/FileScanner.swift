@@ -1,4 +1,5 @@
 import MotionDataset
+import MotionFeatures
 
 /// Reads one data file array by array in row blocks and recomputes what the checks compare:
 /// class counts, label and index ranges, non-finite values, per-channel extremes, range
@@ -22,6 +23,9 @@ struct FileScanner {
     /// Whether the file belongs to the train split: its `fold_index` values are folds
     /// 0..<folds; other splits' are −1 (docs/pipeline.md, "Splits and folds").
     var isTrain = true
+    /// The run's feature code for the manifest's features (`features.recomputed`), or nil when
+    /// they are not recomputed (no features, or a manifest they cannot be planned from).
+    var extractor: FeatureExtractor?
 
     /// Row blocks of `array` sized for `bytesPerRow`.
     private func blocks(_ array: StoredArray, bytesPerRow: Int) -> StrideTo<Int> {
@@ -41,13 +45,23 @@ struct FileScanner {
     private var featuresScanned: Bool {
         readable["features"]?.rowShape == [manifest.featureNames.count]
     }
+    /// Whether `x` and `features` are read together, block by block, to recompute the features.
+    private var recomputesFeatures: Bool {
+        guard let extractor, xScanned, featuresScanned, let x = readable["x"],
+              let f = readable["features"] else { return false }
+        return extractor.plan.count == manifest.featureNames.count
+            && extractor.plan.windowLength == manifest.windowLength
+            && extractor.plan.channelNames.count == manifest.channelNames.count
+            && x.rows == f.rows
+    }
 
     /// Every block ``scan()`` reads, in its order (given to the reader to read ahead).
     func plan() -> [BlockRead] {
         var arrays: [(String, Int)] = [("y", 8), ("subject_index", 4), ("recording_index", 4), ("fold_index", 4),
                                        ("start_time_s", 8)]
-        if xScanned { arrays.append(("x", manifest.windowLength * manifest.channelNames.count * 4)) }
-        if featuresScanned { arrays.append(("features", manifest.featureNames.count * 4)) }
+        let joint = recomputesFeatures
+        if xScanned && !joint { arrays.append(("x", xRowBytes)) }
+        if featuresScanned && !joint { arrays.append(("features", manifest.featureNames.count * 4)) }
         var out: [BlockRead] = []
         for (name, bytesPerRow) in arrays {
             guard let a = readable[name] else { continue }
@@ -55,8 +69,18 @@ struct FileScanner {
                 out.append(BlockRead(array: name, rows: blockRange(start, a, bytesPerRow: bytesPerRow)))
             }
         }
+        // Recomputing: each block of `x`, then the same rows of `features`.
+        if joint, let x = readable["x"] {
+            for start in blocks(x, bytesPerRow: xRowBytes) {
+                let rows = blockRange(start, x, bytesPerRow: xRowBytes)
+                out.append(BlockRead(array: "x", rows: rows))
+                out.append(BlockRead(array: "features", rows: rows))
+            }
+        }
         return out
     }
+
+    private var xRowBytes: Int { manifest.windowLength * manifest.channelNames.count * 4 }
 
     /// Scans the file; read failures are returned as sentences (for `files.readable`).
     func scan() -> (FileScan, readErrors: [String]) {
@@ -96,11 +120,15 @@ struct FileScanner {
                 scan.rowStartTimes = times
             }
         }
-        if let x = readable["x"], xScanned {
-            attempt("x") { try scanX(x, into: &scan) }
-        }
-        if let f = readable["features"], featuresScanned {
-            attempt("features") { try scanFeatures(f, into: &scan) }
+        if recomputesFeatures, let x = readable["x"], let extractor {
+            scanXAndFeatures(x, extractor: extractor, into: &scan, errors: &errors)
+        } else {
+            if let x = readable["x"], xScanned {
+                attempt("x") { try scanX(x, into: &scan) }
+            }
+            if let f = readable["features"], featuresScanned {
+                attempt("features") { try scanFeatures(f, into: &scan) }
+            }
         }
         return (scan, errors)
     }
@@ -151,55 +179,117 @@ struct FileScanner {
         }
     }
 
-    private func scanX(_ x: StoredArray, into scan: inout FileScan) throws {
-        let t = manifest.windowLength, c = manifest.channelNames.count
-        let rowFloats = t * c
-        var fileMin = [Float](repeating: .infinity, count: c)
-        var fileMax = [Float](repeating: -.infinity, count: c)
-        var moments = ColumnMoments(columns: c)
+    /// What the scan of `x` accumulates over a file's blocks.
+    private struct XState {
+        var fileMin: [Float]
+        var fileMax: [Float]
+        var moments: ColumnMoments
         var bad = BadValues()
         var hashes: [UInt64] = []
-        hashes.reserveCapacity(x.rows)
-        for start in blocks(x, bytesPerRow: rowFloats * 4) {
-            let rows = blockRange(start, x, bytesPerRow: rowFloats * 4)
-            let values = try reader.readFloats("x", rows: rows)
-            Self.hashRows(values, rowFloats: rowFloats, into: &hashes)
-            var block = _BlockStatistics(columns: c)
-            let nonFinite = block.accumulate(values, columns: c)
-            if nonFinite > 0 {
-                for (i, v) in values.enumerated() where !v.isFinite {
-                    bad.add(ValueLocation(window: rows.lowerBound + i / rowFloats, timeStep: (i % rowFloats) / c,
-                                          column: i % c), "\(v)")
-                }
-            }
-            for ch in 0..<c {
-                fileMin[ch] = min(fileMin[ch], block.min[ch])
-                fileMax[ch] = max(fileMax[ch], block.max[ch])
-            }
-            moments.merge(block.moments)
-            // Range rules: only a block whose extremes break a rule is searched value by value.
-            for r in ranges {
-                for ch in r.channels where !(r.range.contains(block.min[ch]) && r.range.contains(block.max[ch]))
-                    && block.moments.count[ch] > 0 {
-                    var violations = scan.rangeViolations[r.rule, default: [:]][ch, default: BadValues()]
-                    var i = ch
-                    while i < values.count {
-                        let v = values[i]
-                        if v.isFinite, !r.range.contains(v) {
-                            violations.add(ValueLocation(window: rows.lowerBound + i / rowFloats,
-                                                         timeStep: (i % rowFloats) / c, column: ch), "\(v)")
-                        }
-                        i += c
-                    }
-                    scan.rangeViolations[r.rule, default: [:]][ch] = violations
-                }
+
+        init(channels c: Int, rows: Int) {
+            fileMin = [Float](repeating: .infinity, count: c)
+            fileMax = [Float](repeating: -.infinity, count: c)
+            moments = ColumnMoments(columns: c)
+            hashes.reserveCapacity(rows)
+        }
+    }
+
+    private func scanX(_ x: StoredArray, into scan: inout FileScan) throws {
+        var state = XState(channels: manifest.channelNames.count, rows: x.rows)
+        for start in blocks(x, bytesPerRow: xRowBytes) {
+            let rows = blockRange(start, x, bytesPerRow: xRowBytes)
+            addX(try reader.readFloats("x", rows: rows), rows: rows, to: &state, scan: &scan)
+        }
+        finishX(state, into: &scan)
+    }
+
+    /// One block of `x`: hashes, extremes, moments, non-finite values, range rules.
+    private func addX(_ values: [Float], rows: Range<Int>, to state: inout XState, scan: inout FileScan) {
+        let c = manifest.channelNames.count
+        let rowFloats = manifest.windowLength * c
+        Self.hashRows(values, rowFloats: rowFloats, into: &state.hashes)
+        var block = _BlockStatistics(columns: c)
+        let nonFinite = block.accumulate(values, columns: c)
+        if nonFinite > 0 {
+            for (i, v) in values.enumerated() where !v.isFinite {
+                state.bad.add(ValueLocation(window: rows.lowerBound + i / rowFloats, timeStep: (i % rowFloats) / c,
+                                            column: i % c), "\(v)")
             }
         }
-        scan.channelMin = fileMin
-        scan.channelMax = fileMax
-        scan.xMoments = moments
-        scan.nonFinite["x"] = bad
-        scan.rowXHashes = hashes
+        for ch in 0..<c {
+            state.fileMin[ch] = min(state.fileMin[ch], block.min[ch])
+            state.fileMax[ch] = max(state.fileMax[ch], block.max[ch])
+        }
+        state.moments.merge(block.moments)
+        // Range rules: only a block whose extremes break a rule is searched value by value.
+        for r in ranges {
+            for ch in r.channels where !(r.range.contains(block.min[ch]) && r.range.contains(block.max[ch]))
+                && block.moments.count[ch] > 0 {
+                var violations = scan.rangeViolations[r.rule, default: [:]][ch, default: BadValues()]
+                var i = ch
+                while i < values.count {
+                    let v = values[i]
+                    if v.isFinite, !r.range.contains(v) {
+                        violations.add(ValueLocation(window: rows.lowerBound + i / rowFloats,
+                                                     timeStep: (i % rowFloats) / c, column: ch), "\(v)")
+                    }
+                    i += c
+                }
+                scan.rangeViolations[r.rule, default: [:]][ch] = violations
+            }
+        }
+    }
+
+    private func finishX(_ state: XState, into scan: inout FileScan) {
+        scan.channelMin = state.fileMin
+        scan.channelMax = state.fileMax
+        scan.xMoments = state.moments
+        scan.nonFinite["x"] = state.bad
+        scan.rowXHashes = state.hashes
+    }
+
+    /// `x` and `features` read together, block by block (the same rows of each), so that each
+    /// window's features are recomputed from its `x` with the run's feature code and compared,
+    /// bit for bit, with the stored ones (`features.recomputed`); memory stays one block of each.
+    /// A read error ends that array's scan (and the comparison); the other array is read on.
+    private func scanXAndFeatures(_ x: StoredArray, extractor: FeatureExtractor, into scan: inout FileScan,
+                                  errors: inout [String]) {
+        let c = manifest.channelNames.count, rowFloats = manifest.windowLength * c, n = manifest.featureNames.count
+        var xState = XState(channels: c, rows: x.rows)
+        var featureState = FeatureState(columns: n)
+        var comparison = FeatureComparison()
+        var xRead = true, featuresRead = true
+        for start in blocks(x, bytesPerRow: xRowBytes) {
+            let rows = blockRange(start, x, bytesPerRow: xRowBytes)
+            var xValues: [Float]?, featureValues: [Float]?
+            if xRead {
+                do { xValues = try reader.readFloats("x", rows: rows) } catch {
+                    xRead = false
+                    errors.append("cannot read `x`: \(error)")
+                }
+            }
+            if featuresRead {
+                do { featureValues = try reader.readFloats("features", rows: rows) } catch {
+                    featuresRead = false
+                    errors.append("cannot read `features`: \(error)")
+                }
+            }
+            if let xValues { addX(xValues, rows: rows, to: &xState, scan: &scan) }
+            if let featureValues { addFeatures(featureValues, rows: rows, to: &featureState) }
+            guard let xValues, let featureValues, xValues.count == rows.count * rowFloats,
+                  featureValues.count == rows.count * n else { continue }
+            comparison.merge(compareFeatures(xValues, featureValues, firstRow: rows.lowerBound, extractor: extractor))
+        }
+        if xRead {
+            finishX(xState, into: &scan)
+            scan.completeArrays.insert("x")
+        }
+        if featuresRead {
+            finishFeatures(featureState, into: &scan)
+            scan.completeArrays.insert("features")
+        }
+        if xRead && featuresRead { scan.featureComparison = comparison }
     }
 
     /// A 64-bit hash of each row's float32 bit patterns (a multiply–xor–shift mix of every
@@ -223,23 +313,72 @@ struct FileScanner {
         }
     }
 
-    private func scanFeatures(_ f: StoredArray, into scan: inout FileScan) throws {
-        let n = manifest.featureNames.count
-        var moments = ColumnMoments(columns: n)
-        var bad = BadValues()
-        for start in blocks(f, bytesPerRow: n * 4) {
-            let rows = blockRange(start, f, bytesPerRow: n * 4)
-            let values = try reader.readFloats("features", rows: rows)
-            var block = _BlockStatistics(columns: n)
-            if block.accumulate(values, columns: n) > 0 {
-                for (i, v) in values.enumerated() where !v.isFinite {
-                    bad.add(ValueLocation(window: rows.lowerBound + i / n, timeStep: nil, column: i % n), "\(v)")
+    /// The stored features of a block (`features`, rows × F) against those recomputed from its
+    /// `x` (rows × T × C). One thread: on the 2-core VM two threads through `concurrentPerform`
+    /// took twice the CPU time and more wall time under load (docs/validate.md, C7).
+    private func compareFeatures(_ x: [Float], _ stored: [Float], firstRow: Int, extractor: FeatureExtractor) -> FeatureComparison {
+        let rowFloats = manifest.windowLength * manifest.channelNames.count, n = manifest.featureNames.count
+        let windows = stored.count / max(1, n)
+        var c = FeatureComparison()
+        var out = [Float](repeating: 0, count: n)
+        x.withUnsafeBufferPointer { xv in
+            stored.withUnsafeBufferPointer { fv in
+                out.withUnsafeMutableBufferPointer { out in
+                    for w in 0..<windows {
+                        let window = UnsafeBufferPointer(rebasing: xv[(w * rowFloats)..<((w + 1) * rowFloats)])
+                        // A window with NaN or infinity (`values.finite`) is not a window the run computed features of.
+                        guard window.allSatisfy(\.isFinite) else {
+                            c.windowsSkipped += 1
+                            continue
+                        }
+                        extractor.extract(window: window, into: out)
+                        c.windowsCompared += 1
+                        var differs = false
+                        // A stored NaN or infinity is `values.finite`'s, not reported twice.
+                        for k in 0..<n where fv[w * n + k].isFinite && out[k].bitPattern != fv[w * n + k].bitPattern {
+                            c.valuesDiffering += 1
+                            if c.first == nil { c.first = (firstRow + w, k, fv[w * n + k], out[k]) }
+                            differs = true
+                        }
+                        if differs { c.windowsDiffering += 1 }
+                    }
                 }
             }
-            moments.merge(block.moments)
         }
-        scan.featureMoments = moments
-        scan.nonFinite["features"] = bad
+        return c
+    }
+
+    /// What the scan of `features` accumulates over a file's blocks.
+    private struct FeatureState {
+        var moments: ColumnMoments
+        var bad = BadValues()
+        init(columns: Int) { moments = ColumnMoments(columns: columns) }
+    }
+
+    private func scanFeatures(_ f: StoredArray, into scan: inout FileScan) throws {
+        let n = manifest.featureNames.count
+        var state = FeatureState(columns: n)
+        for start in blocks(f, bytesPerRow: n * 4) {
+            let rows = blockRange(start, f, bytesPerRow: n * 4)
+            addFeatures(try reader.readFloats("features", rows: rows), rows: rows, to: &state)
+        }
+        finishFeatures(state, into: &scan)
+    }
+
+    private func addFeatures(_ values: [Float], rows: Range<Int>, to state: inout FeatureState) {
+        let n = manifest.featureNames.count
+        var block = _BlockStatistics(columns: n)
+        if block.accumulate(values, columns: n) > 0 {
+            for (i, v) in values.enumerated() where !v.isFinite {
+                state.bad.add(ValueLocation(window: rows.lowerBound + i / n, timeStep: nil, column: i % n), "\(v)")
+            }
+        }
+        state.moments.merge(block.moments)
+    }
+
+    private func finishFeatures(_ state: FeatureState, into scan: inout FileScan) {
+        scan.featureMoments = state.moments
+        scan.nonFinite["features"] = state.bad
     }
 }
 

@@ -98,7 +98,7 @@ import Testing
             """)
         let (status, output) = try validate(dir, expect: path)
         #expect(status == .success, "\(output)")
-        #expect(report(dir, expectations: try ExpectationsLoader.load(path: path)).checks.count == 32)
+        #expect(report(dir, expectations: try ExpectationsLoader.load(path: path)).checks.count == 33)
     }
 
     @Test func brokenExpectationsFailWithTheirCheck() throws {

@@ -11,7 +11,7 @@ import Testing
         let dir = Fixture.copy(shards: true)
         let (status, output) = try validate(dir)
         #expect(status == .success, "\(output)")
-        #expect(report(dir).checks.count == 25)
+        #expect(report(dir).checks.count == 26)
     }
 
     @Test func deletedShardFailsExist() throws {

@@ -542,3 +542,90 @@ def test_the_uci_har_style_transforms_apply_bit_for_bit(tmp_path):
     assert p.returncode == 0, p.stderr
     ap, manifest = check_reproduces(tmp_path / "ds", tmp_path / "applied", labelled=True)
     assert len(manifest["channels"]) == 6 + 6 + 6 + 5
+
+
+def test_refusals_of_a_dataset_apply_cannot_trust(data, tmp_path):
+    """Before `apply` trusts the manifest's train statistics it checks the manifest against its own
+    pipeline (rules C1–C3, docs/validate.md, "Consistency rules": 78) and that the data files the
+    statistics were computed from are there as listed, with SHA256SUMS agreeing (65); nothing is
+    written, and the one error names the file."""
+    dataset = make_dataset(data, name="ds-trust")
+    rec = data / "data" / "subject01" / "rec-01.csv"
+    m = json.loads((dataset / "manifest.json").read_text())
+    train = m["splits"]["train"]["files"][0]
+
+    def refused(source, code, line):
+        out = tmp_path / "never"
+        p = run_apply(source, rec, "--out", out)
+        assert p.returncode == code, p.stderr
+        assert one_error(p.stderr), p.stderr
+        assert p.stderr.splitlines()[0] == line, p.stderr
+        assert not out.exists() and not Path(str(out) + ".partial").exists()
+
+    def copy_of(name):
+        target = tmp_path / name
+        shutil.copytree(dataset, target)
+        return target
+
+    # C1: split_policy not the pipeline's (pipeline.resolved and its hash untouched).
+    c = edited(dataset, tmp_path / "seed", lambda m: m["split_policy"].update(seed=16))
+    refused(c, 78, f"{c}/manifest.json: error: `split_policy.seed` is 16, but `pipeline.resolved.split.seed` is 15: the "
+                   "split policy must be the pipeline's (docs/validate.md, \"Consistency rules\"); the manifest was edited, "
+                   "so `apply` does not trust its normalization")
+    # C2: classes not the pipeline's.
+    c = edited(dataset, tmp_path / "classes", lambda m: m.update(classes=["turn", "walk"]))
+    refused(c, 78, f"{c}/manifest.json: error: `classes` is [\"turn\", \"walk\"], but `pipeline.resolved.labels.classes` is "
+                   "[\"walk\", \"turn\"]: the classes must be the pipeline's, in its order (docs/validate.md, \"Consistency "
+                   "rules\"); the manifest was edited, so `apply` does not trust its normalization")
+    # C3: chain not the pipeline's.
+    c = edited(dataset, tmp_path / "chain", lambda m: m["chain"].update(antialias=False))
+    refused(c, 78, f"{c}/manifest.json: error: `chain.antialias` is false, but `pipeline.resolved.resample.antialias` is "
+                   "true: the chain must be the pipeline's (docs/validate.md, \"Consistency rules\"); the manifest was "
+                   "edited, so `apply` does not trust its normalization")
+    # A manifest the decoder `validate` uses refuses.
+    c = edited(dataset, tmp_path / "schema", lambda m: m["splits"]["train"]["files"][0].update(bytes=-3))
+    p = run_apply(c, rec, "--out", tmp_path / "never")
+    assert p.returncode == 78 and one_error(p.stderr), p.stderr
+    assert p.stderr.startswith(f"{c}/manifest.json: error: `splits.train.files[0].bytes` must be"), p.stderr
+
+    # A manifest-only folder: manifest.json copied alone.
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    shutil.copy(dataset / "manifest.json", lone / "manifest.json")
+    first = m["splits"]["train"]["files"][0]
+    refused(lone, 65, f"{lone}/{first['path']}: error: does not exist, but {lone}/manifest.json lists it "
+                      f"({first['bytes']} bytes, split `train`): {lone} is not a complete dataset (a manifest without its "
+                      "data files), so `apply` does not trust its normalization; give the folder `motionprep run` wrote")
+    # A data file of another size (truncated).
+    c = copy_of("truncated")
+    with open(c / train["path"], "r+b") as f:
+        f.truncate(train["bytes"] - 1)
+    refused(c, 65, f"{c}/{train['path']}: error: has {train['bytes'] - 1} bytes, but {c}/manifest.json lists "
+                   f"{train['bytes']}: the file has changed since the dataset was written, so `apply` does not trust its "
+                   f"normalization (`motionprep validate {c}` checks it)")
+    # A data file replaced by a symbolic link to itself elsewhere: not followed.
+    c = copy_of("linked")
+    (c / train["path"]).unlink()
+    (c / train["path"]).symlink_to(dataset / train["path"])
+    refused(c, 65, f"{c}/{train['path']}: error: is a symbolic link, not a regular file, so it is not opened "
+                   f"({c}/manifest.json lists it): {c} is not the dataset `motionprep run` wrote")
+    # SHA256SUMS missing, disagreeing with the manifest, or listing another file.
+    c = copy_of("nosums")
+    (c / "SHA256SUMS").unlink()
+    refused(c, 65, f"{c}/SHA256SUMS: error: is missing (`run` writes it beside manifest.json): the dataset is not "
+                   "complete, so `apply` does not trust its normalization")
+    c = copy_of("othersum")
+    sums = (c / "SHA256SUMS").read_text()
+    (c / "SHA256SUMS").write_text(sums.replace(train["sha256"], "0" * 64))
+    refused(c, 65, f"{c}/SHA256SUMS: error: gives `{train['path']}` the digest {'0' * 64}, but {c}/manifest.json lists "
+                   f"{train['sha256']}: the checksums are not the manifest's, so `apply` does not trust its normalization")
+    c = copy_of("extrasum")
+    (c / "SHA256SUMS").write_text(sums + f"{'a' * 64}  extra.h5\n")
+    refused(c, 65, f"{c}/SHA256SUMS: error: lists `extra.h5`, which {c}/manifest.json does not: the checksums are not "
+                   "the manifest's, so `apply` does not trust its normalization")
+    c = copy_of("badsums")
+    (c / "SHA256SUMS").write_text(sums + "not a checksum line\n")
+    refused(c, 65, f"{c}/SHA256SUMS:{len(sums.splitlines()) + 1}: error: the line is not `<64 hex digits>  <path>`, so "
+                   "the dataset's checksums cannot be read: not a dataset `motionprep run` wrote")
+    # The untouched dataset still applies.
+    assert run_apply(dataset, rec, "--out", tmp_path / "applied").returncode == 0

@@ -581,3 +581,11 @@ def test_the_examples_run(data, script, which):
     assert p.returncode == 0, p.stderr
     n = manifest(data / "out-h5")["splits"]["train" if script == "read_hdf5.py" else "test"]["num_windows"]
     assert f"one epoch: {n} windows" in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("which", ["loo", "plain", "many-h5", "many-zstd"])
+def test_verify_passes_leave_one_out_unlabelled_and_empty_fold_datasets(data, which):
+    """The consistency rules (docs/validate.md, "Consistency rules") hold for what `run` writes with
+    leave-one-out folds (whose `split_policy.folds` is the number of train subjects, not the
+    pipeline's), without labels or features, and with empty folds."""
+    motionprep.open_dataset(data / f"out-{which}", verify=True)

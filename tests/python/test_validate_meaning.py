@@ -26,10 +26,15 @@ inputs:
 resample: {{rate_hz: 50, max_gap_s: 0.2, antialias: false}}
 window: {{length_samples: 128, stride_samples: 64}}
 labels: {{from: rows, policy: majority, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [walk, turn]}}
-features: [mean, std]
+features: [{features}]
 split: {{seed: 42, fractions: {{train: 0.5, validation: 0.25, test: 0.25}}}}
 output: {output}
 """
+
+# Every feature motionprep computes (docs/signal.md, "Features"): sorted, spectral (kissfft) and
+# `corr` ones are all recomputed by `features.recomputed`.
+ALL_FEATURES = ("mean, std, var, min, max, range, median, iqr, rms, mad, skew, kurtosis, zero_crossings, energy, "
+                "dominant_freq_hz, spectral_entropy, spectral_centroid_hz, corr")
 
 STORAGES = {
     "hdf5": "{type: hdf5, path: meaning-h5}",
@@ -42,7 +47,7 @@ STORAGES = {
 def built(walk_data):
     out = {}
     for name, output in STORAGES.items():
-        (walk_data / f"meaning-{name}.yaml").write_text(PIPELINE.format(output=output))
+        (walk_data / f"meaning-{name}.yaml").write_text(PIPELINE.format(output=output, features=ALL_FEATURES))
         motionprep("run", walk_data / f"meaning-{name}.yaml", "--quiet")
         out[name] = walk_data / output.split("path: ")[1].split(",")[0].rstrip("}")
     return out
@@ -138,7 +143,8 @@ def test_untouched_datasets_pass(built):
     for root in built.values():
         proc = motionprep("validate", root, "--format", "json")
         checks = {c["id"]: c["status"] for c in json.loads(proc.stdout)["checks"]}
-        for id in ("manifest.consistency", "splits.disjoint_windows", "windows.time_order", "files.metadata"):
+        for id in ("manifest.consistency", "splits.disjoint_windows", "windows.time_order", "files.metadata",
+                   "features.recomputed"):
             assert checks[id] == "passed", (root, id)
 
 
@@ -146,19 +152,21 @@ def test_untouched_datasets_pass(built):
 
 
 def test_window_copied_into_another_split(copy, storage):
+    # The window's features come along (else `features.recomputed` fails too).
     if storage == "hdf5":
         with h5py.File(copy / "train.h5", "r") as f:
-            row = f["x"][5]
+            row, features = f["x"][5], f["features"][5]
         with h5py.File(copy / "test.h5", "r+") as f:
-            x = f["x"][...]
-            x[2] = row
-            f["x"][...] = x
+            x, fs = f["x"][...], f["features"][...]
+            x[2], fs[2] = row, features
+            f["x"][...], f["features"][...] = x, fs
         fix_checksums(copy, "test.h5")
         where, other, name = "window 2", "window 5", "test.h5"
     else:
         train, test = Shard(copy, first_shard(copy, "train")), Shard(copy, first_shard(copy, "test"))
         src, dst = train.keys()[5], test.keys()[2]
         test.write(dst + ".x.npy", train.read(src + ".x.npy"))
+        test.write(dst + ".features.npy", train.read(src + ".features.npy"))
         test.save()
         n_src, n_dst = int(src.split("-")[1]), int(dst.split("-")[1])
         where, other, name = f"window {n_dst} (sample `{dst}`)", f"window {n_src} (sample `{src}`)", test.path
@@ -312,3 +320,74 @@ def test_attributes_and_datasets_added_by_h5py(built, tmp_path):
         "(docs/dataset-format.md, \"HDF5 files\": datasets carry no attributes)",
         f"{copy}/train.h5: arrays.shape: holds an array `extra` (shape [{rows}]) that the manifest does not list",
     ], proc.stdout
+
+
+# MARK: features recomputed from x
+
+
+def test_feature_one_ulp_off(copy, storage):
+    """One stored feature value moved to the next float32 (the smallest change there is): the
+    recomputation from `x` is exact, so it fails, naming the window, the feature and both values."""
+    m = manifest_of(copy)
+    names = m["feature_names"]
+    k = next(i for i, n in enumerate(names) if n.endswith("_spectral_entropy"))
+    if storage == "hdf5":
+        name = "test.h5"
+        with h5py.File(copy / name, "r+") as f:
+            features = f["features"][...]
+            old = features[3, k]
+            features[3, k] = new = np.nextafter(old, np.float32(np.inf), dtype=np.float32)
+            f["features"][...] = features
+            windows = len(features)
+        fix_checksums(copy, name)
+        where = "window 3"
+    else:
+        shard = Shard(copy, first_shard(copy, "test"))
+        key = shard.keys()[3]
+        payload = bytearray(shard.read(key + ".features.npy"))
+        start = len(payload) - 4 * len(names)
+        values = np.frombuffer(bytes(payload[start:]), dtype="<f4").copy()
+        old = values[k]
+        values[k] = new = np.nextafter(old, np.float32(np.inf), dtype=np.float32)
+        payload[start:] = values.tobytes()
+        shard.write(key + ".features.npy", bytes(payload))
+        shard.save()
+        name, windows = shard.path, len(shard.keys())
+        n = int(key.split("-")[1])
+        where = f"window {n} (sample `{key}`)"
+    proc, failed, lines = failures(copy)
+    assert proc.returncode == 1
+    assert failed == ["features.recomputed"], proc.stdout
+    assert lines == [f"{copy}/{name}: features.recomputed: {where}, feature `{names[k]}`: `features` holds {str(new)}, but the "
+                     f"run's feature code computes {str(old)} from the window's `x`; 1 value(s) in 1 of the {windows} window(s) "
+                     "compared in this file differ (features must be recomputed from `x` bit for bit)"], proc.stdout
+
+
+def test_feature_names_disagreeing_with_the_pipeline(copy):
+    """`pipeline.resolved.features` reordered: the pipeline no longer gives the manifest's
+    `feature_names`, so the features cannot be recomputed, and that fails (never passes)."""
+    m = manifest_of(copy)
+    m["pipeline"]["resolved"]["features"][:2] = ["std", "mean"]
+    write_manifest(copy, m)
+    channel = m["channels"][0]["name"]
+    proc, failed, lines = failures(copy)
+    assert proc.returncode == 1
+    assert failed == ["features.recomputed"], proc.stdout
+    assert len(lines) == 1 and lines[0].startswith(
+        f"{copy}/manifest.json: features.recomputed: `feature_names` is [\"{channel}_mean\", \"{channel}_std\", "), proc.stdout
+    assert f"but `pipeline.resolved.features` gives [\"{channel}_std\", \"{channel}_mean\", " in lines[0]
+    assert lines[0].endswith("so the features cannot be recomputed: the feature names must be the pipeline's, in its order")
+
+
+def test_dataset_without_features_passes(walk_data):
+    """No features: nothing to recompute, and the check passes (it is not skipped)."""
+    for name, output in (("hdf5", "{type: hdf5, path: meaning-nofeatures-h5}"),
+                         ("shards", "{type: shards, path: meaning-nofeatures-shards, windows_per_shard: 40}")):
+        pipeline = walk_data / f"meaning-nofeatures-{name}.yaml"
+        pipeline.write_text(PIPELINE.format(output=output, features="").replace("features: []\n", ""))
+        motionprep("run", pipeline, "--quiet")
+        root = walk_data / output.split("path: ")[1].split(",")[0].rstrip("}")
+        assert manifest_of(root)["feature_names"] == []
+        proc = motionprep("validate", root, "--format", "json")
+        checks = {c["id"]: c["status"] for c in json.loads(proc.stdout)["checks"]}
+        assert checks["features.recomputed"] == "passed", proc.stdout

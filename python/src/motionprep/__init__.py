@@ -10,10 +10,10 @@
 numpy, h5py and zstandard are required; torch and datasets are imported only when asked for.
 """
 from ._dataset import FORMAT_VERSION, SPLITS, Dataset, Normalization, Stats, View, open_dataset
-from ._errors import ChecksumError, DatasetError, FormatVersionError, NotADatasetError
+from ._errors import ChecksumError, ConsistencyError, DatasetError, FormatVersionError, NotADatasetError
 from ._shards import iter_shard
 
 __version__ = "0.1.0"
 
 __all__ = ["open_dataset", "Dataset", "View", "Normalization", "Stats", "iter_shard", "DatasetError",
-           "NotADatasetError", "FormatVersionError", "ChecksumError", "FORMAT_VERSION", "SPLITS", "__version__"]
+           "NotADatasetError", "FormatVersionError", "ChecksumError", "ConsistencyError", "FORMAT_VERSION", "SPLITS", "__version__"]

@@ -380,8 +380,17 @@ class Dataset:
     # ----- checksums
 
     def verify(self) -> None:
-        """Checks every data file against SHA256SUMS and the manifest's ``files`` digests; raises
-        :class:`ChecksumError` naming the first file that is missing, unlisted or changed."""
+        """Checks every data file against SHA256SUMS and the manifest's ``files`` digests, raising
+        :class:`ChecksumError` naming the first file that is missing, unlisted or changed; then the
+        consistency rules C1, C2, C4, C5 and C6 (docs/validate.md, "Consistency rules"), raising
+        :class:`ConsistencyError` naming the rule and the file. Every data file is read twice: once
+        hashed, once for the rules (a block of rows, or one shard sample, at a time)."""
+        self._verify_checksums()
+        from . import _consistency
+        _consistency.check_manifest(self)
+        _consistency.check_files(self)
+
+    def _verify_checksums(self) -> None:
         sums_path = self.path / "SHA256SUMS"
         try:
             lines = sums_path.read_text(encoding="utf-8").splitlines()
@@ -424,7 +433,8 @@ def open_dataset(path: Union[str, "os.PathLike[str]"], verify: bool = False) -> 
 
     Raises FileNotFoundError (no such folder), NotADirectoryError, :class:`NotADatasetError` (no
     readable motionprep manifest.json), :class:`FormatVersionError` (another format_version) and,
-    with ``verify=True``, :class:`ChecksumError` (a data file differs from SHA256SUMS)."""
+    with ``verify=True``, :class:`ChecksumError` (a data file differs from SHA256SUMS) and
+    :class:`ConsistencyError` (a consistency rule of docs/validate.md is broken)."""
     root = Path(path)
     if not root.exists():
         raise FileNotFoundError(f"{root}: no such dataset folder")

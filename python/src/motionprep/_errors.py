@@ -16,3 +16,9 @@ class FormatVersionError(DatasetError):
 
 class ChecksumError(DatasetError):
     """A data file is missing or its SHA-256 differs from SHA256SUMS / the manifest (``verify=True``)."""
+
+
+class ConsistencyError(DatasetError):
+    """The dataset breaks a consistency rule of docs/validate.md ("Consistency rules": C1, C2, C4, C5 or
+    C6) although its checksums agree (``verify=True``): a tool bug, or a hand edit after which the sums
+    were recomputed. The message names the rule, the file and the window or key path."""

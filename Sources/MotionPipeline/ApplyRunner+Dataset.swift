@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MotionConfig
+import MotionCore
+import MotionDataset
+
+/// What `apply` verifies of its source dataset before it trusts the manifest's `normalization`
+/// (docs/commands.md, "apply"): the train statistics are only the model's if the manifest is one
+/// `run` wrote for the data beside it.
+///
+/// - The manifest decodes with the decoder `validate` uses (`ManifestDecoder`, every key of
+///   docs/dataset-format.md, "manifest.json"), and its `split_policy`, `classes` and `chain` are
+///   its own `pipeline.resolved`'s (rules C1–C3 of docs/validate.md, "Consistency rules",
+///   `DatasetConsistency`): 78, as an edited `pipeline.resolved` is.
+/// - The dataset is complete: every data file the manifest lists is a regular file (reached
+///   through folders, never a link) of the listed `bytes`, and `SHA256SUMS` lists exactly those
+///   files with the manifest's digests (a folder holding a manifest without its data, or data
+///   changed since, is not the dataset the statistics were computed from): 65.
+///
+/// The data files are not read or hashed (that is `validate`'s work, and would cost a read of
+/// the whole dataset): a file changed in place with its size kept is found by `validate`.
+extension ApplyRunner {
+    static func checkDatasetFiles(_ dataset: SourceDataset) throws {
+        let manifestPath = dataset.manifestPath
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(dataset.manifestBytes)
+        } catch {
+            throw MotionError(.config, "\(manifestPath):\(error.line):\(error.column): is not valid JSON (\(error.problem)); this is not a manifest motionprep wrote")
+        }
+        var decoder = ManifestDecoder()
+        let decoded = decoder.decode(root)
+        if let first = decoder.problems.first {
+            let more = decoder.problems.count > 1 ? " (and \(decoder.problems.count - 1) more problem(s); `motionprep validate` lists them)" : ""
+            throw MotionError(.config, "\(manifestPath): \(first)\(more); this is not a manifest motionprep wrote (docs/dataset-format.md, \"manifest.json\"), so `apply` does not trust its normalization")
+        }
+        guard let decoded else {
+            throw MotionError(.config, "\(manifestPath): does not decode as a motionprep dataset manifest (docs/dataset-format.md, \"manifest.json\"), so `apply` does not trust its normalization")
+        }
+        let consistency = DatasetConsistency.manifestProblems(decoded)
+        if let first = consistency.first {
+            let more = consistency.count > 1 ? " (and \(consistency.count - 1) more; `motionprep validate` lists them)" : ""
+            throw MotionError(.config, "\(manifestPath): \(first)\(more) (docs/validate.md, \"Consistency rules\"); the manifest was edited, so `apply` does not trust its normalization")
+        }
+        let manifest = decoded.manifest
+        let directory = dataset.directory
+        func full(_ relative: String) -> String { directory.hasSuffix("/") ? directory + relative : directory + "/" + relative }
+
+        for file in manifest.files {
+            // Each folder on the path, then the file itself, with lstat: a link is never followed.
+            let parts = file.path.split(separator: "/").map(String.init)
+            var current = ""
+            for (i, part) in parts.enumerated() {
+                current = current.isEmpty ? part : current + "/" + part
+                var st = stat()
+                guard lstat(full(current), &st) == 0 else {
+                    throw MotionError(.dataError, "\(full(file.path)): does not exist, but \(manifestPath) lists it (\(file.bytes) bytes, split `\(file.split.rawValue)`): \(directory) is not a complete dataset (a manifest without its data files), so `apply` does not trust its normalization; give the folder `motionprep run` wrote")
+                }
+                let kind = st.st_mode & S_IFMT
+                if i < parts.count - 1 {
+                    guard kind == S_IFDIR else {
+                        throw MotionError(.dataError, "\(full(current)): is on the path of `\(file.path)`, which \(manifestPath) lists, but is not a folder (\(describe(kind))), so it is not followed: \(directory) is not the dataset `motionprep run` wrote")
+                    }
+                    continue
+                }
+                guard kind == S_IFREG else {
+                    throw MotionError(.dataError, "\(full(file.path)): is \(describe(kind)), not a regular file, so it is not opened (\(manifestPath) lists it): \(directory) is not the dataset `motionprep run` wrote")
+                }
+                guard Int(st.st_size) == file.bytes else {
+                    throw MotionError(.dataError, "\(full(file.path)): has \(st.st_size) bytes, but \(manifestPath) lists \(file.bytes): the file has changed since the dataset was written, so `apply` does not trust its normalization (`motionprep validate \(directory)` checks it)")
+                }
+            }
+        }
+        try checkSums(manifest, path: full("SHA256SUMS"), manifestPath: manifestPath)
+    }
+
+    /// `SHA256SUMS` lists exactly the manifest's data files, with the manifest's digests.
+    private static func checkSums(_ manifest: DatasetManifest, path: String, manifestPath: String) throws {
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            throw MotionError(.dataError, "\(path): is missing (`run` writes it beside manifest.json): the dataset is not complete, so `apply` does not trust its normalization")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw MotionError(.dataError, "\(path): is \(describe(st.st_mode & S_IFMT)), not a regular file, so it is not read: the dataset is not one `motionprep run` wrote")
+        }
+        let bytes: [UInt8]
+        switch RegularFile.readAll(path, maxBytes: 64 << 20) {
+        case .success(let b): bytes = b
+        case .failure(let e): throw MotionError(.ioError, "cannot read \(path): \(e)")
+        }
+        var listed: [String: String] = [:]
+        for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+            let chars = Array(line)
+            let hex = String(decoding: chars.prefix(64), as: UTF8.self)
+            guard chars.count > 66, hex.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
+                  chars[64] == 0x20, chars[65] == 0x20 || chars[65] == UInt8(ascii: "*") else {
+                throw MotionError(.dataError, "\(path):\(index + 1): the line is not `<64 hex digits>  <path>`, so the dataset's checksums cannot be read: not a dataset `motionprep run` wrote")
+            }
+            let name = String(decoding: chars[66...], as: UTF8.self)
+            guard listed.updateValue(hex, forKey: name) == nil else {
+                throw MotionError(.dataError, "\(path):\(index + 1): lists `\(name)` a second time: not a dataset `motionprep run` wrote")
+            }
+        }
+        for file in manifest.files {
+            guard let hex = listed.removeValue(forKey: file.path) else {
+                throw MotionError(.dataError, "\(path): does not list `\(file.path)`, which \(manifestPath) lists: the checksums are not the manifest's, so `apply` does not trust its normalization")
+            }
+            guard hex == file.sha256 else {
+                throw MotionError(.dataError, "\(path): gives `\(file.path)` the digest \(hex), but \(manifestPath) lists \(file.sha256): the checksums are not the manifest's, so `apply` does not trust its normalization")
+            }
+        }
+        if let extra = listed.keys.sorted(by: Text.utf8Less).first {
+            throw MotionError(.dataError, "\(path): lists `\(extra)`, which \(manifestPath) does not: the checksums are not the manifest's, so `apply` does not trust its normalization")
+        }
+    }
+
+    private static func describe(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: return "a folder"
+        case S_IFLNK: return "a symbolic link"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "of another kind"
+        }
+    }
+}

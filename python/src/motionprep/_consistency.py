@@ -1,0 +1,260 @@
+"""The consistency rules of docs/validate.md ("Consistency rules") that ``Dataset.verify()`` checks:
+C1 (split_policy is the pipeline's), C2 (classes are the pipeline's, in every file), C4 (an HDF5 file
+holds only what the format defines), C5 (no window in two splits) and C6 (windows of a recording
+start later and later). C3 (the chain) and C7 (features recomputed from x) are ``motionprep
+validate``'s only.
+
+Each rule raises :class:`ConsistencyError` with one sentence naming the rule, the file (or
+``manifest.json`` and the key path), the window where there is one, the value found and what is
+expected. The data files are read one block of 4096 rows (HDF5) or one sample (shards) at a time;
+per window only a 16-byte digest of ``x`` (C5), its number, recording index and start time (C6)
+are kept: about 230 bytes a window in Python objects."""
+from __future__ import annotations
+
+import hashlib
+from array import array
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+from ._errors import ConsistencyError
+from ._shards import iter_shard
+
+if TYPE_CHECKING:
+    from ._dataset import Dataset
+
+RULES = 'docs/validate.md, "Consistency rules"'
+INT64_MAX = 2 ** 63 - 1
+BLOCK = 4096
+
+#: The root attributes of an HDF5 file (docs/dataset-format.md, "HDF5 files"); nothing else is written.
+HDF5_ATTRIBUTES = ("format", "format_version", "split", "sample_rate_hz", "window_length", "window_stride",
+                   "channel_names", "channel_units", "class_names", "feature_names", "subject_names", "recording_names")
+
+
+def _fail(where: Path, rule: str, sentence: str) -> ConsistencyError:
+    return ConsistencyError(f"{where}: rule {rule} ({RULES}): {sentence}")
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, str):
+        return f'"{v}"'
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v)
+
+
+def _names(items: List[str]) -> str:
+    return "[" + ", ".join(f'"{n}"' for n in items) + "]"
+
+
+def _number(v: Any) -> Optional[float]:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _integer(v: Any) -> Optional[int]:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v == int(v) and abs(v) < 9.2e18:
+        return int(v)
+    return None
+
+
+# ----- C1, C2: the manifest against pipeline.resolved
+
+
+def check_manifest(ds: "Dataset") -> None:
+    """C1 and the manifest's part of C2."""
+    where = ds.path / "manifest.json"
+    resolved = ds.manifest.get("pipeline", {}).get("resolved") if isinstance(ds.manifest.get("pipeline"), dict) else None
+    if not isinstance(resolved, dict):
+        raise _fail(where, "C1", "`pipeline.resolved` is missing or not an object, so `split_policy` and `classes` "
+                                 "cannot be traced to the pipeline")
+    _check_split_policy(where, ds.manifest.get("split_policy") or {}, resolved.get("split"))
+    _check_classes(where, list(ds.manifest.get("classes") or []), resolved.get("labels"))
+
+
+def _check_split_policy(where: Path, p: Dict[str, Any], s: Any) -> None:
+    if not isinstance(s, dict):
+        raise _fail(where, "C1", "`pipeline.resolved.split` is missing or not an object, so `split_policy` cannot be "
+                                 "traced to the pipeline")
+
+    def differ(key: str, policy: Any, resolved: Any) -> ConsistencyError:
+        return _fail(where, "C1", f"`split_policy.{key}` is {_show(policy)}, but `pipeline.resolved.split.{key}` is "
+                                  f"{_show(resolved)}: the split policy must be the pipeline's")
+
+    if isinstance(s.get("by"), str) and s["by"] != p.get("by"):
+        raise differ("by", p.get("by"), s["by"])
+    seed, policy_seed = _integer(s.get("seed")), _integer(p.get("seed"))
+    # The resolved pipeline clamps a seed above 2^63 - 1; split_policy keeps its bit pattern (negative).
+    if seed is not None and seed != policy_seed and not (seed == INT64_MAX and policy_seed is not None and policy_seed < 0):
+        raise differ("seed", p.get("seed"), s["seed"])
+    fractions = s.get("fractions")
+    if isinstance(fractions, dict):
+        for name in ("train", "validation", "test"):
+            r = _number(fractions.get(name))
+            mine = (p.get("fractions") or {}).get(name)
+            if r is not None and r != _number(mine):
+                raise differ(f"fractions.{name}", mine, fractions[name])
+    if isinstance(s.get("allocation"), str) and s["allocation"] != p.get("allocation", "hash"):
+        raise differ("allocation", p.get("allocation", "hash"), s["allocation"])
+    loo = bool(p.get("leave_one_out", False))
+    if isinstance(s.get("leave_one_out"), bool) and s["leave_one_out"] != loo:
+        raise differ("leave_one_out", loo, s["leave_one_out"])
+    # With leave_one_out the manifest's folds is the number of train subjects, not the pipeline's.
+    if not loo and "folds" in s:
+        folds = s["folds"]
+        if folds is None and p.get("folds") is not None:
+            raise differ("folds", p["folds"], None)
+        if _integer(folds) is not None and _integer(folds) != p.get("folds"):
+            raise differ("folds", p.get("folds", "absent"), folds)
+    if isinstance(s.get("assign"), dict):
+        resolved_assign = {k: sorted(n for n in v if isinstance(n, str)) for k, v in s["assign"].items() if isinstance(v, list)}
+        policy_assign = {k: sorted(v) for k, v in (p.get("assign") or {}).items()}
+        if resolved_assign != policy_assign:
+            raise differ("assign", policy_assign, resolved_assign)
+
+
+def _check_classes(where: Path, classes: List[str], labels: Any) -> None:
+    if isinstance(labels, dict):
+        names = labels.get("classes")
+        if isinstance(names, list):
+            names = [n for n in names if isinstance(n, str)]
+            if names != classes:
+                raise _fail(where, "C2", f"`classes` is {_names(classes)}, but `pipeline.resolved.labels.classes` is "
+                                         f"{_names(names)}: the classes must be the pipeline's, in its order")
+    elif labels is None and classes:
+        raise _fail(where, "C2", f"`classes` is {_names(classes)}, but `pipeline.resolved.labels` is null (no labels): "
+                                 "an unlabelled dataset has no classes")
+
+
+# ----- C2 (files), C4, C5, C6: the data files
+
+
+class _Windows:
+    """What C6 keeps per window of a split: its number, recording (index), start time and file."""
+
+    def __init__(self) -> None:
+        self.windows = array("q")
+        self.recordings = array("q")
+        self.starts = array("d")
+        self.files = array("l")
+
+
+def check_files(ds: "Dataset") -> None:
+    """C2 and C4 per file, then C5 across the splits and C6 within each."""
+    # C5: per digest of an `x`, the first window with it: (split, file, window), as small ints.
+    owner: Dict[bytes, Tuple[int, int, int]] = {}
+    recording_index: Dict[str, int] = {r: i for i, r in enumerate(ds.recordings)}
+    names: List[str] = list(ds.recordings)
+    for si, split in enumerate(ds.splits):
+        files = ds.files(split)
+        seen = _Windows()
+        for fi, path in enumerate(files):
+            rows = _hdf5_file(ds, path, names) if ds.storage == "hdf5" else _shard_file(ds, path, recording_index, names)
+            for window, recording, start, digest in rows:
+                other = owner.setdefault(digest, (si, fi, window))
+                if other[0] != si:
+                    o_split = ds.splits[other[0]]
+                    raise _fail(path, "C5", f"{_window_name(ds, split, window)} of split `{split}` has the same `x` (bit "
+                                            f"for bit) as {_window_name(ds, o_split, other[2])} of "
+                                            f"{ds.files(o_split)[other[1]]} in split `{o_split}`: a window in two splits "
+                                            "leaks between training and evaluation")
+                seen.windows.append(window)
+                seen.recordings.append(recording)
+                seen.starts.append(start)
+                seen.files.append(fi)
+        _check_time_order(ds, split, files, seen, names)
+
+
+def _window_name(ds: "Dataset", split: str, window: int) -> str:
+    return f"window {window}" if ds.storage == "hdf5" else f"window {window} (sample `{split}-{window:09d}`)"
+
+
+def _check_time_order(ds: "Dataset", split: str, files: List[Path], seen: _Windows, names: List[str]) -> None:
+    """C6: in window order, each window of a recording starts later than the one before it."""
+    order = np.argsort(np.frombuffer(seen.windows, np.int64), kind="stable")
+    last: Dict[int, Tuple[float, int]] = {}
+    for j in order:
+        rec, t, w = seen.recordings[j], seen.starts[j], seen.windows[j]
+        if not np.isfinite(t):
+            continue
+        previous = last.get(rec)
+        if previous is not None and not t > previous[0]:
+            raise _fail(files[seen.files[j]], "C6",
+                        f"`start_time_s` goes back within recording `{names[rec]}`: {_window_name(ds, split, w)} starts at {t!r} s, "
+                        f"but {_window_name(ds, split, previous[1])}, the window before it in that recording, starts at "
+                        f"{previous[0]!r} s; each window of a recording must start later than the one before it")
+        last[rec] = (t, w)
+
+
+def _digest(row: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(row, dtype="<f4").tobytes(), digest_size=16).digest()
+
+
+def _text_list(value: Any) -> List[str]:
+    return [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _hdf5_file(ds: "Dataset", path: Path, names: List[str]) -> Iterator[Tuple[int, int, float, bytes]]:
+    """C4 and C2 of one HDF5 file, then (window, recording, start, digest of x) per row."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        # C4: only the format's root attributes, only datasets (no groups or links), none with attributes.
+        for name in f.attrs:
+            if name not in HDF5_ATTRIBUTES:
+                raise _fail(path, "C4", f"holds a root attribute `{name}` that the format does not define "
+                                        "(docs/dataset-format.md, \"HDF5 files\"); motionprep writes no other")
+        arrays = set(ds.manifest["arrays"])
+        for name in f:
+            link = f.get(name, getlink=True)
+            if not isinstance(link, h5py.HardLink):
+                raise _fail(path, "C4", f"holds `{name}` as a {type(link).__name__}, which the format does not define "
+                                        "(only datasets at the root)")
+            obj = f[name]
+            if not isinstance(obj, h5py.Dataset):
+                raise _fail(path, "C4", f"holds `{name}`, a {type(obj).__name__}, where the format has only datasets")
+            if name not in arrays:
+                raise _fail(path, "C4", f"holds an array `{name}` that the manifest does not list")
+            for attr in obj.attrs:
+                raise _fail(path, "C4", f"dataset `{name}` holds an attribute `{attr}` that the format does not define "
+                                        "(docs/dataset-format.md, \"HDF5 files\": datasets carry no attributes)")
+        # C2: the file's class names are the manifest's.
+        if "class_names" in f.attrs:
+            names = _text_list(f.attrs["class_names"])
+            if names != list(ds.classes):
+                raise _fail(path, "C2", f"root attribute `class_names` is {_names(names)}, but the manifest's `classes` "
+                                        f"is {_names(list(ds.classes))}")
+        x, rec, start = f["x"], f["recording_index"], f["start_time_s"]
+        n = len(x)
+        for lo in range(0, n, BLOCK):
+            xs, rs, ts = x[lo:lo + BLOCK], rec[lo:lo + BLOCK], start[lo:lo + BLOCK]
+            for k in range(len(xs)):
+                r = int(rs[k])
+                if not 0 <= r < len(ds.recordings):   # indices.range, validate's; named here for C6
+                    names.append(f"#{r}")
+                    r = len(names) - 1
+                yield lo + k, r, float(ts[k]), _digest(xs[k])
+
+
+def _shard_file(ds: "Dataset", path: Path, recording_index: Dict[str, int],
+                names: List[str]) -> Iterator[Tuple[int, int, float, bytes]]:
+    """C2 of each sample of one shard, and (window, recording, start, digest of x) per sample."""
+    classes = list(ds.classes)
+    for s in iter_shard(path):
+        y, meta = s["y"], s["meta"]
+        expected = classes[y] if 0 <= y < len(classes) else None
+        if meta.get("label") != expected:
+            raise _fail(path, "C2", f"sample `{s['key']}` has the label {_show(meta.get('label'))} in its `json`, but its "
+                                    f"`y.cls` {y} is {'class ' + _show(expected) if expected is not None else 'no class'}")
+        recording = str(meta.get("recording"))
+        r = recording_index.get(recording)
+        if r is None:
+            r = recording_index[recording] = len(names)
+            names.append(recording)
+        yield s["window"], r, float(meta.get("start_time_s", float("nan"))), _digest(s["x"])

@@ -137,8 +137,10 @@ let package = Package(
     name: "motionprep",
     products: [
         .executable(name: "motionprep", targets: ["motionprep"]),
-        .library(name: "MotionPipeline", targets: ["MotionPipeline"]),
+        // The live library for apps (docs/live.md) and the dataset reader (docs/dataset-format.md).
+        // The engine (MotionPipeline and the modules under it) is the CLI's, not a library.
         .library(name: "MotionLive", targets: ["MotionLive"]),
+        .library(name: "MotionDataset", targets: ["MotionDataset"]),
     ],
     targets: cTargets + swiftTargets + [testSupport, reference] + testTargets
 )

@@ -42,37 +42,37 @@ struct LabelEventOutOfOrder: Error, CustomStringConvertible {
 /// error met need not be the first in file order: `attempt` then reads the files once more in
 /// file order, only to check them (`checkInFileOrder`), and raises the first error there.
 final class StreamingRecording {
-    private let source: RecordingSource
-    private let spec: PipelineSpec
-    private let layout: ChannelLayout
-    private let windowPlan: WindowPlan
-    private let aligner: LabelAligner?
-    private let featurePlan: FeaturePlan?
-    private let extractor: FeatureExtractor?
-    private let isTrain: Bool
-    private let rate: Double
-    private let T: Int
-    private let C: Int
-    private let blockBytes: Int
+    let source: RecordingSource
+    let spec: PipelineSpec
+    let layout: ChannelLayout
+    let windowPlan: WindowPlan
+    let aligner: LabelAligner?
+    let featurePlan: FeaturePlan?
+    let extractor: FeatureExtractor?
+    let isTrain: Bool
+    let rate: Double
+    let T: Int
+    let C: Int
+    let blockBytes: Int
     /// The most grid values, and window values, the recording may use (`RecordingProcessor.valueLimit`).
-    private let valueLimit: Int
+    let valueLimit: Int
     /// Hears every byte read, in every pass: each pass over a file must give the same bytes.
-    private let ledger: InputLedger?
+    let ledger: InputLedger?
 
     // Streams, in layout order, and which file each came from.
     /// The kept streams (`grid.streams`, in layout order) and the grid they are resampled on.
-    private let grid: StreamingGrid
-    private var streamFile: [Int?]
+    let grid: StreamingGrid
+    var streamFile: [Int?]
     /// Files of `sort: true` inputs, read whole and sorted once (they are read again by the
     /// anti-aliasing passes).
-    private var sortedFiles: [String: _SortedFile] = [:]
+    var sortedFiles: [String: _SortedFile] = [:]
     /// Each stream's name as read (a `{stem}` layout stream is named by its file).
-    private var streamNames: [String]
+    var streamNames: [String]
     /// The most input bytes reported read: files whose blocks were kept are counted as they are
     /// read, and their replay in the main pass does not move the progress back.
-    private var reportedBytes = 0
+    var reportedBytes = 0
 
-    private func report(_ bytes: Int, to bytesRead: (Int) -> Void) {
+    func report(_ bytes: Int, to bytesRead: (Int) -> Void) {
         guard bytes > reportedBytes else { return }
         reportedBytes = bytes
         bytesRead(bytes)
@@ -81,51 +81,51 @@ final class StreamingRecording {
     /// Whether the first extra pass (the anti-aliasing median's) keeps every file's blocks, so
     /// that later passes replay them instead of reading and parsing the files again: for
     /// recordings small enough to hold (the whole-processing case of one engine).
-    private var keepBlocks: Bool
+    var keepBlocks: Bool
     /// Files read whole and kept as blocks, by file index.
-    private var keptFiles: [Int: _KeptFile] = [:]
+    var keptFiles: [Int: _KeptFile] = [:]
     /// The chain from the grid to the windows (`transforms`, the cutter, the rows a window can
     /// still need), the one `LiveProcessor` runs too. A zero-phase step settles nothing before
     /// its segment ends: the chain then holds the whole segment, and the recording's memory
     /// reservation grows with it (`WindowChain.reserve`).
-    private let chain: WindowChain
-    private let transforms: TransformPlan?
+    let chain: WindowChain
+    let transforms: TransformPlan?
     /// `timeline`: the label events, folded as they come (instead of kept for windows).
-    private var timelineEvents: StreamedInspection.EventFold?
+    var timelineEvents: StreamedInspection.EventFold?
     // Labels.
     /// The `intervals` or `path` track, on the input's clock once T0 is known (`clock: recording`).
-    private var fixedTrack: LabelTrack?
+    var fixedTrack: LabelTrack?
     /// The intervals file, for the rows that cover no grid point.
-    private let intervals: IntervalLabels?
+    let intervals: IntervalLabels?
     /// The track of the label rows (or markers), read in a pass of their own before the
     /// recording is streamed (`attempt`, when they are far out of time order); nil: the events
     /// are folded as they come.
-    private let labelTrack: LabelTrack?
+    let labelTrack: LabelTrack?
     /// `checkInFileOrder`: the files are read one after the other, only to be checked.
-    private var checking = false
+    var checking = false
     /// While checking, the files (indices into `source.files`) that gave each kept stream.
-    private var givers: [[Int]]
+    var givers: [[Int]]
     /// The file each kept stream came from.
-    private var streamInput: [InputFile?]
-    private var eventNames: [String] = []
-    private var eventTimes: [Double] = []
-    private var eventLabels: [Int32] = []
-    private var labelledThrough: Double = -.infinity
-    private var labelBound: Double = .infinity
+    var streamInput: [InputFile?]
+    var eventNames: [String] = []
+    var eventTimes: [Double] = []
+    var eventLabels: [Int32] = []
+    var labelledThrough: Double = -.infinity
+    var labelBound: Double = .infinity
     /// The grid would exceed the resource limit: nothing more is computed.
-    private var gridOverflow = false
+    var gridOverflow = false
     /// Each kept stream's first sample time, once a late stream made the engine look it up.
-    private var firstTimes: [Double]?
+    var firstTimes: [Double]?
     /// A kept stream has no sample at all (the recording's error): nothing more is computed.
-    private var missingStream = false
-    private var windowsDropped: ReasonCounts = [:]
+    var missingStream = false
+    var windowsDropped: ReasonCounts = [:]
     // Output.
-    private var out: WindowBatch
-    private var xMoments: RunningMoments?
-    private var featureMoments: RunningMoments?
-    private var rowsRead = 0
-    private var rowsDropped: ReasonCounts = [:]
-    private var warnings: [String] = []
+    var out: WindowBatch
+    var xMoments: RunningMoments?
+    var featureMoments: RunningMoments?
+    var rowsRead = 0
+    var rowsDropped: ReasonCounts = [:]
+    var warnings: [String] = []
 
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
@@ -165,152 +165,7 @@ final class StreamingRecording {
                           featureCount: featurePlan?.count ?? 0)
     }
 
-    private func time(_ k: Int) -> Double { grid.time(k) }
-
-    /// A block reader for file `index` of the recording: its kept blocks replayed, when an
-    /// earlier pass kept them, else a reader of the file.
-    private func openReader(_ file: InputFile, index: Int) throws -> IngestBlockReader? {
-        if let kept = keptFiles[index] { return _KeptFileReader(kept) }
-        return try openReader(file)
-    }
-
-    /// A block reader for `file`, or nil for an IIO dump of an input with no kept stream (whole
-    /// processing does not read those either).
-    private func openReader(_ file: InputFile) throws -> IngestBlockReader? {
-        if spec.inputs[file.inputIndex].sort {
-            if sortedFiles[file.path] == nil {
-                sortedFiles[file.path] = try _SortedFile(file, source: source, spec: spec, layout: layout, ledger: ledger)
-            }
-            return _SortedFileReader(sortedFiles[file.path]!, samplesPerBlock: Swift.max(1, blockBytes / 32))
-        }
-        return try Self.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: ledger)
-    }
-
-    /// The block reader of a file of an input without `sort: true`, keeping the layout's streams
-    /// as `RecordingLoader.loadRaw` does (`run`, `apply` and `inspect` read with it); nil for an
-    /// IIO dump of an input with no kept stream.
-    static func blockReader(_ file: InputFile, spec: PipelineSpec, layout: ChannelLayout, blockBytes: Int,
-                            ledger: InputLedger?) throws -> IngestBlockReader? {
-        let input = spec.inputs[file.inputIndex]
-        switch input.type {
-        case .iio:
-            guard let sensor = layout.sensor(input: file.inputIndex) else { return nil }
-            let iio = try IIOLayoutResolver.layout(inputIndex: file.inputIndex, spec: spec, file: file.path, ledger: ledger)
-            try RecordingLoader.checkLayout(iio, of: file, sensor: sensor, units: spec.units)
-            return try IIOBlockReader(path: file.path, displayPath: file.path, layout: iio, units: spec.units,
-                                      strict: input.strict, sensor: input.sensor ?? PathText.stem(file.path), blockBytes: blockBytes,
-                                      observer: ledger?.observer(.recording))
-        case .csv:
-            guard let options = input.csv else {
-                throw MotionError(.config, "inputs[\(file.inputIndex)] of \(spec.file): `type: csv` needs `time` and `channels`")
-            }
-            // As `RecordingLoader.loadRaw`: long files keep the layout's sensors, wide files
-            // have one stream named by `sensor` or the file's stem.
-            let keep: Set<String>? = options.sensorColumn == nil
-                ? nil : layout.keptNames(input: file.inputIndex)
-            return try CSVBlockReader(path: file.path, displayPath: file.path, format: CSVFormat(options),
-                                      units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
-                                      unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
-                                      keep: keep, blockBytes: blockBytes, observer: ledger?.observer(.recording))
-        case .motioncollector:
-            let keep = layout.keptNames(input: file.inputIndex)
-            return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,
-                                                  keep: keep, blockBytes: blockBytes, observer: ledger?.observer(.recording))
-        }
-    }
-
-    /// The layout stream `raw` of `file` is, if it is kept (an unnamed iio stream is `{stem}`).
-    private func streamIndex(_ raw: RawStream, _ file: InputFile) -> Int? {
-        layout.sensors.firstIndex { $0.matches(input: file.inputIndex, stream: raw.name) }
-    }
-
-    /// Sets stream `s`'s resampling options from its name as read (a wide csv or iio stream
-    /// without `sensor:` is named by its file's stem; docs/inputs.md).
-    private func configure(_ s: Int, name: String) {
-        streamNames[s] = name
-        grid.streams[s].method = spec.resampleMethod(for: name)
-        grid.streams[s].maxGapS = spec.maxGapS(for: name)
-    }
-
-    /// One extra read of the recording's files (for the anti-aliasing median, or for T0): hands
-    /// every block's kept streams to `body` with their layout index and file index, until
-    /// `body` returns false.
-    private func rereadFiles(isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in },
-                             _ body: (_ stream: Int, _ file: Int, _ raw: RawStream) throws -> Bool) throws {
-        var before = 0
-        for (r, file) in source.files.enumerated() {
-            guard let reader = try openReader(file, index: r) else { continue }
-            if keepBlocks && keptFiles[r] == nil {
-                // Read the file to its end once, keeping its blocks (its errors come as a full
-                // read meets them, in file order); `body` then sees them. This is
-                // the recording's one read of its files: the progress hears it.
-                var blocks: [IngestBlock] = []
-                while let block = try reader.next() {
-                    if isCancelled() { throw RunInterrupted(message: "") }
-                    blocks.append(block)
-                    report(before + block.bytesRead, to: bytesRead)
-                }
-                before += blocks.last?.bytesRead ?? 0
-                keptFiles[r] = _KeptFile(blocks: blocks, reader: reader)
-            }
-            if let kept = keptFiles[r] {
-                for block in kept.blocks {
-                    for raw in block.streams {
-                        guard let s = streamIndex(raw, file) else { continue }
-                        if try !body(s, r, raw) { return }
-                    }
-                }
-                continue
-            }
-            while let block = try reader.next() {
-                if isCancelled() { throw RunInterrupted(message: "") }
-                for raw in block.streams {
-                    guard let s = streamIndex(raw, file) else { continue }
-                    if try !body(s, r, raw) { return }
-                }
-            }
-        }
-    }
-
-    /// With `antialias`, designs each stream's filter from its exact median sampling interval
-    /// (after the contract's (docs/inputs.md, "Bad rows and time order") time rules), found in extra passes over the files that keep only
-    /// counts (`StreamingMedian`), as `Antialias.apply` does from the whole stream.
-    private func designFilters(isCancelled: () -> Bool, bytesRead: (Int) -> Void) throws {
-        guard spec.resample.antialias else { return }
-        var medians = grid.streams.map { _ in StreamingMedian() }
-        while medians.contains(where: { $0.needsPass }) {
-            var last = [Double?](repeating: nil, count: grid.streams.count)
-            var owner = [Int?](repeating: nil, count: grid.streams.count)
-            var decreasing = false
-            try rereadFiles(isCancelled: isCancelled, bytesRead: bytesRead) { s, r, raw in
-                if let o = owner[s], o != r { throw twoFiles(s, source.files[o].path, source.files[r].path) }
-                if owner[s] == nil { configure(s, name: raw.name) }
-                owner[s] = r
-                var previous = last[s]
-                for t in raw.times {
-                    if let p = previous {
-                        if t < p {
-                            decreasing = true
-                            return false
-                        }
-                        if t == p { continue }
-                        medians[s].add(t - p)
-                    }
-                    previous = t
-                }
-                last[s] = previous
-                return true
-            }
-            // The main pass finds and reports a decreasing time; no filter is needed then.
-            if decreasing { return }
-            for s in medians.indices where medians[s].needsPass { medians[s].endPass() }
-        }
-        for s in grid.streams.indices {
-            if let f = Antialias.lowPass(medianInterval: medians[s].median, rateHz: rate) {
-                grid.streams[s].filter = StreamingRunFilter(filter: f, channels: grid.streams[s].channels, maxGapS: grid.streams[s].maxGapS)
-            }
-        }
-    }
+    func time(_ k: Int) -> Double { grid.time(k) }
 
     /// Streams the recording into a record file at `recordPath`; its inputs are what `ledger`
     /// heard (or, without one, the files hashed afterwards).
@@ -366,7 +221,7 @@ final class StreamingRecording {
 
     /// Reads every file and pushes it through the stages (windows to `writer`; none without
     /// one); the recording's drop reason (`too_few_samples`) or nil.
-    private func stream(writer: RecordWriter?, isCancelled: () -> Bool, bytesRead: (Int) -> Void) throws -> String? {
+    func stream(writer: RecordWriter?, isCancelled: () -> Bool, bytesRead: (Int) -> Void) throws -> String? {
         var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
         for (r, file) in source.files.enumerated() {
             if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
@@ -443,7 +298,7 @@ final class StreamingRecording {
 
     /// The grid's resource limit (`ResourceLimits.checkGrid`), from each stream's earliest
     /// and latest samples as `ResourceLimits.Extent` finds them in the whole stream.
-    private func checkGrid(_ files: [InputFile]) throws {
+    func checkGrid(_ files: [InputFile]) throws {
         var extents: [ResourceLimits.Extent] = []
         for s in grid.streams.indices {
             guard let r = streamFile[s], let e = grid.streams[s].extent else { continue }
@@ -464,7 +319,7 @@ final class StreamingRecording {
     /// before it are dropped, except the last at or before it (the only one a grid point can
     /// still use). A stream that never starts makes the recording's error certain: read on only
     /// to check the rest, and report it after the read (docs/streaming.md, "A stream that starts late").
-    private func waitForLateStream(isCancelled: () -> Bool) throws {
+    func waitForLateStream(isCancelled: () -> Bool) throws {
         if firstTimes == nil {
             let buffered = grid.streams.reduce(0) { $0 + $1.times.count * ($1.channels + 1) * 8 }
             guard buffered > 4 * blockBytes else { return }
@@ -481,90 +336,9 @@ final class StreamingRecording {
         trimEvents(before: known)
     }
 
-    // MARK: - Errors
-
-    /// A kept stream given by two files of the recording (docs/inputs.md, "Recordings, subjects
-    /// and channels"), naming them in the layout's order of inputs, then in file order.
-    private func twoFiles(_ s: Int, _ a: String, _ b: String) -> MotionError {
-        let sensor = layout.sensors[s]
-        func rank(_ path: String) -> (Int, Int) {
-            let f = source.files.firstIndex { $0.path == path } ?? 0
-            let input = source.files[f].inputIndex
-            return (sensor.sources.firstIndex { $0.inputIndex == input } ?? 0, f)
-        }
-        let (first, second) = rank(a) <= rank(b) ? (a, b) : (b, a)
-        return MotionError(.dataError, "recording `\(source.name)` has stream `\(sensor.name)` in both \(first) and \(second); a channel may occur only once per recording")
-    }
-
-    /// Stream `s`'s first decreasing time, at its line, or its scan's byte offset in an IIO dump.
-    private func decreaseError(_ s: Int, _ file: InputFile, iio: IIOBlockReader?) -> IngestError? {
-        guard let d = grid.streams[s].decrease else { return nil }
-        if let iio {
-            return IngestError(.iioTimeDecreases(stream: d.stream, scan: Int(d.line), time: d.time, previousTime: d.previousTime),
-                               at: SourceLocation(file: file.path, byteOffset: Int(d.line) * iio.scanBytes))
-        }
-        return IngestError(.timeDecreases(stream: d.stream, time: d.time, previousTime: d.previousTime, previousLine: Int(d.previousLine)),
-                           at: SourceLocation(file: file.path, line: Int(d.line)))
-    }
-
-    /// The grid grew past the resource limit although the streams' extents kept it within
-    /// (the grid's end tolerance, for a recording at the limit).
-    private func gridPastLimit() -> MotionError {
-        MotionError(.dataError, "\(Text.joinedBounded(source.files.map(\.path))): recording `\(source.name)` would give a grid of more than the \(valueLimit) values motionprep accepts for one recording (a resource limit); check its timestamps and the time unit")
-    }
-
-    /// The first error of a recording of several files in file order, which the streamed read
-    /// (interleaved by time) may meet in another order (docs/inputs.md, "Bad rows and time
-    /// order"). Reads each file after the other, only to check it, and throws the first of: a
-    /// file's bad line, other layout, missing whole scan or (IIO) decreasing time, as that file
-    /// is read; then per kept stream in layout order, a stream missing, in two files or with a
-    /// decreasing time; then the grid's resource limits. Returns when there is none. Call it on
-    /// a recording that has not streamed.
-    func checkInFileOrder(isCancelled: () -> Bool) throws {
-        checking = true
-        for s in grid.streams.indices { grid.streams[s].checkOnly = true }
-        for (r, file) in source.files.enumerated() {
-            guard let reader = try openReader(file, index: r) else { continue }
-            var progress: Double?
-            while let block = try reader.next() {
-                if isCancelled() { throw RunInterrupted(message: "") }
-                try take(block, from: r, file: file, progress: &progress)
-            }
-            try _KeptFileReader.iio(reader)?.requireWholeScan()
-            if let iio = _KeptFileReader.iio(reader) {
-                for s in grid.streams.indices where streamFile[s] == r {
-                    if let e = decreaseError(s, file, iio: iio) { throw e }
-                }
-            }
-        }
-        for (s, sensor) in layout.sensors.enumerated() {
-            guard let r = streamFile[s] else { throw RecordingLoader.noStream(sensor, source: source, spec: spec) }
-            if givers[s].count > 1 { throw twoFiles(s, source.files[givers[s][0]].path, source.files[givers[s][1]].path) }
-            if let e = decreaseError(s, source.files[r], iio: nil) { throw e }
-        }
-        try checkGrid(source.files)
-    }
-
-    /// The track of the recording's label rows (or markers) as they stand in its files: every
-    /// file read in file order, its events kept (12 bytes each) and ordered by time, equal times
-    /// in file order (`LabelTrack.fromEvents`). For label events too far out of time order to be
-    /// folded as they come (`attempt`).
-    func readLabelTrack(isCancelled: () -> Bool) throws -> LabelTrack {
-        var events = LabelEvents()
-        let fromMarkers = spec.labels?.from == .markers
-        for (r, file) in source.files.enumerated() where spec.inputs[file.inputIndex].type != .iio {
-            guard let reader = try openReader(file, index: r) else { continue }
-            while let block = try reader.next() {
-                if isCancelled() { throw RunInterrupted(message: "") }
-                events.append(fromMarkers ? block.markers : block.rowLabels)
-            }
-        }
-        return events.track()
-    }
-
     // MARK: - Input
 
-    private func take(_ block: IngestBlock, from reader: Int, file: InputFile, progress: inout Double?) throws {
+    func take(_ block: IngestBlock, from reader: Int, file: InputFile, progress: inout Double?) throws {
         rowsRead += block.rowsRead
         for raw in block.streams {
             guard let s = streamIndex(raw, file) else { continue }
@@ -599,7 +373,7 @@ final class StreamingRecording {
     /// earliest last sample): the other streams need keep only two samples beyond that, and
     /// label events beyond it are never used. A file that runs on long after another one ended
     /// is then read to its end (its rows, duplicates and errors count) without being kept.
-    private func limitGrid() {
+    func limitGrid() {
         let ended = grid.streams.filter { $0.finished && $0.total > 0 }.map(\.lastTime)
         guard let earliest = ended.min() else { return }
         // Past T1 + the grid's tolerance: 1 s, or 1e-6 of the clock for epoch times.
@@ -609,7 +383,7 @@ final class StreamingRecording {
     }
 
     /// Adds label events in time order (stable: an equal time goes after the ones already there).
-    private func addEvents(_ e: LabelEvents) throws {
+    func addEvents(_ e: LabelEvents) throws {
         // The block's label ids mapped to the recording's once each (names get ids in the order
         // they first occur, as before); the event lists are held in locals for the loop.
         var ids = [Int32](repeating: -1, count: e.names.count)
@@ -646,7 +420,7 @@ final class StreamingRecording {
     // MARK: - Grid
 
     /// Computes every grid point that the samples so far settle (all of them when `final`).
-    private func emit(final: Bool, writer: RecordWriter?) throws {
+    func emit(final: Bool, writer: RecordWriter?) throws {
         if grid.t0 == nil {
             guard grid.start() else { return }
             if let labels = spec.labels { fixedTrack = fixedTrack?.onGrid(t0: grid.t0!, clock: labels.clock) }
@@ -667,7 +441,7 @@ final class StreamingRecording {
     // MARK: - Labels and output
 
     /// Labels the first `count` pending windows and moves the kept ones to the output.
-    private func label(count: Int, writer: RecordWriter?) throws {
+    func label(count: Int, writer: RecordWriter?) throws {
         guard count > 0 else { return }
         let starts = Array(chain.ready[0..<count])
         chain.removeReady(count)
@@ -700,11 +474,11 @@ final class StreamingRecording {
 
     /// Drops label events before the earliest time a window can still cover, except the last
     /// of them (the label in force there).
-    private func trimEvents() {
+    func trimEvents() {
         trimEvents(before: time(chain.earliestWindowPoint(nextPoint: grid.nextPoint)))
     }
 
-    private func trimEvents(before horizon: Double) {
+    func trimEvents(before horizon: Double) {
         var n = 0
         while n + 1 < eventTimes.count && eventTimes[n + 1] <= horizon { n += 1 }
         if n >= 1024 {
@@ -714,7 +488,7 @@ final class StreamingRecording {
     }
 
     /// Features and moments of the output block, then the block into the record file.
-    private func flush(writer: RecordWriter?) throws {
+    func flush(writer: RecordWriter?) throws {
         guard out.count > 0 else { return }
         if let featurePlan, let extractor {
             out.features = [Float](repeating: 0, count: out.count * featurePlan.count)
@@ -735,180 +509,5 @@ final class StreamingRecording {
         }
         try writer?.append(out)
         out = WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0)
-    }
-}
-
-/// A file of a `sort: true` input, read to its end with its block reader (the blocks' columns
-/// joined) and each kept stream stable-sorted by time (docs/inputs.md, "Bad rows and time order":
-/// equal times keep the last sample, counted). Sorting needs the whole stream, so these streams
-/// are held in memory (about 8 bytes per sample per channel); the grid, the windows and every
-/// other file of the recording still stream.
-final class _SortedFile {
-    let streams: [RawStream]
-    let rowLabels: LabelEvents
-    let markers: LabelEvents
-    let rowsRead: Int
-    let rowsDropped: ReasonCounts
-    let warnings: [String]
-
-    init(_ file: InputFile, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, ledger: InputLedger?) throws {
-        var joined: [String: RawStream] = [:]
-        var order: [String] = []
-        var rows = LabelEvents(), markers = LabelEvents()
-        var rowsRead = 0
-        var dropped: ReasonCounts = [:]
-        var warnings: [String] = []
-        if let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
-                                                           blockBytes: RunOptions.defaultStreamBlockBytes, ledger: ledger) {
-            while let block = try reader.next() {
-                rowsRead += block.rowsRead
-                for s in block.streams {
-                    if joined[s.name] == nil {
-                        joined[s.name] = RawStream(name: s.name, channelNames: s.channelNames, channelUnits: s.channelUnits,
-                                                   times: [], channels: s.channels.map { _ in [] }, lines: [])
-                        order.append(s.name)
-                    }
-                    joined[s.name]!.times += s.times
-                    for c in s.channels.indices { joined[s.name]!.channels[c] += s.channels[c] }
-                    joined[s.name]!.lines += s.lines
-                }
-                rows.append(block.rowLabels)
-                markers.append(block.markers)
-            }
-            try (reader as? IIOBlockReader)?.requireWholeScan()
-            dropped = reader.rowsDropped
-            warnings = reader.warnings
-        }
-        var streams: [RawStream] = []
-        for name in order {
-            let stream = joined[name]!
-            let (sorted, duplicates) = try TimeOrder.finalize(stream, sort: true, displayPath: file.path)
-            if duplicates > 0 { dropped["duplicate_time", default: 0] += duplicates }
-            // Lines only name decreasing times, which a sorted stream has none of.
-            streams.append(RawStream(name: stream.name, channelNames: stream.channelNames, channelUnits: stream.channelUnits,
-                                     times: sorted.times, channels: sorted.channels,
-                                     lines: [Int32](repeating: 0, count: sorted.times.count)))
-        }
-        self.streams = streams
-        rowLabels = rows
-        self.markers = markers
-        self.rowsRead = rowsRead
-        rowsDropped = dropped
-        self.warnings = warnings
-    }
-}
-
-/// Hands out a `_SortedFile`'s streams a slice at a time, its label events and counts first.
-final class _SortedFileReader: IngestBlockReader {
-    private let file: _SortedFile
-    private let samplesPerBlock: Int
-    private var offset = 0
-    private var started = false
-
-    init(_ file: _SortedFile, samplesPerBlock: Int) {
-        self.file = file
-        self.samplesPerBlock = samplesPerBlock
-    }
-
-    var rowsDropped: [String: Int] { file.rowsDropped }
-    var warnings: [String] { file.warnings }
-
-    func next() throws -> IngestBlock? {
-        let longest = file.streams.map(\.count).max() ?? 0
-        guard !started || offset < longest else { return nil }
-        let end = offset + samplesPerBlock
-        let slices = file.streams.map { s -> RawStream in
-            let r = Swift.min(offset, s.count)..<Swift.min(end, s.count)
-            return RawStream(name: s.name, channelNames: s.channelNames, channelUnits: s.channelUnits, times: Array(s.times[r]),
-                             channels: s.channels.map { Array($0[r]) }, lines: Array(s.lines[r]))
-        }
-        let first = !started
-        started = true
-        offset = end
-        return IngestBlock(streams: slices, rowLabels: first ? file.rowLabels : LabelEvents(names: file.rowLabels.names),
-                           markers: first ? file.markers : LabelEvents(names: file.markers.names),
-                           rowsRead: first ? file.rowsRead : 0, bytesRead: 0)
-    }
-}
-
-/// A file read to its end by an earlier pass, its blocks kept, and the reader that read it (its
-/// counts, warnings and, for IIO, scans).
-final class _KeptFile {
-    let blocks: [IngestBlock]
-    let reader: IngestBlockReader
-
-    init(blocks: [IngestBlock], reader: IngestBlockReader) {
-        self.blocks = blocks
-        self.reader = reader
-    }
-}
-
-/// Replays a kept file's blocks; each is released as it is handed out.
-final class _KeptFileReader: IngestBlockReader {
-    private var blocks: ArraySlice<IngestBlock>
-    let original: IngestBlockReader
-
-    init(_ kept: _KeptFile) {
-        blocks = kept.blocks[...]
-        original = kept.reader
-    }
-
-    var rowsDropped: [String: Int] { original.rowsDropped }
-    var warnings: [String] { original.warnings }
-
-    func next() throws -> IngestBlock? { blocks.popFirst() }
-
-    /// The IIO reader behind `reader`, replayed or not.
-    static func iio(_ reader: IngestBlockReader) -> IIOBlockReader? {
-        (reader as? IIOBlockReader) ?? ((reader as? _KeptFileReader)?.original as? IIOBlockReader)
-    }
-}
-
-extension StreamingRecording {
-    /// Runs `body` on a recording `make` makes, settling the two cases one streamed read cannot
-    /// settle alone:
-    /// - label events far out of time order (`LabelEventOutOfOrder`): `log` hears a notice, the
-    ///   label track is read first, in a pass of its own, and the recording is streamed again
-    ///   with it (`make` is given the track);
-    /// - an error of a recording of several files, which were read interleaved by time: the
-    ///   files are read once more in file order (`checkInFileOrder`) for the first error there,
-    ///   else the error met is thrown.
-    /// Interruptions, failed reads and errors that are not the data's (the memory budget
-    /// cancelled) are thrown as they come.
-    static func attempt<R>(_ source: RecordingSource, log: (String) -> Void = { _ in }, isCancelled: () -> Bool,
-                           make: (_ labelTrack: LabelTrack?) throws -> StreamingRecording,
-                           _ body: (StreamingRecording) throws -> R) throws -> R {
-        var track: LabelTrack?
-        do {
-            while true {
-                do {
-                    return try body(try make(track))
-                } catch let e as LabelEventOutOfOrder where track == nil {
-                    log("notice: recording `\(source.name)`: \(e.description) (label rows far out of time order), so its label rows are read first, in a pass of their own, and the recording is streamed again")
-                    track = try make(nil).readLabelTrack(isCancelled: isCancelled)
-                }
-            }
-        } catch let e as any UserFacingError where source.files.count > 1 && e.exitStatus.isAboutInputData {
-            // An error in the data (not a failed read, a file changed as it was read, or an
-            // interruption): the first in file order.
-            try make(track).checkInFileOrder(isCancelled: isCancelled)
-            throw e
-        }
-    }
-}
-
-extension LabelEvents {
-    /// Appends `other`'s events after these, its names numbered as they first occur here.
-    mutating func append(_ other: LabelEvents) {
-        guard !other.times.isEmpty else { return }
-        var ids = [Int32](repeating: -1, count: other.names.count)
-        for (t, l) in zip(other.times, other.labels) {
-            if ids[Int(l)] < 0 {
-                let name = other.names[Int(l)]
-                if let k = names.firstIndex(of: name) { ids[Int(l)] = Int32(k) } else { ids[Int(l)] = Int32(names.count); names.append(name) }
-            }
-            times.append(t)
-            labels.append(ids[Int(l)])
-        }
     }
 }

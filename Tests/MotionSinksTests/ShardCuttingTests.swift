@@ -1,4 +1,5 @@
 import Foundation
+import MotionChecksum
 import MotionCore
 import MotionZstd
 import Testing
@@ -143,9 +144,12 @@ import Testing
             let shards = try write(batches: batches, perShard: 5, split: "validation", in: dir)
             try #require(shards.count == 1)
             let (file, c) = shards[0]
-            #expect(file == WrittenFile(path: "validation/validation-00000.tar.zst", numWindows: 0, classCounts: [0, 0, 0]))
+            #expect(file.path == "validation/validation-00000.tar.zst" && file.numWindows == 0 && file.classCounts == [0, 0, 0])
             #expect(c.samples.isEmpty && c.arrays.isEmpty && c.memberNames.isEmpty)
-            let archive = try Zstd.decompressFrame([UInt8](FileManager.default.contents(atPath: dir.path + "/" + file.path)!))
+            let bytes = [UInt8](FileManager.default.contents(atPath: dir.path + "/" + file.path)!)
+            // Hashed as it was written: the SHA-256 and size of the bytes on disk.
+            #expect(file.sha256 == SHA256.hex(of: bytes) && file.bytes == bytes.count)
+            let archive = try Zstd.decompressFrame(bytes)
             #expect(archive == [UInt8](repeating: 0, count: 1024))
         }
     }

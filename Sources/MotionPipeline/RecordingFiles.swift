@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MotionConfig
+import MotionCore
+import MotionIngest
+import MotionResample
+
+// The files of a recording as the engine reads them beyond a plain block reader: a `sort: true`
+// file read whole and sorted once, and a small recording's blocks kept from its first read and
+// replayed by the later passes (`StreamingRecording`).
+
+/// A file of a `sort: true` input, read to its end with its block reader (the blocks' columns
+/// joined) and each kept stream stable-sorted by time (docs/inputs.md, "Bad rows and time order":
+/// equal times keep the last sample, counted). Sorting needs the whole stream, so these streams
+/// are held in memory (about 8 bytes per sample per channel); the grid, the windows and every
+/// other file of the recording still stream.
+final class _SortedFile {
+    let streams: [RawStream]
+    let rowLabels: LabelEvents
+    let markers: LabelEvents
+    let rowsRead: Int
+    let rowsDropped: ReasonCounts
+    let warnings: [String]
+
+    init(_ file: InputFile, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, ledger: InputLedger?) throws {
+        var joined: [String: RawStream] = [:]
+        var order: [String] = []
+        var rows = LabelEvents(), markers = LabelEvents()
+        var rowsRead = 0
+        var dropped: ReasonCounts = [:]
+        var warnings: [String] = []
+        if let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
+                                                           blockBytes: RunOptions.defaultStreamBlockBytes, ledger: ledger) {
+            while let block = try reader.next() {
+                rowsRead += block.rowsRead
+                for s in block.streams {
+                    if joined[s.name] == nil {
+                        joined[s.name] = RawStream(name: s.name, channelNames: s.channelNames, channelUnits: s.channelUnits,
+                                                   times: [], channels: s.channels.map { _ in [] }, lines: [])
+                        order.append(s.name)
+                    }
+                    joined[s.name]!.times += s.times
+                    for c in s.channels.indices { joined[s.name]!.channels[c] += s.channels[c] }
+                    joined[s.name]!.lines += s.lines
+                }
+                rows.append(block.rowLabels)
+                markers.append(block.markers)
+            }
+            try (reader as? IIOBlockReader)?.requireWholeScan()
+            dropped = reader.rowsDropped
+            warnings = reader.warnings
+        }
+        var streams: [RawStream] = []
+        for name in order {
+            let stream = joined[name]!
+            let (sorted, duplicates) = try TimeOrder.finalize(stream, sort: true, displayPath: file.path)
+            if duplicates > 0 { dropped["duplicate_time", default: 0] += duplicates }
+            // Lines only name decreasing times, which a sorted stream has none of.
+            streams.append(RawStream(name: stream.name, channelNames: stream.channelNames, channelUnits: stream.channelUnits,
+                                     times: sorted.times, channels: sorted.channels,
+                                     lines: [Int32](repeating: 0, count: sorted.times.count)))
+        }
+        self.streams = streams
+        rowLabels = rows
+        self.markers = markers
+        self.rowsRead = rowsRead
+        rowsDropped = dropped
+        self.warnings = warnings
+    }
+}
+
+/// Hands out a `_SortedFile`'s streams a slice at a time, its label events and counts first.
+final class _SortedFileReader: IngestBlockReader {
+    private let file: _SortedFile
+    private let samplesPerBlock: Int
+    private var offset = 0
+    private var started = false
+
+    init(_ file: _SortedFile, samplesPerBlock: Int) {
+        self.file = file
+        self.samplesPerBlock = samplesPerBlock
+    }
+
+    var rowsDropped: [String: Int] { file.rowsDropped }
+    var warnings: [String] { file.warnings }
+
+    func next() throws -> IngestBlock? {
+        let longest = file.streams.map(\.count).max() ?? 0
+        guard !started || offset < longest else { return nil }
+        let end = offset + samplesPerBlock
+        let slices = file.streams.map { s -> RawStream in
+            let r = Swift.min(offset, s.count)..<Swift.min(end, s.count)
+            return RawStream(name: s.name, channelNames: s.channelNames, channelUnits: s.channelUnits, times: Array(s.times[r]),
+                             channels: s.channels.map { Array($0[r]) }, lines: Array(s.lines[r]))
+        }
+        let first = !started
+        started = true
+        offset = end
+        return IngestBlock(streams: slices, rowLabels: first ? file.rowLabels : LabelEvents(names: file.rowLabels.names),
+                           markers: first ? file.markers : LabelEvents(names: file.markers.names),
+                           rowsRead: first ? file.rowsRead : 0, bytesRead: 0)
+    }
+}
+
+/// A file read to its end by an earlier pass, its blocks kept, and the reader that read it (its
+/// counts, warnings and, for IIO, scans).
+final class _KeptFile {
+    let blocks: [IngestBlock]
+    let reader: IngestBlockReader
+
+    init(blocks: [IngestBlock], reader: IngestBlockReader) {
+        self.blocks = blocks
+        self.reader = reader
+    }
+}
+
+/// Replays a kept file's blocks; each is released as it is handed out.
+final class _KeptFileReader: IngestBlockReader {
+    private var blocks: ArraySlice<IngestBlock>
+    let original: IngestBlockReader
+
+    init(_ kept: _KeptFile) {
+        blocks = kept.blocks[...]
+        original = kept.reader
+    }
+
+    var rowsDropped: [String: Int] { original.rowsDropped }
+    var warnings: [String] { original.warnings }
+
+    func next() throws -> IngestBlock? { blocks.popFirst() }
+
+    /// The IIO reader behind `reader`, replayed or not.
+    static func iio(_ reader: IngestBlockReader) -> IIOBlockReader? {
+        (reader as? IIOBlockReader) ?? ((reader as? _KeptFileReader)?.original as? IIOBlockReader)
+    }
+}

@@ -17,8 +17,9 @@ children, peak RSS of the largest process), in K interleaved rounds:
   pandas usecols        bench/pandas_usecols_job.py: the six needed columns with dtypes, otherwise the same
   polars                bench/polars_job.py: pl.read_csv (multi-threaded) of the six columns, numpy, h5py
   polars parse only     bench/polars_job.py --parse-only: just pl.read_csv of every file, J at a time
-  duckdb parse only     bench/duckdb_job.py: one read_csv of every file, J threads, the six columns
-                        stored in an in-memory table (CREATE TABLE AS), then aggregated
+  duckdb parse only     bench/duckdb_job.py: one read_csv of every file, J threads, and one aggregate
+                        over it (counts of the six columns, sums of the four numbers) that needs
+                        every field of the six columns parsed
 Both parse-only peers must report as many rows as the files have lines after their headers.
 The peers share their numpy stages and h5py writer (bench/peer_stages.py).
 """

@@ -4,9 +4,10 @@ import MotionCore
 /// interleaved in time order, as the iOS app writes them.
 ///
 /// Times are rounded to the microsecond and printed as `Double.description` prints them;
-/// values with `appendFixed6`, or with `appendSignificant17` for `SynthPrecision.full`. Labels: empty while standing before the first walk, then `W` / `T`. The legacy
-/// variant has numeric sources (0 A, 1 D, 2 G, 3 M), no label column, and marker rows `4,<t>` /
-/// `5,<t>` at the start of each walking / turning segment (also when that falls in an app pause).
+/// values with `appendFixed6`, or with `appendSignificant17` for `SynthPrecision.full`. Labels:
+/// empty while standing before the first walk, then `W` / `T`. The legacy variant has numeric
+/// sources (0 A, 1 D, 2 G, 3 M), no label column, and marker rows `4,<t>` / `5,<t>` at the start
+/// of each walking / turning segment (also when that falls in an app pause).
 enum MotionCollectorWriter {
     static let header: StaticString = "Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"
     static let legacyHeader: StaticString = "Type, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"

@@ -154,7 +154,7 @@ interop-test: build venv
 # duckdb parse only) through bench/timed.c (cc), so that no run is charged bench.py's own peak
 # memory. Two workloads: values to 6 decimals (749 MB) and, without the stage timings, the same
 # recordings with values as phones write them, 17 significant digits (`synth --precision full`,
-# 1.6 GB); docs/performance.md.
+# 1.39 GB); docs/performance.md.
 bench: deps venv
 	$(VPY) -m pip install -q pandas polars duckdb tsfel >/dev/null 2>&1 || echo "(pandas/polars/duckdb/tsfel not all installable; bench.py needs pandas, polars and duckdb)"
 	$(SWIFT) build -c release $(STATIC)

@@ -8,7 +8,7 @@ the comparison would not be of equal work).
 
 The workload is `motionprep synth`'s MotionCollector files, values rounded to 6 decimals
 (`--precision fixed6`, the default: 749 MB at the default size) or written as phones write
-doubles, 17 significant digits (`--precision full`: `synth --precision full`, 1.6 GB).
+doubles, 17 significant digits (`--precision full`: `synth --precision full`, 1.39 GB).
 
 The end-to-end peers, each a whole process timed from outside (wall, CPU of the process and its
 children, peak RSS of the largest process), in K interleaved rounds:

@@ -2,7 +2,8 @@
 #
 #   make run     install what is missing, build (release) and run pipelines/walk.yaml
 #   make test    the whole test suite: Swift tests, then the Python interop checks (and the python/ package)
-#   make bench   benchmarks against pandas (every column; usecols + dtypes) and polars, with numpy + h5py
+#   make bench   benchmarks against pandas (every column; usecols + dtypes) and polars, with numpy + h5py,
+#                and the parse alone in polars and DuckDB; on 6-decimal and on 17-digit (phone) values
 #   make fuzz    libFuzzer + ASan targets for the readers and the pipeline loader, FUZZ_SECONDS each
 #   make install PREFIX=/usr/local   the binary (Swift runtime linked in), shell completions
 #
@@ -20,7 +21,7 @@ DESTDIR      ?=
 # The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
 # the Swift toolchain; the C libraries come from the Debian packages the README names.
 STATIC       := --static-swift-stdlib
-PY_PKGS      := numpy scipy h5py zstandard pytest webdataset datasets polars 'setuptools>=70.1'
+PY_PKGS      := numpy scipy h5py zstandard pytest webdataset datasets polars duckdb 'setuptools>=70.1'
 # PyTorch, for the DataLoader tests of the Python package (tests/python/test_python_package.py).
 # PyPI's only Linux x86-64 torch is the CUDA build: torch 2.15 pulls ~2.8 GB of wheels (nvidia-*,
 # triton) and takes 5.4 GB in the venv, because its libraries link the CUDA ones (with --no-deps
@@ -149,12 +150,16 @@ interop-test: build venv
 
 # bench.py also builds bench/fastfloat_ref.cpp (g++ -O2, fast_float headers from `deps`) and prints
 # that bare C++ loop's MB/s next to the reader's, on the same files: the ratio holds across machines.
-# It times the end-to-end runs (motionprep, pandas, pandas usecols, polars, polars parse only)
-# through bench/timed.c (cc), so that no run is charged bench.py's own peak memory.
+# It times the end-to-end runs (motionprep, pandas, pandas usecols, polars, polars parse only,
+# duckdb parse only) through bench/timed.c (cc), so that no run is charged bench.py's own peak
+# memory. Two workloads: values to 6 decimals (749 MB) and, without the stage timings, the same
+# recordings with values as phones write them, 17 significant digits (`synth --precision full`,
+# 1.39 GB); docs/performance.md.
 bench: deps venv
-	$(VPY) -m pip install -q pandas polars tsfel >/dev/null 2>&1 || echo "(pandas/polars/tsfel not all installable; bench.py needs pandas and polars)"
+	$(VPY) -m pip install -q pandas polars duckdb tsfel >/dev/null 2>&1 || echo "(pandas/polars/duckdb/tsfel not all installable; bench.py needs pandas, polars and duckdb)"
 	$(SWIFT) build -c release $(STATIC)
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/bench.py
+	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/bench.py --precision full --skip-stages
 	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) $(VPY) bench/long_recording.py
 
 # libFuzzer targets (Fuzz/build.sh compiles them with swiftc -sanitize=fuzzer,address), each run

@@ -3,8 +3,12 @@ same job, on the same generated data and the same cores. Prints tables; nothing 
 pass/fail test, except that the peers must write the windows motionprep writes (else it exits 1:
 the comparison would not be of equal work).
 
-  bench.py [--subjects N] [--minutes M] [--recordings R] [--jobs J] [--reps R] [--e2e-reps K]
-           [--skip-stages] [--skip-e2e] [--check-values]
+  bench.py [--subjects N] [--minutes M] [--recordings R] [--precision fixed6|full] [--jobs J]
+           [--reps R] [--e2e-reps K] [--skip-stages] [--skip-e2e] [--check-values]
+
+The workload is `motionprep synth`'s MotionCollector files, values rounded to 6 decimals
+(`--precision fixed6`, the default: 749 MB at the default size) or written as phones write
+doubles, 17 significant digits (`--precision full`: `synth --precision full`, 1.39 GB).
 
 The end-to-end peers, each a whole process timed from outside (wall, CPU of the process and its
 children, peak RSS of the largest process), in K interleaved rounds:
@@ -13,6 +17,10 @@ children, peak RSS of the largest process), in K interleaved rounds:
   pandas usecols        bench/pandas_usecols_job.py: the six needed columns with dtypes, otherwise the same
   polars                bench/polars_job.py: pl.read_csv (multi-threaded) of the six columns, numpy, h5py
   polars parse only     bench/polars_job.py --parse-only: just pl.read_csv of every file, J at a time
+  duckdb parse only     bench/duckdb_job.py: one read_csv of every file, J threads, and one aggregate
+                        over it (counts of the six columns, sums of the four numbers) that needs
+                        every field of the six columns parsed
+Both parse-only peers must report as many rows as the files have lines after their headers.
 The peers share their numpy stages and h5py writer (bench/peer_stages.py).
 """
 import argparse
@@ -101,6 +109,8 @@ def main():
     ap.add_argument("--subjects", type=int, default=20)
     ap.add_argument("--minutes", type=float, default=30)
     ap.add_argument("--recordings", type=int, default=1, help="recordings per subject")
+    ap.add_argument("--precision", choices=("fixed6", "full"), default="fixed6",
+                    help="how synth writes the values: 6 decimals, or 17 significant digits as phones do")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--reps", type=int, default=9, help="timed ingest passes; the best CPU time counts")
     ap.add_argument("--e2e-reps", type=int, default=3, help="interleaved rounds of the end-to-end runs")
@@ -112,14 +122,16 @@ def main():
     a = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     rec = "" if a.recordings == 1 else f"x{a.recordings}"
-    data = os.path.join(WORK, f"data-{a.subjects}x{a.minutes:g}{rec}")
+    full = "" if a.precision == "fixed6" else f"-{a.precision}"
+    data = os.path.join(WORK, f"data-{a.subjects}x{a.minutes:g}{rec}{full}")
     if not os.path.isdir(data):
         subprocess.run([BIN, "synth", "--out", data, "--subjects", str(a.subjects), "--minutes", str(a.minutes),
-                        "--recordings", str(a.recordings), "--seed", "1"], check=True)
+                        "--recordings", str(a.recordings), "--seed", "1", "--precision", a.precision], check=True)
     files = sorted(glob.glob(os.path.join(data, "**", "*.csv"), recursive=True))
     size = sum(os.path.getsize(f) for f in files)
+    digits = "values to 6 decimals" if a.precision == "fixed6" else "values with 17 significant digits"
     print(f"workload: {len(files)} MotionCollector recordings, {size / 1e6:.0f} MB ({a.subjects} subjects × "
-          f"{a.recordings} × {a.minutes:g} min, interleaved A/G/M/D rows), {a.jobs} cores; "
+          f"{a.recordings} × {a.minutes:g} min, interleaved A/G/M/D rows, {digits}), {a.jobs} cores; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     if a.skip_stages:
         pass
@@ -217,19 +229,27 @@ def end_to_end(a, data, files, size):
         ("pandas usecols", [py, os.path.join(here, "pandas_usecols_job.py"), data, out["pandas usecols"], str(a.jobs)]),
         ("polars", [py, os.path.join(here, "polars_job.py"), data, out["polars"], str(a.jobs)]),
         ("polars parse only", [py, os.path.join(here, "polars_job.py"), "--parse-only", data, str(a.jobs)]),
+        ("duckdb parse only", [py, os.path.join(here, "duckdb_job.py"), data, str(a.jobs)]),
     ]
+    parsers = ("polars parse only", "duckdb parse only")
+    rows = data_rows(files)
     runs = {name: [] for name, _ in tools}
-    parse_s = []
+    inside = {name: [] for name in parsers}
     loads = []
     for k in range(max(1, a.e2e_reps)):
         for name, cmd in tools:
             loads.append(os.getloadavg()[0])
             wall, rss, stdout, cpu = run_timed(cmd)
             runs[name].append((wall, cpu, rss))
-            if name == "polars parse only":
-                parse_s.append(json.loads(stdout)["seconds"])
+            if name in parsers:
+                report = json.loads(stdout)
+                if report["rows"] != rows:
+                    sys.exit(f"bench: {name} read {report['rows']} rows, the files have {rows}: "
+                             "the comparison would not be of equal work")
+                inside[name].append(report["seconds"])
         if k == 0:
             check_equal_work(a, out)
+            print(f"  equal work: both parse-only peers read all {rows} rows of the {len(files)} files")
 
     def med(name, i):
         return statistics.median(r[i] for r in runs[name])
@@ -250,16 +270,18 @@ def end_to_end(a, data, files, size):
             f"(CPU ×{statistics.median(cpu):.2f}; {cpu[0]:.2f}–{cpu[-1]:.2f})"
         print(f"  {name:20s} {rng(name, 0):>18s} {med(name, 0):7.2f} {size / 1e6 / med(name, 0):6.0f} "
               f"{rng(name, 1):>12s} {rng(name, 2, '{:.0f}'):>14s}  {ratio}")
-    pr = sorted(parse_s)
-    print(f"  {'':20s} (polars parse only inside the process, without interpreter start and imports: "
-          f"{pr[0]:.2f}–{pr[-1]:.2f} s)")
+    for name in parsers:
+        pr = sorted(inside[name])
+        print(f"  {'':20s} ({name} inside the process, without interpreter start and imports: "
+              f"{pr[0]:.2f}–{pr[-1]:.2f} s)")
     usecols = sorted(u[0] / m[0] for u, m in zip(runs["pandas usecols"], runs["motionprep"]))
-    parse = sorted(m[0] / p[0] for p, m in zip(runs["polars parse only"], runs["motionprep"]))
-    inside = sorted(m[0] / p for p, m in zip(parse_s, runs["motionprep"]))
     print(f"  targets (per round, median; min–max): end to end ≥ 2.5× pandas usecols: ×{statistics.median(usecols):.2f} "
-          f"({usecols[0]:.2f}–{usecols[-1]:.2f}); motionprep's run ≤ polars parse only: {statistics.median(parse):.2f} of it "
-          f"({parse[0]:.2f}–{parse[-1]:.2f}), {statistics.median(inside):.2f} of its time inside the process "
-          f"({inside[0]:.2f}–{inside[-1]:.2f})")
+          f"({usecols[0]:.2f}–{usecols[-1]:.2f})")
+    for name in parsers:
+        parse = sorted(m[0] / p[0] for p, m in zip(runs[name], runs["motionprep"]))
+        within = sorted(m[0] / p for p, m in zip(inside[name], runs["motionprep"]))
+        print(f"    motionprep's run ≤ {name}: {statistics.median(parse):.2f} of it ({parse[0]:.2f}–{parse[-1]:.2f}), "
+              f"{statistics.median(within):.2f} of its time inside the process ({within[0]:.2f}–{within[-1]:.2f})")
 
     # Peak memory against the number of recordings: the same pipeline on a quarter of them.
     part = files[:max(1, len(files) // 4)]
@@ -343,6 +365,15 @@ def uci_chain():
 
 
 VALUE_CHECK_WINDOWS = 5000
+
+
+def data_rows(files):
+    """Lines after the header, over all files (every data row ends with a newline)."""
+    rows = 0
+    for path in files:
+        with open(path, "rb") as f:
+            rows += sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 24), b"")) - 1
+    return rows
 
 
 def check_equal_work(a, outs):

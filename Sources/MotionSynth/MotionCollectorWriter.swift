@@ -4,9 +4,10 @@ import MotionCore
 /// interleaved in time order, as the iOS app writes them.
 ///
 /// Times are rounded to the microsecond and printed as `Double.description` prints them;
-/// values with `appendFixed6`. Labels: empty while standing before the first walk, then `W` / `T`. The legacy
-/// variant has numeric sources (0 A, 1 D, 2 G, 3 M), no label column, and marker rows `4,<t>` /
-/// `5,<t>` at the start of each walking / turning segment (also when that falls in an app pause).
+/// values with `appendFixed6`, or with `appendSignificant17` for `SynthPrecision.full`. Labels:
+/// empty while standing before the first walk, then `W` / `T`. The legacy variant has numeric
+/// sources (0 A, 1 D, 2 G, 3 M), no label column, and marker rows `4,<t>` / `5,<t>` at the start
+/// of each walking / turning segment (also when that falls in an app pause).
 enum MotionCollectorWriter {
     static let header: StaticString = "Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"
     static let legacyHeader: StaticString = "Type, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"
@@ -34,6 +35,8 @@ enum MotionCollectorWriter {
         let model = MotionModel(plan: plan)
         let profile = plan.profile
         let legacy = options.legacy
+        let full = options.precision == .full
+        let numberBytes = full ? maxSignificant17Bytes : maxNumberBytes
         var file = try OutputFile(path: path)
         file.append(legacy ? legacyHeader : header)
 
@@ -100,7 +103,7 @@ enum MotionCollectorWriter {
                 (values[6], values[7], values[8]) = (angles.pitch, angles.roll, angles.yaw)
             }
             let count = sensor == .deviceMotion ? 9 : 3
-            file.appendRow(maxBytes: 8 + maxTimeBytes + 9 * (1 + maxNumberBytes)) { out in
+            file.appendRow(maxBytes: 8 + maxTimeBytes + 9 * (1 + numberBytes)) { out in
                 if legacy {
                     out.append(sensor.legacyCode)
                 } else {
@@ -116,7 +119,11 @@ enum MotionCollectorWriter {
                 out.appendSeconds(micros: micros)
                 for i in 0..<count {
                     out.append(ascii: ",")
-                    out.appendFixed6(values[i])
+                    if full {
+                        out.appendSignificant17(values[i])
+                    } else {
+                        out.appendFixed6(values[i])
+                    }
                 }
                 out.append(ascii: "\n")
             }

@@ -34,6 +34,8 @@ extension OutputFile {
 
 /// The longest text `appendFixed6` writes: sign, 10 digits, point, 6 digits.
 let maxNumberBytes = 18
+/// The longest text `appendSignificant17` writes: sign, 17 digits, point, `e-308`.
+let maxSignificant17Bytes = 24
 /// The longest text `appendSeconds` writes (a `Double.description` is at most 24 bytes).
 let maxTimeBytes = 32
 
@@ -53,6 +55,17 @@ extension OutputSpan<UInt8> {
     @inline(__always)
     mutating func appendFixed6(_ value: Double) {
         appendMicros(OutputFile.micros(value))
+    }
+
+    /// Appends `value` as C's `printf("%.17g")` writes it (`SynthPrecision.full`): correctly
+    /// rounded to 17 significant digits, trailing zeros dropped (`0.10000000000000001`, `1`,
+    /// `45.200000000000003`); an exponent below 10⁻⁴ and from 10¹⁷ (`3.1999999999999999e-05`,
+    /// `1e+17`); `0` and `-0` for zeros. Parses back to exactly `value`.
+    /// - Precondition: `value` is finite (synthetic values always are).
+    mutating func appendSignificant17(_ value: Double) {
+        precondition(value.isFinite, "appendSignificant17: synthetic values are finite, got \(value)")
+        let text = _NumberTextKernels.significant17(value)
+        for i in 0..<text.count { append(text.bytes[i]) }
     }
 
     /// Appends `micros / 10⁶` as `appendFixed6` does.

@@ -56,3 +56,12 @@ extension Synth {
     package static let iioScale = IIOCaptureWriter.scale
     package static let standardGravity = MotionModel.standardGravity
 }
+
+extension Synth {
+    /// The text `appendSignificant17` writes for `value` (`SynthPrecision.full`).
+    package static func significant17Text(_ value: Double) -> String {
+        var buffer: [UInt8] = []
+        buffer.append(addingCapacity: maxSignificant17Bytes) { $0.appendSignificant17(value) }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}

@@ -136,6 +136,9 @@ public enum Synth {
         guard options.gapsPerMinute >= 0, options.gapsPerMinute.isFinite else {
             throw fail("gaps per minute must be a non-negative number, got \(options.gapsPerMinute)")
         }
+        guard options.precision == .fixed6 || options.format == .motioncollector else {
+            throw fail("--precision \(options.precision.rawValue) is for --format motioncollector only, not \(options.format.rawValue)")
+        }
     }
 
     /// `7` → `07`, `123` → `123`.

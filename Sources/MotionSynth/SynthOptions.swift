@@ -19,6 +19,21 @@ public enum SynthFormat: String, Sendable, CaseIterable {
     case androsensor
 }
 
+/// How `motionprep synth` writes MotionCollector sensor values (docs/commands.md, "synth").
+public enum SynthPrecision: String, Sendable, CaseIterable {
+    /// Rounded to 6 decimals, trailing zeros dropped (`-0.012346`, `1.0`, `0.0`): the default,
+    /// and the bytes synth has always written.
+    case fixed6
+    /// Full float64 precision, as phone apps write doubles: C's `%.17g`, the value correctly
+    /// rounded to 17 significant digits with trailing zeros dropped, not the shortest round-trip
+    /// form (`-0.10893726348876953`, `9.8066501617431641` where the shortest is
+    /// `9.806650161743164`; `45.200000000000003`; below 10⁻⁴ with an exponent,
+    /// `3.1999999999999999e-05`; zero as `0` or `-0`). Nearly every synthetic value takes all 17
+    /// digits. Every value reads back (with a correctly rounded parser) to exactly the double the
+    /// model computed.
+    case full
+}
+
 /// What `Synth.write` generates. Everything follows from these values: the same options give
 /// byte-identical files.
 public struct SynthOptions: Sendable {
@@ -51,6 +66,9 @@ public struct SynthOptions: Sendable {
     /// MotionCollector only: the sensors to write rows for (the app lets users switch sensors
     /// off); nil writes A, G, M and D. Leaving a sensor out changes no other sensor's values.
     public var sensors: Set<String>? = nil
+    /// MotionCollector only: how sensor values are written (`When` is unaffected: times are
+    /// always microseconds written as `Double.description`). `.full` rows are about twice as long.
+    public var precision: SynthPrecision = .fixed6
 
     /// Creates options; only the output folder is required.
     public init(outDirectory: String, subjects: Int = 3, minutes: Double = 2, seed: UInt64 = 1,

@@ -56,7 +56,7 @@ enum CommandCatalogue {
         CommandSpec(name: "synth", summary: "write realistic synthetic recordings", help: SynthCommand.help,
                     values: [("--out", .directory), ("--subjects", .text), ("--minutes", .text), ("--seed", .text),
                              ("--format", .choices(["motioncollector", "csv", "iio", "sensorlogger", "phyphox", "androsensor"])), ("--recordings", .text),
-                             ("--sensors", .text)],
+                             ("--sensors", .text), ("--precision", .choices(["fixed6", "full"]))],
                     flags: ["--legacy"], positionals: .text),
         CommandSpec(name: "report", summary: "write an HTML report of a dataset", help: ReportCommand.help,
                     values: [("-o", .file(extensions: ["html"])), ("--output", .file(extensions: ["html"])), ("--examples", .text),

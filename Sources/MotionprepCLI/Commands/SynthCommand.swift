@@ -7,6 +7,7 @@ import MotionSynth
 enum SynthCommand {
     static let help = """
         usage: motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format motioncollector|csv|iio|sensorlogger|phyphox|androsensor] [--legacy]
+                               [--precision fixed6|full]
 
         Writes realistic synthetic recordings, deterministic from the seed:
           motioncollector  DIR/subjectNN/rec-NN.csv, interleaved A/G/M/D rows at ~100 Hz with jitter,
@@ -24,6 +25,8 @@ enum SynthCommand {
           --recordings R recordings per subject (default 2)
           --seed S       seed (default 1)
           --sensors A,G  motioncollector: write rows only for these sensors (default A,G,M,D)
+          --precision P  motioncollector: fixed6 (default) writes values rounded to 6 decimals;
+                         full writes them as phones do, 17 significant digits (%.17g)
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
@@ -59,6 +62,12 @@ enum SynthCommand {
                 throw UsageError(message: "option `--sensors` of `motionprep synth` must list MotionCollector sensors from A, G, M, D separated by commas (e.g. `A,G`), not `\(list)`")
             }
             options.sensors = Set(codes)
+        }
+        if let p = a.value("--precision") {
+            guard let v = SynthPrecision(rawValue: p) else {
+                throw UsageError(message: "option `--precision` of `motionprep synth` must be \(Text.alternatives(SynthPrecision.allCases.map(\.rawValue))), not `\(p)`")
+            }
+            options.precision = v
         }
         // docs/hardening.md, "One output policy": the folder is new, empty, or an earlier synth's
         // output whose every file is unchanged (listed in .motionprep-synth), never the user's.

@@ -145,6 +145,9 @@ extension _MotionCollectorParser {
         var points = window.points & (UInt64.max &<< UInt64(truncatingIfNeeded: first))
         let acc = sensors + sensor
         let last = sensor == 3 ? 9 : 3
+        // A sensor that is not kept needs only its When (for the label event): its values are
+        // never converted, as `processLine` only counts a dropped sensor's fields.
+        let converted = keepMask & (1 << sensor) != 0 ? last : 0
         // Values go straight to the block (hoisted: the stores could alias the accumulator).
         let out = acc.pointee.columns.rowStart()
         let scales = acc.pointee.scales
@@ -173,11 +176,13 @@ extension _MotionCollectorParser {
             if hasPoint { points &= points &- 1 }
             let negative = (window.minus &>> UInt64(truncatingIfNeeded: start)) & 1
             let integerEnd = hasPoint ? pointAt : stop
-            guard let v = _NumberKernels.maskedDecimal(
-                base + start + Int(negative), integerDigits: integerEnd &- start &- Int(negative),
-                fractionDigits: hasPoint ? stop &- pointAt &- 1 : 0, negative: negative != 0)
-            else { return nil }
-            out[column &* _ColumnBlock.rows] = v * scales[column]
+            if column <= converted {
+                guard let v = _NumberKernels.maskedDecimal(
+                    base + start + Int(negative), integerDigits: integerEnd &- start &- Int(negative),
+                    fractionDigits: hasPoint ? stop &- pointAt &- 1 : 0, negative: negative != 0)
+                else { return nil }
+                out[column &* _ColumnBlock.rows] = v * scales[column]
+            }
             start = stop &+ 1
             if column == last { break }
             column &+= 1
@@ -269,6 +274,14 @@ extension _MotionCollectorParser {
             if column == 0 {
                 when = v.value
                 acc.pointee.columns.set(0, v.value)
+                if keepMask & (1 << sensor) == 0 {
+                    // A sensor that is not kept: as in `processLine`, only its field count
+                    // matters, so its values are not converted.
+                    guard terminator == UInt8(ascii: ","), let next = Self.droppedFields(v.stop + 1, end, count: lastColumn)
+                    else { return nil }
+                    p = next
+                    break
+                }
             } else {
                 acc.pointee.columns.set(column, v.value * acc.pointee.factor(column &- 1))
             }
@@ -292,6 +305,43 @@ extension _MotionCollectorParser {
         rowsRead &+= 1
         commitRow(sensor: sensor, label: label, when: when, line: lineNumber)
         return p
+    }
+
+    /// The `count` fields of a sensor that is not kept, from `start` to the line end: the start
+    /// of the next line when there are exactly `count` of them (`count − 1` commas) and the line
+    /// ends before `end`; nil otherwise (`processLine` then reports a wrong field count or checks
+    /// that the extra fields are empty). Eight bytes at a time while eight are left.
+    @inline(__always)
+    static func droppedFields(_ start: Pointer, _ end: Pointer, count: Int) -> Pointer? {
+        var p = start
+        var commas = 0
+        while end - p >= 8 {
+            let w = _NumberKernels.load(p)
+            let newline = zeroBytes(w ^ 0x0A0A_0A0A_0A0A_0A0A)
+            let comma = zeroBytes(w ^ 0x2C2C_2C2C_2C2C_2C2C)
+            if newline != 0 {
+                let at = newline.trailingZeroBitCount &>> 3
+                // Commas before the newline only.
+                commas &+= (comma & ((1 &<< UInt64(truncatingIfNeeded: at &* 8)) &- 1)).nonzeroBitCount
+                return commas == count &- 1 ? p + at + 1 : nil
+            }
+            commas &+= comma.nonzeroBitCount
+            p += 8
+        }
+        while p < end {
+            if p.pointee == 0x0A { return commas == count &- 1 ? p + 1 : nil }
+            if p.pointee == UInt8(ascii: ",") { commas &+= 1 }
+            p += 1
+        }
+        return nil
+    }
+
+    /// The high bit of every byte of `w` that is zero, exactly (no false positives, unlike the
+    /// one-subtraction trick: bytes above a zero byte are not flagged wrongly).
+    @inline(__always)
+    static func zeroBytes(_ w: UInt64) -> UInt64 {
+        let low7 = (w & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F
+        return ~(low7 | w | 0x7F7F_7F7F_7F7F_7F7F)
     }
 
     /// A numeric field at `start`: blanks, a plain decimal, blanks. The stop is the byte after

@@ -113,6 +113,47 @@ import Testing
         #expect(onlyA.rowLabels == whole.rowLabels)
     }
 
+    /// Rows of a sensor that is not kept: the fast paths convert none of their values and only
+    /// count their fields, as the general parser does, so the kept samples, the labels, the rows
+    /// and the errors are the same whichever path a row takes.
+    @Test func droppedSensorsAreCountedNotConverted() throws {
+        var rng = SeededGenerator(seed: 0xD809)
+        let values = (0..<24_000).map { Self.randomDecimal($0, &rng) }.filter { Double($0)?.isFinite == true }
+        // Valid values: keeping only A gives A's samples and every row's label, as keeping all.
+        let text = Self.file(values: values, labelRun: 1_000_000)
+        let all = try readText(text)
+        let onlyA = try readText(text, keep: ["A"])
+        #expect(onlyA.stream("A") == all.stream("A"))
+        #expect(onlyA.rowLabels == all.rowLabels && onlyA.rowsRead == all.rowsRead)
+        // D's values replaced by what is never converted (letters, empty fields, 25 digits, an
+        // exponent): the fast path (one label run) and the general one (a new label every row).
+        let junk = ["x", "", "1234567890123456789012345", "1e-05", "-", "1.2.3", " 4 "]
+        var k = 0
+        func withJunk(_ labelRun: Int) -> String {
+            // By bytes: "\r\n" is one Character, so a Character split would not cut it.
+            var lines = Self.file(values: values, labelRun: labelRun).utf8.split(separator: 0x0A, omittingEmptySubsequences: false)
+                .map { String(decoding: $0, as: UTF8.self) }
+            for i in lines.indices where lines[i].hasPrefix("D,") {
+                var fields = lines[i].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                for f in 3..<fields.count where (i + f) % 3 == 0 { fields[f] = junk[k % junk.count]; k += 1 }
+                lines[i] = fields.joined(separator: ",")
+            }
+            return lines.joined(separator: "\n")
+        }
+        let fast = try readText(withJunk(1_000_000), keep: ["A"])
+        let general = try readText(withJunk(1), keep: ["A"])
+        #expect(fast.stream("A") == onlyA.stream("A") && general.stream("A") == onlyA.stream("A"))
+        #expect(fast.rowLabels == onlyA.rowLabels && fast.rowsRead == general.rowsRead)
+        // A dropped row with too few or too many fields: the same error on either path.
+        let header = "Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"
+        let good = String(repeating: "A,W,0.5,1,2,3\n", count: 40)
+        for bad in ["D,W,1.5,1,2,3", "D,W,1.5,1,2,3,4,5,6,7,8,9,10", "D,W,1.5,1,2,3,4,5,6,7,8,9,,", "D,W,1.5,1,2,3,4,5,6,7,8,9\r"] {
+            let viaFast = ingestErrorMessage { _ = try readText(header + good + bad + "\n" + good, keep: ["A"]) }
+            let viaGeneral = ingestErrorMessage { _ = try readText(header + good + bad.replacingOccurrences(of: ",W,", with: ",T,") + "\n" + good, keep: ["A"]) }
+            #expect(viaFast?.message == viaGeneral?.message.replacingOccurrences(of: "`T`", with: "`W`"), "\(bad)")
+        }
+    }
+
     /// `scanPlainDecimal` either declines or agrees with `scanDecimal`; digits after `end` are
     /// never taken.
     @Test func plainScanAgreesWithGeneralScan() {

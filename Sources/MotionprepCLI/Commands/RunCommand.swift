@@ -17,7 +17,8 @@ enum RunCommand {
         stays intact until then.
 
         options:
-          --jobs N      recordings processed in parallel (default: all cores); output is identical for any N
+          --jobs N      recordings processed in parallel (default: the CPUs this process may use: affinity,
+                        cgroup quota, SLURM_CPUS_PER_TASK); output is identical for any N
           --out DIR     write here instead of the pipeline's output.path (relative to the current folder)
           --worker I/N  process only the recordings whose name hashes to I modulo N (I from 0) and write a
                         part (default folder: OUT-part-I-of-N) for `motionprep merge`
@@ -46,7 +47,8 @@ enum RunCommand {
             }
             worker = slot
         }
-        let jobs = try a.int("--jobs", in: 1...4096, command: "run") ?? ProcessInfo.processInfo.activeProcessorCount
+        let allowance = CPUAllowance.jobs(option: try a.int("--jobs", in: 1...4096, command: "run"))
+        let jobs = allowance.count
         let spec = try PipelineLoader.load(path: a.positionals[0])
         let quiet = a.flag("--quiet")
         let hooks = TestHooks()
@@ -71,8 +73,8 @@ enum RunCommand {
         if let testBudget = hooks.memoryBudgetValues {
             Diagnostics.stderr("motionprep: test hook: memory budget peak \(summary.memoryBudgetPeak) of \(testBudget) values, at most \(summary.memoryBudgetPeakHolders) recording(s) holding a reservation at once; \(summary.readBack) recording(s) read back from their record files")
         }
-        if !quiet { Diagnostics.stderr(text(summary, worker: worker)) }
-        if a.flag("--json") { try Diagnostics.stdout(json(summary).pretty()) }
+        if !quiet { Diagnostics.stderr(text(summary, worker: worker, jobs: allowance)) }
+        if a.flag("--json") { try Diagnostics.stdout(json(summary, jobs: allowance).pretty()) }
         return .success
     }
 
@@ -80,9 +82,11 @@ enum RunCommand {
     /// test_provenance.py (docs/hardening.md): at checkpoint `point` the run says so on stderr and
     /// stops there until it is killed, or, with `MOTIONPREP_TEST_CONTINUE_WHEN=PATH`, until PATH
     /// exists. Not a user feature.
-    static func text(_ s: RunSummary, worker: WorkerSlot?) -> String {
+    /// The text summary; `jobs: N (source)` is its last line.
+    static func text(_ s: RunSummary, worker: WorkerSlot?, jobs: CPUAllowance) -> String {
         if let worker {
-            return "wrote part \(worker) to \(s.outputDirectory): \(s.recordings) recording(s); join the parts with `motionprep merge OUT_DIR PART_DIR...`"
+            return "wrote part \(worker) to \(s.outputDirectory): \(s.recordings) recording(s); join the parts with `motionprep merge OUT_DIR PART_DIR...`\n"
+                + "jobs: \(jobs)"
         }
         var lines: [String] = []
         lines.append("wrote \(s.outputDirectory): " + s.windowsPerSplit.map { "\($0.split) \($0.windows)" }.joined(separator: ", ") + " windows (\(s.bytesWritten) bytes)")
@@ -93,10 +97,13 @@ enum RunCommand {
         if !s.recordingsDropped.isEmpty { lines.append("recordings dropped: " + reasons(s.recordingsDropped)) }
         for sk in s.skipped { lines.append("  skipped \(sk.recording): \(sk.reason)") }
         if s.gaps > 0 { lines.append(String(format: "gaps: %d, costing %.2f s of signal", s.gaps, s.gapSeconds)) }
+        lines.append("jobs: \(jobs)")
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ s: RunSummary) -> JSONValue {
+    /// `jobs` is the number of recordings processed at once (and of every thread pool),
+    /// `jobs_from` where it came from.
+    static func json(_ s: RunSummary, jobs: CPUAllowance) -> JSONValue {
         .object([
             "output": .string(s.outputDirectory),
             "recordings": .int(s.recordings),
@@ -112,6 +119,8 @@ enum RunCommand {
             "resumed_recordings": .int(s.resumed),
             "streamed_recordings": .int(s.streamed),
             "warnings": .array(s.warnings.map { .string($0) }),
+            "jobs": .int(jobs.count),
+            "jobs_from": .string(jobs.source),
         ])
     }
 }

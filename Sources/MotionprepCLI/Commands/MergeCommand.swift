@@ -8,7 +8,8 @@ enum MergeCommand {
         usage: motionprep merge OUT_DIR PART_DIR... [--jobs N] [--quiet] [--json]
 
         Joins the parts written by `motionprep run PIPELINE.yaml --worker I/N` (one per I) into one
-        dataset: exactly the files a single run would have written, byte for byte.
+        dataset: exactly the files a single run would have written, byte for byte. The parts may come
+        from `--worker I/N` or `--worker auto` runs alike.
 
         options:
           --jobs N      HDF5 compression lanes and shard lanes (default: the CPUs this process may use,

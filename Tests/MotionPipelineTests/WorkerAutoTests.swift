@@ -48,7 +48,7 @@ import MotionPipeline
         (["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "3"], nil,
          "read SLURM_ARRAY_TASK_ID=`x`, which is not a whole number"),
         (["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_STEP": "0"], nil,
-         "found SLURM_ARRAY_TASK_ID=1, MIN=0, COUNT=3: SLURM_ARRAY_TASK_STEP is 0, but a step is at least 1"),
+         "found SLURM_ARRAY_TASK_ID=1, MIN=0, STEP=0, COUNT=3: SLURM_ARRAY_TASK_STEP is 0, but a step is at least 1"),
         (["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "3"], nil,
          "found SLURM_ARRAY_TASK_ID=3, MIN=0, COUNT=3: worker index 3, which is not from 0 to 2"),
         (["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "3"], 4,

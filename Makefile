@@ -1,8 +1,7 @@
 # motionprep — build, run, test, bench.
 #
 #   make run     install what is missing, build (release) and run pipelines/walk.yaml
-#   make test    the whole test suite: Swift tests, then the Python interop checks (and the python/ package),
-#                among them a one-node Slurm cluster (slurm-wlm, munge: `make test-deps`)
+#   make test    the whole test suite: Swift tests, then the Python interop checks (and the python/ package)
 #   make bench   benchmarks against pandas (every column; usecols + dtypes) and polars, with numpy + h5py
 #   make fuzz    libFuzzer + ASan targets for the readers and the pipeline loader, FUZZ_SECONDS each
 #   make install PREFIX=/usr/local   the binary (Swift runtime linked in), shell completions
@@ -57,8 +56,8 @@ deps:
 	  fi; \
 	fi
 
-# The packages only the tests use, installed the same way (tests/python/test_slurm.py skips, saying
-# so, where they are missing).
+# The packages only the tests use, installed the same way: slurm-wlm and munge for the one-node
+# Slurm cluster of tests/python/test_slurm.py (which skips, saying so, where they are missing).
 test-deps:
 	@missing=""; \
 	for cmd in munged mungekey slurmctld slurmd sbatch; do \

@@ -16,6 +16,8 @@ VENV         := .venv
 VPY          := $(VENV)/bin/python
 RELEASE_BIN  := .build/release/motionprep
 PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libdeflate-dev libxxhash-dev libfast-float-dev pkg-config zstd chromium zsh fish
+# Only for the tests: a one-node Slurm cluster (tests/python/test_slurm.py); the binary needs neither.
+TEST_PKGS    := slurm-wlm munge
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 # The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
@@ -30,7 +32,7 @@ TORCH_PKG    ?= torch
 # The motionprep Python package: reinstalled into the venv whenever one of these files changes.
 PY_SRC       := python/pyproject.toml python/README.md $(filter-out %/__pycache__,$(wildcard python/src/motionprep/*))
 
-.PHONY: all deps build install uninstall install-test run test test-builds swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
+.PHONY: all deps test-deps build install uninstall install-test run test test-builds swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
 
 all: build
 
@@ -52,6 +54,23 @@ deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PKGS); \
 	  else \
 	    echo "run as root:  apt-get update && apt-get install -y $(PKGS)"; exit 1; \
+	  fi; \
+	fi
+
+# The packages only the tests use, installed the same way: slurm-wlm and munge for the one-node
+# Slurm cluster of tests/python/test_slurm.py (which skips, saying so, where they are missing).
+test-deps:
+	@missing=""; \
+	for cmd in munged mungekey slurmctld slurmd sbatch; do \
+	  command -v $$cmd >/dev/null 2>&1 || [ -x /usr/sbin/$$cmd ] || missing="$$missing $$cmd"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "missing test packages ($$missing)"; \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "installing: apt-get install -y $(TEST_PKGS)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_PKGS); \
+	  else \
+	    echo "run as root:  apt-get update && apt-get install -y $(TEST_PKGS)"; exit 1; \
 	  fi; \
 	fi
 
@@ -97,7 +116,7 @@ venv: $(VENV)/.ok $(VENV)/.torch-ok $(VENV)/.motionprep-py
 
 # The venv (on a fresh machine ~2.8 GB of torch wheels: network and disk) is made while the Swift
 # builds (CPU) run, then the tests run one after another.
-test: deps
+test: deps test-deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target venv test-builds
 	$(MAKE) --no-print-directory swift-test asan-test validate-pipelines validate-sample install-test interop-test
 

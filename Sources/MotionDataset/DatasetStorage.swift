@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 import MotionSinks
 
 /// One array as stored in a data file: its dtype (numpy's name, e.g. "float32"; `nil` when it
@@ -178,8 +179,8 @@ extension DatasetFileReader {
 public enum DatasetStorages {
     /// HDF5 (docs/dataset-format.md, "HDF5 files") and shards (docs/dataset-format.md, "Shards").
     ///
-    /// - Parameter threads: HDF5 chunks decoded at once (see ``HDF5Storage``); all cores by default.
-    public static func standard(threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [any DatasetStorage] {
+    /// - Parameter threads: HDF5 chunks decoded at once (see ``HDF5Storage``); the CPUs allowed (`CPUAllowance`) by default.
+    public static func standard(threads: Int = CPUAllowance.current().count) -> [any DatasetStorage] {
         [HDF5Storage(threads: threads), ShardStorage()]
     }
 }

@@ -14,9 +14,9 @@ public struct HDF5Storage: DatasetStorage {
     public var rawChunks: Bool
 
     /// - Parameters:
-    ///   - threads: at least 1; all cores by default.
+    ///   - threads: at least 1; the CPUs allowed (`CPUAllowance`) by default.
     ///   - rawChunks: false to read every array through libhdf5's `H5Dread` (the fallback path).
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, rawChunks: Bool = true) {
+    public init(threads: Int = CPUAllowance.current().count, rawChunks: Bool = true) {
         precondition(threads >= 1, "threads must be at least 1, got \(threads)")
         self.threads = threads
         self.rawChunks = rawChunks

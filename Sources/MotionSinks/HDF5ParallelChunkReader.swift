@@ -43,7 +43,7 @@ public final class HDF5ParallelChunkReader: @unchecked Sendable {
     /// A reader for `dataset`, or `nil` when it is not laid out as motionprep writes it (see
     /// ``layoutMismatch(_:)``) or its layout cannot be read (then `H5Dread` reports the problem).
     ///
-    /// - Parameter threads: workers per read, at least 1 (all cores: `activeProcessorCount`).
+    /// - Parameter threads: workers per read, at least 1 (the CPUs allowed: `CPUAllowance`).
     public init?(_ dataset: HDF5Dataset, threads: Int) {
         precondition(threads >= 1, "a parallel chunk reader needs at least one thread, got \(threads)")
         guard (try? Self.layoutMismatch(dataset)) == .some(nil),

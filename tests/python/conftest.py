@@ -22,3 +22,12 @@ def walk_data(tmp_path_factory):
     root = tmp_path_factory.mktemp("walk")
     motionprep("synth", "--out", root / "data", "--subjects", 4, "--minutes", 1.5, "--seed", 7)
     return root
+
+
+@pytest.fixture(scope="session")
+def bin_dir(tmp_path_factory):
+    """A folder holding `motionprep` (a link to BIN, whatever its file name), for PATH: what the
+    shipped job scripts call."""
+    d = tmp_path_factory.mktemp("bin")
+    (d / "motionprep").symlink_to(Path(BIN).resolve())
+    return d

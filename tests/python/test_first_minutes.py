@@ -181,7 +181,7 @@ def test_run_warnings_say_how_to_silence_them(tmp_path):
     # Two recordings and three splits: the shares cannot match the fractions.
     yaml = labelled(tmp_path, extra="split: {by: recording, allocation: exact}\n")
     p = motionprep("run", yaml)
-    assert_diagnostics("\n".join(l for l in p.stderr.splitlines() if not l.startswith(("wrote ", "read "))))
+    assert_diagnostics("\n".join(l for l in p.stderr.splitlines() if not l.startswith(("wrote ", "read ", "jobs: "))))
     assert re.search(r"^motionprep: warning: split `\w+` (is empty|holds)", p.stderr, re.M), p.stderr
     assert "  if this is intended, add `split_share` to `ignore_warnings` in the pipeline to silence it" in p.stderr
     yaml = labelled(tmp_path, extra="split: {by: recording, allocation: exact}\nignore_warnings: [split_share]\n")

@@ -24,7 +24,8 @@ enum ApplyCommand {
           --out DIR     the output folder (required; not inside DATASET_DIR)
           --input N     read every INPUT with inputs[N] of the dataset's pipeline (default: the input
                         whose path patterns' file name matches, or the only input)
-          --jobs N      recordings processed in parallel (default: all cores); output is identical for any N
+          --jobs N      recordings processed in parallel (default: the CPUs this process may use,
+                        as `run`); output is identical for any N
           --quiet       no progress bar and no summary (warnings and errors still go to stderr)
           --json        print a machine-readable summary on stdout at the end
         """
@@ -41,7 +42,8 @@ enum ApplyCommand {
         guard let out = a.value("--out") else {
             throw UsageError(message: "`motionprep apply` needs `--out DIR`, the folder to write the windows to")
         }
-        let jobs = try a.int("--jobs", in: 1...4096, command: "apply") ?? ProcessInfo.processInfo.activeProcessorCount
+        let allowance = CPUAllowance.jobs(option: try a.int("--jobs", in: 1...4096, command: "apply"))
+        let jobs = allowance.count
         let inputIndex = try a.int("--input", in: 0...1_000_000, command: "apply")
         let dataset = try SourceDataset.load(directory: a.positionals[0])
         let quiet = a.flag("--quiet")
@@ -62,9 +64,9 @@ enum ApplyCommand {
             throw error
         }
         bar.clear()
-        if !quiet { Diagnostics.stderr(text(summary, dataset: dataset.directory)) }
+        if !quiet { Diagnostics.stderr(text(summary, dataset: dataset.directory) + "\njobs: \(allowance)") }
         if a.flag("--json") {
-            var json = RunCommand.json(summary)
+            var json = RunCommand.json(summary, jobs: allowance)
             if case .object(var o) = json {
                 o["windows_unlabelled"] = o.removeValue(forKey: "windows_dropped")
                 json = .object(o)

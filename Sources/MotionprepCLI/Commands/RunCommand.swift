@@ -7,20 +7,24 @@ import MotionPipeline
 import Glibc
 #endif
 
-/// `motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N] [--resume] [--quiet] [--json]`.
+/// `motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N|auto [--workers N]] [--resume] [--quiet] [--json]`.
 enum RunCommand {
     static let help = """
-        usage: motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N] [--resume] [--quiet] [--json]
+        usage: motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N|auto [--workers N]] [--resume] [--quiet] [--json]
 
         Runs the pipeline and writes the dataset (HDF5 files, SHA256SUMS, manifest.json). The dataset
         is built in DIR.partial/ and moved into place only when complete; a previous dataset in DIR
         stays intact until then.
 
         options:
-          --jobs N      recordings processed in parallel (default: all cores); output is identical for any N
+          --jobs N      recordings processed in parallel (default: the CPUs this process may use: affinity,
+                        cgroup quota, SLURM_CPUS_PER_TASK); output is identical for any N
           --out DIR     write here instead of the pipeline's output.path (relative to the current folder)
           --worker I/N  process only the recordings whose name hashes to I modulo N (I from 0) and write a
                         part (default folder: OUT-part-I-of-N) for `motionprep merge`
+          --worker auto I and N from the array task's environment (Slurm, SGE, PBS/Torque, LSF, AWS Batch,
+                        Kubernetes Indexed Job; docs/scale.md)
+          --workers N   the worker count for `--worker auto` where the scheduler gives none
           --resume      finish an interrupted run from DIR.partial/ without redoing finished recordings;
                         refused when the pipeline or an input file changed since
           --quiet       no progress bar and no summary (warnings and errors still go to stderr)
@@ -37,16 +41,30 @@ enum RunCommand {
                                                            : "`motionprep run` takes one pipeline file, got \(a.positionals.count): \(a.positionals.joined(separator: " "))")
         }
         var worker: WorkerSlot?
+        var workerOrigin = "from --worker"
+        let workers = try a.int("--workers", in: 1...WorkerSlot.maxWorkers, command: "run")
         if let w = a.value("--worker") {
-            guard let slot = WorkerSlot(parsing: w) else {
-                throw UsageError(message: "option `--worker` of `motionprep run` must be I/N with 0 ≤ I < N (e.g. `--worker 0/4`), not `\(w)`")
+            if w == "auto" {
+                let found = try WorkerSlot.fromEnvironment(ProcessInfo.processInfo.environment, workers: workers)
+                worker = found.slot
+                workerOrigin = found.origin
+            } else {
+                guard let slot = WorkerSlot(parsing: w) else {
+                    throw UsageError(message: "option `--worker` of `motionprep run` must be I/N with 0 ≤ I < N (e.g. `--worker 0/4`) or `auto` (the array task's slot, from the scheduler's environment), not `\(w)`")
+                }
+                guard slot.count <= WorkerSlot.maxWorkers else {
+                    throw UsageError(message: "option `--worker` of `motionprep run` splits the run into at most \(WorkerSlot.maxWorkers) workers (the most `motionprep merge` takes), not \(slot.count) in `\(w)`")
+                }
+                if workers != nil {
+                    throw UsageError(message: "option `--workers` of `motionprep run` goes only with `--worker auto`; `--worker \(w)` already names the count")
+                }
+                worker = slot
             }
-            guard slot.count <= WorkerSlot.maxWorkers else {
-                throw UsageError(message: "option `--worker` of `motionprep run` splits the run into at most \(WorkerSlot.maxWorkers) workers (the most `motionprep merge` takes), not \(slot.count) in `\(w)`")
-            }
-            worker = slot
+        } else if let workers {
+            throw UsageError(message: "option `--workers` of `motionprep run` goes only with `--worker auto`, not alone (got `--workers \(workers)`)")
         }
-        let jobs = try a.int("--jobs", in: 1...4096, command: "run") ?? ProcessInfo.processInfo.activeProcessorCount
+        let allowance = CPUAllowance.jobs(option: try a.int("--jobs", in: 1...4096, command: "run"))
+        let jobs = allowance.count
         let spec = try PipelineLoader.load(path: a.positionals[0])
         let quiet = a.flag("--quiet")
         let hooks = TestHooks()
@@ -71,8 +89,8 @@ enum RunCommand {
         if let testBudget = hooks.memoryBudgetValues {
             Diagnostics.stderr("motionprep: test hook: memory budget peak \(summary.memoryBudgetPeak) of \(testBudget) values, at most \(summary.memoryBudgetPeakHolders) recording(s) holding a reservation at once; \(summary.readBack) recording(s) read back from their record files")
         }
-        if !quiet { Diagnostics.stderr(text(summary, worker: worker)) }
-        if a.flag("--json") { try Diagnostics.stdout(json(summary).pretty()) }
+        if !quiet { Diagnostics.stderr(text(summary, worker: worker.map { (slot: $0, origin: workerOrigin) }, jobs: allowance)) }
+        if a.flag("--json") { try Diagnostics.stdout(json(summary, jobs: allowance, worker: worker.map { (slot: $0, origin: workerOrigin) }).pretty()) }
         return .success
     }
 
@@ -80,9 +98,11 @@ enum RunCommand {
     /// test_provenance.py (docs/hardening.md): at checkpoint `point` the run says so on stderr and
     /// stops there until it is killed, or, with `MOTIONPREP_TEST_CONTINUE_WHEN=PATH`, until PATH
     /// exists. Not a user feature.
-    static func text(_ s: RunSummary, worker: WorkerSlot?) -> String {
+    /// The text summary; `jobs: N (source)` is its last line.
+    static func text(_ s: RunSummary, worker: (slot: WorkerSlot, origin: String)?, jobs: CPUAllowance) -> String {
         if let worker {
-            return "wrote part \(worker) to \(s.outputDirectory): \(s.recordings) recording(s); join the parts with `motionprep merge OUT_DIR PART_DIR...`"
+            return "wrote part \(worker.slot) to \(s.outputDirectory): \(s.recordings) recording(s); join the parts with `motionprep merge OUT_DIR PART_DIR...`\n"
+                + "worker \(worker.slot) (\(worker.origin))\njobs: \(jobs)"
         }
         var lines: [String] = []
         lines.append("wrote \(s.outputDirectory): " + s.windowsPerSplit.map { "\($0.split) \($0.windows)" }.joined(separator: ", ") + " windows (\(s.bytesWritten) bytes)")
@@ -93,11 +113,14 @@ enum RunCommand {
         if !s.recordingsDropped.isEmpty { lines.append("recordings dropped: " + reasons(s.recordingsDropped)) }
         for sk in s.skipped { lines.append("  skipped \(sk.recording): \(sk.reason)") }
         if s.gaps > 0 { lines.append(String(format: "gaps: %d, costing %.2f s of signal", s.gaps, s.gapSeconds)) }
+        lines.append("jobs: \(jobs)")
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ s: RunSummary) -> JSONValue {
-        .object([
+    /// `jobs` is the number of recordings processed at once (and of every thread pool),
+    /// `jobs_from` where it came from; `worker` and `worker_from` only for a part.
+    static func json(_ s: RunSummary, jobs: CPUAllowance, worker: (slot: WorkerSlot, origin: String)? = nil) -> JSONValue {
+        var o: [String: JSONValue] = [
             "output": .string(s.outputDirectory),
             "recordings": .int(s.recordings),
             "rows_read": .int(s.rowsRead),
@@ -112,7 +135,14 @@ enum RunCommand {
             "resumed_recordings": .int(s.resumed),
             "streamed_recordings": .int(s.streamed),
             "warnings": .array(s.warnings.map { .string($0) }),
-        ])
+            "jobs": .int(jobs.count),
+            "jobs_from": .string(jobs.source),
+        ]
+        if let worker {
+            o["worker"] = .string(worker.slot.description)
+            o["worker_from"] = .string(worker.origin)
+        }
+        return .object(o)
     }
 }
 

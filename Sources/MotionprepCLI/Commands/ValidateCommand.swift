@@ -19,7 +19,7 @@ enum ValidateCommand {
         indices, NaN/Inf, normalization statistics, and that no subject or recording is in two splits.
         `--expect FILE` adds dataset-specific rules (see expectations/walk.yaml and docs/validate.md).
         Output: `text` (one line per failure, then a summary with MB/s), `json`, or `junit` (one
-        testcase per check). `--jobs N`: HDF5 chunks decoded at once (default: all cores); the report
+        testcase per check). `--jobs N`: HDF5 chunks decoded at once (default: the CPUs this process may use, as `run`); the report
         is the same for any N. Exit 0 when every check passes, 1 when any fails, 64 usage, 66 no such
         folder or expectations file, 78 a bad expectations file.
 
@@ -72,7 +72,7 @@ enum ValidateCommand {
     ///
     /// - Throws: `UsageError` (64) for a bad `--format`; `MotionError` (66) when the folder or the
     ///   expectations file does not exist; `ExpectationsFileError` (78).
-    /// - Parameter jobs: HDF5 chunks decoded at once; all cores when nil.
+    /// - Parameter jobs: HDF5 chunks decoded at once; the CPUs allowed (`CPUAllowance`) when nil.
     static func validateDataset(_ directory: String, expect: String?, format: String?, jobs: Int? = nil) throws -> (ExitStatus, String) {
         let reportFormat: ReportFormat
         if let format {
@@ -93,7 +93,7 @@ enum ValidateCommand {
         let expectations = try expect.map { try ExpectationsLoader.load(path: $0) }
         let clock = ContinuousClock()
         let start = clock.now
-        let storages = DatasetStorages.standard(threads: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        let storages = DatasetStorages.standard(threads: jobs ?? CPUAllowance.current().count)
         let report = DatasetValidator.validate(directory: directory, options: ValidationOptions(expectations: expectations, storages: storages))
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18

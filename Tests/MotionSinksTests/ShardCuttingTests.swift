@@ -143,7 +143,9 @@ import Testing
             let shards = try write(batches: batches, perShard: 5, split: "validation", in: dir)
             try #require(shards.count == 1)
             let (file, c) = shards[0]
-            #expect(file == WrittenFile(path: "validation/validation-00000.tar.zst", numWindows: 0, classCounts: [0, 0, 0]))
+            // The sink also gives the shard's SHA-256 and size (hashed as written), checked below.
+            #expect(file.path == "validation/validation-00000.tar.zst" && file.numWindows == 0 && file.classCounts == [0, 0, 0])
+            #expect(file.bytes == (try FileManager.default.attributesOfItem(atPath: dir.path + "/" + file.path)[.size] as? Int))
             #expect(c.samples.isEmpty && c.arrays.isEmpty && c.memberNames.isEmpty)
             let archive = try Zstd.decompressFrame([UInt8](FileManager.default.contents(atPath: dir.path + "/" + file.path)!))
             #expect(archive == [UInt8](repeating: 0, count: 1024))

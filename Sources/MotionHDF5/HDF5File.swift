@@ -56,13 +56,19 @@ public final class HDF5File: @unchecked Sendable {
     /// `H5Pset_file_locking(…, true, true)`); `HDF5_USE_FILE_LOCKING=FALSE` still turns it off.
     /// The descriptor is marked close-on-exec, so child processes do not inherit the file's lock.
     ///
-    /// - Parameter path: where to create the file; its directory must exist.
+    /// - Parameters:
+    ///   - path: where to create the file; its directory must exist.
+    ///   - shown: the path messages and ``path`` give, when `path` is one the user would not
+    ///     recognise (`/proc/self/fd/N/train.h5`, a file created through a folder's descriptor).
+    ///     Nothing written into the file depends on either.
     /// - Returns: the open file.
     /// - Throws: ``HDF5Error`` with `.cannotCreate` when the file cannot be created (no such
     ///   directory, no permission, the file is already open in this process…). The corresponding C
     ///   function is `H5Fcreate`.
-    public static func create(path: String) throws -> HDF5File {
-        try HDF5Library.withLock {
+    public static func create(path: String, shownAs shown: String? = nil) throws -> HDF5File {
+        let opened = path
+        let path = shown ?? path
+        return try HDF5Library.withLock {
             let action = "cannot create"
             let fcpl = try _createPropertyList(CHDF5_H5P_FILE_CREATE(), action, path: path)
             defer { H5Pclose(fcpl) }
@@ -74,7 +80,7 @@ public final class HDF5File: @unchecked Sendable {
                   H5Pset_file_locking(fapl, true, true) >= 0
             else { throw HDF5Error.fromLibrary(.cannotCreate, action, path: path) }
 
-            let fileID = H5Fcreate(path, CHDF5_H5F_ACC_TRUNC(), fcpl, fapl)
+            let fileID = H5Fcreate(opened, CHDF5_H5F_ACC_TRUNC(), fcpl, fapl)
             guard fileID >= 0 else { throw HDF5Error.fromLibrary(.cannotCreate, action, path: path) }
             do {
                 try _setCloseOnExec(fileID, action: action, path: path, status: .cannotCreate)

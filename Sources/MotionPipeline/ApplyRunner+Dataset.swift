@@ -18,8 +18,11 @@ import MotionDataset
 ///   files with the manifest's digests (a folder holding a manifest without its data, or data
 ///   changed since, is not the dataset the statistics were computed from): 65.
 ///
-/// The data files are not read or hashed (that is `validate`'s work, and would cost a read of
-/// the whole dataset): a file changed in place with its size kept is found by `validate`.
+/// - `normalization.x` and `.features` are the train split's statistics, recomputed from the
+///   train files (`checkNormalization`): 65.
+///
+/// The data files are not hashed (that is `validate`'s work): a file changed in place with its
+/// size kept is found by `validate`; the train files are read once, for their statistics.
 extension ApplyRunner {
     static func checkDatasetFiles(_ dataset: SourceDataset) throws {
         let manifestPath = dataset.manifestPath
@@ -73,6 +76,54 @@ extension ApplyRunner {
             }
         }
         try checkSums(manifest, path: full("SHA256SUMS"), manifestPath: manifestPath)
+        try checkNormalization(manifest, full: full, manifestPath: manifestPath)
+    }
+
+    /// `normalization.x` and `normalization.features` are the train split's statistics, as
+    /// `validate`'s `normalization.stats` recomputes them: per column, the mean and population
+    /// std in float64 of every finite value of the train files, read through the dataset readers
+    /// (`DatasetStorage`) in blocks of about 1 MiB, so memory stays flat; each stored value must
+    /// be within 1e-6 × (|mean| + std) + 1e-12 of the recomputed one. An edited statistic (the
+    /// manifest is not in `SHA256SUMS`) is refused with 65, naming the first column that differs.
+    static func checkNormalization(_ manifest: DatasetManifest, full: (String) -> String, manifestPath: String) throws {
+        let targets: [(name: String, listed: DatasetManifest.Moments?, columns: [String], rowColumns: Int)] = [
+            ("x", manifest.normalization.x, manifest.channelNames, manifest.windowLength * manifest.channelNames.count),
+            ("features", manifest.normalization.features, manifest.featureNames, manifest.featureNames.count),
+        ].filter { $0.listed != nil && !$0.columns.isEmpty }
+        let train = manifest.files.filter { $0.split == .train }
+        guard !targets.isEmpty, !train.isEmpty else { return }
+        guard let storage = DatasetStorages.standard().first(where: { $0.name == manifest.storage }) else { return }
+        var moments = targets.map { TrainMoments(columns: $0.columns.count) }
+        for file in train {
+            let reader: any DatasetFileReader
+            do { reader = try storage.open(path: full(file.path), displayPath: file.path) } catch {
+                throw MotionError(.dataError, "\(full(file.path)): cannot be read to check the manifest's train statistics (\(error)), so `apply` does not trust its normalization")
+            }
+            defer { reader.close() }
+            for (t, target) in targets.enumerated() {
+                let rowsPerBlock = Swift.max(1, (1 << 18) / Swift.max(1, target.rowColumns))
+                var start = 0
+                while start < file.numWindows {
+                    let rows = start..<Swift.min(file.numWindows, start + rowsPerBlock)
+                    let values: [Float]
+                    do { values = try reader.readFloats(target.name, rows: rows) } catch {
+                        throw MotionError(.dataError, "\(full(file.path)): cannot read `\(target.name)` to check the manifest's train statistics (\(error)), so `apply` does not trust its normalization")
+                    }
+                    moments[t].add(values)
+                    start = rows.upperBound
+                }
+            }
+        }
+        for (t, target) in targets.enumerated() {
+            let listed = target.listed!, mean = moments[t].mean, std = moments[t].std
+            for c in target.columns.indices where c < listed.mean.count && c < listed.std.count {
+                let tolerance = 1e-6 * (abs(mean[c]) + std[c]) + 1e-12
+                for (key, stored, recomputed) in [("mean", listed.mean[c], mean[c]), ("std", listed.std[c], std[c])]
+                where !(abs(stored - recomputed) <= tolerance) {
+                    throw MotionError(.dataError, "\(manifestPath): `normalization.\(target.name).\(key)[\(c)]` (\(target.name == "x" ? "channel" : "feature") `\(target.columns[c])`) is \(stored), but the train split gives \(recomputed) (recomputed in float64 from its \(train.count) file(s), relative tolerance 1e-6, as `validate`'s `normalization.stats`): the statistics were edited, so `apply` does not trust its normalization")
+                }
+            }
+        }
     }
 
     /// `SHA256SUMS` lists exactly the manifest's data files, with the manifest's digests.
@@ -123,6 +174,54 @@ extension ApplyRunner {
         case S_IFSOCK: return "a socket"
         case S_IFCHR, S_IFBLK: return "a device"
         default: return "of another kind"
+        }
+    }
+}
+
+/// Per column: count, shift (the first finite value), and the sums of the shifted values and of
+/// their squares in float64, as `validate` accumulates them (its `ColumnMoments`): the sum of
+/// squares does not cancel for a column far from zero.
+struct TrainMoments {
+    private var count: [Int]
+    private var shift: [Double]
+    private var hasShift: [Bool]
+    private var sum: [Double]
+    private var squares: [Double]
+
+    init(columns: Int) {
+        count = [Int](repeating: 0, count: columns)
+        shift = [Double](repeating: 0, count: columns)
+        hasShift = [Bool](repeating: false, count: columns)
+        sum = shift
+        squares = shift
+    }
+
+    /// Adds rows of values (row-major; the column of value i is i mod columns); NaN and infinity
+    /// are left out.
+    mutating func add(_ values: [Float]) {
+        let columns = count.count
+        var c = 0
+        for v in values {
+            if v.isFinite {
+                if !hasShift[c] { shift[c] = Double(v); hasShift[c] = true }
+                let d = Double(v) - shift[c]
+                sum[c] += d
+                squares[c] += d * d
+                count[c] += 1
+            }
+            c += 1
+            if c == columns { c = 0 }
+        }
+    }
+
+    var mean: [Double] { count.indices.map { count[$0] == 0 ? 0 : shift[$0] + sum[$0] / Double(count[$0]) } }
+
+    /// Population standard deviation.
+    var std: [Double] {
+        count.indices.map { c in
+            guard count[c] > 0 else { return 0 }
+            let n = Double(count[c]), m = sum[c] / n
+            return Swift.max(0, squares[c] / n - m * m).squareRoot()
         }
     }
 }

@@ -80,9 +80,9 @@ public enum ApplyRunner {
         try job.begin()
         let staging = job.staging
         let recordsDir = staging.partialDirectory + "/records"
-        if mkdir(recordsDir, 0o755) != 0 && errno != EEXIST {
-            throw MotionError(.cannotCreate, "cannot create \(recordsDir): \(String(cString: strerror(errno)))")
-        }
+        let recordsFolder = try staging.folder.subfolder("records")
+        // Every data file is created after this point, through the staging folder's descriptor.
+        options.checkpoint("before-data-files")
 
         let normalization = SinkNormalization(
             x: Standardization(mean: dataset.xStatistics!.mean, std: dataset.xStatistics!.std),
@@ -90,11 +90,11 @@ public enum ApplyRunner {
         let sink: SplitSink
         switch spec.output.type {
         case .hdf5:
-            sink = try HDF5SplitSink(directory: staging.partialDirectory, split: splitName, description: description,
+            sink = try HDF5SplitSink(directory: staging.folder, split: splitName, description: description,
                                      compression: HDF5ChunkCompressionPool(threads: Swift.max(1, options.jobs)),
                                      normalization: normalization)
         case .shards:
-            sink = try ShardSplitSink(directory: staging.partialDirectory, split: splitName, description: description,
+            sink = try ShardSplitSink(directory: staging.folder, split: splitName, description: description,
                                       windowsPerShard: spec.output.windowsPerShard, compressionLevel: spec.output.compressionLevel,
                                       compress: spec.output.compression == .zstd, seed: spec.split.seed,
                                       threads: Swift.max(1, options.jobs), shuffle: false, normalization: normalization)
@@ -121,7 +121,7 @@ public enum ApplyRunner {
                 return Result {
                     let record = try processor.processToRecord(
                         sources[k], isTrain: false, intervals: nil, ledger: ledger.child(),
-                        recordPath: recordsDir + "/" + RecordStore.fileName(for: k), pipelineSHA256: plan.pipelineSHA256,
+                        recordPath: recordsDir + "/" + RecordStore.fileName(for: k), recordFolder: recordsFolder, pipelineSHA256: plan.pipelineSHA256,
                         isCancelled: options.isCancelled, bytesRead: { progress.reading(k, bytes: $0) },
                         reserve: { try budget.reserve(item: k, values: $0) },
                                                              keepWindows: { budget.tryReserve(item: k, values: $0, itemLimit: RecordStore.keptValuesLimit) })

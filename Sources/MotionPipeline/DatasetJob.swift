@@ -78,8 +78,12 @@ final class DatasetJob {
     func seal(_ files: [WrittenFile], checkpoint: (String) -> Void,
               manifest: ([(path: String, sha256: String, bytes: Int)]) throws -> String) throws -> [(path: String, sha256: String, bytes: Int)] {
         var checksums: [(path: String, sha256: String, bytes: Int)] = []
+        // The files hashed are the ones this run wrote: read through the staging folder's
+        // descriptor (docs/hardening.md, "No race between check and use"), the folder checked first.
+        try staging.checkIdentity()
+        let folder = staging.folder
         for f in files {
-            let (hex, bytes) = try f.checksum(in: staging.partialDirectory)
+            let (hex, bytes) = try f.checksum(in: folder)
             checksums.append((f.path, hex, bytes))
         }
         try staging.write("SHA256SUMS", checksums.map { "\($0.sha256)  \($0.path)\n" }.joined())
@@ -110,9 +114,15 @@ final class DatasetJob {
 
 extension WrittenFile {
     /// The file's SHA-256 and size for SHA256SUMS: as its sink hashed it while writing it
-    /// (shards), else read once from `directory` (HDF5, which libhdf5 finishes by seeking back).
-    func checksum(in directory: String) throws -> (hex: String, bytes: Int) {
+    /// (shards), else read once through `folder`'s descriptor (HDF5, which libhdf5 finishes by
+    /// seeking back).
+    func checksum(in folder: WritableFolder) throws -> (hex: String, bytes: Int) {
         if let sha256, let bytes { return (sha256, bytes) }
-        return try SHA256.hexOfFile(path: directory + "/" + path)
+        do {
+            return try SHA256.hexOfFile(path: folder.kernelPath(path))
+        } catch var error as MotionError {
+            error.message = error.message.replacing(folder.kernelPath(path), with: folder.shown(path))
+            throw error
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MotionCore
 import MotionDataset
+import MotionSinks
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,6 +30,10 @@ struct DatasetStaging {
     init(outputDirectory: String) {
         self.outputDirectory = outputDirectory
     }
+
+    /// The staging folder as its descriptor, for creating the data files and record files in it
+    /// (`openat`; libhdf5 through `/proc/self/fd/N/`), once `begin` or `reopen` has opened it.
+    var folder: WritableFolder { handle.folder(shownAs: partialDirectory) }
 
     /// Refuses an output folder that motionprep may not replace.
     ///
@@ -141,6 +146,11 @@ struct DatasetStaging {
         }
         OutputFolder.remove(previousDirectory, entries: entries)
         log("notice: removed \(previousDirectory), the previous dataset an interrupted replacement had set aside")
+    }
+
+    /// Refuses (73) when `DIR.partial` is no longer the folder this run made.
+    func checkIdentity() throws {
+        try handle.checkIdentity(partialDirectory, output: outputDirectory)
     }
 
     /// Writes a small file into the staging folder through its descriptor (never through a
@@ -265,6 +275,9 @@ final class StagingHandle: @unchecked Sendable {
     private var identity: FolderIdentity?
 
     deinit { if fd >= 0 { close(fd) } }
+
+    /// The open folder, borrowed: it stays open as long as this handle.
+    func folder(shownAs path: String) -> WritableFolder { WritableFolder(borrowing: fd, shownAs: path) }
 
     /// Opens `path` as a folder, never through a link.
     func open(_ path: String) throws {

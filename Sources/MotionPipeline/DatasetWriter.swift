@@ -31,10 +31,10 @@ final class DatasetWriter {
         for split in SplitName.allCases {
             switch plan.spec.output.type {
             case .hdf5:
-                sinks[split] = try HDF5SplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description,
+                sinks[split] = try HDF5SplitSink(directory: staging.folder, split: split.rawValue, description: plan.description,
                                                  compression: chunkCompression)
             case .shards:
-                sinks[split] = try ShardSplitSink(directory: staging.partialDirectory, split: split.rawValue, description: plan.description,
+                sinks[split] = try ShardSplitSink(directory: staging.folder, split: split.rawValue, description: plan.description,
                                                   windowsPerShard: plan.spec.output.windowsPerShard,
                                                   compressionLevel: plan.spec.output.compressionLevel,
                                                   compress: plan.spec.output.compression == .zstd, seed: plan.spec.split.seed,

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import MotionConfig
 import MotionCore
+import MotionSinks
 
 /// Thrown when a run is cancelled (SIGINT): the partial folder is kept for `--resume`.
 public struct RunInterrupted: UserFacingError {
@@ -27,7 +28,9 @@ public enum PipelineRunner {
         defer { job.end() }
         let staging = job.staging
         let recordsDir = staging.partialDirectory + "/records"
-        try prepare(staging, plan: plan, options: options, runInputs: ledger.otherEntries())
+        let recordsFolder = try prepare(staging, plan: plan, options: options, runInputs: ledger.otherEntries())
+        // Every data file is created after this point, through the staging folder's descriptor.
+        options.checkpoint("before-data-files")
         job.adopt()
 
         let owned = sources.indices.filter { options.worker == nil || RunPlan.worker(of: sources[$0].name, count: options.worker!.count) == options.worker!.index }
@@ -64,7 +67,7 @@ public enum PipelineRunner {
                             return saved.record
                         }
                         let record = try processor.processToRecord(sources[i], isTrain: isTrain[i], intervals: intervals, ledger: ledger.child(),
-                                                             recordPath: path, pipelineSHA256: plan.pipelineSHA256,
+                                                             recordPath: path, recordFolder: recordsFolder, pipelineSHA256: plan.pipelineSHA256,
                                                              isCancelled: options.isCancelled,
                                                              bytesRead: { progress.reading(k, bytes: $0) },
                                                              reserve: { try budget.reserve(item: k, values: $0) },
@@ -98,7 +101,7 @@ public enum PipelineRunner {
         if let writer {
             summary = try writer.finish(runInputs: ledger.otherEntries())
             staging.removeRecords()
-            unlink(staging.partialDirectory + "/" + RunState.fileName)
+            staging.folder.remove(RunState.fileName)
         } else {
             try PartManifest.write(plan: plan, worker: options.worker!, owned: owned, failures: failures,
                                    runInputs: ledger.otherEntries(), staging: staging)
@@ -172,7 +175,10 @@ public enum PipelineRunner {
     /// Sets up `DIR.partial/`: afresh, or (with `--resume`) reusing the records of an
     /// interrupted run of the same pipeline and the same run-wide inputs (`runInputs`: the
     /// labels file and the IIO layout files read so far, recorded in `state.json`).
-    static func prepare(_ staging: DatasetStaging, plan: RunPlan, options: RunOptions, runInputs: [InputEntry] = []) throws {
+    ///
+    /// - Returns: `DIR.partial/records/`, opened through the staging folder's descriptor.
+    @discardableResult
+    static func prepare(_ staging: DatasetStaging, plan: RunPlan, options: RunOptions, runInputs: [InputEntry] = []) throws -> WritableFolder {
         let fm = FileManager.default
         let statePath = staging.partialDirectory + "/" + RunState.fileName
         if options.resume, fm.fileExists(atPath: statePath) {
@@ -191,11 +197,9 @@ public enum PipelineRunner {
             if options.resume { options.log("nothing to resume in \(staging.partialDirectory); starting afresh") }
             try staging.begin(log: options.log)
         }
-        let records = staging.partialDirectory + "/records"
-        if mkdir(records, 0o755) != 0 && errno != EEXIST {
-            throw MotionError(.cannotCreate, "cannot create \(records): \(String(cString: strerror(errno)))")
-        }
-        try RunState(pipelineSHA256: plan.pipelineSHA256, worker: options.worker?.description, inputs: runInputs).save(path: statePath)
+        let records = try staging.folder.subfolder("records")
+        try staging.write(RunState.fileName, RunState(pipelineSHA256: plan.pipelineSHA256, worker: options.worker?.description, inputs: runInputs).text)
+        return records
     }
 
     /// A saved record to resume from: nil when there is none, or when it is damaged, truncated
@@ -286,10 +290,10 @@ struct RunState {
     /// nil in the state of an older motionprep.
     var inputs: [InputEntry]?
 
-    func save(path: String) throws {
-        let json = JSONValue.object(["pipeline_sha256": .string(pipelineSHA256), "worker": worker.map { .string($0) } ?? .null,
-                                     "inputs": .array((inputs ?? []).map(\.json))]).pretty()
-        try OutputFiles.write(Array((json + "\n").utf8), to: path, what: "the resume state")
+    /// `state.json`'s text (written through the staging folder's descriptor).
+    var text: String {
+        JSONValue.object(["pipeline_sha256": .string(pipelineSHA256), "worker": worker.map { .string($0) } ?? .null,
+                          "inputs": .array((inputs ?? []).map(\.json))]).pretty() + "\n"
     }
 
     static func load(path: String) throws -> RunState {

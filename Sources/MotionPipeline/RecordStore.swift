@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import MotionChecksum
 import MotionCore
+import MotionSinks
 
 /// One input file as the manifest lists it: a recording's file, or (`role`) a labels file or a
 /// file of an IIO layout folder.
@@ -144,17 +145,28 @@ final class RecordWriter {
 
     /// - Parameter keep: asked, before a block is kept in memory, whether its values (4-byte
     ///   units) may be held until the writer takes the recording; `{ _ in false }` keeps none.
-    init(path: String, keep: @escaping (Int) -> Bool = { _ in false }) throws {
+    /// - Parameter folder: when given, the file is created in it through its descriptor
+    ///   (`openat`, `renameat`) under `path`'s last component, and `path` only names it.
+    init(path: String, in folder: WritableFolder? = nil, keep: @escaping (Int) -> Bool = { _ in false }) throws {
         self.path = path
+        self.folder = folder
+        name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         self.keep = keep
-        file = try _RecordFile(writingAt: path + ".tmp")
+        if let folder {
+            file = try _RecordFile(writing: try folder.create(name + ".tmp"), path: path + ".tmp")
+        } else {
+            file = try _RecordFile(writingAt: path + ".tmp")
+        }
         try file.write(RecordStore.magic)
     }
+
+    private let folder: WritableFolder?
+    private let name: String
 
     deinit {
         if !closed {
             file.close()
-            unlink(path + ".tmp")
+            if let folder { folder.remove(name + ".tmp") } else { unlink(path + ".tmp") }
         }
     }
 
@@ -209,9 +221,10 @@ final class RecordWriter {
         try file.write(RecordStore.endMagic)
         try file.flushAndClose()
         closed = true
-        guard rename(path + ".tmp", path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(path + ".tmp")
+        let moved = folder.map { $0.rename(name + ".tmp", to: name) }
+            ?? (rename(path + ".tmp", path) == 0 ? nil : String(cString: strerror(errno)))
+        if let reason = moved {
+            if let folder { folder.remove(name + ".tmp") } else { unlink(path + ".tmp") }
             throw MotionError(.cannotCreate, "cannot move resume state into place at \(path): \(reason)")
         }
         return StoredWindows(path: path, windows: windows, length: length, channels: channels, featureCount: featureCount)
@@ -417,6 +430,18 @@ final class _RecordFile: @unchecked Sendable {
             throw RecordDamaged(path: path, reason: "it cannot be opened: \(reason)")
         }
         handle = f
+    }
+
+    /// Writes to `fd` (a file just created), named `path` in messages.
+    init(writing fd: Int32, path: String) throws {
+        self.path = path
+        guard let f = fdopen(fd, "wb") else {
+            let reason = String(cString: strerror(errno))
+            _ = Glibc.close(fd)
+            throw MotionError(.cannotCreate, "cannot write resume state \(path): \(reason)")
+        }
+        handle = f
+        setvbuf(f, nil, _IOFBF, 1 << 20)
     }
 
     init(writingAt path: String) throws {

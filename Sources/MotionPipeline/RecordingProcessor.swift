@@ -1,5 +1,6 @@
 import MotionConfig
 import MotionCore
+import MotionSinks
 import MotionFeatures
 import MotionIngest
 import MotionLabels
@@ -79,7 +80,8 @@ final class RecordingProcessor {
         }
     }
 
-    /// Processes `source` into a record saved at `recordPath`, streamed in blocks (bounded
+    /// Processes `source` into a record saved at `recordPath` (created in `recordFolder` through
+    /// its descriptor when given, `recordPath` then only naming it), streamed in blocks (bounded
     /// memory, windows left in the record file).
     ///
     /// The record's inputs are hashed from the bytes the readers parsed (`ledger`, one per
@@ -89,7 +91,7 @@ final class RecordingProcessor {
     /// called again with more while a zero-phase transform holds a long segment. `keepWindows` grants
     /// holding each block of windows in memory for the writer as well (`RecordWriter`).
     func processToRecord(_ source: RecordingSource, isTrain: Bool, intervals: IntervalLabels?, ledger: InputLedger,
-                         recordPath: String, pipelineSHA256: String, isCancelled: () -> Bool,
+                         recordPath: String, recordFolder: WritableFolder? = nil, pipelineSHA256: String, isCancelled: () -> Bool,
                          bytesRead: (Int) -> Void = { _ in },
                          reserve: (Int) throws -> Void = { _ in },
                          keepWindows: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
@@ -112,7 +114,7 @@ final class RecordingProcessor {
                                        valueLimit: valueLimit, ledger: ledger, keepBlocks: keep, labelTrack: track,
                                        reserved: reserved, reserve: reserve)
             }) { streaming in
-                try streaming.run(recordPath: recordPath, pipelineSHA256: pipelineSHA256,
+                try streaming.run(recordPath: recordPath, recordFolder: recordFolder, pipelineSHA256: pipelineSHA256,
                                   isCancelled: isCancelled, bytesRead: bytesRead, keep: keepWindows)
             }
         }

@@ -1,6 +1,7 @@
 import MotionChain
 import MotionConfig
 import MotionCore
+import MotionSinks
 import MotionFeatures
 import MotionIngest
 import MotionLabels
@@ -172,11 +173,11 @@ final class StreamingRecording {
     /// `bytesRead` hears how many input bytes the main pass has read, after every block.
     /// `keep` grants (or refuses) holding each block of windows in memory for the writer too
     /// (`RecordWriter`): the record's `kept`.
-    func run(recordPath: String, pipelineSHA256: String,
+    func run(recordPath: String, recordFolder: WritableFolder? = nil, pipelineSHA256: String,
              isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in },
              keep: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
         try designFilters(isCancelled: isCancelled, bytesRead: bytesRead)
-        let writer = try RecordWriter(path: recordPath, keep: keep)
+        let writer = try RecordWriter(path: recordPath, in: recordFolder, keep: keep)
         let dropped = try stream(writer: writer, isCancelled: isCancelled, bytesRead: bytesRead)
         for s in grid.streams.indices {
             if let f = grid.streams[s].filter, f.unfilteredRuns > 0 {

@@ -43,7 +43,7 @@ public final class HDF5SplitSink: SplitSink {
     private var stageFold: [Int32] = []
     static let stageWindows = 4096
 
-    /// Creates `{directory}/{split}.h5`.
+    /// Creates `{directory}/{split}.h5`, through the folder's descriptor.
     ///
     /// - Parameters:
     ///   - compression: where chunks are compressed; share one pool between the sinks of a run.
@@ -51,7 +51,7 @@ public final class HDF5SplitSink: SplitSink {
     ///     the pool's size.
     ///   - normalization: also write `x_normalized` and `features_normalized`, standardised with
     ///     these statistics (`motionprep apply`).
-    public init(directory: String, split: String, description: DatasetDescription,
+    public init(directory: WritableFolder, split: String, description: DatasetDescription,
                 compression: HDF5ChunkCompressionPool? = nil, normalization: SinkNormalization? = nil) throws {
         relativePath = "\(split).h5"
         self.description = description
@@ -61,7 +61,9 @@ public final class HDF5SplitSink: SplitSink {
         let pool = compression ?? HDF5ChunkCompressionPool(threads: 1)
         let queue = HDF5ChunkWriteQueue(pool: pool, maxInFlight: 4 * pool.threads)
         self.queue = queue
-        let file = try HDF5File.create(path: directory + "/" + relativePath)
+        // libhdf5 opens by path: through the folder's descriptor (`/proc/self/fd/N/…`), so the
+        // file lands in the folder itself whatever is at its path now.
+        let file = try HDF5File.create(path: directory.kernelPath(relativePath), shownAs: directory.shown(relativePath))
         self.file = file
         func column(_ name: String, _ type: HDF5ElementType, _ rowShape: [Int], chunkRows: Int) throws -> HDF5ChunkAppender {
             let dataset = try file.createDataset(name, type: type, rowShape: rowShape, chunkRows: chunkRows)

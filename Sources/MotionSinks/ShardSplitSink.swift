@@ -22,7 +22,8 @@ import MotionZstd
 /// are written under a temporary name and renamed into place; the same windows always give the
 /// same bytes.
 public final class ShardSplitSink: SplitSink {
-    private let directory: String
+    /// `{directory}/{split}/`, where the shards are created.
+    private let splitFolder: WritableFolder
     private let split: String
     private let description: DatasetDescription
     fileprivate let windowsPerShard: Int
@@ -41,7 +42,8 @@ public final class ShardSplitSink: SplitSink {
 
     /// Prepares `{directory}/{split}/` and the spool; no shard is written before `finish()`.
     /// - Parameters:
-    ///   - directory: the dataset folder being built.
+    ///   - directory: the dataset folder being built; the split folder, the spool and every shard
+    ///     are created through its descriptor.
     ///   - split: `train`, `validation` or `test`.
     ///   - windowsPerShard: windows in every shard but the last (at least 1).
     ///   - compressionLevel: zstd level (pipeline files allow 1–19; default 3).
@@ -53,13 +55,12 @@ public final class ShardSplitSink: SplitSink {
     ///   - normalization: also write the standardised arrays (`motionprep apply`).
     /// - Throws: `MotionError(.config)` when `windowsPerShard < 1`; `.cannotCreate` when the
     ///   folder or the spool cannot be made.
-    public init(directory: String, split: String, description: DatasetDescription,
+    public init(directory: WritableFolder, split: String, description: DatasetDescription,
                 windowsPerShard: Int, compressionLevel: Int = 3, compress: Bool = true, seed: UInt64 = 0,
                 threads: Int = 1, shuffle: Bool = true, normalization: SinkNormalization? = nil) throws {
         guard windowsPerShard >= 1 else {
             throw MotionError(.config, "`output.windows_per_shard` is \(windowsPerShard); expected a whole number of at least 1")
         }
-        self.directory = directory
         self.split = split
         self.description = description
         self.windowsPerShard = windowsPerShard
@@ -71,8 +72,8 @@ public final class ShardSplitSink: SplitSink {
         self.normalization = normalization
         rowFloats = description.windowLength * description.channelNames.count + description.featureNames.count
         rowBytes = rowFloats * 4 + 32
-        try _ShardFile.makeDirectory(directory + "/" + split)
-        spool = try _SpoolFile(path: directory + "/" + split + ".spool.tmp")
+        splitFolder = try directory.subfolder(split)
+        spool = try _SpoolFile(in: directory, name: split + ".spool.tmp")
     }
 
     public func append(_ batch: WindowBatch, subjectIndex: Int32, recordingIndex: Int32, foldIndex: Int32?) throws {
@@ -182,7 +183,7 @@ public final class ShardSplitSink: SplitSink {
         }
         let stem = Self.stem(split: split, index: index)
         let relativePath = split + "/" + stem + (compress ? ".tar.zst" : ".tar")
-        let file = try _ShardFile(path: directory + "/" + relativePath)
+        let file = try _ShardFile(in: splitFolder, name: stem + (compress ? ".tar.zst" : ".tar"))
         var zstd: ZstdFrameWriter?
         if compress {
             zstd = try ZstdFrameWriter(level: compressionLevel, contentSize: TarWriter.archiveSize(memberSizes: members.map(\.size))) {

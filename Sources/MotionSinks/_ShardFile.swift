@@ -20,24 +20,25 @@ private func _systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int)
 final class _ShardFile {
     let path: String
     let temporaryPath: String
+    private let folder: WritableFolder
+    private let name: String
     private var fd: Int32
     private var committed = false
     private var hasher = SHA256Hasher()
     private var written = 0
 
-    /// Creates `path + ".tmp"` (truncating a stale one).
-    init(path: String) throws {
-        self.path = path
+    /// Creates `name + ".tmp"` in `folder` through its descriptor (truncating a stale one).
+    init(in folder: WritableFolder, name: String) throws {
+        self.folder = folder
+        self.name = name
+        path = folder.shown(name)
         temporaryPath = path + ".tmp"
-        fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw MotionError(.cannotCreate, "cannot create \(temporaryPath): \(_ShardFile.reason())")
-        }
+        fd = try folder.create(name + ".tmp")
     }
 
     deinit {
         if fd >= 0 { close(fd) }
-        if !committed { unlink(temporaryPath) }
+        if !committed { folder.remove(name + ".tmp") }
     }
 
     /// Appends bytes (retrying short writes and EINTR).
@@ -63,18 +64,11 @@ final class _ShardFile {
         let rc = close(fd)
         fd = -1
         guard rc == 0 else { throw MotionError(.ioError, "cannot write \(temporaryPath): \(_ShardFile.reason())") }
-        guard rename(temporaryPath, path) == 0 else {
-            throw MotionError(.ioError, "cannot rename \(temporaryPath) to \(path): \(_ShardFile.reason())")
+        if let why = folder.rename(name + ".tmp", to: name) {
+            throw MotionError(.ioError, "cannot rename \(temporaryPath) to \(path): \(why)")
         }
         committed = true
         return (hasher.finalizeHex(), written)
-    }
-
-    /// Creates a folder if it does not exist yet.
-    static func makeDirectory(_ path: String) throws {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw MotionError(.cannotCreate, "cannot create \(path): \(reason())")
-        }
     }
 
     /// Reads a whole file.
@@ -116,22 +110,24 @@ final class _ShardFile {
 /// when released.
 final class _SpoolFile {
     let path: String
+    private let folder: WritableFolder
+    private let name: String
     private var fd: Int32
     private var buffer: [UInt8] = []
     private static let bufferBytes = 1 << 20
 
-    init(path: String) throws {
-        self.path = path
-        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw MotionError(.cannotCreate, "cannot create \(path): \(String(cString: strerror(errno)))")
-        }
+    /// Creates `name` in `folder` through its descriptor.
+    init(in folder: WritableFolder, name: String) throws {
+        self.folder = folder
+        self.name = name
+        path = folder.shown(name)
+        fd = try folder.create(name, access: O_RDWR, mode: 0o600)
         buffer.reserveCapacity(Self.bufferBytes)
     }
 
     deinit {
         close(fd)
-        unlink(path)
+        folder.remove(name)
     }
 
     func append(_ bytes: [UInt8]) throws {

@@ -159,7 +159,7 @@ struct SinkFixture {
         let y = int64s(windows, seed: 13).map { $0 & 1 }
         let times = doubles(windows, seed: 14)
         var subject: [Int32] = [], recording: [Int32] = [], fold: [Int32] = []
-        let sink = try HDF5SplitSink(directory: directory, split: "train", description: description,
+        let sink = try HDF5SplitSink(directory: WritableFolder(opening: directory), split: "train", description: description,
                                      compression: HDF5ChunkCompressionPool(threads: threads))
         var start = 0, recordingIndex: Int32 = 0
         while start < windows {

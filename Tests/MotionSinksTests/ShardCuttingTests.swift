@@ -13,7 +13,7 @@ import Testing
     /// with their contents.
     func write(batches: [Int], perShard: Int, description d: DatasetDescription = fixtureDescription(),
                split: String = "train", in dir: TemporaryDirectory) throws -> [(WrittenFile, ShardContents)] {
-        let sink = try ShardSplitSink(directory: dir.path, split: split, description: d, windowsPerShard: perShard)
+        let sink = try ShardSplitSink(directory: WritableFolder(opening: dir.path), split: split, description: d, windowsPerShard: perShard)
         var first = 0
         for (i, n) in batches.enumerated() {
             try sink.append(fixtureBatch(n, first: first, description: d), subjectIndex: Int32(i / 2),
@@ -64,7 +64,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let d = fixtureDescription()
-        let sink = try ShardSplitSink(directory: dir.path, split: "test", description: d, windowsPerShard: 5, compress: false)
+        let sink = try ShardSplitSink(directory: WritableFolder(opening: dir.path), split: "test", description: d, windowsPerShard: 5, compress: false)
         try sink.append(fixtureBatch(4, first: 0, description: d), subjectIndex: 1, recordingIndex: 2, foldIndex: -1)
         let file = try sink.finish()[0]
         #expect(file.path == "test/test-00000.tar")
@@ -84,7 +84,7 @@ import Testing
         let d = fixtureDescription(folds: false)
         let norm = SinkNormalization(x: Standardization(mean: [1, 2, 3], std: [2, 0, 0.5]),
                                      features: Standardization(mean: [10, 0], std: [4, 1]))
-        let sink = try ShardSplitSink(directory: dir.path, split: "windows", description: d, windowsPerShard: 5, compress: false,
+        let sink = try ShardSplitSink(directory: WritableFolder(opening: dir.path), split: "windows", description: d, windowsPerShard: 5, compress: false,
                                       shuffle: false, normalization: norm)
         try sink.append(fixtureBatch(7, first: 0, description: d), subjectIndex: 0, recordingIndex: 1, foldIndex: nil)
         let files = try sink.finish()
@@ -206,7 +206,7 @@ import Testing
             let dir = try TemporaryDirectory()
             defer { dir.remove() }
             let d = fixtureDescription()
-            let sink = try ShardSplitSink(directory: dir.path, split: "test", description: d, windowsPerShard: 5, compressionLevel: 3,
+            let sink = try ShardSplitSink(directory: WritableFolder(opening: dir.path), split: "test", description: d, windowsPerShard: 5, compressionLevel: 3,
                                           threads: threads)
             var first = 0
             for n in batches {
@@ -224,7 +224,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         #expect(throws: MotionError.self) {
-            _ = try ShardSplitSink(directory: dir.path, split: "train", description: fixtureDescription(), windowsPerShard: 0)
+            _ = try ShardSplitSink(directory: WritableFolder(opening: dir.path), split: "train", description: fixtureDescription(), windowsPerShard: 0)
         }
     }
 

@@ -629,3 +629,36 @@ def test_refusals_of_a_dataset_apply_cannot_trust(data, tmp_path):
                    "the dataset's checksums cannot be read: not a dataset `motionprep run` wrote")
     # The untouched dataset still applies.
     assert run_apply(dataset, rec, "--out", tmp_path / "applied").returncode == 0
+
+
+@pytest.mark.parametrize("storage", ["hdf5", "shards"])
+def test_an_edited_train_statistic_is_refused(data, tmp_path, storage):
+    """`apply` recomputes `normalization.x` and `.features` from the train split (float64, the
+    population std, relative tolerance 1e-6 of |mean| + std: `validate`'s `normalization.stats`)
+    before it standardises with them. The manifest is not in SHA256SUMS, so an edited statistic,
+    with nothing else recomputed, passes every other check: it is refused with 65, one sentence
+    naming the key, the stored and the recomputed value; the untouched dataset still applies."""
+    dataset = make_dataset(data, storage=storage, name=f"ds-stats-{storage}")
+    rec = data / "data" / "subject01" / "rec-01.csv"
+    m = json.loads((dataset / "manifest.json").read_text())
+    mean0 = m["normalization"]["x"]["mean"][0]
+    std2 = m["normalization"]["features"]["std"][2]
+    channel, feature = m["channels"][0]["name"], m["feature_names"][2]
+    for key, edit, shown in [
+        ("x.mean[0]", lambda m: m["normalization"]["x"]["mean"].__setitem__(0, mean0 + 0.5),
+         f"(channel `{channel}`) is {mean0 + 0.5!r}, but the train split gives "),
+        ("features.std[2]", lambda m: m["normalization"]["features"]["std"].__setitem__(2, std2 * 1.001),
+         f"(feature `{feature}`) is {std2 * 1.001!r}, but the train split gives "),
+    ]:
+        c = edited(dataset, tmp_path / key, edit)
+        out = tmp_path / "never"
+        p = run_apply(c, rec, "--out", out)
+        assert p.returncode == 65, p.stderr
+        assert one_error(p.stderr), p.stderr
+        line = p.stderr.splitlines()[0]
+        assert line.startswith(f"{c}/manifest.json: error: `normalization.{key}` {shown}"), line
+        assert line.endswith("the statistics were edited, so `apply` does not trust its normalization"), line
+        assert not out.exists() and not Path(str(out) + ".partial").exists()
+    out = tmp_path / "applied"
+    p = run_apply(dataset, rec, "--out", out, "--quiet")
+    assert p.returncode == 0, p.stderr

@@ -596,6 +596,40 @@ def test_a_staging_folder_swapped_for_a_link_is_neither_written_through_nor_move
     assert partial.is_symlink()
 
 
+@pytest.mark.parametrize("output", ["hdf5", "shards"])
+def test_a_staging_folder_swapped_for_a_link_before_the_data_files_gets_none_of_them(work, tmp_path, output):
+    """Paused before any data file exists (`before-data-files`): the HDF5 split files, the shard
+    spool and shards, and the record files are created through the staging folder's descriptor,
+    so none of them lands in the folder the link points to (issue 24 point 3)."""
+    pipeline = tmp_path / "walk.yaml"
+    pipeline.write_text(PIPELINE.format(data=work / "data", seed=1).replace("type: hdf5", f"type: {output}"))
+    out, go = tmp_path / "out", tmp_path / "go"
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("mine\n")
+    env = {**os.environ, "MOTIONPREP_TEST_PAUSE_AT": "before-data-files", "MOTIONPREP_TEST_CONTINUE_WHEN": str(go)}
+    proc = subprocess.Popen([BIN, "run", pipeline, "--quiet", "--out", out], env=env, stderr=subprocess.PIPE, text=True)
+    wait_paused(proc)
+    partial = Path(f"{out}.partial")
+    assert sorted(p.name for p in partial.iterdir()) == [".motionprep-partial", "records", "state.json"]
+    partial.rename(tmp_path / "moved-away")
+    partial.symlink_to(foreign)
+    before = tree(foreign)
+    go.write_text("")
+    err = proc.stderr.read()
+    assert proc.wait() == 73, err
+    assert "was replaced while the run was writing it" in err, err
+    assert tree(foreign) == before, sorted(set(tree(foreign)) - set(before))
+    assert not out.exists() and partial.is_symlink()
+    # The files went where the staging folder went.
+    moved = tmp_path / "moved-away"
+    if output == "hdf5":
+        assert (moved / "train.h5").is_file()
+    else:
+        assert (moved / "train").is_dir()
+    assert any((moved / "records").iterdir())
+
+
 @pytest.mark.parametrize("point", ["before-manifest", "before-commit"])
 def test_a_foreign_folder_put_in_place_of_the_staging_folder_is_not_moved_into_place(work, tmp_path, point):
     out, go = tmp_path / "out", tmp_path / "go"

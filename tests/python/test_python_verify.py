@@ -2,7 +2,7 @@
 (docs/python.md, "Opening a dataset"; docs/validate.md, "Consistency rules"): each test forges a
 dataset the way test_validate_meaning.py does — h5py or a byte patch of a shard, then SHA256SUMS and
 the manifest's `sha256`/`bytes` recomputed — and asserts that verify raises ConsistencyError naming
-the rule (C1, C2, C4, C5, C6), the file and the window; the untouched datasets verify."""
+the rule (C1–C6), the file and the window; the untouched datasets verify."""
 import json
 import re
 import shutil
@@ -86,6 +86,106 @@ def test_c2_classes_disagreeing_with_the_pipeline(copy):
     write_manifest(copy, m)
     refused(copy, f"{copy}/manifest.json: rule C2 ({RULES}): `classes` is [\"walk\", \"run\"], but "
                   "`pipeline.resolved.labels.classes` is [\"walk\", \"turn\"]: the classes must be the pipeline's, in its order")
+
+
+# MARK: C3, the chain against pipeline.resolved
+
+TRANSFORMS = """\
+transforms:
+  - median: {channels: [acc_x], samples: 3}
+  - butterworth: {channels: [acc], order: 2, cutoff_hz: 10}
+"""
+
+
+@pytest.fixture(scope="module")
+def with_transforms(walk_data):
+    text = PIPELINE.format(output="{type: hdf5, path: verify-chain}", features="mean, std")
+    (walk_data / "verify-chain.yaml").write_text(text.replace("split:", TRANSFORMS + "split:"))
+    run_motionprep("run", walk_data / "verify-chain.yaml", "--quiet")
+    return walk_data / "verify-chain"
+
+
+@pytest.fixture
+def chain_copy(with_transforms, tmp_path):
+    target = tmp_path / "dataset"
+    shutil.copytree(with_transforms, target)
+    motionprep.open_dataset(target, verify=True)
+    return target
+
+
+def test_c3_chain_antialias_disagreeing_with_the_pipeline(copy):
+    m = manifest_of(copy)
+    assert m["chain"]["antialias"] is False and m["pipeline"]["resolved"]["resample"]["antialias"] is False
+    m["chain"]["antialias"] = True
+    write_manifest(copy, m)
+    refused(copy, f"{copy}/manifest.json: rule C3 ({RULES}): `chain.antialias` is true, but "
+                  "`pipeline.resolved.resample.antialias` is false: the chain must be the pipeline's")
+
+
+@pytest.mark.parametrize("key, forged, shown, expected", [
+    ("method", "cubic", '"cubic"', '"linear"'),
+    ("max_gap_s", 0.5, "0.5", "0.2"),
+])
+def test_c3_a_streams_method_or_max_gap_disagreeing_with_the_pipeline(copy, key, forged, shown, expected):
+    m = manifest_of(copy)
+    stream = m["chain"]["streams"][0]
+    stream[key] = forged
+    write_manifest(copy, m)
+    refused(copy, f"{copy}/manifest.json: rule C3 ({RULES}): `chain.streams[0].{key}` (stream `{stream['name']}`) is "
+                  f"{shown}, but `pipeline.resolved.resample.{key}` gives {expected} for it: the chain must be the pipeline's")
+
+
+def test_c3_a_stream_override_by_name_is_the_expected_value(copy):
+    """A per-stream override in `pipeline.resolved.resample.max_gap_s` wins over `default`."""
+    m = manifest_of(copy)
+    stream = m["chain"]["streams"][0]
+    m["pipeline"]["resolved"]["resample"]["max_gap_s"][stream["name"]] = 0.3
+    write_manifest(copy, m)
+    refused(copy, f"{copy}/manifest.json: rule C3 ({RULES}): `chain.streams[0].max_gap_s` (stream `{stream['name']}`) is "
+                  "0.2, but `pipeline.resolved.resample.max_gap_s` gives 0.3 for it: the chain must be the pipeline's")
+    stream["max_gap_s"] = 0.3
+    write_manifest(copy, m)
+    motionprep.open_dataset(copy, verify=True)
+
+
+def test_c3_a_transform_step_disagreeing_with_the_pipeline(chain_copy):
+    root = chain_copy
+    m = manifest_of(root)
+    assert [s["op"] for s in m["chain"]["transforms"]] == ["median", "filter"]
+    steps = m["chain"]["transforms"]
+    steps[0]["samples"] = 5
+    write_manifest(root, m)
+    refused(root, f"{root}/manifest.json: rule C3 ({RULES}): `chain.transforms[0].samples` is 5, but "
+                  "`pipeline.resolved.transforms[0]` gives 3: the chain must be the pipeline's")
+    steps[0]["samples"] = 3
+    steps[1]["zero_phase"] = not steps[1]["zero_phase"]
+    write_manifest(root, m)
+    resolved_zero_phase = m["pipeline"]["resolved"]["transforms"][1]["butterworth"]["zero_phase"]
+    refused(root, f"{root}/manifest.json: rule C3 ({RULES}): `chain.transforms[1].zero_phase` is "
+                  f"{json.dumps(steps[1]['zero_phase'])}, but `pipeline.resolved.transforms[1]` gives "
+                  f"{json.dumps(resolved_zero_phase)}: the chain must be the pipeline's")
+    steps[1]["zero_phase"] = resolved_zero_phase
+    m["chain"]["transforms"] = list(reversed(steps))
+    write_manifest(root, m)
+    refused(root, f"{root}/manifest.json: rule C3 ({RULES}): `chain.transforms` runs [\"filter\", \"median\"], but "
+                  "`pipeline.resolved.transforms` gives [\"median\", \"filter\"]: the chain must be the pipeline's")
+    m["chain"]["transforms"] = steps
+    write_manifest(root, m)
+    motionprep.open_dataset(root, verify=True)
+
+
+def test_c3_agrees_with_validate(chain_copy):
+    """The same forgery is refused by `motionprep validate` (`manifest.consistency`, the Swift
+    rule) with the same sentence."""
+    m = manifest_of(chain_copy)
+    m["chain"]["transforms"][0]["samples"] = 5
+    write_manifest(chain_copy, m)
+    sentence = ("`chain.transforms[0].samples` is 5, but `pipeline.resolved.transforms[0]` gives 3: the chain must be "
+                "the pipeline's")
+    p = run_motionprep("validate", chain_copy, check=False)
+    assert p.returncode != 0 and sentence in p.stdout + p.stderr, p.stdout + p.stderr
+    with pytest.raises(motionprep.ConsistencyError, match=re.escape(sentence)):
+        motionprep.open_dataset(chain_copy, verify=True)
 
 
 # MARK: C2 in the files

@@ -1,8 +1,9 @@
 """The consistency rules of docs/validate.md ("Consistency rules") that ``Dataset.verify()`` checks:
-C1 (split_policy is the pipeline's), C2 (classes are the pipeline's, in every file), C4 (an HDF5 file
-holds only what the format defines), C5 (no window in two splits) and C6 (windows of a recording
-start later and later). C3 (the chain) and C7 (features recomputed from x) are ``motionprep
-validate``'s only.
+C1 (split_policy is the pipeline's), C2 (classes are the pipeline's, in every file), C3 (the chain is
+the pipeline's), C4 (an HDF5 file holds only what the format defines), C5 (no window in two splits)
+and C6 (windows of a recording start later and later). C7 (features recomputed from x) is
+``motionprep validate``'s only: it needs MotionFeatures, the code the run computes them with, bit for
+bit (docs/python.md).
 
 Each rule raises :class:`ConsistencyError` with one sentence naming the rule, the file (or
 ``manifest.json`` and the key path), the window where there is one, the value found and what is
@@ -12,6 +13,7 @@ are kept: about 230 bytes a window in Python objects."""
 from __future__ import annotations
 
 import hashlib
+import json
 from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
@@ -65,11 +67,11 @@ def _integer(v: Any) -> Optional[int]:
     return None
 
 
-# ----- C1, C2: the manifest against pipeline.resolved
+# ----- C1, C2, C3: the manifest against pipeline.resolved
 
 
 def check_manifest(ds: "Dataset") -> None:
-    """C1 and the manifest's part of C2."""
+    """C1, the manifest's part of C2, and C3 (a manifest without `chain` is not compared)."""
     where = ds.path / "manifest.json"
     resolved = ds.manifest.get("pipeline", {}).get("resolved") if isinstance(ds.manifest.get("pipeline"), dict) else None
     if not isinstance(resolved, dict):
@@ -77,6 +79,9 @@ def check_manifest(ds: "Dataset") -> None:
                                  "cannot be traced to the pipeline")
     _check_split_policy(where, ds.manifest.get("split_policy") or {}, resolved.get("split"))
     _check_classes(where, list(ds.manifest.get("classes") or []), resolved.get("labels"))
+    chain = ds.manifest.get("chain")
+    if isinstance(chain, dict):
+        _check_chain(where, chain, resolved)
 
 
 def _check_split_policy(where: Path, p: Dict[str, Any], s: Any) -> None:
@@ -131,6 +136,79 @@ def _check_classes(where: Path, classes: List[str], labels: Any) -> None:
     elif labels is None and classes:
         raise _fail(where, "C2", f"`classes` is {_names(classes)}, but `pipeline.resolved.labels` is null (no labels): "
                                  "an unlabelled dataset has no classes")
+
+
+#: `pipeline.resolved` step kind -> the `op` it becomes in `chain.transforms` (DatasetConsistency.chainOp).
+CHAIN_OP = {"median": "median", "butterworth": "filter", "gravity": "gravity", "derivative": "derivative",
+            "magnitude": "magnitude", "calibrate": "calibrate"}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON values equal, numbers by value (3 is 3.0), a bool never a number."""
+    if _number(a) is not None and _number(b) is not None:
+        return _number(a) == _number(b)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _show_json(v: Any) -> str:
+    if isinstance(v, str) or v is None:
+        return _show(v)
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+
+def _check_chain(where: Path, c: Dict[str, Any], resolved: Dict[str, Any]) -> None:
+    """C3, as DatasetConsistency.chainProblems (MotionDataset) states it."""
+    resample = resolved.get("resample") if isinstance(resolved.get("resample"), dict) else {}
+    a, r = c.get("antialias"), resample.get("antialias")
+    if isinstance(a, bool) and isinstance(r, bool) and a != r:
+        raise _fail(where, "C3", f"`chain.antialias` is {_show(a)}, but `pipeline.resolved.resample.antialias` is "
+                                 f"{_show(r)}: the chain must be the pipeline's")
+    # Each stream's method and max_gap_s: the resolved pipeline's override for its name, else the default.
+    streams = c.get("streams")
+    if isinstance(streams, list):
+        for i, st in enumerate(streams):
+            if not isinstance(st, dict) or not isinstance(st.get("name"), str):
+                continue
+            name = st["name"]
+            for key in ("method", "max_gap_s"):
+                per = resample.get(key)
+                if not isinstance(per, dict):
+                    continue
+                expected = per[name] if name in per else per.get("default")
+                if (name not in per and "default" not in per) or key not in st:
+                    continue
+                if not _same(st[key], expected):
+                    raise _fail(where, "C3", f"`chain.streams[{i}].{key}` (stream `{name}`) is {_show_json(st[key])}, but "
+                                             f"`pipeline.resolved.resample.{key}` gives {_show_json(expected)} for it: "
+                                             "the chain must be the pipeline's")
+    steps: List[Tuple[str, Dict[str, Any]]] = []
+    items = resolved.get("transforms")
+    if isinstance(items, list):
+        for item in items:
+            if not isinstance(item, dict) or len(item) != 1:
+                continue
+            kind, body = next(iter(item.items()))
+            steps.append((CHAIN_OP.get(kind, kind), body if isinstance(body, dict) else {}))
+    chain_steps = c.get("transforms")
+    if isinstance(chain_steps, list):
+        ops = [s["op"] if isinstance(s, dict) and isinstance(s.get("op"), str) else "?" for s in chain_steps]
+        if ops != [op for op, _ in steps]:
+            raise _fail(where, "C3", f"`chain.transforms` runs {_names(ops)}, but `pipeline.resolved.transforms` gives "
+                                     f"{_names([op for op, _ in steps])}: the chain must be the pipeline's")
+        for i, (s, (_, body)) in enumerate(zip(chain_steps, steps)):
+            if not isinstance(s, dict):
+                continue
+            for key in ("zero_phase", "samples"):
+                if key in s and key in body and not _same(s[key], body[key]):
+                    raise _fail(where, "C3", f"`chain.transforms[{i}].{key}` is {_show_json(s[key])}, but "
+                                             f"`pipeline.resolved.transforms[{i}]` gives {_show_json(body[key])}: the "
+                                             "chain must be the pipeline's")
 
 
 # ----- C2 (files), C4, C5, C6: the data files

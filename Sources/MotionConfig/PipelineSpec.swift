@@ -47,6 +47,8 @@ public struct PipelineSpec: Sendable, Equatable {
         case unclassifiedLabels = "unclassified_labels"
         /// Every recording is its own subject while splitting by subject.
         case subjectPerRecording = "subject_per_recording"
+        /// `window.length_s` or `stride_s` is not a whole number of samples at the rate.
+        case windowRounding = "window_rounding"
 
         /// The hint printed under such a warning.
         public var silenceHint: String {

@@ -98,14 +98,16 @@ final class DatasetWriter {
             let share = Double(n) / Double(total)
             let wanted = [SplitName.train: spec.split.train, .validation: spec.split.validation, .test: spec.split.test][split]!
             let silence = "; " + PipelineSpec.WarningName.splitShare.silenceHint
+            // What the split shares out: subjects, or recordings (`split.by`).
+            let few = "few " + (spec.split.by == .recording ? "recordings" : "subjects")
             if spec.ignoreWarnings.contains(.splitShare) {
                 // Expected by the user (docs/pipeline.md, `ignore_warnings`).
             } else if n == 0 && wanted > 0 {
-                warnings.append("split `\(split.rawValue)` is empty (it was meant to hold \(Int((wanted * 100).rounded())) % of the windows)" + (spec.split.allocation == .hash ? "; with few subjects, `split.allocation: exact` gives every split its share" : "") + silence)
+                warnings.append("split `\(split.rawValue)` is empty (it was meant to hold \(Int((wanted * 100).rounded())) % of the windows)" + (spec.split.allocation == .hash ? "; with \(few), `split.allocation: exact` gives every split its share" : "") + silence)
             } else if abs(share - wanted) > 0.10 {
                 warnings.append(String(format: "split `%@` holds %.1f %% of the windows, more than 10 points off its fraction %.1f %%",
                                        split.rawValue, share * 100, wanted * 100)
-                                + (spec.split.allocation == .hash ? "; with few subjects, `split.allocation: exact` shares them by count" : "; with few subjects or recordings of unequal length, shares of windows cannot match the fractions") + silence)
+                                + (spec.split.allocation == .hash ? "; with \(few), `split.allocation: exact` shares them by count" : "; with \(few) or recordings of unequal length, shares of windows cannot match the fractions") + silence)
             }
         }
         if count(.train) == 0 {

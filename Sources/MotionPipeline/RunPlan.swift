@@ -79,6 +79,9 @@ struct RunPlan: Sendable {
         if spec.split.by == .subject && sources.count > 1 && subjects.count == sources.count && !spec.ignoreWarnings.contains(.subjectPerRecording) {
             warnings.append("every recording is its own subject while splitting by subject; check the `subject` template (default `{dir}`), or recordings of one person may leak across splits; " + PipelineSpec.WarningName.subjectPerRecording.silenceHint)
         }
+        if let w = windowRounding, !spec.ignoreWarnings.contains(.windowRounding) {
+            warnings.append(w + "; " + PipelineSpec.WarningName.windowRounding.silenceHint)
+        }
         if let k = foldCount {
             let train = trainKeyCount
             if spec.split.leaveOneOut && train < 2 {
@@ -88,6 +91,27 @@ struct RunPlan: Sendable {
             }
         }
         return warnings
+    }
+
+    /// Says, once, what `window.length_s` and `stride_s` became when they are not whole numbers
+    /// of samples at the rate (they round to the nearest sample, halves up: docs/signal.md,
+    /// "Windows and labels"), e.g. 2.56 s at 2 Hz is 5.12 samples: 5 samples, 2.5 s.
+    var windowRounding: String? {
+        let rate = spec.resample.rateHz
+        var parts: [String] = []
+        // A stride left out is the length: said once.
+        let amounts = spec.window.stride == spec.window.length
+            ? [("length_s", spec.window.length)] : [("length_s", spec.window.length), ("stride_s", spec.window.stride)]
+        for (key, amount) in amounts {
+            guard case .seconds(let seconds) = amount else { continue }
+            let exact = seconds * rate
+            let n = amount.samples(atRateHz: rate)
+            guard abs(exact - Double(n)) > 1e-9 * Swift.max(1, abs(exact)) else { continue }
+            parts.append(String(format: "`window.%@` %.6g s is %.6g samples at %.6g Hz, so %d samples (%.6g s)",
+                                key, seconds, exact, rate, n, Double(n) / rate))
+        }
+        guard !parts.isEmpty else { return nil }
+        return parts.joined(separator: "; ") + " are used"
     }
 
     /// The worker (of `count`) that owns recording `name` (docs/scale.md).

@@ -377,3 +377,29 @@ def test_windows_reach_the_writer_in_memory_or_from_their_records_with_the_same_
     assert holders == 1 and peak == 200_000, (peak, holders)
     assert "; 3 recording(s) read back from their record files" in err, err
     assert tight == roomy
+
+
+def test_window_seconds_that_round_are_said_once_with_the_values_used(tmp_path):
+    """Issue 29 point 7: at 2 Hz, a 2.56 s window is 5.12 samples and a 1.28 s stride 2.56: the
+    run uses 5 and 3 samples (2.5 s and 1.5 s) and says so in one warning, which
+    `ignore_warnings: [window_rounding]` silences; whole numbers of samples say nothing."""
+    import subprocess
+    from conftest import BIN
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/r0.csv").write_bytes(MC_HEADER + mc_rows(3000))
+
+    def run(window, extra=""):
+        (tmp_path / "pipeline.yaml").write_text(pipeline(window=window, rate="2", extra=extra))
+        p = subprocess.run([BIN, "run", "pipeline.yaml", "--out", "out"], cwd=tmp_path, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        lines = p.stderr.splitlines()
+        at = [i for i, line in enumerate(lines) if "window.length_s" in line or "window.stride_s" in line]
+        return [lines[i] for i in at] + [lines[i + 1] for i in at if i + 1 < len(lines)]
+
+    lines = run("{length_s: 2.56, stride_s: 1.28}")
+    assert lines == ["motionprep: warning: `window.length_s` 2.56 s is 5.12 samples at 2 Hz, so 5 samples (2.5 s); "
+                     "`window.stride_s` 1.28 s is 2.56 samples at 2 Hz, so 3 samples (1.5 s) are used",
+                     "  if this is intended, add `window_rounding` to `ignore_warnings` in the pipeline to silence it"], lines
+    assert run("{length_s: 2.56, stride_s: 1.28}", extra="ignore_warnings: [window_rounding]\n") == []
+    assert run("{length_s: 2.5, stride_s: 1.5}") == []
+    assert run("{length_s: 2.56}")[0].count("samples at 2 Hz") == 1

@@ -8,7 +8,8 @@ import MotionCore
 /// Each problem is one sentence naming the key paths of `manifest.json`, the value found and
 /// the value expected.
 public enum DatasetConsistency {
-    /// Every disagreement between `split_policy`, `classes`, `chain` and `pipeline.resolved`.
+    /// Every disagreement between `split_policy` (or an applied output's `source_dataset`), `classes`,
+    /// `chain` and `pipeline.resolved`.
     /// A manifest without `pipeline.resolved` (an object) or without `chain` is not compared on
     /// that part (`manifest.schema` reports a missing `pipeline.resolved`).
     /// Parts that did not decode (``DecodedManifest/undecoded``) are not compared: their
@@ -17,8 +18,12 @@ public enum DatasetConsistency {
         let m = decoded.manifest
         guard !decoded.undecoded.contains(.pipeline), case .object(let resolved) = m.pipeline.resolved else { return [] }
         var problems: [String] = []
-        if decoded.undecoded.isDisjoint(with: [.splitPolicy, .splitBy]) {
-            problems += splitPolicyProblems(m.splitPolicy, resolved["split"])
+        if let policy = m.splitPolicy, decoded.undecoded.isDisjoint(with: [.splitPolicy, .splitBy]) {
+            problems += splitPolicyProblems(policy, resolved["split"])
+        }
+        // An applied output names the pipeline it was made with twice.
+        if let source = m.applied, !decoded.undecoded.contains(.sourceDataset), source.pipelineSHA256 != m.pipeline.sha256 {
+            problems.append("`source_dataset.pipeline_sha256` is \(source.pipelineSHA256.prefix(12))…, but `pipeline.sha256` is \(m.pipeline.sha256.prefix(12))…: an applied output is made with its source dataset's pipeline")
         }
         problems += classProblems(m.classes, resolved["labels"])
         if let chain = m.chain { problems += chainProblems(chain, resolved) }

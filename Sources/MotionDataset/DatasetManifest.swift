@@ -2,7 +2,11 @@ import MotionCore
 
 /// `manifest.json` (docs/dataset-format.md, "Manifest, checksums and commit"): every field, typed.
 ///
-/// One type for writing and reading: `run` and `merge` build one and write ``text``;
+/// One model for both kinds of output: a dataset (`run`, `merge`: three splits and a split
+/// policy) and an applied output (`apply`: ``applied`` set, one split, `windows`, the source
+/// dataset's statistics, no split policy; docs/dataset-format.md, "Applied windows").
+///
+/// One type for writing and reading: `run`, `merge` and `apply` build one and write ``text``;
 /// `validate`, `report` and `inspect` read one with ``load(path:)`` or ``ManifestDecoder``.
 /// ``json`` gives exactly the bytes motionprep has always written (keys sorted by UTF-8 bytes,
 /// shortest round-trip doubles, optional keys only when set), so `decode → encode` of a written
@@ -56,6 +60,22 @@ public struct DatasetManifest: Sendable, Equatable {
         }
     }
 
+    /// `source_dataset` of an applied output: the dataset whose pipeline and statistics made it.
+    public struct Applied: Sendable, Equatable {
+        /// The source dataset's pipeline name.
+        public var name: String
+        /// The SHA-256 of the source dataset's `manifest.json` bytes.
+        public var manifestSHA256: String
+        /// The source dataset's `pipeline.sha256` (the applied output's `pipeline.sha256` too).
+        public var pipelineSHA256: String
+
+        public init(name: String, manifestSHA256: String, pipelineSHA256: String) {
+            self.name = name
+            self.manifestSHA256 = manifestSHA256
+            self.pipelineSHA256 = pipelineSHA256
+        }
+    }
+
     /// `split_policy`.
     public struct SplitPolicy: Sendable, Equatable {
         /// `subject` or `recording`.
@@ -93,6 +113,7 @@ public struct DatasetManifest: Sendable, Equatable {
             case .train: train
             case .validation: validation
             case .test: test
+            case .windows: 0
             }
         }
     }
@@ -135,6 +156,8 @@ public struct DatasetManifest: Sendable, Equatable {
         public var recordings: Int
         public var rowsRead: Int
         public var rowsDropped: [String: Int]
+        /// `windows_dropped`; in an applied output `windows_unlabelled`: the windows kept with
+        /// `y = −1` that the dataset's label policy would have dropped, by reason.
         public var windowsDropped: [String: Int]
         /// nil in manifests written before it existed (then not written).
         public var recordingsDropped: [String: Int]?
@@ -210,11 +233,14 @@ public struct DatasetManifest: Sendable, Equatable {
     public var recordings: [String]
     /// Array name → schema.
     public var arrays: [String: ArraySchema]
-    public var splitPolicy: SplitPolicy
+    /// nil for an applied output, which has no split assignment.
+    public var splitPolicy: SplitPolicy?
     public var normalization: Normalization
     public var counts: Counts
-    /// Every split, each present.
+    /// Every split, each present: ``splitNames``.
     public var splits: [SplitName: Split]
+    /// Set for the output of `motionprep apply` (`format` `motionprep.applied`): its source dataset.
+    public var applied: Applied?
     /// The processing chain (docs/dataset-format.md, "The processing chain"), as written; nil
     /// in manifests written before it existed. Read by the live library.
     public var chain: JSONValue?
@@ -222,9 +248,10 @@ public struct DatasetManifest: Sendable, Equatable {
     public init(formatVersion: Int = DatasetSchema.formatVersion, createdBy: String, storage: String, pipeline: Pipeline,
                 sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
                 featureNames: [String], inputs: [Input], subjects: [String], recordings: [String],
-                arrays: [String: ArraySchema], splitPolicy: SplitPolicy, normalization: Normalization, counts: Counts,
-                splits: [SplitName: Split], chain: JSONValue? = nil) {
+                arrays: [String: ArraySchema], splitPolicy: SplitPolicy?, normalization: Normalization, counts: Counts,
+                splits: [SplitName: Split], chain: JSONValue? = nil, applied: Applied? = nil) {
         self.chain = chain
+        self.applied = applied
         self.formatVersion = formatVersion
         self.createdBy = createdBy
         self.storage = storage
@@ -250,15 +277,22 @@ public struct DatasetManifest: Sendable, Equatable {
     public var channelNames: [String] { channels.map(\.name) }
     public var channelUnits: [String] { channels.map(\.unit) }
     /// `split_policy.folds`.
-    public var folds: Int? { splitPolicy.folds }
+    public var folds: Int? { splitPolicy?.folds }
+    /// True for the output of `motionprep apply`.
+    public var isApplied: Bool { applied != nil }
+    /// The splits this manifest lists: a dataset's three, or an applied output's `windows`.
+    public var splitNames: [SplitName] { isApplied ? [.windows] : SplitName.datasetSplits }
     /// Every listed file, split by split in manifest order.
-    public var files: [DataFile] { SplitName.allCases.flatMap { splits[$0]?.files ?? [] } }
+    public var files: [DataFile] { splitNames.flatMap { splits[$0]?.files ?? [] } }
 
-    /// The arrays docs/dataset-format.md, "HDF5 files" prescribes for this manifest's channels,
-    /// features and folds.
+    /// The arrays docs/dataset-format.md, "HDF5 files" (or "Applied windows") prescribes for
+    /// this manifest's channels, features and folds.
     public var expectedArrays: [String: ArraySchema] {
-        DatasetSchema.arrays(windowLength: windowLength, channels: channels.count, features: featureNames.count,
-                             hasFolds: splitPolicy.folds != nil)
+        if isApplied {
+            return DatasetSchema.appliedArrays(windowLength: windowLength, channels: channels.count, features: featureNames.count)
+        }
+        return DatasetSchema.arrays(windowLength: windowLength, channels: channels.count, features: featureNames.count,
+                                    hasFolds: splitPolicy?.folds != nil)
     }
 
     // MARK: - Encoding
@@ -270,20 +304,24 @@ public struct DatasetManifest: Sendable, Equatable {
             guard let m else { return .null }
             return .object(["mean": .array(m.mean.map { .double($0) }), "std": .array(m.std.map { .double($0) })])
         }
-        var policy: [String: JSONValue] = [
-            "by": .string(splitPolicy.by), "seed": .int(splitPolicy.seed),
-            "fractions": .object(["train": .double(splitPolicy.train), "validation": .double(splitPolicy.validation),
-                                  "test": .double(splitPolicy.test)]),
-        ]
-        if let k = splitPolicy.folds { policy["folds"] = .int(k) }
-        if let a = splitPolicy.allocation { policy["allocation"] = .string(a) }
-        if splitPolicy.leaveOneOut { policy["leave_one_out"] = .bool(true) }
-        if let assign = splitPolicy.assign { policy["assign"] = .object(assign.mapValues { .array($0.map { .string($0) }) }) }
+        var policy: [String: JSONValue]?
+        if let splitPolicy {
+            var p: [String: JSONValue] = [
+                "by": .string(splitPolicy.by), "seed": .int(splitPolicy.seed),
+                "fractions": .object(["train": .double(splitPolicy.train), "validation": .double(splitPolicy.validation),
+                                      "test": .double(splitPolicy.test)]),
+            ]
+            if let k = splitPolicy.folds { p["folds"] = .int(k) }
+            if let a = splitPolicy.allocation { p["allocation"] = .string(a) }
+            if splitPolicy.leaveOneOut { p["leave_one_out"] = .bool(true) }
+            if let assign = splitPolicy.assign { p["assign"] = .object(assign.mapValues { .array($0.map { .string($0) }) }) }
+            policy = p
+        }
         var counts: [String: JSONValue] = [
             "recordings": .int(self.counts.recordings),
             "rows_read": .int(self.counts.rowsRead),
             "rows_dropped": ints(self.counts.rowsDropped),
-            "windows_dropped": ints(self.counts.windowsDropped),
+            isApplied ? "windows_unlabelled" : "windows_dropped": ints(self.counts.windowsDropped),
             "gaps": .int(self.counts.gaps),
             "gap_seconds": .double(self.counts.gapSeconds),
         ]
@@ -304,7 +342,7 @@ public struct DatasetManifest: Sendable, Equatable {
             ])
         }
         var top: [String: JSONValue] = [
-            "format": .string(DatasetSchema.format),
+            "format": .string(isApplied ? DatasetSchema.appliedFormat : DatasetSchema.format),
             "format_version": .int(formatVersion),
             "created_by": .string(createdBy),
             "storage": .string(storage),
@@ -323,11 +361,15 @@ public struct DatasetManifest: Sendable, Equatable {
             "subjects": .array(subjects.map { .string($0) }),
             "recordings": .array(recordings.map { .string($0) }),
             "arrays": .object(arrays.mapValues { .object(["dtype": .string($0.dtype), "shape": .array([.null] + $0.rowShape.map { .int($0) })]) }),
-            "split_policy": .object(policy),
             "normalization": .object(["x": moments(normalization.x), "features": moments(normalization.features)]),
             "counts": .object(counts),
             "splits": .object(splits),
         ]
+        if let policy { top["split_policy"] = .object(policy) }
+        if let applied {
+            top["source_dataset"] = .object(["name": .string(applied.name), "manifest_sha256": .string(applied.manifestSHA256),
+                                             "pipeline_sha256": .string(applied.pipelineSHA256)])
+        }
         if let chain { top["chain"] = chain }
         return .object(top)
     }

@@ -1,11 +1,19 @@
 import MotionCore
 
 /// The three splits, in the order the manifest, the writers and the reports use.
-public enum SplitName: String, Sendable, CaseIterable, Comparable {
+public enum SplitName: String, Sendable, Comparable {
+    /// A dataset's three splits (docs/dataset-format.md, "Splits").
     case train, validation, test
+    /// The one split of an applied output (docs/dataset-format.md, "Applied windows").
+    case windows
+
+    /// The splits of a dataset written by `run` or `merge`, in the manifest's order.
+    public static let datasetSplits: [SplitName] = [.train, .validation, .test]
+    /// Every name, in order: a dataset's splits, then an applied output's.
+    public static let order: [SplitName] = [.train, .validation, .test, .windows]
 
     public static func < (a: SplitName, b: SplitName) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        order.firstIndex(of: a)! < order.firstIndex(of: b)!
     }
 }
 
@@ -30,6 +38,10 @@ public struct ArraySchema: Sendable, Equatable {
 public enum DatasetSchema {
     /// The manifest's `format`.
     public static let format = "motionprep.dataset"
+    /// The manifest's `format` of an applied output (docs/dataset-format.md, "Applied windows").
+    public static let appliedFormat = "motionprep.applied"
+    /// The `format_version` of an applied output this build writes and reads.
+    public static let appliedFormatVersion = 1
     /// The manifest `format_version` this build writes and reads.
     public static let formatVersion = 2
     /// The format versions this build reads (only the one it writes).
@@ -41,11 +53,13 @@ public enum DatasetSchema {
     /// The manifest's `storage` values.
     public static let storages = ["hdf5", "shards"]
     /// Array names in the contract's table order.
-    public static let arrayNames = ["x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"]
+    public static let arrayNames = ["x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index",
+                                    "x_normalized", "features_normalized"]
 
     /// The dtype of each array (docs/dataset-format.md, "HDF5 files").
     public static let dtypes = ["x": "float32", "y": "int64", "features": "float32", "subject_index": "int32",
-                                "recording_index": "int32", "start_time_s": "float64", "fold_index": "int32"]
+                                "recording_index": "int32", "start_time_s": "float64", "fold_index": "int32",
+                                "x_normalized": "float32", "features_normalized": "float32"]
 
     /// The arrays of a dataset with these channels, features and folds.
     public static func arrays(windowLength: Int, channels: Int, features: Int, hasFolds: Bool) -> [String: ArraySchema] {
@@ -59,6 +73,15 @@ public enum DatasetSchema {
         ]
         if features > 0 { a["features"] = array("features", [features]) }
         if hasFolds { a["fold_index"] = array("fold_index", []) }
+        return a
+    }
+
+    /// The arrays of an applied output: a dataset's without `fold_index`, with `x_normalized`
+    /// (and `features_normalized` when there are features).
+    public static func appliedArrays(windowLength: Int, channels: Int, features: Int) -> [String: ArraySchema] {
+        var a = arrays(windowLength: windowLength, channels: channels, features: features, hasFolds: false)
+        a["x_normalized"] = ArraySchema(dtype: "float32", rowShape: [windowLength, channels])
+        if features > 0 { a["features_normalized"] = ArraySchema(dtype: "float32", rowShape: [features]) }
         return a
     }
 

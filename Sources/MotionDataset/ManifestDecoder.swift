@@ -12,7 +12,7 @@ public struct DecodedManifest: Sendable {
     public subscript<T>(dynamicMember path: KeyPath<DatasetManifest, T>) -> T { manifest[keyPath: path] }
 
     /// `split_policy.by`: nil when it did not decode.
-    public var splitBy: String? { undecoded.contains(.splitBy) ? nil : manifest.splitPolicy.by }
+    public var splitBy: String? { undecoded.contains(.splitBy) ? nil : manifest.splitPolicy?.by }
     /// `normalization.x` / `.features`: `.some(nil)` for JSON null, nil when it did not decode.
     public var xNormalization: DatasetManifest.Moments?? {
         undecoded.contains(.normalizationX) ? nil : .some(manifest.normalization.x)
@@ -26,7 +26,8 @@ public struct DecodedManifest: Sendable {
 
 /// The parts of a manifest that may fail to decode while the rest still describes the data.
 public enum ManifestPart: Sendable, Hashable {
-    case formatVersion, createdBy, pipeline, inputs, splitBy, splitPolicy, normalizationX, normalizationFeatures, counts, windowsDropped
+    case formatVersion, createdBy, pipeline, inputs, splitBy, splitPolicy, normalizationX, normalizationFeatures, counts, windowsDropped,
+         sourceDataset
 }
 
 /// Decodes a parsed manifest, collecting every schema problem as a message naming the key path
@@ -44,6 +45,17 @@ public struct ManifestDecoder {
         "window_stride", "channels", "classes", "feature_names", "inputs", "subjects", "recordings", "arrays",
         "split_policy", "normalization", "counts", "splits",
     ]
+
+    /// An applied output's top-level keys: a dataset's without `split_policy`, with `source_dataset`.
+    static let appliedTopLevelKeys = topLevelKeys.filter { $0 != "split_policy" } + ["source_dataset"]
+
+    /// The sentence for an applied output's `format_version` this build does not read, or nil.
+    public static func appliedVersionProblem(_ v: Int) -> String? {
+        let current = DatasetSchema.appliedFormatVersion
+        guard v != current else { return nil }
+        let who = v > current ? "a newer motionprep" : "another motionprep"
+        return "`format_version` is \(v): this applied output was written by \(who) than this one, which reads applied outputs of format_version \(current) only; run `motionprep apply` again with this version"
+    }
 
     /// The sentence for a `format_version` this build does not read, or nil for the one it reads.
     /// `createdBy` is the manifest's `created_by`, when it says.
@@ -68,10 +80,11 @@ public struct ManifestDecoder {
             problems.append("the manifest must be a JSON object, not \(Self.kind(root))")
             return nil
         }
-        if top["format"] == .string("motionprep.applied") {
-            // The output of `motionprep apply` (docs/dataset-format.md, "Applied windows"): one
-            // sentence rather than a schema error for each key it has differently.
-            problems.append("this is the output of `motionprep apply` (`format` \"motionprep.applied\"), not a dataset; validate does not check it: check its files with `sha256sum -c SHA256SUMS` in its folder")
+        // The output of `motionprep apply` (docs/dataset-format.md, "Applied windows"): the same
+        // model, with `source_dataset` for `split_policy` and one split, `windows`.
+        let applied = top["format"] == .string(DatasetSchema.appliedFormat)
+        if applied, case .int(let v)? = top["format_version"], let problem = Self.appliedVersionProblem(Int(clamping: v)) {
+            problems.append(problem)
             return nil
         }
         if case .int(let v)? = top["format_version"], case .string(let f)? = top["format"], f == DatasetSchema.format {
@@ -82,7 +95,11 @@ public struct ManifestDecoder {
                 return nil
             }
         }
-        checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain"], required: Self.topLevelKeys)
+        if applied {
+            checkKeys(top, path: "", allowed: Self.appliedTopLevelKeys, required: Self.appliedTopLevelKeys)
+        } else {
+            checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain"], required: Self.topLevelKeys)
+        }
         // `chain` (optional: manifests before it have none) is kept as written; the live
         // library decodes it.
         let chain = top["chain"]
@@ -91,11 +108,21 @@ public struct ManifestDecoder {
         default: problems.append("`chain` must be an object, not \(Self.kind(chain))")
         }
 
-        if let f = string(top["format"], "format"), f != DatasetSchema.format {
-            problems.append("`format` must be \"motionprep.dataset\", not \"\(f)\"")
+        if let f = string(top["format"], "format"), f != DatasetSchema.format, f != DatasetSchema.appliedFormat {
+            problems.append("`format` must be \"motionprep.dataset\" (or \"motionprep.applied\", the output of `motionprep apply`), not \"\(f)\"")
         }
         let version = int(top["format_version"], "format_version")
-        if let v = version, let problem = Self.versionProblem(v, createdBy: nil) { problems.append(problem) }
+        if !applied, let v = version, let problem = Self.versionProblem(v, createdBy: nil) { problems.append(problem) }
+        var source: DatasetManifest.Applied?
+        if applied, let o = object(top["source_dataset"], "source_dataset") {
+            let keys = ["name", "manifest_sha256", "pipeline_sha256"]
+            checkKeys(o, path: "source_dataset", allowed: keys, required: keys)
+            let name = string(o["name"], "source_dataset.name")
+            let m = sha256(o["manifest_sha256"], "source_dataset.manifest_sha256")
+            let p = sha256(o["pipeline_sha256"], "source_dataset.pipeline_sha256")
+            if let name, let m, let p { source = DatasetManifest.Applied(name: name, manifestSHA256: m, pipelineSHA256: p) }
+        }
+        if applied, source == nil { undecoded.insert(.sourceDataset) }
         if version == nil { undecoded.insert(.formatVersion) }
         let createdBy = string(top["created_by"], "created_by")
         if createdBy == nil { undecoded.insert(.createdBy) }
@@ -174,7 +201,9 @@ public struct ManifestDecoder {
         // split_policy
         var splitBy: String?, folds: Int?, foldsOK = true
         var policy: DatasetManifest.SplitPolicy?
-        if let p = object(top["split_policy"], "split_policy") {
+        if applied {
+            // No split assignment: nothing to decode.
+        } else if let p = object(top["split_policy"], "split_policy") {
             let before = problems.count
             checkKeys(p, path: "split_policy", allowed: ["by", "seed", "fractions", "folds", "assign", "allocation", "leave_one_out"],
                       required: ["by", "seed", "fractions"])
@@ -186,10 +215,10 @@ public struct ManifestDecoder {
             let seed = int64(p["seed"], "split_policy.seed")
             var fractions: [SplitName: Double] = [:]
             if let f = object(p["fractions"], "split_policy.fractions") {
-                checkKeys(f, path: "split_policy.fractions", allowed: SplitName.allCases.map(\.rawValue),
-                          required: SplitName.allCases.map(\.rawValue))
+                checkKeys(f, path: "split_policy.fractions", allowed: SplitName.datasetSplits.map(\.rawValue),
+                          required: SplitName.datasetSplits.map(\.rawValue))
                 var sum = 0.0
-                for s in SplitName.allCases {
+                for s in SplitName.datasetSplits {
                     if let v = number(f[s.rawValue], "split_policy.fractions.\(s.rawValue)") {
                         if v < 0 || v > 1 { problems.append("`split_policy.fractions.\(s.rawValue)` must be from 0 to 1, not \(v)") }
                         sum += v
@@ -215,7 +244,7 @@ public struct ManifestDecoder {
             }
             var assign: [String: [String]]?
             if let a = p["assign"], let o = object(a, "split_policy.assign") {
-                checkKeys(o, path: "split_policy.assign", allowed: SplitName.allCases.map(\.rawValue), required: [])
+                checkKeys(o, path: "split_policy.assign", allowed: SplitName.datasetSplits.map(\.rawValue), required: [])
                 var out: [String: [String]] = [:]
                 for (k, v) in o { if let list = strings(v, "split_policy.assign.\(k)") { out[k] = list } }
                 assign = out
@@ -228,19 +257,21 @@ public struct ManifestDecoder {
         } else {
             foldsOK = false
         }
-        if splitBy == nil { undecoded.insert(.splitBy) }
-        if policy == nil { undecoded.insert(.splitPolicy) }
+        if !applied, splitBy == nil { undecoded.insert(.splitBy) }
+        if !applied, policy == nil { undecoded.insert(.splitPolicy) }
 
         // counts
         var windowsDropped: [String: Int]?
         var countedRecordings: Int?
         var counts: DatasetManifest.Counts?
+        // An applied output keeps, as `windows_unlabelled`, the windows a dataset would have dropped.
+        let windowsKey = applied ? "windows_unlabelled" : "windows_dropped"
         if let c = object(top["counts"], "counts") {
             let before = problems.count
             checkKeys(c, path: "counts",
-                      allowed: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds",
+                      allowed: ["recordings", "rows_read", "rows_dropped", windowsKey, "gaps", "gap_seconds",
                                 "recordings_dropped", "skipped_recordings", "label_rows_ignored"],
-                      required: ["recordings", "rows_read", "rows_dropped", "windows_dropped", "gaps", "gap_seconds"])
+                      required: ["recordings", "rows_read", "rows_dropped", windowsKey, "gaps", "gap_seconds"])
             countedRecordings = int(c["recordings"], "counts.recordings", min: 0)
             let rowsRead = int(c["rows_read"], "counts.rows_read", min: 0)
             let gaps = int(c["gaps"], "counts.gaps", min: 0)
@@ -249,7 +280,7 @@ public struct ManifestDecoder {
                 problems.append("`counts.gap_seconds` must not be negative, not \(g)")
             }
             let rowsDropped = self.counts(c["rows_dropped"], "counts.rows_dropped")
-            windowsDropped = self.counts(c["windows_dropped"], "counts.windows_dropped")
+            windowsDropped = self.counts(c[windowsKey], "counts." + windowsKey)
             var recordingsDropped: [String: Int]?, labelRowsIgnored: [String: Int]?
             var skipped: [DatasetManifest.SkippedRecording]?
             if c["recordings_dropped"] != nil { recordingsDropped = self.counts(c["recordings_dropped"], "counts.recordings_dropped") }
@@ -308,12 +339,13 @@ public struct ManifestDecoder {
 
         // splits
         var splits: [SplitName: DatasetManifest.Split]?
+        let splitNames = applied ? [SplitName.windows] : SplitName.datasetSplits
         if let s = object(top["splits"], "splits") {
-            checkKeys(s, path: "splits", allowed: SplitName.allCases.map(\.rawValue), required: SplitName.allCases.map(\.rawValue))
+            checkKeys(s, path: "splits", allowed: splitNames.map(\.rawValue), required: splitNames.map(\.rawValue))
             var out: [SplitName: DatasetManifest.Split] = [:]
             var ok = true
             var seenPaths: [String: String] = [:]
-            for split in SplitName.allCases {
+            for split in splitNames {
                 let path = "splits.\(split.rawValue)"
                 guard let e = object(s[split.rawValue], path) else { ok = false; continue }
                 checkKeys(e, path: path, allowed: ["num_windows", "class_counts", "files"],
@@ -351,14 +383,16 @@ public struct ManifestDecoder {
 
         // Cross-field consistency: arrays against channels, window length, features and folds.
         if let arrays, let length, let channelNames, let features, foldsOK {
-            let expected = DatasetSchema.arrays(windowLength: length, channels: channelNames.count, features: features.count,
-                                                hasFolds: folds != nil)
+            let expected = applied
+                ? DatasetSchema.appliedArrays(windowLength: length, channels: channelNames.count, features: features.count)
+                : DatasetSchema.arrays(windowLength: length, channels: channelNames.count, features: features.count,
+                                       hasFolds: folds != nil)
             for name in DatasetSchema.arrayOrder(Set(expected.keys).union(arrays.keys)) {
                 switch (expected[name], arrays[name]) {
                 case (let e?, nil):
                     problems.append("`arrays` lacks `\(name)` (\(e.dtype) \(e.shapeText))")
                 case (nil, _?):
-                    problems.append("`arrays.\(name)` is not an array of this dataset (docs/dataset-format.md, \"HDF5 files\")")
+                    problems.append("`arrays.\(name)` is not an array of this \(applied ? "applied output (docs/dataset-format.md, \"Applied windows\")" : "dataset (docs/dataset-format.md, \"HDF5 files\")")")
                 case (let e?, let a?):
                     if e.dtype != a.dtype { problems.append("`arrays.\(name).dtype` must be \"\(e.dtype)\", not \"\(a.dtype)\"") }
                     if e.rowShape != a.rowShape {
@@ -385,22 +419,24 @@ public struct ManifestDecoder {
         guard let storage, let rate, let length, let stride, let channelNames, let channelUnits, let classes,
               let features, let subjects, let recordings, let arrays, let splits, foldsOK,
               // Another version's files are not read as this one's: its data checks are skipped.
-              version == nil || DatasetSchema.readableVersions.contains(version!)
+              version == nil || (applied ? version == DatasetSchema.appliedFormatVersion : DatasetSchema.readableVersions.contains(version!))
         else { return nil }
+        let placeholderPolicy = applied ? nil : DatasetManifest.SplitPolicy(by: splitBy ?? "subject", seed: 0, train: 0, validation: 0,
+                                                                            test: 0, folds: folds)
         let manifest = DatasetManifest(
-            formatVersion: version ?? DatasetSchema.formatVersion, createdBy: createdBy ?? "", storage: storage,
+            formatVersion: version ?? (applied ? DatasetSchema.appliedFormatVersion : DatasetSchema.formatVersion), createdBy: createdBy ?? "", storage: storage,
             pipeline: pipeline ?? DatasetManifest.Pipeline(name: "", sha256: "", resolved: .null),
             sampleRateHz: rate, windowLength: length, windowStride: stride,
             channels: zip(channelNames, channelUnits).map { DatasetManifest.Channel(name: $0, unit: $1) },
             classes: classes, featureNames: features, inputs: inputs ?? [], subjects: subjects, recordings: recordings,
             arrays: arrays,
-            splitPolicy: policy ?? DatasetManifest.SplitPolicy(by: splitBy ?? "subject", seed: 0, train: 0, validation: 0, test: 0,
-                                                               folds: folds),
+            splitPolicy: policy ?? placeholderPolicy,
             normalization: DatasetManifest.Normalization(x: xNorm ?? nil, features: fNorm ?? nil),
             counts: counts ?? DatasetManifest.Counts(recordings: countedRecordings ?? 0, rowsRead: 0, rowsDropped: [:],
                                                      windowsDropped: windowsDropped ?? [:], recordingsDropped: nil,
                                                      skippedRecordings: nil, labelRowsIgnored: nil, gaps: 0, gapSeconds: 0),
-            splits: splits, chain: chain)
+            splits: splits, chain: chain,
+            applied: applied ? (source ?? DatasetManifest.Applied(name: "", manifestSHA256: "", pipelineSHA256: "")) : nil)
         return DecodedManifest(manifest: manifest, undecoded: undecoded)
     }
 

@@ -5,6 +5,7 @@ import Foundation
 import MotionChecksum
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionSinks
 
 /// Command-line options of `motionprep apply`.
@@ -161,7 +162,7 @@ public enum ApplyRunner {
         let manifestInputs = try DatasetWriter.manifestInputs(inputs + ledger.otherEntries())
         let checksums = try job.seal(written, checkpoint: options.checkpoint) { checksums in
             appliedManifest(dataset: dataset, description: description, inputs: manifestInputs, totals: totals,
-                            recordings: sources.count, files: written, checksums: checksums).pretty() + "\n"
+                            recordings: sources.count, files: written, checksums: checksums).text
         }
         try job.commit(checkpoint: options.checkpoint)
         var summary = RunSummary(
@@ -233,77 +234,44 @@ public enum ApplyRunner {
         }
     }
 
-    /// `manifest.json` of an applied output (docs/dataset-format.md, "Applied windows").
+    /// `manifest.json` of an applied output (docs/dataset-format.md, "Applied windows"): a
+    /// ``DatasetManifest`` with ``DatasetManifest/applied`` set, one split (`windows`), the
+    /// dataset's pipeline and train statistics, and no split policy.
     static func appliedManifest(dataset: SourceDataset, description d: DatasetDescription, inputs: [InputEntry], totals: Totals,
                                 recordings: Int, files: [WrittenFile],
-                                checksums: [(path: String, sha256: String, bytes: Int)]) -> JSONValue {
-        let T = d.windowLength, C = d.channelNames.count, F = d.featureNames.count
-        func array(_ dtype: String, _ shape: [JSONValue]) -> JSONValue {
-            .object(["dtype": .string(dtype), "shape": .array(shape)])
-        }
-        var arrays: [String: JSONValue] = [
-            "x": array("float32", [.null, .int(T), .int(C)]),
-            "x_normalized": array("float32", [.null, .int(T), .int(C)]),
-            "y": array("int64", [.null]),
-            "subject_index": array("int32", [.null]),
-            "recording_index": array("int32", [.null]),
-            "start_time_s": array("float64", [.null]),
-        ]
-        if F > 0 {
-            arrays["features"] = array("float32", [.null, .int(F)])
-            arrays["features_normalized"] = array("float32", [.null, .int(F)])
-        }
+                                checksums: [(path: String, sha256: String, bytes: Int)]) -> DatasetManifest {
         var classCounts = [Int](repeating: 0, count: d.classNames.count)
         for f in files { for (i, c) in f.classCounts.enumerated() where i < classCounts.count { classCounts[i] += c } }
-        let windows = files.reduce(0) { $0 + $1.numWindows }
-        func stats(_ s: SourceDataset.Statistics?) -> JSONValue {
-            guard let s else { return .null }
-            return .object(["mean": .array(s.mean.map { .double($0) }), "std": .array(s.std.map { .double($0) })])
+        let split = DatasetManifest.Split(
+            numWindows: files.reduce(0) { $0 + $1.numWindows }, classCounts: classCounts,
+            files: files.map { f in
+                let sum = checksums.first { $0.path == f.path }!
+                return DatasetManifest.DataFile(split: .windows, path: f.path, bytes: sum.bytes, sha256: sum.sha256,
+                                                numWindows: f.numWindows, classCounts: f.classCounts)
+            })
+        func moments(_ s: SourceDataset.Statistics?) -> DatasetManifest.Moments? {
+            s.map { DatasetManifest.Moments(mean: $0.mean, std: $0.std) }
         }
-        return .object([
-            "format": .string(format),
-            "format_version": .int(formatVersion),
-            "created_by": .string(ManifestBuilder.createdBy),
-            "storage": .string(dataset.spec.output.type.rawValue),
-            "source_dataset": .object([
-                "name": .string(dataset.pipelineName),
-                "manifest_sha256": .string(SHA256.hex(of: dataset.manifestBytes)),
-                "pipeline_sha256": .string(dataset.pipelineSHA256),
-            ]),
-            "pipeline": .object(["name": .string(dataset.pipelineName), "sha256": .string(dataset.pipelineSHA256),
-                                 "resolved": dataset.spec.canonicalValue()]),
-            "sample_rate_hz": .double(d.sampleRateHz),
-            "window_length": .int(T),
-            "window_stride": .int(d.windowStride),
-            "channels": .array(zip(d.channelNames, d.channelUnits).map { .object(["name": .string($0), "unit": .string($1)]) }),
-            "classes": .array(d.classNames.map { .string($0) }),
-            "feature_names": .array(d.featureNames.map { .string($0) }),
-            "inputs": .array(inputs.map {
-                .object(["path": .string($0.path), "bytes": .int($0.bytes), "sha256": .string($0.sha256), "role": .string($0.role.rawValue)])
-            }),
-            "subjects": .array(d.subjectNames.map { .string($0) }),
-            "recordings": .array(d.recordingNames.map { .string($0) }),
-            "arrays": .object(arrays),
-            "normalization": .object(["x": stats(dataset.xStatistics), "features": stats(dataset.featureStatistics)]),
-            "counts": .object([
-                "recordings": .int(recordings),
-                "rows_read": .int(totals.rowsRead),
-                "rows_dropped": .object(totals.rowsDropped.mapValues { .int($0) }),
-                "windows_unlabelled": .object(totals.windowsDropped.mapValues { .int($0) }),
-                "recordings_dropped": .object(totals.recordingsDropped.mapValues { .int($0) }),
-                "skipped_recordings": .array(totals.skipped.map { .object(["recording": .string($0.0), "error": .string($0.1)]) }),
-                "gaps": .int(totals.gaps),
-                "gap_seconds": .double(Double(totals.invalidPoints) / d.sampleRateHz),
-            ]),
-            "splits": .object([splitName: .object([
-                "num_windows": .int(windows),
-                "class_counts": .array(classCounts.map { .int($0) }),
-                "files": .array(files.map { f in
-                    let sum = checksums.first { $0.path == f.path }!
-                    return .object(["path": .string(f.path), "bytes": .int(sum.bytes), "sha256": .string(sum.sha256),
-                                    "num_windows": .int(f.numWindows), "class_counts": .array(f.classCounts.map { .int($0) })])
-                }),
-            ])]),
-        ])
+        return DatasetManifest(
+            formatVersion: formatVersion, createdBy: ManifestBuilder.createdBy, storage: dataset.spec.output.type.rawValue,
+            pipeline: DatasetManifest.Pipeline(name: dataset.pipelineName, sha256: dataset.pipelineSHA256,
+                                               resolved: dataset.spec.canonicalValue()),
+            sampleRateHz: d.sampleRateHz, windowLength: d.windowLength, windowStride: d.windowStride,
+            channels: zip(d.channelNames, d.channelUnits).map { DatasetManifest.Channel(name: $0, unit: $1) },
+            classes: d.classNames, featureNames: d.featureNames,
+            inputs: inputs.map { DatasetManifest.Input(path: $0.path, bytes: $0.bytes, sha256: $0.sha256, role: $0.role.rawValue) },
+            subjects: d.subjectNames, recordings: d.recordingNames,
+            arrays: DatasetSchema.appliedArrays(windowLength: d.windowLength, channels: d.channelNames.count,
+                                                features: d.featureNames.count),
+            splitPolicy: nil,
+            normalization: DatasetManifest.Normalization(x: moments(dataset.xStatistics), features: moments(dataset.featureStatistics)),
+            counts: DatasetManifest.Counts(
+                recordings: recordings, rowsRead: totals.rowsRead, rowsDropped: totals.rowsDropped,
+                windowsDropped: totals.windowsDropped, recordingsDropped: totals.recordingsDropped,
+                skippedRecordings: totals.skipped.map { DatasetManifest.SkippedRecording(recording: $0.0, error: $0.1) },
+                labelRowsIgnored: nil, gaps: totals.gaps, gapSeconds: Double(totals.invalidPoints) / d.sampleRateHz),
+            splits: [.windows: split],
+            applied: DatasetManifest.Applied(name: dataset.pipelineName, manifestSHA256: SHA256.hex(of: dataset.manifestBytes),
+                                             pipelineSHA256: dataset.pipelineSHA256))
     }
 }

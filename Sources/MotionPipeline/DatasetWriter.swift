@@ -28,7 +28,7 @@ final class DatasetWriter {
         self.checkpoint = checkpoint
         totals = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
         let chunkCompression = HDF5ChunkCompressionPool(threads: Swift.max(1, jobs))
-        for split in SplitName.allCases {
+        for split in SplitName.datasetSplits {
             switch plan.spec.output.type {
             case .hdf5:
                 sinks[split] = try HDF5SplitSink(directory: staging.folder, split: split.rawValue, description: plan.description,
@@ -69,7 +69,7 @@ final class DatasetWriter {
     /// Gives up after a failure, before the partial folder is removed: closes every split's
     /// files without writing more (`SplitSink.abandon()`), so no HDF5 handle is left open.
     func abandon() {
-        for split in SplitName.allCases { sinks[split]?.abandon() }
+        for split in SplitName.datasetSplits { sinks[split]?.abandon() }
         sinks.removeAll()
     }
 
@@ -81,19 +81,19 @@ final class DatasetWriter {
         let spec = plan.spec
         let rate = spec.resample.rateHz
         var files: [SplitName: [WrittenFile]] = [:]
-        for split in SplitName.allCases { files[split] = try sinks[split]!.finish() }
+        for split in SplitName.datasetSplits { files[split] = try sinks[split]!.finish() }
         sinks.removeAll()
         var warnings = plan.planWarnings
         if let ignored = plan.ignoredLabelRows, let w = IgnoredLabelRows.noOverlapWarning(totals.labelRowsNoOverlap.sorted(), path: ignored.path) {
             warnings.append(w)
         }
         let count = { (s: SplitName) in files[s]!.reduce(0) { $0 + $1.numWindows } }
-        let total = SplitName.allCases.reduce(0) { $0 + count($1) }
+        let total = SplitName.datasetSplits.reduce(0) { $0 + count($1) }
         if total == 0 {
             let at = spec.window.location.map { "\($0): " } ?? ""
             throw MotionError(.dataError, "\(at)the run produced no window: \(totals.explanation(windowLength: plan.windowLength, rateHz: rate, recordings: plan.sources.count))")
         }
-        for split in SplitName.allCases {
+        for split in SplitName.datasetSplits {
             let n = count(split)
             let share = Double(n) / Double(total)
             let wanted = [SplitName.train: spec.split.train, .validation: spec.split.validation, .test: spec.split.test][split]!
@@ -126,7 +126,7 @@ final class DatasetWriter {
         let manifestInputs = try Self.manifestInputs(inputs + runInputs).map {
             DatasetManifest.Input(path: $0.path, bytes: $0.bytes, sha256: $0.sha256, role: $0.role.rawValue)
         }
-        let checksums = try job.seal(SplitName.allCases.flatMap { files[$0]! }, checkpoint: checkpoint) { checksums in
+        let checksums = try job.seal(SplitName.datasetSplits.flatMap { files[$0]! }, checkpoint: checkpoint) { checksums in
             ManifestBuilder.manifest(
                 spec: spec, pipelineSHA256: plan.pipelineSHA256, description: plan.description,
                 inputs: manifestInputs,
@@ -139,7 +139,7 @@ final class DatasetWriter {
             outputDirectory: staging.outputDirectory, recordings: plan.sources.count, rowsRead: totals.rowsRead,
             rowsDropped: totals.rowsDropped, windowsDropped: totals.windowsDropped, recordingsDropped: totals.recordingsDropped,
             skipped: totals.skipped, gaps: totals.gaps, gapSeconds: Double(totals.invalidPoints) / rate,
-            windowsPerSplit: SplitName.allCases.map { ($0.rawValue, count($0)) },
+            windowsPerSplit: SplitName.datasetSplits.map { ($0.rawValue, count($0)) },
             warnings: warnings, bytesWritten: checksums.reduce(0) { $0 + $1.bytes })
     }
 }

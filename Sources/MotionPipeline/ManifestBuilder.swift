@@ -15,7 +15,7 @@ enum ManifestBuilder {
                          checksums: [(path: String, sha256: String, bytes: Int)],
                          foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil) -> DatasetManifest {
         var splits: [SplitName: DatasetManifest.Split] = [:]
-        for split in SplitName.allCases {
+        for split in SplitName.datasetSplits {
             let list = files[split] ?? []
             var counts = [Int](repeating: 0, count: d.classNames.count)
             for f in list { for (i, c) in f.classCounts.enumerated() { counts[i] += c } }

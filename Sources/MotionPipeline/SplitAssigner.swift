@@ -53,7 +53,7 @@ public struct SplitAssigner: Sendable {
                 .sorted { $0.u != $1.u ? $0.u < $1.u : Text.utf8Less($0.key, $1.key) }
             let quotas = Self.quotas(count: free.count, fractions: [spec.train, spec.validation, spec.test])
             var next = 0
-            for (s, quota) in zip(SplitName.allCases, quotas) {
+            for (s, quota) in zip(SplitName.datasetSplits, quotas) {
                 for item in free[next..<(next + quota)] { split[item.key] = s }
                 next += quota
             }

@@ -109,12 +109,13 @@ extension DatasetStatistics {
             splitCounts.append(SplitCounts(name: source.split, windows: n, classCounts: classCounts, subjectCounts: subjectCounts))
         }
 
-        // Pass 2: histograms over (a deterministic sample of) the train split.
+        // Pass 2: histograms over (a deterministic sample of) the train split (an applied output's `windows`).
         var histograms: [Histogram] = []
         var histogramWindows = 0
         var trainWindows = 0
         var rangeKind = "normalization"
-        if let train = store.splits.first(where: { $0.split == "train" }), C > 0, T > 0 {
+        // An applied output's one split, `windows`, stands for train (it has no other).
+        if let train = store.splits.first(where: { $0.split == "train" || $0.split == "windows" }), C > 0, T > 0 {
             trainWindows = try train.windowCount
             if trainWindows > 0 {
                 let budget = options.histogramWindows ?? max(1, 50_000_000 / (T * C))

@@ -11,7 +11,7 @@ public final class HDF5WindowStore: DatasetWindowStore {
     /// - Throws: ``ReportError``, `MotionError` or `HDF5Error` when a file is missing or lacks an array.
     public init(directory: String, manifest: DatasetManifest, threads: Int = 1) throws {
         var out: [SplitWindowSource] = []
-        for name in SplitName.allCases {
+        for name in manifest.splitNames {
             guard let s = manifest.splits[name] else { continue }
             let file = s.files.first?.path ?? "\(name.rawValue).h5"
             out.append(try HDF5SplitSource(path: directory + "/" + file, displayPath: file, split: name.rawValue,

@@ -85,7 +85,7 @@ struct ReportPage {
         }
         s += "</tbody></table>\n"
         if !st.histograms.isEmpty && st.histogramWindows < st.trainWindows {
-            s += "<p class=\"note-p\">min and max over the \(Markup.count(st.histogramWindows)) train windows sampled for the histograms.</p>\n"
+            s += "<p class=\"note-p\">min and max over the \(Markup.count(st.histogramWindows)) \(manifest.isApplied ? "" : "train ")windows sampled for the histograms.</p>\n"
         }
         s += "</div><div>"
 
@@ -102,7 +102,7 @@ struct ReportPage {
 
         // Checks.
         var issues = st.discrepancies
-        if m.splitPolicy.by == "subject" {
+        if m.splitPolicy?.by == "subject" {
             for (i, name) in m.subjects.enumerated() {
                 let inSplits = st.splits.filter { $0.subjectCounts[i] > 0 }.map(\.name)
                 if inSplits.count > 1 { issues.append("subject \(name) has windows in \(inSplits.joined(separator: " and ")) although the split is by subject") }
@@ -129,25 +129,32 @@ struct ReportPage {
 
     private func subjectSection() -> String {
         var s = "<section id=\"subjects\" data-section=\"subjects\">\n<h2>Windows per subject and split</h2>\n"
-        s += "<p class=\"note-p\">One bar per subject, one colour per split. Split by \(Markup.escape(manifest.splitPolicy.by))"
-        s += manifest.splitPolicy.by == "subject" ? ": a subject in two splits would leak between training and evaluation.</p>\n" : ".</p>\n"
+        if let source = manifest.applied {
+            // An applied output has no split assignment: its one split holds every new window.
+            s += "<p class=\"note-p\">One bar per subject. The output of <code>motionprep apply</code> with the pipeline and train statistics of dataset \(Markup.escape(source.name)): one split, <code>windows</code>, with no split assignment.</p>\n"
+        } else if let policy = manifest.splitPolicy {
+            s += "<p class=\"note-p\">One bar per subject, one colour per split. Split by \(Markup.escape(policy.by))"
+            s += policy.by == "subject" ? ": a subject in two splits would leak between training and evaluation.</p>\n" : ".</p>\n"
+        }
         s += LegendMarkup.html(statistics.splits.enumerated().map { ($1.name, $0) }, kind: "splits")
         s += "<figure>" + SubjectSplitChart.render(subjects: manifest.subjects, splits: statistics.splits,
-                                                  flagLeaks: manifest.splitPolicy.by == "subject") + "</figure>\n"
+                                                  flagLeaks: manifest.splitPolicy?.by == "subject") + "</figure>\n"
         return s + "</section>\n"
     }
 
     private func distributionSection() -> String {
         let st = statistics
-        var s = "<section id=\"distributions\" data-section=\"distributions\">\n<h2>Value distributions (train)</h2>\n"
+        // An applied output's histograms are of its one split, `windows`.
+        let split = manifest.isApplied ? "windows" : "train"
+        var s = "<section id=\"distributions\" data-section=\"distributions\">\n<h2>Value distributions (\(split))</h2>\n"
         guard !st.histograms.isEmpty else {
-            return s + "<p class=\"note-p\">The train split has no windows: nothing to draw.</p>\n</section>\n"
+            return s + "<p class=\"note-p\">The \(split) split has no windows: nothing to draw.</p>\n</section>\n"
         }
         let sample = st.histogramWindows < st.trainWindows
-            ? "\(Markup.count(st.histogramWindows)) of \(Markup.count(st.trainWindows)) train windows (evenly spaced row blocks)"
-            : "all \(Markup.count(st.trainWindows)) train windows"
+            ? "\(Markup.count(st.histogramWindows)) of \(Markup.count(st.trainWindows)) \(split) windows (evenly spaced row blocks)"
+            : "all \(Markup.count(st.trainWindows)) \(split) windows"
         let range = st.histogramRange == "normalization"
-            ? "range: the train mean ± 4 standard deviations from manifest.json, widened to round ticks; values outside are counted above each chart"
+            ? "range: the \(manifest.isApplied ? "source dataset's " : "")train mean ± 4 standard deviations from manifest.json, widened to round ticks; values outside are counted above each chart"
             : "range: the smallest to the largest value"
         s += "<p class=\"note-p\">Every sample of every window, per channel, from \(sample); \(range).</p>\n<div class=\"grid\">"
         let groups = SensorGroup.make(manifest.channels)

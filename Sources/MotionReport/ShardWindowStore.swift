@@ -15,7 +15,7 @@ public final class ShardWindowStore: DatasetWindowStore {
     ///   one is damaged or larger than its entry allows.
     public init(directory: String, manifest: DatasetManifest) throws {
         var out: [SplitWindowSource] = []
-        for name in SplitName.allCases {
+        for name in manifest.splitNames {
             guard let s = manifest.splits[name] else { continue }
             for f in s.files where !FileManager.default.fileExists(atPath: directory + "/" + f.path) {
                 throw ReportError.missing(directory + "/" + f.path, what: "every shard that manifest.json lists under `splits.\(name.rawValue).files`")

@@ -68,6 +68,9 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public static let valuesFinite = CheckID("values.finite")
     /// The manifest's `normalization` equals the statistics recomputed from the train split.
     public static let normalizationStats = CheckID("normalization.stats")
+    /// An applied output's `x_normalized` and `features_normalized` are `(v − mean) / std` of
+    /// `x` and `features` with the manifest's `normalization`, bit for bit.
+    public static let normalizationApplied = CheckID("normalization.applied")
     /// No subject has windows in two splits (when splitting by subject).
     public static let splitsDisjointSubjects = CheckID("splits.disjoint_subjects")
     /// No recording has windows in two splits.
@@ -119,6 +122,7 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
         (.indicesRange, "subject, recording and fold indices are in range"),
         (.valuesFinite, "no NaN or Inf in x, features or start_time_s"),
         (.normalizationStats, "normalization matches the train split"),
+        (.normalizationApplied, "an applied output's normalised arrays are (v - mean) / std with its normalization"),
         (.splitsDisjointSubjects, "subjects are disjoint across splits"),
         (.splitsDisjointRecordings, "recordings are disjoint across splits"),
         (.splitsDisjointWindows, "no window is in two splits"),

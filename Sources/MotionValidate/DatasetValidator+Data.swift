@@ -41,7 +41,7 @@ extension _ValidationRun {
             sampleRateHz: manifest.sampleRateHz, windowLength: manifest.windowLength, windowStride: manifest.windowStride,
             channelNames: manifest.channelNames, channelUnits: manifest.channelUnits, classNames: manifest.classes,
             featureNames: manifest.featureNames, subjectNames: manifest.subjects, recordingNames: manifest.recordings,
-            hasFolds: manifest.splitPolicy.folds != nil))
+            hasFolds: manifest.folds != nil))
         do {
             for p in try reader.metadataProblems(expected: expected) { builder.fail(.filesMetadata, file.path, p) }
         } catch {
@@ -172,11 +172,19 @@ extension _ValidationRun {
         } else {
             builder.skip(.countsFile, "`y` of a file could not be read")
         }
+        // normalization.applied
+        for name in ["x_normalized", "features_normalized"] {
+            guard let c = scan.normalizedComparisons[name], c.valuesDiffering > 0, let first = c.first else { continue }
+            let column = name == "x_normalized" ? "channel `\(manifest.channelNames[first.column])`" : "feature `\(manifest.featureNames[first.column])`"
+            builder.fail(.normalizationApplied, file.path,
+                         "`\(name)` differs from (v − mean) / std with `normalization.\(name == "x_normalized" ? "x" : "features")` in \(c.valuesDiffering) of \(c.valuesCompared) value(s); first: window \(first.row), \(column): stored \(first.stored), recomputed \(first.recomputed)")
+        }
         // labels.range
         if scan.badLabels.count > 0, let first = scan.badLabels.first {
             let allowed = manifest.classes.isEmpty
                 ? "the dataset is unlabelled (no classes), so every `y` must be -1"
                 : "class ids are 0 to \(manifest.classes.count - 1) (\(manifest.classes.joined(separator: ", ")))"
+                    + (manifest.isApplied ? ", or -1 for a window kept unlabelled" : "")
             builder.fail(.labelsRange, file.path,
                          "`y` holds \(scan.badLabels.count) invalid value(s); \(allowed); first: \(first.value) at \(describe(first.location, array: "y"))")
         }
@@ -203,7 +211,7 @@ extension _ValidationRun {
     /// `counts.split`: each split's totals equal the sum of its files, in the manifest and in the data.
     func checkSplitCounts() {
         builder.ran(.countsSplit)
-        for split in SplitName.allCases {
+        for split in manifest.splitNames {
             guard let s = manifest.splits[split] else { continue }
             let name = split.rawValue
             let listedWindows = s.files.reduce(0) { $0 + $1.numWindows }
@@ -217,11 +225,13 @@ extension _ValidationRun {
                 builder.fail(.countsSplit, Self.manifestName,
                              "split `\(name)` lists \(Self.list(s.classCounts)) windows per class, but its files list \(Self.list(listedCounts)) together")
             }
-            if !manifest.classes.isEmpty, s.classCounts.reduce(0, +) != s.numWindows {
+            // An applied output's unlabelled windows (y = −1) are in no class count.
+            func countsAgree(_ counted: Int, _ windows: Int) -> Bool { manifest.isApplied ? counted <= windows : counted == windows }
+            if !manifest.classes.isEmpty, !countsAgree(s.classCounts.reduce(0, +), s.numWindows) {
                 builder.fail(.countsSplit, Self.manifestName,
                              "split `\(name)` lists \(s.numWindows) windows but its class counts \(Self.list(s.classCounts)) add up to \(s.classCounts.reduce(0, +))")
             }
-            for f in s.files where !manifest.classes.isEmpty && f.classCounts.reduce(0, +) != f.numWindows {
+            for f in s.files where !manifest.classes.isEmpty && !countsAgree(f.classCounts.reduce(0, +), f.numWindows) {
                 builder.fail(.countsFile, f.path,
                              "the manifest lists \(f.numWindows) windows for it, but its class counts \(Self.list(f.classCounts)) add up to \(f.classCounts.reduce(0, +))")
             }
@@ -324,7 +334,7 @@ extension _ValidationRun {
                 guard let present = scans[f.path]?[keyPath: key] else { continue }
                 for (i, has) in present.enumerated() where has {
                     if let o = owner[i] {
-                        if o.split != f.split, reported.insert([i, SplitName.allCases.firstIndex(of: f.split)!]).inserted {
+                        if o.split != f.split, reported.insert([i, SplitName.order.firstIndex(of: f.split)!]).inserted {
                             builder.fail(id, f.path,
                                          "\(kind) `\(names[i])` has windows in split `\(o.split.rawValue)` (\(o.file)) and in split `\(f.split.rawValue)`: a \(kind) in two splits leaks between training and evaluation")
                         }
@@ -339,6 +349,10 @@ extension _ValidationRun {
     /// `normalization.stats`: the manifest's mean and std per channel (and feature) equal the
     /// train split's, recomputed in float64 (relative tolerance 1e-6).
     func checkNormalization() {
+        if manifest.isApplied {
+            checkAppliedNormalization()
+            return
+        }
         let train = manifest.splits[.train]?.files ?? []
         guard train.allSatisfy({ scans[$0.path] != nil && !incomplete.contains($0.path) }),
               let (trainWindows, _) = recomputed(.train) else {
@@ -378,6 +392,25 @@ extension _ValidationRun {
                 builder.fail(.normalizationStats, Self.manifestName,
                              "`normalization.\(name)` disagrees with the train split for \(bad.count) column(s): " + bad.prefix(3).joined(separator: "; ")
                              + (bad.count > 3 ? "; …" : ""))
+            }
+        }
+    }
+
+    /// An applied output: its statistics are its source dataset's train split's, which it does
+    /// not hold, so `normalization.stats` is not recomputed; `normalization.applied` checks the
+    /// normalised arrays against them (per file, in ``reportScan``) and that they are there.
+    private func checkAppliedNormalization() {
+        builder.skip(.normalizationStats, "an applied output's `normalization` is its source dataset's train statistics, which it does not hold; `normalization.applied` checks its normalised arrays against them")
+        builder.ran(.normalizationApplied)
+        for (name, listed, columns) in [("x", manifest.xNormalization, manifest.channelNames.count),
+                                        ("features", manifest.featureNormalization, manifest.featureNames.count)] {
+            guard let listed else { continue }  // did not decode: manifest.schema failed
+            if columns > 0, listed == nil {
+                builder.fail(.normalizationApplied, Self.manifestName,
+                             "`normalization.\(name)` is null, but an applied output's `\(name)_normalized` is made with it (`motionprep apply` refuses a dataset without train statistics)")
+            }
+            if columns == 0, listed != nil {
+                builder.fail(.normalizationApplied, Self.manifestName, "`normalization.\(name)` must be null without \(name) columns")
             }
         }
     }

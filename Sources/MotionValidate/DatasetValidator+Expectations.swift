@@ -46,7 +46,7 @@ extension _ValidationRun {
 
         // Counts come from the data; when a split could not be read they are not trusted.
         var counts: [SplitName: (windows: Int, classCounts: [Int])] = [:]
-        for split in SplitName.allCases { if let c = recomputed(split) { counts[split] = c } }
+        for split in manifest.splitNames { if let c = recomputed(split) { counts[split] = c } }
         let unreadable = "the windows of some files could not be counted"
 
         if let rule = e.minWindows {
@@ -79,8 +79,8 @@ extension _ValidationRun {
         }
         if !e.valueRanges.isEmpty { checkValueRanges(e) }
         if let (limit, ruleSource) = e.maxDroppedFraction {
-            let kept = SplitName.allCases.compactMap { counts[$0]?.windows }
-            if kept.count < SplitName.allCases.count || manifest.windowsDropped == nil {
+            let kept = manifest.splitNames.compactMap { counts[$0]?.windows }
+            if kept.count < manifest.splitNames.count || manifest.windowsDropped == nil {
                 builder.skip(.expectMaxDroppedFraction, manifest.windowsDropped == nil ? "`counts.windows_dropped` did not decode" : unreadable)
             } else {
                 builder.ran(.expectMaxDroppedFraction)
@@ -99,7 +99,7 @@ extension _ValidationRun {
     private func checkPerSplit<V>(_ id: CheckID, _ rule: Expectations.PerSplit<V>,
                                   _ counts: [SplitName: (windows: Int, classCounts: [Int])], _ unreadable: String,
                                   _ test: (SplitName, (windows: Int, classCounts: [Int]), V) -> [String]) {
-        let splits = SplitName.allCases.filter { rule.values[$0] != nil }
+        let splits = manifest.splitNames.filter { rule.values[$0] != nil }
         guard splits.allSatisfy({ counts[$0] != nil }) else {
             builder.skip(id, unreadable)
             return

@@ -40,7 +40,7 @@ extension _ValidationRun {
                     first[h] = (f.split, f.path, row)
                 }
             }
-            for split in SplitName.allCases {
+            for split in manifest.splitNames {
                 guard let d = found[split] else { continue }
                 builder.fail(.splitsDisjointWindows, f.path,
                              "\(windowName(f.path, d.row, split: f.split)) of split `\(f.split.rawValue)` has the same `x` (all \(values) values, bit for bit) as \(windowName(d.other.file, d.other.row, split: split)) of `\(d.other.file)` in split `\(split.rawValue)`; \(d.count) window(s) of this file are also in split `\(split.rawValue)`: a window in two splits leaks between training and evaluation")
@@ -57,7 +57,7 @@ extension _ValidationRun {
             return
         }
         builder.ran(.windowsTimeOrder)
-        for split in SplitName.allCases {
+        for split in manifest.splitNames {
             let files = manifest.splits[split]?.files ?? []
             // (order, file, row) for every window of the split.
             var rows: [(order: Int, file: Int, row: Int)] = []

@@ -196,9 +196,9 @@ private struct _ExpectationsDecoder {
                 mustBe(path, node, "\(expected) for every split, or a mapping from `train`, `validation`, `test` to one")
                 return nil
             }
-            return Dictionary(uniqueKeysWithValues: SplitName.allCases.map { ($0, convert(d)) })
+            return Dictionary(uniqueKeysWithValues: SplitName.datasetSplits.map { ($0, convert(d)) })
         }
-        guard let entries = fields(node, path, allowed: SplitName.allCases.map(\.rawValue)) else { return nil }
+        guard let entries = fields(node, path, allowed: SplitName.datasetSplits.map(\.rawValue)) else { return nil }
         var out: [SplitName: V] = [:]
         var ok = true
         for (key, _, value) in entries {

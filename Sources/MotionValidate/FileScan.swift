@@ -92,6 +92,9 @@ struct FileScan {
     /// `features` recomputed from `x` (`features.recomputed`); nil when they were not compared
     /// (no features, a manifest they cannot be planned from, or an array not read to the end).
     var featureComparison: FeatureComparison?
+    /// An applied output's normalised arrays against their recomputation
+    /// (`normalization.applied`), by array name; absent where not compared.
+    var normalizedComparisons: [String: NormalizedComparison] = [:]
     /// Arrays read to the end without an error.
     var completeArrays: Set<String> = []
 }

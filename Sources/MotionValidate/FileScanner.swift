@@ -130,6 +130,7 @@ struct FileScanner {
                 attempt("features") { try scanFeatures(f, into: &scan) }
             }
         }
+        errors += scanNormalized(into: &scan)
         return (scan, errors)
     }
 
@@ -143,7 +144,8 @@ struct FileScanner {
             for (i, v) in values.enumerated() {
                 if k > 0, v >= 0, v < Int64(k) {
                     counts[Int(v)] += 1
-                } else if !(k == 0 && v == -1) {
+                } else if !(v == -1 && (k == 0 || manifest.isApplied)) {
+                    // −1: an unlabelled dataset's every window; an applied output's unlabelled windows.
                     bad.add(ValueLocation(window: rows.lowerBound + i), "\(v)")
                 }
             }

@@ -21,7 +21,7 @@ import Testing
 
     /// The manifest's splits in order, as the page lists them.
     var splits: [(name: String, numWindows: Int, classCounts: [Int])] {
-        SplitName.allCases.compactMap { n in manifest.splits[n].map { (n.rawValue, $0.numWindows, $0.classCounts) } }
+        manifest.splitNames.compactMap { n in manifest.splits[n].map { (n.rawValue, $0.numWindows, $0.classCounts) } }
     }
 
     @Test func pageIsWellFormedXHTMLWithEverySection() {

@@ -15,7 +15,7 @@ import Testing
         #expect(try DatasetManifest.load(directory: dir) == manifest)
         // Every field is there, typed: what `apply` and the readers use.
         #expect(manifest.storage == (shards ? "shards" : "hdf5"))
-        #expect(manifest.splitPolicy.folds == 3 && manifest.splitPolicy.seed == 42)
+        #expect(manifest.splitPolicy?.folds == 3 && manifest.splitPolicy?.seed == 42)
         #expect(manifest.arrays == manifest.expectedArrays)
         #expect(manifest.inputs.count == 8 && manifest.inputs.allSatisfy { $0.role == "recording" })
         guard case .object(let resolved) = manifest.pipeline.resolved else { Issue.record("no resolved pipeline"); return }
@@ -57,6 +57,36 @@ import Testing
         let back = try DatasetManifest.decode(bytes: Array(text.utf8), file: "manifest.json")
         #expect(back == m)
         #expect(back.text == text)
+    }
+
+    /// The output of `apply` is the same model: `source_dataset` for `split_policy`, one split,
+    /// `windows`, `windows_unlabelled`, the normalised arrays; its text decodes back to itself.
+    @Test func anAppliedManifestRoundTrips() throws {
+        let sha = String(repeating: "cd", count: 32)
+        let m = DatasetManifest(
+            formatVersion: DatasetSchema.appliedFormatVersion, createdBy: "motionprep 0.1.0", storage: "hdf5",
+            pipeline: .init(name: "p", sha256: sha, resolved: .object(["version": .int(1)])),
+            sampleRateHz: 50, windowLength: 4, windowStride: 2,
+            channels: [.init(name: "acc_x", unit: "m/s^2")], classes: ["a", "b"], featureNames: ["acc_x_mean"],
+            inputs: [.init(path: "new/r.csv", bytes: 10, sha256: sha, role: "recording")],
+            subjects: ["s9"], recordings: ["r9"],
+            arrays: DatasetSchema.appliedArrays(windowLength: 4, channels: 1, features: 1),
+            splitPolicy: nil,
+            normalization: .init(x: .init(mean: [0.5], std: [2]), features: .init(mean: [0.25], std: [0])),
+            counts: .init(recordings: 1, rowsRead: 40, rowsDropped: [:], windowsDropped: ["no_label": 2],
+                          recordingsDropped: [:], skippedRecordings: [], labelRowsIgnored: nil, gaps: 0, gapSeconds: 0),
+            splits: [.windows: .init(numWindows: 5, classCounts: [2, 1],
+                                     files: [.init(split: .windows, path: "windows.h5", bytes: 9, sha256: sha,
+                                                   numWindows: 5, classCounts: [2, 1])])],
+            applied: .init(name: "p", manifestSHA256: sha, pipelineSHA256: sha))
+        let text = m.text
+        #expect(text.contains("\"format\": \"motionprep.applied\"") && text.contains("\"windows_unlabelled\"")
+                && !text.contains("split_policy") && text.contains("\"source_dataset\""))
+        let back = try DatasetManifest.decode(bytes: Array(text.utf8), file: "manifest.json")
+        #expect(back == m)
+        #expect(back.text == text)
+        #expect(back.splitNames == [.windows] && back.files.map(\.path) == ["windows.h5"])
+        #expect(back.arrays == back.expectedArrays && back.arrays["x_normalized"] != nil && back.arrays["fold_index"] == nil)
     }
 
     @Test func strictDecodingNamesTheFieldAndTheCount() throws {

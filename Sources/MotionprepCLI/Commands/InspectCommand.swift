@@ -208,12 +208,13 @@ enum InspectCommand {
         if json { try Diagnostics.stdout(String(decoding: bytes, as: UTF8.self)); return .success }
         var out: [String] = []
         let channels = m.channels.map { "\($0.name) [\($0.unit)]" }
-        out.append("\(path): motionprep dataset (\(m.storage)), \(JSONValue.format(m.sampleRateHz)) Hz, windows of \(m.windowLength) samples every \(m.windowStride)")
+        let kind = m.applied.map { "output of `motionprep apply` with dataset \($0.name)'s pipeline and train statistics" } ?? "motionprep dataset"
+        out.append("\(path): \(kind) (\(m.storage)), \(JSONValue.format(m.sampleRateHz)) Hz, windows of \(m.windowLength) samples every \(m.windowStride)")
         out.append("  channels: " + channels.joined(separator: ", "))
         out.append("  classes: " + (m.classes.isEmpty ? "none (unlabelled)" : m.classes.joined(separator: ", ")))
         out.append("  subjects: \(m.subjects.count), recordings: \(m.recordings.count)")
         if let chain = m.chain { out += chainLines(chain) }
-        for split in SplitName.allCases {
+        for split in m.splitNames {
             guard let s = m.splits[split] else { continue }
             let per = zip(m.classes, s.classCounts).map { "\($0) \($1)" }.joined(separator: ", ")
             out.append("  \(split.rawValue): \(s.numWindows) windows" + (per.isEmpty ? "" : " (\(per))"))

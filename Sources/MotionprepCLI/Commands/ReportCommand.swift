@@ -12,10 +12,11 @@ enum ReportCommand {
                                 [--recordings PIPELINE.yaml [--max-recordings N]] [--quiet] [--force]
 
         Writes one self-contained HTML page (inline SVG and CSS, no network, light and dark mode)
-        describing a dataset written by `motionprep run` (hdf5 or shards storage): the summary
-        (rate, window, channels with units, classes, subjects, windows per split), class balance
-        per split, windows per subject and split, per-channel value histograms of the train split,
-        and example windows per class.
+        describing a dataset written by `motionprep run` (hdf5 or shards storage), or the output of
+        `motionprep apply`: the summary (rate, window, channels with units, classes, subjects,
+        windows per split), class balance per split, windows per subject and split, per-channel
+        value histograms of the train split (an applied output's `windows`), and example windows
+        per class.
 
           -o, --output FILE        where to write the page (default: report.html)
           --examples N             example windows per class (default 3, 0 to 20)
@@ -68,7 +69,7 @@ enum ReportCommand {
                                    inputs: [(a.positionals[0], "dataset folder")], force: a.flag("--force"))
         if !a.flag("--quiet") {
             let st = rendered.statistics
-            try Diagnostics.stdout("wrote \(output) (\(bytes.count / 1024) KiB): \(st.totalWindows) windows in \(st.splits.count) splits, \(rendered.manifest.channels.count) channels, \(rendered.manifest.classes.count) classes")
+            try Diagnostics.stdout("wrote \(output) (\(bytes.count / 1024) KiB): \(st.totalWindows) windows in \(st.splits.count) split\(st.splits.count == 1 ? "" : "s"), \(rendered.manifest.channels.count) channels, \(rendered.manifest.classes.count) classes")
         }
         return .success
     }

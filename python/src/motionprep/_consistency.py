@@ -77,7 +77,16 @@ def check_manifest(ds: "Dataset") -> None:
     if not isinstance(resolved, dict):
         raise _fail(where, "C1", "`pipeline.resolved` is missing or not an object, so `split_policy` and `classes` "
                                  "cannot be traced to the pipeline")
-    _check_split_policy(where, ds.manifest.get("split_policy") or {}, resolved.get("split"))
+    if ds.is_applied:
+        # An applied output has no split policy; it names its pipeline twice, and both must agree.
+        source = ds.source_dataset or {}
+        pipeline_sha = ds.manifest.get("pipeline", {}).get("sha256")
+        if source.get("pipeline_sha256") != pipeline_sha:
+            raise _fail(where, "C1", f"`source_dataset.pipeline_sha256` is {_show(source.get('pipeline_sha256'))}, but "
+                                     f"`pipeline.sha256` is {_show(pipeline_sha)}: an applied output is made with its "
+                                     "source dataset's pipeline")
+    else:
+        _check_split_policy(where, ds.manifest.get("split_policy") or {}, resolved.get("split"))
     _check_classes(where, list(ds.manifest.get("classes") or []), resolved.get("labels"))
     chain = ds.manifest.get("chain")
     if isinstance(chain, dict):

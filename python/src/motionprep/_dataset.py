@@ -20,6 +20,13 @@ FORMAT = "motionprep.dataset"
 #: The manifest format_version this package reads.
 FORMAT_VERSION = 2
 SPLITS: Tuple[str, ...] = ("train", "validation", "test")
+#: The ``format`` of the output of ``motionprep apply`` (docs/dataset-format.md, "Applied windows"),
+#: the format_version of it this package reads, and its one split.
+APPLIED_FORMAT = "motionprep.applied"
+APPLIED_FORMAT_VERSION = 1
+APPLIED_SPLIT = "windows"
+#: Arrays an applied output adds: the windows normalised with the source dataset's train statistics.
+NORMALIZED_ARRAYS = ("x_normalized", "features_normalized")
 
 
 @dataclass(frozen=True)
@@ -118,7 +125,8 @@ SplitLike = Union[str, View]
 
 
 class Dataset:
-    """A motionprep dataset folder (``format_version`` 2), opened with :func:`open_dataset`."""
+    """A motionprep dataset folder (``format_version`` 2), or the output of ``motionprep apply``
+    (``is_applied``; one split, ``windows``), opened with :func:`open_dataset`."""
 
     def __init__(self, path: Union[str, Path], manifest: Dict[str, Any]):
         self.path = Path(path)
@@ -135,15 +143,23 @@ class Dataset:
         self.sample_rate_hz: float = float(manifest["sample_rate_hz"])
         self.window_length: int = int(manifest["window_length"])
         self.window_stride: int = int(manifest["window_stride"])
-        #: The split names, in order: ``("train", "validation", "test")``.
-        self.splits: Tuple[str, ...] = tuple(s for s in SPLITS if s in manifest["splits"])
+        #: True for the output of ``motionprep apply``: new recordings made with a dataset's pipeline,
+        #: with ``x_normalized`` (and ``features_normalized``) from that dataset's train statistics.
+        self.is_applied: bool = manifest.get("format") == APPLIED_FORMAT
+        #: An applied output's ``source_dataset`` (``name``, ``manifest_sha256``, ``pipeline_sha256``); None for a dataset.
+        self.source_dataset: Optional[Dict[str, Any]] = manifest.get("source_dataset") if self.is_applied else None
+        #: The split names, in order: ``("train", "validation", "test")``; ``("windows",)`` when applied.
+        self.splits: Tuple[str, ...] = tuple(s for s in (((APPLIED_SPLIT,) if self.is_applied else SPLITS))
+                                             if s in manifest["splits"])
         #: The number of folds (``split_policy.folds``), None when the pipeline has no folds.
-        self.num_folds: Optional[int] = manifest["split_policy"].get("folds") if "fold_index" in manifest["arrays"] else None
+        self.num_folds: Optional[int] = (manifest["split_policy"].get("folds")
+                                         if "fold_index" in manifest["arrays"] and not self.is_applied else None)
         self.has_features: bool = "features" in manifest["arrays"]
         norm = manifest.get("normalization")
-        #: The train split's statistics, None when the train split has no window.
+        #: The train split's statistics (an applied output's: its source dataset's), None when the
+        #: train split has no window.
         self.normalization: Optional[Normalization] = None
-        if norm is not None:
+        if norm is not None and norm.get("x") is not None:
             f = norm.get("features")
             self.normalization = Normalization(
                 x=Stats(np.asarray(norm["x"]["mean"], np.float64), np.asarray(norm["x"]["std"], np.float64)),
@@ -152,7 +168,8 @@ class Dataset:
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{s} {self.num_windows(s)}" for s in self.splits)
-        return f"<motionprep.Dataset {self.path} ({self.storage}; {counts} windows)>"
+        kind = "applied, " if self.is_applied else ""
+        return f"<motionprep.Dataset {self.path} ({kind}{self.storage}; {counts} windows)>"
 
     # ----- splits, files, views
 
@@ -209,33 +226,42 @@ class Dataset:
                                     "label": self.classes[a["y"][i]] if a["y"][i] >= 0 else None}
             if "fold_index" in a:
                 meta["fold_index"] = int(a["fold_index"][i])
-            yield {"key": f"{view.split}-{int(w):09d}", "window": int(w), "x": a["x"][i], "y": int(a["y"][i]),
-                   "features": a["features"][i] if "features" in a else None, "meta": meta}
+            sample = {"key": f"{view.split}-{int(w):09d}", "window": int(w), "x": a["x"][i], "y": int(a["y"][i]),
+                      "features": a["features"][i] if "features" in a else None, "meta": meta}
+            for name in NORMALIZED_ARRAYS:
+                if name in a:
+                    sample[name] = a[name][i]
+            yield sample
 
     def arrays(self, split: SplitLike, normalize: bool = False) -> Dict[str, np.ndarray]:
         """The windows of a split or view as numpy arrays, in canonical order (the HDF5 file's order).
 
         Keys: ``x`` float32 [N, T, C], ``y`` int64 [N], ``features`` float32 [N, F] (when computed),
         ``subject_index``, ``recording_index`` int32 [N], ``start_time_s`` float64 [N], ``fold_index``
-        int32 [N] (with folds) and ``window`` int64 [N], the window numbers within the split. With
-        ``normalize=True``, ``x`` and ``features`` are normalised with the manifest's statistics
-        (:meth:`Stats.apply`). Everything is read into memory."""
+        int32 [N] (with folds) and ``window`` int64 [N], the window numbers within the split; an
+        applied output adds ``x_normalized`` float32 [N, T, C] and ``features_normalized`` float32
+        [N, F] as ``motionprep apply`` wrote them. With ``normalize=True``, ``x`` and ``features``
+        are normalised with the manifest's statistics (:meth:`Stats.apply`; for an applied output
+        the stored normalised arrays, the same values). Everything is read into memory."""
         view = self.view(split)
         idx = view.indices()
         out: Dict[str, np.ndarray] = {}
         if self.storage == "hdf5":
             import h5py
             with h5py.File(self.files(view)[0], "r") as f:
-                for name in ("x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index"):
+                for name in ("x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index",
+                             *NORMALIZED_ARRAYS):
                     if name in f:
                         out[name] = f[name][...] if view.fold is None else f[name][...][idx]
         else:
             out = self._gather_shards(view, idx)
         out["window"] = idx.copy()
         if normalize:
-            out["x"] = self._stats("x").apply(out["x"])
-            if "features" in out:
-                out["features"] = self._stats("features").apply(out["features"])
+            for name in ("x", "features"):
+                if name not in out:
+                    continue
+                stored = out.get(f"{name}_normalized")
+                out[name] = stored.copy() if stored is not None else self._stats(name).apply(out[name])
         return out
 
     def _gather_shards(self, view: View, idx: np.ndarray) -> Dict[str, np.ndarray]:
@@ -250,6 +276,9 @@ class Dataset:
             out["features"] = np.zeros((n, arrays["features"]["shape"][1]), np.float32)
         if "fold_index" in arrays:
             out["fold_index"] = np.zeros(n, np.int32)
+        for name in NORMALIZED_ARRAYS:
+            if name in arrays:
+                out[name] = np.zeros((n, *arrays[name]["shape"][1:]), np.float32)
         row = {int(w): i for i, w in enumerate(idx)}
         subject = {s: i for i, s in enumerate(self.subjects)}
         recording = {r: i for i, r in enumerate(self.recordings)}
@@ -269,6 +298,12 @@ class Dataset:
                 out["features"][i] = s["features"]
             if "fold_index" in out:
                 out["fold_index"][i] = meta["fold_index"]
+            for name in NORMALIZED_ARRAYS:
+                if name in out:
+                    if s.get(name) is None:
+                        raise ValueError(f"{self.path}: sample {s['key']} has no `{name}.npy` member, which an applied "
+                                         f"output's samples hold (run `motionprep validate {self.path}`)")
+                    out[name][i] = s[name]
         if not seen.all():
             raise ValueError(f"{self.path}: {int((~seen).sum())} window(s) of split {view.split!r} are missing from "
                              f"its shards (run `motionprep validate {self.path}`)")
@@ -299,23 +334,27 @@ class Dataset:
             raise ValueError(f"{self.path}: the manifest has no feature statistics (no features are computed)")
         return stats
 
-    def class_counts(self, split: SplitLike = "train") -> np.ndarray:
+    def _default_split(self, split: Optional[SplitLike]) -> SplitLike:
+        return split if split is not None else (APPLIED_SPLIT if self.is_applied else "train")
+
+    def class_counts(self, split: Optional[SplitLike] = None) -> np.ndarray:
         """Windows per class (int64, class-id order) of a split (from the manifest) or view (counted
-        from ``y``); unlabelled windows (y = -1) are not counted."""
-        view = self.view(split)
+        from ``y``; default ``train``, an applied output's ``windows``); unlabelled windows (y = -1)
+        are not counted."""
+        view = self.view(self._default_split(split))
         if view.fold is None:
             return np.asarray(self.manifest["splits"][view.split]["class_counts"], np.int64)
         y = self.arrays(view)["y"] if self.storage == "hdf5" else np.array([s["y"] for s in self.iter_windows(view)], np.int64)
         return np.bincount(y[y >= 0], minlength=len(self.classes)).astype(np.int64)
 
-    def class_weights(self, split: SplitLike = "train") -> np.ndarray:
+    def class_weights(self, split: Optional[SplitLike] = None) -> np.ndarray:
         """"Balanced" class weights (float64, class-id order) for a weighted loss: ``n / (k * count_c)``,
         n the labelled windows of the split or view, k the number of classes with at least one window.
 
         A class with no window gets weight 0 and a warning naming it (it cannot be learnt from this
         split); the weights of the present classes average to 1 over the windows. Raises ValueError
         when the split has no labelled window."""
-        view = self.view(split)
+        view = self.view(self._default_split(split))
         if not self.classes:
             raise ValueError(f"{self.path}: the dataset has no classes (its pipeline has no `labels`), so there are no class weights")
         counts = self.class_counts(view)
@@ -429,7 +468,9 @@ def _sha256(path: Path) -> Optional[str]:
 
 
 def open_dataset(path: Union[str, "os.PathLike[str]"], verify: bool = False) -> Dataset:
-    """Opens a dataset folder written by ``motionprep run`` or ``merge`` (manifest format_version 2).
+    """Opens a dataset folder written by ``motionprep run`` or ``merge`` (manifest format_version 2),
+    or the output of ``motionprep apply`` (``format`` ``motionprep.applied``, format_version 1), which
+    opens as a dataset with one split, ``windows``, and ``is_applied`` true.
 
     Raises FileNotFoundError (no such folder), NotADirectoryError, :class:`NotADatasetError` (no
     readable motionprep manifest.json), :class:`FormatVersionError` (another format_version) and,
@@ -450,18 +491,25 @@ def open_dataset(path: Union[str, "os.PathLike[str]"], verify: bool = False) -> 
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise NotADatasetError(f"{manifest_path}: not valid JSON ({e})") from e
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") not in (FORMAT, APPLIED_FORMAT):
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
-        raise NotADatasetError(f"{manifest_path}: `format` is {found!r}, not {FORMAT!r}: not a motionprep dataset manifest")
+        raise NotADatasetError(f"{manifest_path}: `format` is {found!r}, not {FORMAT!r} (or {APPLIED_FORMAT!r}, "
+                               "the output of `motionprep apply`): not a motionprep dataset manifest")
     version = manifest.get("format_version")
-    if version != FORMAT_VERSION:
+    applied = manifest["format"] == APPLIED_FORMAT
+    if applied and version != APPLIED_FORMAT_VERSION:
+        raise FormatVersionError(f"{manifest_path}: format_version {version!r} of an applied output is not one this "
+                                 f"package reads ({APPLIED_FORMAT_VERSION}); run `motionprep apply` again with the "
+                                 "motionprep of this package")
+    if not applied and version != FORMAT_VERSION:
         if isinstance(version, int) and not isinstance(version, bool) and version < FORMAT_VERSION:
             raise FormatVersionError(f"{manifest_path}: format_version {version} was written by an older motionprep; "
                                      f"this package reads version {FORMAT_VERSION}: rerun `motionprep run` to write the dataset again")
         raise FormatVersionError(f"{manifest_path}: format_version {version!r} is not one this package reads "
                                  f"({FORMAT_VERSION}); install the Python package of the motionprep that wrote it (`pip install ./python`)")
     missing = [k for k in ("storage", "splits", "arrays", "channels", "classes", "feature_names", "subjects", "recordings",
-                           "split_policy", "sample_rate_hz", "window_length", "window_stride") if k not in manifest]
+                           "source_dataset" if applied else "split_policy", "sample_rate_hz", "window_length",
+                           "window_stride") if k not in manifest]
     if missing or manifest.get("storage") not in ("hdf5", "shards"):
         what = f"lacks {', '.join(missing)}" if missing else f"has storage {manifest.get('storage')!r}"
         raise NotADatasetError(f"{manifest_path}: {what}; run `motionprep validate {root}`")

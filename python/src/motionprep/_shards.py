@@ -11,7 +11,9 @@ import numpy as np
 
 #: One window of a shard: ``key`` (``train-000000042``), ``window`` (its number in the split's
 #: canonical order), ``x`` float32 [T, C], ``y`` (class id, -1 unlabelled), ``features`` float32 [F]
-#: or None, ``meta`` (the sample's JSON: subject, recording, start_time_s, label, fold_index).
+#: or None, ``meta`` (the sample's JSON: subject, recording, start_time_s, label, fold_index); in the
+#: output of ``motionprep apply`` also ``x_normalized`` float32 [T, C] and ``features_normalized``
+#: float32 [F].
 Sample = Dict[str, Any]
 
 
@@ -64,6 +66,12 @@ def _sample(path: Path, key: str, members: Dict[str, bytes]) -> Sample:
         raise ValueError(f"{path}: sample {key!r} is not a motionprep window ({e!r}); "
                          "expected members .x.npy, .y.cls and .json (docs/dataset-format.md, \"Shards\")") from e
     feats = members.get("features.npy")
-    return {"key": key, "window": window, "x": x, "y": y,
-            "features": np.load(io.BytesIO(feats), allow_pickle=False) if feats is not None else None,
-            "meta": meta}
+    sample: Sample = {"key": key, "window": window, "x": x, "y": y,
+                      "features": np.load(io.BytesIO(feats), allow_pickle=False) if feats is not None else None,
+                      "meta": meta}
+    # The output of `motionprep apply`: the window normalised with the source dataset's statistics.
+    for name in ("x_normalized", "features_normalized"):
+        member = members.get(name + ".npy")
+        if member is not None:
+            sample[name] = np.load(io.BytesIO(member), allow_pickle=False)
+    return sample

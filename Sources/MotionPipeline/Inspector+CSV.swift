@@ -134,8 +134,14 @@ extension Inspector {
     ///
     /// The file is read in blocks of `blockBytes` when it has at least `streamBytes` (by default
     /// always), in bounded memory (`StreamedInspection`), else whole.
-    public static func inspect(csvFile path: String, streamBytes: Int = 0,
-                               blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> CSVFileReport {
+    public static func inspect(csvFile path: String, blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> CSVFileReport {
+        try inspect(csvFile: path, streamBytes: 0, blockBytes: blockBytes)
+    }
+
+    /// With `streamBytes`, files under that size are read whole: `init`'s small files, and the
+    /// whole reading the tests compare the blocks with (`streamBytes: .max`).
+    static func inspect(csvFile path: String, streamBytes: Int,
+                          blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> CSVFileReport {
         var head = try readHead(path, bytes: CSVSniffer.headBytes + 1)
         var isWholeFile = head.count <= CSVSniffer.headBytes
         if !isWholeFile { head.removeLast() }

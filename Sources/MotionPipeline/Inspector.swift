@@ -173,8 +173,14 @@ public enum Inspector {
     /// Recordings whose files total at least `streamBytes` (by default every one) are read in
     /// blocks of `blockBytes`, in bounded memory (`StreamedInspection`: a stream whose times go
     /// back is sorted on disk); the others whole (the reference the tests compare with).
-    public static func inspect(pipeline spec: PipelineSpec, streamBytes: Int = 0,
-                               blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [RecordingReport] {
+    public static func inspect(pipeline spec: PipelineSpec, blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [RecordingReport] {
+        try inspect(pipeline: spec, streamBytes: 0, blockBytes: blockBytes)
+    }
+
+    /// With `streamBytes`, files under that size are read whole: `init`'s small files, and the
+    /// whole reading the tests compare the blocks with (`streamBytes: .max`).
+    static func inspect(pipeline spec: PipelineSpec, streamBytes: Int,
+                          blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [RecordingReport] {
         let layout = try ChannelLayout.make(spec)
         let sources = try InputDiscovery.recordings(spec)
         let intervals = try loadIntervals(spec)
@@ -206,8 +212,14 @@ public enum Inspector {
     /// A bare MotionCollector file (either header variant), as `inspect FILE` sees it: read in
     /// blocks of `blockBytes` when it has at least `streamBytes` (by default always), in bounded
     /// memory (`StreamedInspection`), else whole.
-    public static func inspect(motionCollectorFile path: String, streamBytes: Int = 0,
-                               blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> RecordingReport {
+    public static func inspect(motionCollectorFile path: String, blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> RecordingReport {
+        try inspect(motionCollectorFile: path, streamBytes: 0, blockBytes: blockBytes)
+    }
+
+    /// With `streamBytes`, files under that size are read whole: `init`'s small files, and the
+    /// whole reading the tests compare the blocks with (`streamBytes: .max`).
+    static func inspect(motionCollectorFile path: String, streamBytes: Int,
+                          blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> RecordingReport {
         func empty(_ variant: MotionCollectorFile.Variant) -> RecordingReport {
             RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "motioncollector (\(variant.rawValue) header)",
                             rows: 0, rowsDropped: [:], streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
@@ -298,8 +310,14 @@ public enum Inspector {
     /// holds one. Files are created new (`O_EXCL | O_NOFOLLOW`), never through a link.
     /// Each recording is read in blocks of `blockBytes` and written as it is read, in bounded
     /// memory (`StreamedInspection.writeSamples`); below `streamBytes` (a test knob) whole.
-    public static func writeSamples(pipeline spec: PipelineSpec, to directory: String, streamBytes: Int = 0,
-                                    blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [String] {
+    public static func writeSamples(pipeline spec: PipelineSpec, to directory: String, blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [String] {
+        try writeSamples(pipeline: spec, to: directory, streamBytes: 0, blockBytes: blockBytes)
+    }
+
+    /// With `streamBytes`, files under that size are read whole: `init`'s small files, and the
+    /// whole reading the tests compare the blocks with (`streamBytes: .max`).
+    static func writeSamples(pipeline spec: PipelineSpec, to directory: String, streamBytes: Int,
+                          blockBytes: Int = RunOptions.defaultStreamBlockBytes) throws -> [String] {
         let layout = try ChannelLayout.make(spec)
         let sources = try InputDiscovery.recordings(spec)
         try SamplesFolder.checkOutsideInputs(directory, spec: spec)

@@ -25,9 +25,11 @@ struct RawRecording {
     var warnings: [String]
 }
 
-/// The whole reading of a recording's files (`loadRaw`): `inspect`'s reference behind the test
-/// knob `MOTIONPREP_STREAM_BYTES`, and the test oracle's reader; no command reads with it
-/// otherwise. Also the errors the engine (`StreamingRecording`) shares with it.
+/// The whole reading of a recording's files (`loadRaw`): what `init` describes its small files
+/// with (under 1 MiB, where the streamed statistics would cost more than the reading:
+/// `PipelineDraft.wholeReadBytes`), and the reference the tests compare the blocks with
+/// (`Inspector`'s internal `streamBytes:` variants). Also the errors the engine
+/// (`StreamingRecording`) shares with it.
 enum RecordingLoader {
     /// The error for a recording without `sensor`'s stream.
     static func noStream(_ sensor: ChannelLayout.Sensor, source: RecordingSource, spec: PipelineSpec) -> MotionError {

@@ -30,10 +30,6 @@ public struct RunOptions: Sendable {
     /// recording's grid or windows may need when smaller than the per-recording limits. The
     /// CLI lowers it only for tests (`MOTIONPREP_TEST_MEMORY_BUDGET`).
     public var memoryBudgetValues = ResourceLimits.defaultRunBudgetValues
-    /// `inspect` only: files of at least this many bytes are described from their blocks, in
-    /// bounded memory; smaller ones, and the cases the block reading cannot follow, are read
-    /// whole (`MOTIONPREP_STREAM_BYTES`; by default every file streams).
-    public static let defaultStreamThresholdBytes = 0
     public static let defaultStreamBlockBytes = 8 << 20
     /// Streamed recordings smaller than this are parsed once and held in memory as blocks when
     /// a stage needs more than one pass (the anti-aliasing median), instead of being read again.

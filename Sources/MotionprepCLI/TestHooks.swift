@@ -7,14 +7,11 @@ import MotionPipeline
 ///   point of the run (docs/hardening.md §2);
 /// - `MOTIONPREP_STREAM_BLOCK_BYTES`: the input bytes per block (docs/streaming.md; a huge value
 ///   reads each file in one block);
-/// - `MOTIONPREP_STREAM_BYTES`: `inspect` only, the size from which a file is described from its
-///   blocks rather than read whole (docs/streaming.md);
 /// - `MOTIONPREP_TEST_MEMORY_BUDGET=N`: a lowered run-wide memory budget, in values (docs/hardening.md §3);
 /// - `MOTIONPREP_TEST_PROGRESS_INTERVAL_MS=N`: the progress bar's least interval between draws
 ///   (100 ms by default), so that a test on a fast machine sees every draw.
 struct TestHooks {
     var checkpoint: (@Sendable (String) -> Void)?
-    var streamThresholdBytes: Int?
     var streamBlockBytes: Int?
     var memoryBudgetValues: Int?
     var progressIntervalNanoseconds: UInt64?
@@ -23,15 +20,13 @@ struct TestHooks {
         if let point = env["MOTIONPREP_TEST_PAUSE_AT"] {
             checkpoint = Self.pause(at: point, continueWhen: env["MOTIONPREP_TEST_CONTINUE_WHEN"])
         }
-        if let v = env["MOTIONPREP_STREAM_BYTES"], let n = Int(v), n >= 0 { streamThresholdBytes = n }
         if let v = env["MOTIONPREP_STREAM_BLOCK_BYTES"], let n = Int(v), n >= 1 { streamBlockBytes = n }
         if let v = env["MOTIONPREP_TEST_MEMORY_BUDGET"], let n = Int(v), n >= 1 { memoryBudgetValues = n }
         if let v = env["MOTIONPREP_TEST_PROGRESS_INTERVAL_MS"], let n = UInt64(v) { progressIntervalNanoseconds = n * 1_000_000 }
     }
 
-    /// The streaming knobs with their defaults, for the commands that only read (`inspect`;
-    /// `report --recordings` takes the block size).
-    var streamBytes: Int { streamThresholdBytes ?? RunOptions.defaultStreamThresholdBytes }
+    /// The block size with its default, for the commands that only read (`inspect`,
+    /// `report --recordings`).
     var blockBytes: Int { streamBlockBytes ?? RunOptions.defaultStreamBlockBytes }
 
     /// Applies the hooks that were set to a run's options.

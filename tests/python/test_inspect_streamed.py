@@ -1,7 +1,9 @@
 """`motionprep inspect` reads recordings in blocks, in bounded memory (docs/commands.md, "inspect"):
 its report must be the one of the whole recording, number for number, whatever the block size,
-and fall back to the whole reading where the streamed scan cannot follow (times going back). `MOTIONPREP_STREAM_BYTES` huge forces the whole reading; the
-block size is `MOTIONPREP_STREAM_BLOCK_BYTES`."""
+also where times go back (sorted on disk). Through the binary, each block size is compared with one
+block per file (`MOTIONPREP_STREAM_BLOCK_BYTES` huge, the "whole" case of docs/streaming.md) and
+with numpy; the whole reading itself (`RecordingLoader.loadRaw`) is no command's, and the Swift
+tests (`StreamedInspectionTests`) compare the blocks with it."""
 import json
 import os
 import subprocess
@@ -11,7 +13,7 @@ import pytest
 
 from conftest import BIN, motionprep
 
-WHOLE = {"MOTIONPREP_STREAM_BYTES": str(1 << 60)}
+WHOLE = {"MOTIONPREP_STREAM_BLOCK_BYTES": str(1 << 60)}
 BLOCKS = [700, 20000, 1 << 23]
 
 
@@ -23,7 +25,7 @@ def inspect(*args, env=None):
 
 
 def streamed(block):
-    return {"MOTIONPREP_STREAM_BYTES": "0", "MOTIONPREP_STREAM_BLOCK_BYTES": str(block)}
+    return {"MOTIONPREP_STREAM_BLOCK_BYTES": str(block)}
 
 
 def in_order(tmp_path, name="in-order.csv"):

@@ -49,7 +49,7 @@ enum InspectCommand {
             }
             let spec = try PipelineLoader.load(path: path)
             let hooks = TestHooks()
-            let files = try Inspector.writeSamples(pipeline: spec, to: dir, streamBytes: hooks.streamBytes,
+            let files = try Inspector.writeSamples(pipeline: spec, to: dir,
                                                    blockBytes: hooks.blockBytes)
             Diagnostics.stderr("wrote \(files.count) file(s) to \(dir)")
             return .success
@@ -60,7 +60,7 @@ enum InspectCommand {
         if path.hasSuffix(".yaml") || path.hasSuffix(".yml") {
             let spec = try PipelineLoader.load(path: path)
             let hooks = TestHooks()
-            let reports = try Inspector.inspect(pipeline: spec, streamBytes: hooks.streamBytes,
+            let reports = try Inspector.inspect(pipeline: spec,
                                                 blockBytes: hooks.blockBytes)
             let checks = PipelineChecks.check(spec)
             if a.flag("--json") {
@@ -106,13 +106,13 @@ enum InspectCommand {
         let head = try readHead(path)
         if MotionCollectorReader.sniff(head) != nil {
             let hooks = TestHooks()
-            try output([try Inspector.inspect(motionCollectorFile: path, streamBytes: hooks.streamBytes,
+            try output([try Inspector.inspect(motionCollectorFile: path,
                                               blockBytes: hooks.blockBytes)],
                        json: a.flag("--json"))
             return .success
         }
         let hooks = TestHooks()
-        let csv = try Inspector.inspect(csvFile: path, streamBytes: hooks.streamBytes,
+        let csv = try Inspector.inspect(csvFile: path,
                                         blockBytes: hooks.blockBytes)
         if a.flag("--json") {
             try Diagnostics.stdout(csv.json.pretty())

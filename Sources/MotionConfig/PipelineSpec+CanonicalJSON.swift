@@ -24,6 +24,11 @@ extension PipelineSpec {
         var o = canonicalObject()
         // Only when present, so that the hash of a pipeline without transforms is as before.
         if !transforms.isEmpty { o["transforms"] = .array(transforms.map { $0.canonicalValue() }) }
+        // `output.deflate_level` likewise: only when the pipeline sets it.
+        if let level = output.deflateLevelSetting, case .object(var out)? = o["output"] {
+            out["deflate_level"] = .int(level)
+            o["output"] = .object(out)
+        }
         return .object(o)
     }
 

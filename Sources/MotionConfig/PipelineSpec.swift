@@ -429,6 +429,11 @@ public struct OutputSpec: Sendable, Equatable {
     public var windowsPerShard: Int
     /// `compression_level` (shards; zstd level 1–19, default 3).
     public var compressionLevel: Int
+    /// `deflate_level` (hdf5; deflate level 1–9), nil when the pipeline does not set it (level 4,
+    /// and the key stays out of the resolved pipeline, so its hash is the one it always was).
+    public var deflateLevelSetting: Int?
+    /// The HDF5 deflate level: `deflate_level`, or 4.
+    public var deflateLevel: Int { deflateLevelSetting ?? 4 }
     /// `compression` (shards): `zstd` (`.tar.zst`, the default) or `none` (plain `.tar`).
     public enum Compression: String, Sendable, CaseIterable {
         case zstd, none
@@ -436,7 +441,8 @@ public struct OutputSpec: Sendable, Equatable {
     public var compression: Compression
 
     public init(type: OutputType = .hdf5, path: String, windowsPerShard: Int = 8192, compressionLevel: Int = 3,
-                compression: Compression = .zstd) {
+                compression: Compression = .zstd, deflateLevel: Int? = nil) {
+        self.deflateLevelSetting = deflateLevel
         self.type = type
         self.path = path
         self.windowsPerShard = windowsPerShard

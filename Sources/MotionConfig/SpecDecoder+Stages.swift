@@ -359,7 +359,8 @@ extension SpecDecoder {
     // MARK: - output
 
     func decodeOutput(_ node: YAMLNode) -> OutputSpec? {
-        guard let f = fields(node, path: "output", allowed: ["type", "path", "windows_per_shard", "compression_level", "compression"]) else { return nil }
+        guard let f = fields(node, path: "output", allowed: ["type", "path", "windows_per_shard", "compression_level", "compression",
+                                                             "deflate_level"]) else { return nil }
         var ok = true
         var type: OutputSpec.OutputType? = .hdf5
         if let n = f["type"] { type = choice(n, "output.type") }
@@ -383,7 +384,21 @@ extension SpecDecoder {
         if let n = f["compression"] {
             if let c: OutputSpec.Compression = choice(n, "output.compression") { compression = c } else { ok = false }
         }
+        // `deflate_level` (hdf5 only): new, so unlike `compression_level` it is refused where it
+        // would have no effect, and absent from the resolved pipeline unless set.
+        var deflate: Int?
+        if let n = f["deflate_level"] {
+            if let v = integer(n, "output.deflate_level", "a whole number from 1 to 9", { (1...9).contains($0) }) {
+                if type == .shards {
+                    report(n.mark, "`output.deflate_level` is the HDF5 deflate level, and this output is `type: shards`; shards are compressed with zstd at `compression_level`")
+                    ok = false
+                } else {
+                    deflate = v
+                }
+            } else { ok = false }
+        }
         guard ok, let type, let path else { return nil }
-        return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level, compression: compression)
+        return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level, compression: compression,
+                          deflateLevel: deflate)
     }
 }

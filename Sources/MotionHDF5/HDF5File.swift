@@ -222,8 +222,9 @@ public final class HDF5File: @unchecked Sendable {
     /// Creates an extendible, chunked, compressed dataset at the root, with no rows yet.
     ///
     /// Shape `[0] + rowShape`, maximum shape `[unlimited] + rowShape`, chunk shape
-    /// `[chunkRows] + rowShape`, and the filters shuffle, deflate level 4 and Fletcher-32 in that
-    /// order (h5py's `shuffle=True, compression=4, fletcher32=True`). Object time tracking is off.
+    /// `[chunkRows] + rowShape`, and the filters shuffle, deflate (level `deflateLevel`, 4 by
+    /// default) and Fletcher-32 in that order (h5py's `shuffle=True, compression=4,
+    /// fletcher32=True`). Object time tracking is off.
     ///
     /// - Parameters:
     ///   - name: the dataset's name at the root, e.g. "x"; must not exist yet.
@@ -236,7 +237,8 @@ public final class HDF5File: @unchecked Sendable {
     /// - Throws: ``HDF5Error`` with `.cannotCreate` (name taken, a zero extent, file read-only or
     ///   closed). The corresponding C function is `H5Dcreate2`.
     public func createDataset(_ name: String, type: HDF5ElementType, rowShape: [Int],
-                              chunkRows: Int) throws -> HDF5Dataset {
+                              chunkRows: Int, deflateLevel: Int = 4) throws -> HDF5Dataset {
+        precondition((1...9).contains(deflateLevel), "deflateLevel must be 1 to 9, got \(deflateLevel)")
         precondition(chunkRows > 0, "chunkRows must be positive, got \(chunkRows)")
         precondition(rowShape.allSatisfy { $0 >= 0 }, "rowShape must not be negative, got \(rowShape)")
         return try HDF5Library.withLock {
@@ -258,7 +260,7 @@ public final class HDF5File: @unchecked Sendable {
             defer { H5Pclose(dcpl) }
             guard H5Pset_chunk(dcpl, rank, chunk) >= 0,
                   H5Pset_shuffle(dcpl) >= 0,
-                  H5Pset_deflate(dcpl, 4) >= 0,
+                  H5Pset_deflate(dcpl, UInt32(deflateLevel)) >= 0,
                   H5Pset_fletcher32(dcpl) >= 0,
                   H5Pset_obj_track_times(dcpl, false) >= 0
             else { throw HDF5Error.fromLibrary(.cannotCreate, action, path: path, objectName: name) }

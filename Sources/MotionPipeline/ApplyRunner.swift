@@ -92,7 +92,8 @@ public enum ApplyRunner {
         switch spec.output.type {
         case .hdf5:
             sink = try HDF5SplitSink(directory: staging.folder, split: splitName, description: description,
-                                     compression: HDF5ChunkCompressionPool(threads: Swift.max(1, options.jobs)),
+                                     compression: HDF5ChunkCompressionPool(threads: Swift.max(1, options.jobs),
+                                                                                          deflateLevel: spec.output.deflateLevel),
                                      normalization: normalization)
         case .shards:
             sink = try ShardSplitSink(directory: staging.folder, split: splitName, description: description,

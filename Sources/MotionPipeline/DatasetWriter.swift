@@ -27,7 +27,7 @@ final class DatasetWriter {
         self.log = log
         self.checkpoint = checkpoint
         totals = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
-        let chunkCompression = HDF5ChunkCompressionPool(threads: Swift.max(1, jobs))
+        let chunkCompression = HDF5ChunkCompressionPool(threads: Swift.max(1, jobs), deflateLevel: plan.spec.output.deflateLevel)
         for split in SplitName.datasetSplits {
             switch plan.spec.output.type {
             case .hdf5:

@@ -1,7 +1,7 @@
 import Dispatch
 import MotionDeflate
 
-/// Threads that encode HDF5 chunks (shuffle → deflate level 4 → Fletcher-32) off the writer
+/// Threads that encode HDF5 chunks (shuffle → deflate, level 4 by default → Fletcher-32) off the writer
 /// thread, shared by every ``HDF5SplitSink`` of a run.
 ///
 /// HDF5 serialises its calls, so compression inside `H5Dwrite` runs on one thread at a time;
@@ -15,18 +15,24 @@ import MotionDeflate
 public final class HDF5ChunkCompressionPool: @unchecked Sendable {
     /// The number of lanes, i.e. chunks compressed at once at most.
     public let threads: Int
+    /// The deflate level every chunk is compressed with (and the datasets' filters declare).
+    public let deflateLevel: Int
     private let lanes: [DispatchQueue]
     /// One per lane, confined to it (hence `@unchecked Sendable`).
     private let encoders: [_LaneEncoder]
 
     /// Creates a pool of `threads` lanes.
     ///
-    /// - Parameter threads: at least 1 (a programmer error otherwise). Use the run's `--jobs`.
-    public init(threads: Int) {
+    /// - Parameters:
+    ///   - threads: at least 1 (a programmer error otherwise). Use the run's `--jobs`.
+    ///   - deflateLevel: 1–9 (`output.deflate_level`; 4 by default).
+    public init(threads: Int, deflateLevel: Int = HDF5ChunkEncoder.deflateLevel) {
         precondition(threads >= 1, "a chunk compression pool needs at least one thread, got \(threads)")
+        precondition((1...9).contains(deflateLevel), "deflateLevel must be 1 to 9, got \(deflateLevel)")
         self.threads = threads
+        self.deflateLevel = deflateLevel
         lanes = (0..<threads).map { DispatchQueue(label: "motionprep.hdf5-chunks.\($0)") }
-        encoders = (0..<threads).map { _ in _LaneEncoder() }
+        encoders = (0..<threads).map { _ in _LaneEncoder(level: deflateLevel) }
     }
 
     /// Encodes `chunk` on lane `lane % threads` and passes the stored bytes to `completion` on
@@ -43,5 +49,8 @@ public final class HDF5ChunkCompressionPool: @unchecked Sendable {
 
 /// A lane's encoder, created lazily on the lane (so idle lanes cost no compressor memory).
 private final class _LaneEncoder: @unchecked Sendable {
-    lazy var encoder = HDF5ChunkEncoder()
+    let level: Int
+    lazy var encoder = HDF5ChunkEncoder(level: level)
+
+    init(level: Int) { self.level = level }
 }

@@ -11,12 +11,16 @@ import MotionDeflate
 ///
 /// Not thread-safe: keep one per thread (it reuses a scratch buffer and libdeflate state).
 public final class HDF5ChunkEncoder {
-    /// HDF5's deflate level for motionprep's datasets (docs/dataset-format.md, "HDF5 files").
+    /// HDF5's deflate level for motionprep's datasets by default (docs/dataset-format.md, "HDF5
+    /// files"; `output.deflate_level` sets another, docs/pipeline.md).
     public static let deflateLevel = 4
-    private let compressor = ZlibCompressor(level: HDF5ChunkEncoder.deflateLevel)
+    private let compressor: ZlibCompressor
     private var scratch: [UInt8] = []
 
-    public init() {}
+    /// - Parameter level: the deflate level, 1–9: the level the dataset's filter declares.
+    public init(level: Int = HDF5ChunkEncoder.deflateLevel) {
+        compressor = ZlibCompressor(level: level)
+    }
 
     /// The stored bytes for one whole chunk.
     ///

@@ -66,7 +66,8 @@ public final class HDF5SplitSink: SplitSink {
         let file = try HDF5File.create(path: directory.kernelPath(relativePath), shownAs: directory.shown(relativePath))
         self.file = file
         func column(_ name: String, _ type: HDF5ElementType, _ rowShape: [Int], chunkRows: Int) throws -> HDF5ChunkAppender {
-            let dataset = try file.createDataset(name, type: type, rowShape: rowShape, chunkRows: chunkRows)
+            let dataset = try file.createDataset(name, type: type, rowShape: rowShape, chunkRows: chunkRows,
+                                                 deflateLevel: pool.deflateLevel)
             return HDF5ChunkAppender(dataset: dataset, type: type, chunkRows: chunkRows, queue: queue)
         }
         let T = description.windowLength, C = description.channelNames.count

@@ -185,3 +185,44 @@ def test_assign_folds_and_split_by_recording(walk_data):
             recordings = list(f.attrs["recording_names"])
             for r in set(f["recording_index"][...].tolist()):
                 assert ref.split_of(42, recordings[r], (0.5, 0.25, 0.25)) == split
+
+
+@pytest.mark.parametrize("level", [1, 9])
+def test_deflate_level_changes_only_the_compression(walk_data, dataset, level):
+    """`output.deflate_level` (docs/pipeline.md#output): h5py sees the level set, the arrays and
+    attributes read back are those of the default level 4, and the key is in the resolved
+    pipeline only when set (a pipeline without it keeps its hash)."""
+    name = f"deflate{level}"
+    text = PIPELINE.replace("path: out}", f"path: out-{name}, deflate_level: {level}}}")
+    (walk_data / f"{name}.yaml").write_text(text)
+    motionprep("run", walk_data / f"{name}.yaml", "--quiet")
+    out = walk_data / f"out-{name}"
+    subprocess.run(["sha256sum", "--quiet", "-c", "SHA256SUMS"], cwd=out, check=True)
+    for split in ("train", "validation", "test"):
+        with h5py.File(dataset / f"{split}.h5", "r") as a, h5py.File(out / f"{split}.h5", "r") as b:
+            assert sorted(a.keys()) == sorted(b.keys())
+            for key in a.keys():
+                assert b[key].compression == "gzip" and b[key].compression_opts == level, key
+                assert a[key].compression_opts == 4
+                assert b[key].shuffle and b[key].fletcher32
+                np.testing.assert_array_equal(a[key][...], b[key][...])
+            assert {k: str(v) for k, v in a.attrs.items()} == {k: str(v) for k, v in b.attrs.items()}
+    default = json.loads((dataset / "manifest.json").read_text())["pipeline"]["resolved"]
+    changed = json.loads((out / "manifest.json").read_text())["pipeline"]["resolved"]
+    assert "deflate_level" not in default["output"]
+    assert changed["output"]["deflate_level"] == level
+    assert default["output"]["compression_level"] == changed["output"]["compression_level"] == 3
+
+
+def test_deflate_level_is_refused_where_it_does_nothing(walk_data):
+    cases = {
+        "shards": (PIPELINE.replace("{type: hdf5, path: out}", "{type: shards, path: out-x, deflate_level: 6}"),
+                   "is the HDF5 deflate level"),
+        "range": (PIPELINE.replace("path: out}", "path: out-x, deflate_level: 10}"), "1 to 9"),
+    }
+    for name, (text, message) in cases.items():
+        (walk_data / f"bad-{name}.yaml").write_text(text)
+        proc = motionprep("validate", walk_data / f"bad-{name}.yaml", check=False)
+        assert proc.returncode == 78, proc.stderr
+        assert f"bad-{name}.yaml:" in proc.stderr and message in proc.stderr, proc.stderr
+        assert "output.deflate_level" in proc.stderr

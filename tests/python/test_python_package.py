@@ -212,8 +212,9 @@ def test_class_weights_are_balanced_and_zero_for_an_absent_class(data, h5ref, wh
         with pytest.warns(UserWarning, match=r"class\(es\) run have no window in '" + split):
             w = ds.class_weights(split)
         n = counts.sum()
-        assert w.tolist() == [n / (2 * counts[0]), n / (2 * counts[1]), 0.0]
-        assert (w * counts).sum() == pytest.approx(n)
+        assert w.dtype == np.float32  # the logits' dtype: CrossEntropyLoss(weight=torch.tensor(w))
+        assert w.tolist() == np.array([n / (2 * counts[0]), n / (2 * counts[1]), 0.0], np.float32).tolist()
+        assert (w.astype(np.float64) * counts).sum() == pytest.approx(n, rel=1e-6)
 
 
 @pytest.mark.parametrize("which", ["h5", "zstd"])

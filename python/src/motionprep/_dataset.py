@@ -348,7 +348,7 @@ class Dataset:
         return np.bincount(y[y >= 0], minlength=len(self.classes)).astype(np.int64)
 
     def class_weights(self, split: Optional[SplitLike] = None) -> np.ndarray:
-        """"Balanced" class weights (float64, class-id order) for a weighted loss: ``n / (k * count_c)``,
+        """"Balanced" class weights (float32, computed in float64; class-id order) for a weighted loss: ``n / (k * count_c)``,
         n the labelled windows of the split or view, k the number of classes with at least one window.
 
         A class with no window gets weight 0 and a warning naming it (it cannot be learnt from this
@@ -367,7 +367,8 @@ class Dataset:
                           stacklevel=2)
         weights = np.zeros(len(counts), np.float64)
         weights[present] = n / (int(present.sum()) * counts[present])
-        return weights
+        # float32, the dtype of the logits: torch.tensor(weights) goes into CrossEntropyLoss as is
+        return weights.astype(np.float32)
 
     # ----- training frameworks
 

@@ -15,15 +15,20 @@ PYTHON       ?= python3
 VENV         := .venv
 VPY          := $(VENV)/bin/python
 RELEASE_BIN  := .build/release/motionprep
-PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libdeflate-dev libxxhash-dev libfast-float-dev pkg-config zstd chromium zsh fish
-# Only for the tests: a one-node Slurm cluster (tests/python/test_slurm.py); the binary needs neither.
-TEST_PKGS    := slurm-wlm munge
+PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libdeflate-dev libxxhash-dev libfast-float-dev pkg-config zstd
+# Only for the tests: a one-node Slurm cluster (tests/python/test_slurm.py), Chromium for the
+# report's screenshots (Tests/MotionReportTests), zsh and fish for the completions
+# (tests/python/test_install.py). `make run` installs none of them.
+TEST_PKGS    := slurm-wlm munge chromium zsh fish
+# `make test` writes each phase's output here (tests/make/phase) and ends with tests/make/summary.
+TEST_LOGS    := build/test-logs
+PHASE        := TEST_LOGS=$(TEST_LOGS) tests/make/phase
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 # The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
 # the Swift toolchain; the C libraries come from the Debian packages the README names.
 STATIC       := --static-swift-stdlib
-PY_PKGS      := numpy scipy h5py zstandard pytest webdataset datasets polars duckdb 'setuptools>=70.1'
+PY_PKGS      := numpy scipy h5py zstandard pytest pyyaml webdataset datasets polars duckdb 'setuptools>=70.1'
 # PyTorch, for the DataLoader tests of the Python package (tests/python/test_python_package.py).
 # PyPI's only Linux x86-64 torch is the CUDA build: torch 2.15 pulls ~2.8 GB of wheels (nvidia-*,
 # triton) and takes 5.4 GB in the venv, because its libraries link the CUDA ones (with --no-deps
@@ -44,9 +49,6 @@ deps:
 	done; \
 	[ -f /usr/include/fast_float/fast_float.h ] || missing="$$missing fast_float"; \
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
-	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
-	command -v zsh >/dev/null 2>&1 || missing="$$missing zsh"; \
-	command -v fish >/dev/null 2>&1 || missing="$$missing fish"; \
 	if [ -n "$$missing" ]; then \
 	  echo "missing system packages ($$missing)"; \
 	  if [ "$$(id -u)" = "0" ]; then \
@@ -61,7 +63,7 @@ deps:
 # Slurm cluster of tests/python/test_slurm.py (which skips, saying so, where they are missing).
 test-deps:
 	@missing=""; \
-	for cmd in munged mungekey slurmctld slurmd sbatch; do \
+	for cmd in munged mungekey slurmctld slurmd sbatch chromium zsh fish; do \
 	  command -v $$cmd >/dev/null 2>&1 || [ -x /usr/sbin/$$cmd ] || missing="$$missing $$cmd"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -74,8 +76,14 @@ test-deps:
 	  fi; \
 	fi
 
+# The one line dropped from the build's output is the linker's "the use of `mktemp' is dangerous":
+# it comes from the static Foundation (FoundationEssentials' Data+Writing.swift.o), not from
+# motionprep, which creates its files with open(O_CREAT|O_EXCL) (docs/hardening.md). The build's
+# own exit status is kept.
 build: deps
-	$(SWIFT) build -c release --product motionprep $(STATIC)
+	@echo "$(SWIFT) build -c release --product motionprep $(STATIC)"
+	@mkdir -p .build; { $(SWIFT) build -c release --product motionprep $(STATIC) 2>&1; echo $$? > .build/.build-status; } \
+	  | grep --line-buffered -v "use of .mktemp. is dangerous"; exit $$(cat .build/.build-status)
 
 # The binary and its completions; DESTDIR for staged installs (packaging, the tests).
 install: build
@@ -86,6 +94,10 @@ install: build
 	$(RELEASE_BIN) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_motionprep
 	$(RELEASE_BIN) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/motionprep.fish
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/motionprep (try: motionprep help)"
+	@case "$(PREFIX)" in /usr|/usr/local) ;; *) \
+	  echo "completions: bash finds them through XDG_DATA_DIRS (add $(PREFIX)/share), zsh needs"; \
+	  echo "  fpath=($(PREFIX)/share/zsh/site-functions \$$fpath) before compinit in ~/.zshrc, and fish"; \
+	  echo "  reads $(PREFIX)/share/fish/vendor_completions.d when $(PREFIX)/share is in XDG_DATA_DIRS";; esac
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/motionprep $(DESTDIR)$(PREFIX)/share/bash-completion/completions/motionprep \
@@ -95,42 +107,45 @@ run: build
 	$(RELEASE_BIN) run pipelines/walk.yaml
 
 $(VENV)/.ok:
-	$(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q $(PY_PKGS)
-	touch $@
+	@$(PHASE) venv sh -c "$(PYTHON) -m venv $(VENV) && $(VPY) -m pip install -q --upgrade pip && $(VPY) -m pip install -q $(PY_PKGS)"
+	@touch $@
 
 $(VENV)/.torch-ok: $(VENV)/.ok
-	$(VPY) -m pip install -q --no-compile $(TORCH_PKG)
-	touch $@
+	@$(PHASE) torch $(VPY) -m pip install -q --no-compile $(TORCH_PKG)
+	@touch $@
 
 # `pip install ./python` without build isolation (setuptools is in the venv, nothing to download);
 # python/build/ is removed first so that a file deleted from python/src cannot linger in the wheel.
 $(VENV)/.motionprep-py: $(VENV)/.ok $(PY_SRC) | $(VENV)/.torch-ok
-	rm -rf python/build
-	$(VPY) -m pip install -q 'setuptools>=70.1'
-	$(VPY) -m pip install -q --no-build-isolation ./python
-	touch $@
+	@rm -rf python/build
+	@$(PHASE) python-package sh -c "$(VPY) -m pip install -q 'setuptools>=70.1' && $(VPY) -m pip install -q --no-build-isolation ./python"
+	@touch $@
 
 venv: $(VENV)/.ok $(VENV)/.torch-ok $(VENV)/.motionprep-py
 
 # The venv (on a fresh machine ~2.8 GB of torch wheels: network and disk) is made while the Swift
 # builds (CPU) run, then the tests run one after another.
+# Each phase prints a line when it starts and one when it ends, with its time and counts; the tools'
+# output goes to $(TEST_LOGS)/PHASE.log (the end of it is printed when a phase fails). After a
+# failure the phases that do not depend on it still run (-k), and the summary ends with the line
+# `N passed, N failed`; make's exit status is that of the first failure.
 test: deps test-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=target venv test-builds
-	$(MAKE) --no-print-directory swift-test asan-test validate-pipelines validate-sample install-test interop-test
+	@rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS) && date +%s > $(TEST_LOGS)/started
+	@$(MAKE) --no-print-directory -j2 --output-sync=target venv test-builds && \
+	  $(MAKE) --no-print-directory -k swift-test asan-test validate-pipelines validate-sample install-test interop-test; \
+	  status=$$?; python3 tests/make/summary $(TEST_LOGS); exit $$status
 
 # Every build the tests need, one after another (they share the two cores).
 test-builds: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	$(SWIFT) build -c release --product motionprep $(STATIC)
-	$(SWIFT) build --package-path examples/live
+	@$(PHASE) build-tests $(SWIFT) build --build-tests
+	@$(PHASE) build-asan $(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
+	@$(PHASE) build-release $(SWIFT) build -c release --product motionprep $(STATIC)
+	@$(PHASE) build-live $(SWIFT) build --package-path examples/live
 
 # `make install` into a staging folder; tests/python/test_install.py checks what it wrote.
 install-test: build
 	rm -rf .build/install-test
-	$(MAKE) --no-print-directory install DESTDIR=$(abspath .build/install-test) PREFIX=/usr/local
+	@$(PHASE) install-test $(MAKE) --no-print-directory install DESTDIR=$(abspath .build/install-test) PREFIX=/usr/local
 
 # HDF5 file locking stays on for the tests too: MotionHDF5 marks the descriptors libhdf5 opens
 # close-on-exec, so a child process spawned by one test no longer inherits another test's lock
@@ -141,31 +156,32 @@ install-test: build
 # Python children in parallel the window is hit now and then, so the suite runs without HDF5
 # locking, and the locking test (HDF5ChildProcessTests) runs again alone, with locking on.
 swift-test:
-	HDF5_USE_FILE_LOCKING=FALSE MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test
-	MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test --skip-build --filter HDF5ChildProcessTests
+	@$(PHASE) swift-test env HDF5_USE_FILE_LOCKING=FALSE MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test
+	@$(PHASE) swift-test-locking env MOTIONPREP_PYTHON=$(abspath $(VPY)) $(SWIFT) test --skip-build --filter HDF5ChildProcessTests
 
 # The reader, YAML and pipeline-loader tests again under AddressSanitizer (docs/hardening.md), in
 # their own scratch path so that the normal build is not invalidated. Leak checking is off: the only
 # leak LeakSanitizer reports is XCTest's own (its empty "Selected tests" run), not ours.
 asan-test: deps
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build/asan --filter 'MotionIngestTests|MotionYAMLTests|MotionConfigTests'
+	@$(PHASE) asan-test env ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build/asan --filter 'MotionIngestTests|MotionYAMLTests|MotionConfigTests'
 
 validate-pipelines: build
-	$(RELEASE_BIN) validate pipelines/*.yaml
+	@$(PHASE) validate-pipelines $(RELEASE_BIN) validate pipelines/*.yaml
 
 # The README's main job on the shipped sample, then the dataset gate CI relies on.
 validate-sample: build
-	$(RELEASE_BIN) run pipelines/walk.yaml --quiet
-	$(RELEASE_BIN) validate build/walk --expect expectations/walk.yaml
-	$(RELEASE_BIN) run pipelines/stairs.yaml --quiet
-	$(RELEASE_BIN) validate build/stairs
-	$(RELEASE_BIN) run pipelines/uci-har-style.yaml --quiet
-	$(RELEASE_BIN) validate build/uci-har-style
+	@$(PHASE) validate-sample sh -ec '\
+	  $(RELEASE_BIN) run pipelines/walk.yaml --quiet; \
+	  $(RELEASE_BIN) validate build/walk --expect expectations/walk.yaml; \
+	  $(RELEASE_BIN) run pipelines/stairs.yaml --quiet; \
+	  $(RELEASE_BIN) validate build/stairs; \
+	  $(RELEASE_BIN) run pipelines/uci-har-style.yaml --quiet; \
+	  $(RELEASE_BIN) validate build/uci-har-style'
 
 interop-test: build venv
-	MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) MOTIONPREP_INSTALLED=$(abspath .build/install-test)/usr/local \
+	@$(PHASE) interop-test env MOTIONPREP_BIN=$(abspath $(RELEASE_BIN)) MOTIONPREP_INSTALLED=$(abspath .build/install-test)/usr/local \
 	  MOTIONPREP_LIVE_REPLAY=$(abspath examples/live/.build/debug/live-replay) \
-	  $(VPY) -m pytest -q tests/python
+	  $(VPY) -m pytest -q -rfEs tests/python
 
 # bench.py also builds bench/fastfloat_ref.cpp (g++ -O2, fast_float headers from `deps`) and prints
 # that bare C++ loop's MB/s next to the reader's, on the same files: the ratio holds across machines.

@@ -89,7 +89,7 @@ def test_bash_completes_commands_options_and_values(tmp_path):
 
 def test_fish_completes_commands_and_options(tmp_path):
     if not shutil.which("fish"):
-        pytest.skip("fish is not installed (make deps installs it)")
+        pytest.skip("fish is not installed (make test-deps installs it)")
     script = completion_script(tmp_path, "fish")
     def complete(line):
         p = subprocess.run(["fish", "--no-config", "-c", f"source {script}; complete -C {line!r}"], capture_output=True, text=True)
@@ -102,7 +102,7 @@ def test_fish_completes_commands_and_options(tmp_path):
 
 def test_zsh_script_parses(tmp_path):
     if not shutil.which("zsh"):
-        pytest.skip("zsh is not installed (make deps installs it)")
+        pytest.skip("zsh is not installed (make test-deps installs it)")
     script = completion_script(tmp_path, "zsh")
     p = subprocess.run(["zsh", "-n", script], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr

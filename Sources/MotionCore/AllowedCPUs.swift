@@ -1,6 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-#if canImport(Glibc)
+#endif
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// How many CPUs this process may run on, and which limit said so: the default of `--jobs` for
@@ -61,9 +69,17 @@ public struct CPUAllowance: Sendable, Equatable, CustomStringConvertible {
         return Swift.max(1, Int(min(cpus.rounded(.up), 1_000_000)))
     }
 
+    /// `text` without leading and trailing spaces, tabs and line ends (FoundationEssentials has no
+    /// `trimmingCharacters`; this file builds on it alone, for the live library).
+    static func trimmed(_ text: String) -> Substring {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
+        return text[first...last]
+    }
+
     /// `SLURM_CPUS_PER_TASK` as a whole number ≥ 1; nil when unset or not one.
     public static func slurmCPUs(_ environment: [String: String]) -> Int? {
-        guard let text = environment["SLURM_CPUS_PER_TASK"], let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 1 else { return nil }
+        guard let text = environment["SLURM_CPUS_PER_TASK"], let n = Int(trimmed(text)), n >= 1 else { return nil }
         return n
     }
 
@@ -80,8 +96,8 @@ public struct CPUAllowance: Sendable, Equatable, CustomStringConvertible {
     /// cgroup v1 `cpu.cfs_quota_us` and `cpu.cfs_period_us`: the quota in CPUs, nil for no
     /// limit (quota -1) or text that is not a number.
     public static func parseCFS(quota: String, period: String) -> Double? {
-        guard let q = Double(quota.trimmingCharacters(in: .whitespacesAndNewlines)), q > 0,
-              let p = Double(period.trimmingCharacters(in: .whitespacesAndNewlines)), p > 0 else { return nil }
+        guard let q = Double(trimmed(quota)), q > 0,
+              let p = Double(trimmed(period)), p > 0 else { return nil }
         return q / p
     }
 
@@ -117,7 +133,10 @@ public struct CPUAllowance: Sendable, Equatable, CustomStringConvertible {
 
     /// `1.5`, `2`, `0.25`.
     public static func formatCPUs(_ cpus: Double) -> String {
-        var s = String(format: "%.2f", cpus)
+        // To two decimals, without String(format:) (not in FoundationEssentials).
+        let hundredths = Int((Swift.min(Swift.max(cpus, 0), 1e12) * 100).rounded())
+        let fraction = hundredths % 100
+        var s = "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
         while s.hasSuffix("0") { s.removeLast() }
         if s.hasSuffix(".") { s.removeLast() }
         return s

@@ -1,4 +1,10 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Opening a path for reading without ever waiting on it (docs/hardening.md, "Data safety: FIFOs
 /// and special files"): every file motionprep reads is opened here, read-only with
@@ -109,7 +115,7 @@ public enum RegularFile {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while limit.map({ out.count < $0 }) ?? true {
             let want = min(chunk.count, (limit ?? Int.max) - out.count)
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, want) }
+            let n = chunk.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, want) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return .failure(.system(errno))
@@ -141,4 +147,15 @@ public enum RegularFile {
         case .failure: return
         }
     }
+}
+
+/// read(2), named through its platform module (`read` alone is RegularFile's own).
+private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    return Darwin.read(fd, buffer, count)
+    #elseif canImport(Glibc)
+    return Glibc.read(fd, buffer, count)
+    #else
+    return Musl.read(fd, buffer, count)
+    #endif
 }

@@ -3,7 +3,9 @@
 // Left out: inverse transforms, window functions, double precision. (A README.md here would
 // be an unhandled file to SwiftPM, hence this header.)
 import CKissFFT
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl

@@ -2,12 +2,12 @@
 // FeatureExtractor's scratch allocation; callers check counts before calling in (`precondition`
 // in `FeatureExtractor.extract`). Release builds are checked `-O`: per-element index arithmetic
 // here uses wrapping operators where the counts bound it, so no overflow check is left in a loop.
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// One channel's time-domain summary, from `_FeatureKernels.summarize`.

@@ -108,6 +108,10 @@ public struct Butterworth: Sendable, Equatable {
     }
 }
 
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif

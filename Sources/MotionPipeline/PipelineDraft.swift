@@ -109,14 +109,18 @@ public enum PipelineDraft {
             case .preset(let match):
                 f.kind = "\(match.app.title) export (`type: \(match.app.rawValue)`), \(match.sensors.joined(separator: ", "))"
                 do {
-                    let r = try Inspector.inspect(csvFile: full, streamBytes: wholeReadBytes, blockBytes: blockBytes(full))
-                    if let rec = r.recording { describe(&f, rec) }
+                    // Read as the preset reads it (the samples, rate and channels `run` will see),
+                    // by the same code as `inspect FILE` (Inspector+Preset.swift).
+                    let rec = try Inspector.inspect(presetFile: full, match: match, streamBytes: wholeReadBytes,
+                                                    blockBytes: blockBytes(full)).recording
+                    if let e = rec.error { f.skipped = "the `\(match.app.rawValue)` preset cannot read it: \(e)"; continue }
+                    describe(&f, rec)
                     let i = add(&groups, key: "preset|\(match.app.rawValue)|\(match.delimiter)|\(match.rawData)", kind: .preset(match),
-                                file: rel, finding: &f, report: r.recording)
+                                file: rel, finding: &f, report: rec)
                     for s in match.sensors where !groups[i].presetSensors.contains(s) { groups[i].presetSensors.append(s) }
                     groups[i].sensorsByUnit[unitOf(rel, match), default: []].formUnion(match.sensors)
-                    if let rate = r.recording?.streams.first?.effectiveRateHz { groups[i].rateBySensor[match.sensors[0], default: []].append(rate) }
-                } catch let e as UserFacingError { f.skipped = e.message }
+                    if let rate = rec.streams.first?.effectiveRateHz { groups[i].rateBySensor[match.sensors[0], default: []].append(rate) }
+                } catch let e as UserFacingError { f.skipped = e.message } catch { f.skipped = "\(error)" }
                 continue
             case .motionCollector, .other:
                 break

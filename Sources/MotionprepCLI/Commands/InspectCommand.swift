@@ -111,6 +111,23 @@ enum InspectCommand {
                        json: a.flag("--json"))
             return .success
         }
+        // A phone app's export: read as its preset reads it, recognised as `init` recognises it.
+        if let match = Inspector.presetMatch(file: path, head: head) {
+            let r = try Inspector.inspect(presetFile: path, match: match, blockBytes: TestHooks().blockBytes)
+            if a.flag("--json") {
+                guard case .object(var o) = r.recording.json else { return .success }
+                o["preset"] = .object(["type": .string(match.app.rawValue), "sensors": .array(match.sensors.map { .string($0) }),
+                                       "input": .string(r.inputYAML)])
+                try Diagnostics.stdout(JSONValue.object(o).pretty())
+                return .success
+            }
+            try Diagnostics.stdoutText("\(path): \(match.app.title) export (`type: \(match.app.rawValue)`), "
+                                       + "\(match.sensors.joined(separator: ", ")); read as the preset reads it (docs/inputs.md, \"Phone-logger presets\")")
+            try output([r.recording], json: false)
+            let note = match.app.readsFolders ? "paths name export folders, relative to the folder holding this export" : "paths relative to this file's folder"
+            try Diagnostics.stdoutText("a pipeline input that reads it (\(note)):\n" + r.inputYAML.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            return .success
+        }
         let hooks = TestHooks()
         let csv = try Inspector.inspect(csvFile: path,
                                         blockBytes: hooks.blockBytes)

@@ -8,7 +8,7 @@ outputs and formats, not claims. How each kind runs:
 - `python`: in the venv (h5py, numpy, torch, webdataset and the motionprep package), in a copy of
   the repository's sample project where `motionprep run pipelines/walk.yaml` has written
   `build/walk` (as shards when the block reads shards) and `motionprep apply` has written
-  `applied`; the block must exit 0.
+  `applied` and `build/walk-new`; the block must exit 0.
 - `sh`: with bash -e in such a copy, the binary first on PATH; exit 0.
 - `console`: every `$ ` line runs in order (bash, the same copy); each must exit 0, and every output
   line the document shows before a `…` must appear in what the command printed, with numbers
@@ -97,6 +97,8 @@ def project(tmp_path_factory):
         for csv in sorted((d / "datasets/walk").glob("*/*.csv"))[:2]:
             shutil.copy(csv, new_files / csv.name)
         motionprep("apply", "build/walk", "new-phone-files", "--out", "applied", "--quiet", cwd=d)
+        shutil.copytree(new_files, d / "new-recordings")
+        motionprep("apply", "build/walk", "new-recordings", "--out", "build/walk-new", "--quiet", cwd=d)
         made[kind] = d
     # The README's phone session: Sensor Logger exports in ACTIVITY/PERSON/EXPORT folders.
     rec = base / "session"
@@ -230,8 +232,8 @@ def test_block_runs(block, project, bin_dir, tmp_path):
     if lang == "python":
         run_python(block, cwd)
     elif lang == "sh":
-        if text.lstrip().startswith("motionprep apply"):
-            shutil.rmtree(cwd / "applied")  # the block writes it anew
+        for out in re.findall(r"motionprep apply .*?--out (\S+)", text):
+            shutil.rmtree(cwd / out)  # the block writes it anew
         run_sh(block, cwd, env)
     elif lang == "yaml":
         run_yaml(block, cwd, env)

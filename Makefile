@@ -125,13 +125,15 @@ venv: $(VENV)/.ok $(VENV)/.torch-ok $(VENV)/.motionprep-py
 
 # The venv (on a fresh machine ~2.8 GB of torch wheels: network and disk) is made while the Swift
 # builds (CPU) run, then the tests run one after another.
+# (No --output-sync: each phase prints whole lines naming itself, so the two can interleave, and
+# a phase's start line is seen when it starts.)
 # Each phase prints a line when it starts and one when it ends, with its time and counts; the tools'
 # output goes to $(TEST_LOGS)/PHASE.log (the end of it is printed when a phase fails). After a
 # failure the phases that do not depend on it still run (-k), and the summary ends with the line
 # `N passed, N failed`; make's exit status is that of the first failure.
 test: deps test-deps
 	@rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS) && date +%s > $(TEST_LOGS)/started
-	@$(MAKE) --no-print-directory -j2 --output-sync=target venv test-builds && \
+	@$(MAKE) --no-print-directory -j2 venv test-builds && \
 	  $(MAKE) --no-print-directory -k swift-test asan-test validate-pipelines validate-sample install-test interop-test; \
 	  status=$$?; python3 tests/make/summary $(TEST_LOGS); exit $$status
 

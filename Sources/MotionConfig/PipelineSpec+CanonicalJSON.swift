@@ -24,6 +24,11 @@ extension PipelineSpec {
         var o = canonicalObject()
         // Only when present, so that the hash of a pipeline without transforms is as before.
         if !transforms.isEmpty { o["transforms"] = .array(transforms.map { $0.canonicalValue() }) }
+        // Only when set, so that the hash of a pipeline without it is as before.
+        if let stratify = split.stratify, case .object(var split) = o["split"] {
+            split["stratify"] = .string(stratify.rawValue)
+            o["split"] = .object(split)
+        }
         return .object(o)
     }
 

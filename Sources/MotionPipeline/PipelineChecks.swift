@@ -35,6 +35,7 @@ public enum PipelineChecks {
                 if !first.hasStreams, spec.inputs[i].type != .motioncollector {
                     out.append(Diagnostic(.warning, at: SourceLocation(file: file.path), "no samples were read from this first file of inputs[\(i)]"))
                 }
+                for slow in first.slow { out.append(slowStreamDiagnostic(slow, file: file.path, spec: spec)) }
                 if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
                     for name in (labels.from == .rows ? first.rowNames : first.markerNames) where seen.insert(name).inserted {
                         found.append(name)
@@ -78,7 +79,7 @@ public enum PipelineChecks {
     /// `RecordingLoader.loadRaw` numbers them). Read in blocks, in bounded memory, as `run` reads
     /// it (the same errors).
     static func readFirstFile(_ source: RecordingSource, input i: Int, spec: PipelineSpec, layout: ChannelLayout) throws
-        -> (hasStreams: Bool, rowNames: [String], markerNames: [String]) {
+        -> (hasStreams: Bool, rowNames: [String], markerNames: [String], slow: [SlowStreams.Finding]) {
         let file = source.files[0]
         func names(_ e: LabelEvents, into out: inout [String], seen: inout Set<String>) {
             var done = [Bool](repeating: false, count: e.names.count)
@@ -92,16 +93,26 @@ public enum PipelineChecks {
         // Read as `inspect` reads it (a `sort: true` input's file as it is).
         guard let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
                                                               blockBytes: RunOptions.defaultStreamBlockBytes, ledger: nil) else {
-            return (false, [], [])   // an IIO input none of whose streams is kept
+            return (false, [], [], [])   // an IIO input none of whose streams is kept
         }
         var hasStreams = false
+        var tallies = SlowStreams.Tallies()
         while let block = try reader.next() {
             hasStreams = hasStreams || !block.streams.isEmpty
+            for raw in block.streams { tallies.add(raw, spec: spec) }
             names(block.rowLabels, into: &rows, seen: &seenRows)
             names(block.markers, into: &markers, seen: &seenMarkers)
         }
         try (reader as? IIOBlockReader)?.requireWholeScan()
-        return (hasStreams, rows, markers)
+        return (hasStreams, rows, markers, tallies.findings(place: file.path))
+    }
+
+    /// A stream of a first file whose samples are further apart than its `max_gap_s`: `run`
+    /// would find every interval a gap and cut no window (docs/commands.md, "validate", point 4).
+    static func slowStreamDiagnostic(_ f: SlowStreams.Finding, file: String, spec: PipelineSpec) -> Diagnostic {
+        Diagnostic(.error, at: SourceLocation(file: file),
+                   "stream `\(f.stream)`: its samples are \(String(format: "%.4g", f.medianIntervalS)) s apart (median interval), more than its `resample.max_gap_s` of \(MessageNumber.number(f.maxGapS)) s, so \(f.overLimit) of its \(f.intervals) intervals are gaps and `run` would cut no window from them",
+                   hints: ["set `\(SlowStreams.suggestedSetting([f], spec: spec))` in `resample` of \(spec.file): \(MessageNumber.number(f.suggestedMaxGapS)) s is 2.5 of its intervals (docs/signal.md, \"Gaps and segments\")"])
     }
 
     /// The label checks alone (see ``check(_:)``); `found` in order of first appearance.

@@ -1,5 +1,6 @@
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionIngest
 
 /// What `validate PIPELINE.yaml` and `inspect PIPELINE.yaml` check against the data without
@@ -57,9 +58,11 @@ public enum PipelineChecks {
             complete = true
             where_ = "the paths of the recordings"
             do {
-                for source in try InputDiscovery.recordings(spec) {
+                let sources = try InputDiscovery.recordings(spec)
+                for source in sources {
                     if let l = try LabelSources.pathLabel(source, spec: spec), !l.isEmpty, seen.insert(l).inserted { found.append(l) }
                 }
+                if !spec.ignoreWarnings.contains(.splitMissingClass) { out += try splitClassDiagnostics(spec, sources: sources) }
             } catch { return out + diagnostics(error) }
         case .intervals:
             complete = true
@@ -105,6 +108,38 @@ public enum PipelineChecks {
         }
         try (reader as? IIOBlockReader)?.requireWholeScan()
         return (hasStreams, rows, markers, tallies.findings(place: file.path))
+    }
+
+    /// With `from: path` every recording's class is known before the run: a split that gets
+    /// recordings but none of a class other splits get is warned about (`split_missing_class`),
+    /// as `run` warns from the windows written.
+    static func splitClassDiagnostics(_ spec: PipelineSpec, sources: [RecordingSource]) throws -> [Diagnostic] {
+        guard let labels = spec.labels else { return [] }
+        let splitter = SplitAssigner(spec.split)
+        let keys = sources.map { splitter.key(subject: $0.subject, recording: $0.name) }
+        let assignment = splitter.assign(keys, strata: try RunPlan.strata(spec: spec, sources: sources, keys: keys))
+        var renames: [String: String] = [:]
+        for e in labels.map { renames[e.key] = e.value }
+        var classesIn: [SplitName: Set<String>] = [:]
+        for (source, key) in zip(sources, keys) {
+            guard let l = try LabelSources.pathLabel(source, spec: spec).map({ renames[$0] ?? $0 }), labels.classes.contains(l) else { continue }
+            classesIn[assignment.split[key]!, default: []].insert(l)
+        }
+        var out: [Diagnostic] = []
+        for split in SplitName.datasetSplits {
+            guard let mine = classesIn[split] else { continue }
+            let others = SplitName.datasetSplits.filter { $0 != split }.reduce(into: Set<String>()) { $0.formUnion(classesIn[$1] ?? []) }
+            let missing = labels.classes.filter { others.contains($0) && !mine.contains($0) }
+            guard !missing.isEmpty else { continue }
+            let listed = missing.prefix(8).map { "`\($0)`" }.joined(separator: ", ") + (missing.count > 8 ? " and \(missing.count - 8) more" : "")
+            let fix = spec.split.stratify != nil
+                ? "each class needs a \(spec.split.by.rawValue) for every split with a fraction above 0"
+                : "`split.stratify: label` (with `allocation: exact`) shares out each class's \(spec.split.by.rawValue)s on their own"
+            out.append(Diagnostic(.warning, at: SourceLocation(file: spec.file),
+                                  "split `\(split.rawValue)` gets no recording of class(es) \(listed), which other splits get",
+                                  hints: [fix, PipelineSpec.WarningName.splitMissingClass.silenceHint]))
+        }
+        return out
     }
 
     /// A stream of a first file whose samples are further apart than its `max_gap_s`: `run`

@@ -305,6 +305,32 @@ public enum PipelineDraft {
         return out
     }
 
+    /// Words that begin a token of an activity's name (`Walking`, `WalkingUpstairs`, `sit_down`,
+    /// `Squats`), lowercased; tokens are split at non-letters and at a lowercase-to-uppercase
+    /// change. Only words no common first name begins with (`step` would match Stephen).
+    static let activityWords = ["walk", "run", "jog", "sit", "stand", "lying", "laying", "squat", "jump", "stair", "upstair",
+                                "downstair", "cycl", "bik", "push", "pull", "lunge", "plank", "climb", "danc", "fall",
+                                "driv", "swim", "sleep", "drink", "cook", "clean", "brush", "bend", "kneel", "crawl",
+                                "burpee", "crunch", "situp", "deadlift", "yoga", "elevator", "escalator", "idle", "exercis",
+                                "activit", "sport", "workout", "stretch", "shak"]
+
+    static func hasActivityWord(_ name: String) -> Bool {
+        var tokens: [String] = [], current = ""
+        var previousLower = false
+        for ch in name {
+            if !ch.isLetter {
+                if !current.isEmpty { tokens.append(current); current = "" }
+                previousLower = false
+                continue
+            }
+            if ch.isUppercase && previousLower { tokens.append(current); current = "" }
+            current.append(ch)
+            previousLower = ch.isLowercase
+        }
+        if !current.isEmpty { tokens.append(current) }
+        return tokens.contains { t in let l = t.lowercased(); return activityWords.contains { l.hasPrefix($0) } }
+    }
+
     /// The activity a recording folder's name gives: without the digits and separators
     /// (`-_ .()`) at either end (`Squats_2`, `Squats-2024-05-01` and `2024-05-01 Squats` are
     /// `Squats`; `rec-01` is `rec`; `Step2Up` stays).
@@ -448,8 +474,12 @@ public enum PipelineDraft {
             if subjectLevel == nil { subjectLevel = level }
         }
         // The recording folders themselves named after the activity (`iphone13/Squats/Accelerometer.csv`,
-        // `Walking_2/`): names that, without digits and the separators around them, are 2–50
-        // activities with letters; numbered folders of one kind (`rec-01`, `rec-02`) are not.
+        // `Walking_2/`): names that, without the digits and separators at their ends, are 2–50
+        // activities with letters; numbered folders of one kind (`rec-01`, `rec-02`) are not. A
+        // folder's name can as well be a person's (`data/alice/`), so the folders must sit in a
+        // folder of their own (a device or person), and either one activity name recurs in two
+        // such folders (the same activities recorded by each) or most names hold an activity word
+        // (`Walking`, `Squats`, `sit_down`: ``activityWords``).
         var labelMap: [(String, String)] = []
         var recordingFolderLabels = false
         if !hasRowLabels && labelLevel == nil && folderRecordings && depth >= 1 {
@@ -457,11 +487,21 @@ public enum PipelineDraft {
             let sameDepth = allFiles.allSatisfy { folders($0).count == depth }
             let names = distinct(allFiles.map { folders($0)[level] })
             let activities = distinct(names.map(activityName))
+            var parentsOf: [Text.Bytes: Set<Text.Bytes>] = [:]
+            if depth >= 2 {
+                for f in allFiles { parentsOf[Text.Bytes(activityName(folders(f)[level])), default: []].insert(Text.Bytes(folders(f)[level - 1])) }
+            }
+            let recurs = parentsOf.values.contains { $0.count >= 2 }
+            let worded = activities.filter(hasActivityWord).count * 2 >= activities.count
             if !sameDepth {
                 levelNotes.append("recording folders sit at different depths")
             } else if activities.count < 2 || activities.count > 50 || activities.contains(where: { a in !a.contains { $0.isLetter } })
                         || names.contains(where: isSubjectLike) {
                 levelNotes.append("recording folders \(shown(names)) " + (activities.count < 2 ? "are numbered names of one kind" : activities.count > 50 ? "are \(activities.count) different names (activities are 2–50)" : "are not activity names"))
+            } else if depth < 2 || !(recurs || worded) {
+                levelNotes.append("recording folders \(shown(names)) may be activities or people: "
+                                  + (depth < 2 ? "they sit in no folder of their own" : "no name recurs in two folders and most hold no activity word")
+                                  + "; if they name activities, set `labels: {from: path, template: \"{dir}\", classes: [...]}`")
             } else {
                 labelLevel = level
                 recordingFolderLabels = true

@@ -244,6 +244,9 @@ def test_stratify_is_exact_per_class_and_deterministic_from_the_seed(tmp_path):
     assert sorted(other.values()) == sorted(assigned.values())
     assert manifest["pipeline"]["resolved"]["split"]["stratify"] == "label"
     assert "stratify" not in manifest["split_policy"]
+    # The dataset validates, and its resolved pipeline reads back (apply uses it).
+    assert "ok" in motionprep("validate", tmp_path / "build" / "s1").stdout
+    motionprep("apply", tmp_path / "build" / "s1", "data/phone/Squats_1", "--out", tmp_path / "applied", cwd=tmp_path)
 
 
 def test_a_split_without_a_class_others_have_is_warned_about_and_can_be_silenced(tmp_path):
@@ -259,12 +262,20 @@ def test_a_split_without_a_class_others_have_is_warned_about_and_can_be_silenced
             assert "split_missing_class" not in r.stderr
             continue
         found = True
+        # validate PIPELINE sees it before the run: with `from: path` every recording's class and split are known.
+        v = motionprep("validate", f"w{seed}.yaml", cwd=tmp_path)
+        for s in lacking:
+            assert (f"w{seed}.yaml: warning: split `{s}` gets no recording of class(es) `Walking`, which other splits get\n"
+                    "  `split.stratify: label` (with `allocation: exact`) shares out each class's recordings on their own\n"
+                    "  if this is intended, add `split_missing_class` to `ignore_warnings`") in v.stderr, v.stderr
+        assert v.stdout.strip().startswith(f"w{seed}.yaml: ok (")
         for s in lacking:
             assert (f"warning: split `{s}` has no window of class(es) `Walking`, which other splits have; "
                     "`split.stratify: label` (with `allocation: exact` and `labels.from: path`) shares out each class's "
                     "recordings on their own\n  if this is intended, add `split_missing_class` to `ignore_warnings`") in r.stderr, r.stderr
         quiet = run_strata(tmp_path, f"q{seed}", split.replace("seed: 5", f"seed: {seed}"), extra="ignore_warnings: [split_missing_class]\n")
         assert "split_missing_class" not in quiet.stderr and "has no window of class" not in quiet.stderr
+        assert "gets no recording of class" not in motionprep("validate", f"q{seed}.yaml", cwd=tmp_path).stderr
         break
     assert found
 
@@ -285,3 +296,17 @@ def test_stratify_is_refused_where_it_cannot_be_exact_and_absent_unless_set(tmp_
     run_strata(tmp_path, "plain", "{by: recording, allocation: exact}")
     manifest = json.loads((tmp_path / "build" / "plain" / "manifest.json").read_text())
     assert "stratify" not in manifest["pipeline"]["resolved"]["split"]
+
+
+def test_recording_folders_named_after_people_are_not_taken_for_activities(tmp_path):
+    sensor_logger_by_activity(tmp_path, ["study/alice", "study/bob", "study/carol"], minutes=0.2)
+    out, yaml = init(tmp_path)
+    assert "# no labels were found" in yaml and "from: path" not in yaml
+    assert ("recording folders `alice`, `bob`, `carol` may be activities or people: no name recurs in two folders and "
+            "most hold no activity word; if they name activities, set `labels: {from: path, template: \"{dir}\", "
+            "classes: [...]}`)") in out, out
+    # The same names under two subjects' folders are activities, whatever the names.
+    sensor_logger_by_activity(tmp_path / "two", ["s1/Deadlift", "s1/Bench", "s2/Deadlift", "s2/Bench"], minutes=0.2)
+    out, yaml = init(tmp_path / "two")
+    assert "  template: \"{dir}\"\n  classes: [Bench, Deadlift]\n" in yaml, yaml
+    assert 'subject: "{dir:2}"' in yaml

@@ -31,3 +31,22 @@ import Testing
         #expect(!none.isSlow && none.median == nil)
     }
 }
+
+/// How init reads a recording folder's name (docs/commands.md, "init", Labels).
+@Suite struct ActivityNameTests {
+    @Test("the activity of a folder name: without digits and separators at its ends", arguments: [
+        ("Squats", "Squats"), ("Squats_2", "Squats"), ("Squats-2024-05-01", "Squats"), ("2024-05-01 Walking", "Walking"),
+        ("rec-01", "rec"), ("Step2Up", "Step2Up"), ("(3) Sit", "Sit"), ("2024-05-01_10-00-00", ""),
+    ])
+    func activity(name: String, expected: String) {
+        #expect(PipelineDraft.activityName(name) == expected)
+    }
+
+    @Test("activity words start a word; names of people do not hold one", arguments: [
+        ("Walking", true), ("WalkingUpstairs", true), ("sit_down", true), ("Squats", true), ("LYING", true),
+        ("alice", false), ("Bruno", false), ("Stephen", false), ("Deadlift", true), ("Bench", false), ("rec", false),
+    ])
+    func words(name: String, expected: Bool) {
+        #expect(PipelineDraft.hasActivityWord(name) == expected)
+    }
+}

@@ -4,6 +4,9 @@ segments"); Sensor Logger folders named after the activity (docs/commands.md, "i
 recording with `split.stratify: label`, and the `split_missing_class` warning (docs/pipeline.md, "Splits and folds").
 Split assignments are recomputed in Python (tests/python/reference.py) from what h5py reads back."""
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import h5py
@@ -247,6 +250,12 @@ def test_stratify_is_exact_per_class_and_deterministic_from_the_seed(tmp_path):
     # The dataset validates, and its resolved pipeline reads back (apply uses it).
     assert "ok" in motionprep("validate", tmp_path / "build" / "s1").stdout
     motionprep("apply", tmp_path / "build" / "s1", "data/phone/Squats_1", "--out", tmp_path / "applied", cwd=tmp_path)
+    # The Python package (this worktree's python/) verifies it: `stratify` is in the resolved split only.
+    code = ("import motionprep; ds = motionprep.open_dataset(%r, verify=True); "
+            "print([ds.class_counts(s).tolist() for s in ('train', 'validation', 'test')])" % str(tmp_path / "build" / "s1"))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "python" / "src"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
 
 
 def test_a_split_without_a_class_others_have_is_warned_about_and_can_be_silenced(tmp_path):

@@ -667,11 +667,16 @@ public enum PipelineDraft {
             for f in allFiles { classOf[recordingOf(f)] = recordingFolderLabels ? activityName(folders(f)[l]) : folders(f)[l] }
         }
         y.append("split:")
-        if subjectLevel != nil && units == 1 && recordings.count >= 3 {
+        // No subject folders with labels from the path: every recording is its own subject
+        // anyway, so they are split as recordings, stratified.
+        let unnamedSubjects = subjectLevel == nil && !classOf.isEmpty
+        if (subjectLevel != nil && units == 1 || unnamedSubjects) && recordings.count >= 3 {
             // One subject, none to hold out: recordings are split instead; with labels from
             // the path, each class's recordings on their own (docs/pipeline.md, "Splits and folds").
-            let who = "1 subject"
-            y.append("  # 1 subject: none to hold out, so recordings are split (validation and test then measure new recordings of the same person, not new people)")
+            let who = unnamedSubjects ? "no subject folders" : "1 subject"
+            y.append(unnamedSubjects
+                     ? "  # no subject folders: each recording is its own subject, so recordings are split (check: if one person recorded several, they may sit in several splits)"
+                     : "  # 1 subject: none to hold out, so recordings are split (validation and test then measure new recordings of the same person, not new people)")
             y.append("  by: recording")
             y.append("  allocation: exact   # each split gets its share of recordings, by count")
             if !classOf.isEmpty {

@@ -319,3 +319,23 @@ def test_recording_folders_named_after_people_are_not_taken_for_activities(tmp_p
     out, yaml = init(tmp_path / "two")
     assert "  template: \"{dir}\"\n  classes: [Bench, Deadlift]\n" in yaml, yaml
     assert 'subject: "{dir:2}"' in yaml
+
+
+def test_activity_folders_without_subject_folders_get_a_stratified_split(tmp_path):
+    # data/Walking/walking-1.csv …: every recording its own subject, labels from the folder.
+    for a, activity in enumerate(["Walking", "Sitting", "Squats"]):
+        for i in range(1, 4):
+            rows = [f"{k * 20},{(k * 7 + a) % 11 / 10:.4f},{(k * 3 + i) % 13 / 10:.4f}" for k in range(500)]
+            path = tmp_path / "data" / activity / f"{activity.lower()}-{i}.csv"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("timestamp_ms,ax,ay\n" + "\n".join(rows) + "\n")
+    out, yaml = init(tmp_path)
+    assert ("  # no subject folders: each recording is its own subject, so recordings are split (check: if one person "
+            "recorded several, they may sit in several splits)\n  by: recording\n") in yaml, yaml
+    assert "  stratify: label" in yaml
+    assert "split: no subject folders, so by recording, stratified by label (3 classes, 3 recording(s) in the smallest)" in out
+    assert motionprep("validate", "p.yaml", cwd=tmp_path).stdout.strip() == "p.yaml: ok"
+    motionprep("run", "p.yaml", "--quiet", cwd=tmp_path)
+    _, got = windows(tmp_path / "build" / "p")
+    for split in SPLITS:
+        assert {c for c, _ in got[split]} == {"Sitting", "Squats", "Walking"}, split

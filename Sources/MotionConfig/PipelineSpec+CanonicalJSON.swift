@@ -29,6 +29,11 @@ extension PipelineSpec {
             out["deflate_level"] = .int(level)
             o["output"] = .object(out)
         }
+        // Only when set, so that the hash of a pipeline without it is as before.
+        if let stratify = split.stratify, case .object(var split) = o["split"] {
+            split["stratify"] = .string(stratify.rawValue)
+            o["split"] = .object(split)
+        }
         return .object(o)
     }
 

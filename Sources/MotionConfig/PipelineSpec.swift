@@ -49,6 +49,8 @@ public struct PipelineSpec: Sendable, Equatable {
         case subjectPerRecording = "subject_per_recording"
         /// `window.length_s` or `stride_s` is not a whole number of samples at the rate.
         case windowRounding = "window_rounding"
+        /// A split that has windows lacks a class another split has.
+        case splitMissingClass = "split_missing_class"
 
         /// The hint printed under such a warning.
         public var silenceHint: String {
@@ -404,6 +406,14 @@ public struct SplitSpec: Sendable, Equatable {
     public var allocation: Allocation = .hash
     /// `leave_one_out`: one fold per train subject (instead of `folds`).
     public var leaveOneOut = false
+    /// `stratify`: what the exact allocation is balanced by (docs/pipeline.md, "Splits and folds").
+    public enum Stratify: String, Sendable, CaseIterable {
+        /// Each class's subjects (or recordings) are shared out by count on their own.
+        case label
+    }
+    /// `stratify`; nil when not set (then absent from the resolved pipeline, so the hash of a
+    /// pipeline without it is as before).
+    public var stratify: Stratify?
 
     public init(by: By = .subject, seed: UInt64 = 42, train: Double = 0.7, validation: Double = 0.15,
                 test: Double = 0.15, assign: [KeyValue<[String]>] = [], folds: Int? = nil) {

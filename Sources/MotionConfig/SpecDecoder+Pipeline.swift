@@ -72,6 +72,10 @@ extension SpecDecoder {
         if let labelsValue = labels, let inputs, let labelsNode = f["labels"] {
             crossCheck(labels: labelsValue, labelsNode: labelsNode, inputs: inputs)
         }
+        if labelsOK, split?.stratify != nil, let splitNode = f["split"],
+           let node = splitNode.mapping?.first(where: { $0.key.scalar?.value == "stratify" })?.value {
+            crossCheck(stratifyNode: node, labels: labels)
+        }
 
         guard let version, let name, let inputs, let units, let resample, let window, labelsOK,
               let features, let magnitude, let transforms, let split, let onError, let output, issues.isEmpty else { return nil }
@@ -89,6 +93,23 @@ extension SpecDecoder {
     static func conjunction(_ items: [String]) -> String {
         let q = items.map { "`\($0)`" }
         return q.count <= 1 ? q.joined() : q.dropLast().joined(separator: ", ") + " and " + q.last!
+    }
+
+    /// `split.stratify: label` needs each recording's label before anything is read: `labels.from:
+    /// path` (docs/pipeline.md, "Splits and folds"). Labels from rows or markers are known only
+    /// once every file is read, and rows and intervals can give one recording several classes,
+    /// which no split of recordings can balance exactly; those are refused rather than balanced
+    /// by a majority that the windows would not follow.
+    func crossCheck(stratifyNode node: YAMLNode, labels: LabelsSpec?) {
+        guard let labels else {
+            report(node.mark, "`split.stratify: label` at \(at(node.mark)) balances the splits by class, but the pipeline has no `labels`; add `labels` with `from: path`, or remove `stratify`")
+            return
+        }
+        guard labels.from == .path else {
+            report(node.mark, "`split.stratify: label` at \(at(node.mark)) needs one label per recording known before the run, from `labels.from: path`, "
+                   + "but the labels come from `\(labels.from.rawValue)`, which can give a recording several classes; remove `stratify` (with `allocation: exact` and `by: recording` each split still gets its share of recordings), or label recordings by their folder with `from: path`")
+            return
+        }
     }
 
     /// Checks that the label source can be served by the inputs.

@@ -254,7 +254,7 @@ extension SpecDecoder {
     static let splitNames = ["train", "validation", "test"]
 
     func decodeSplit(_ node: YAMLNode) -> SplitSpec? {
-        guard let f = fields(node, path: "split", allowed: ["by", "seed", "fractions", "assign", "folds", "allocation", "leave_one_out"]) else { return nil }
+        guard let f = fields(node, path: "split", allowed: ["by", "seed", "fractions", "assign", "folds", "allocation", "leave_one_out", "stratify"]) else { return nil }
         var ok = true
         var spec = SplitSpec()
         if let n = f["by"] {
@@ -286,6 +286,17 @@ extension SpecDecoder {
         }
         if let n = f["allocation"] {
             if let a: SplitSpec.Allocation = choice(n, "split.allocation") { spec.allocation = a } else { ok = false }
+        }
+        if let n = f["stratify"] {
+            if let s: SplitSpec.Stratify = choice(n, "split.stratify") {
+                spec.stratify = s
+                if spec.allocation != .exact {
+                    report(n.mark, "`split.stratify: label` at \(at(n.mark)) shares out each class's \(spec.by.rawValue)s by count, which is `split.allocation: exact`; add `allocation: exact` to `split`")
+                    ok = false
+                }
+            } else {
+                ok = false
+            }
         }
         if let n = f["leave_one_out"] {
             if let b = bool(n, "split.leave_one_out") {

@@ -16,6 +16,9 @@ final class DatasetWriter {
     private var inputs: [InputEntry] = []
     /// Recordings appended from their record files rather than from memory.
     private(set) var readBack = 0
+    /// Why a run that produced no window got none, when the inputs can be read again (`run`, not
+    /// `merge`): the slow streams of the first recordings (``SlowStreams``), nil when none is slow.
+    var explainNoWindow: (() -> String?)?
     private let log: (String) -> Void
     private let checkpoint: (String) -> Void
 
@@ -91,7 +94,8 @@ final class DatasetWriter {
         let total = SplitName.datasetSplits.reduce(0) { $0 + count($1) }
         if total == 0 {
             let at = spec.window.location.map { "\($0): " } ?? ""
-            throw MotionError(.dataError, "\(at)the run produced no window: \(totals.explanation(windowLength: plan.windowLength, rateHz: rate, recordings: plan.sources.count))")
+            let cause = explainNoWindow?().map { $0 + "; " } ?? ""
+            throw MotionError(.dataError, "\(at)the run produced no window: \(cause)\(totals.explanation(windowLength: plan.windowLength, rateHz: rate, recordings: plan.sources.count))")
         }
         for split in SplitName.datasetSplits {
             let n = count(split)
@@ -120,6 +124,9 @@ final class DatasetWriter {
             for (c, n) in perClass.enumerated() where n == 0 && !spec.ignoreWarnings.contains(.emptyClass) {
                 warnings.append("class `\(classNames[c])` got no window in any split; check `labels.map` and `labels.classes` against the labels in the data (`motionprep inspect`); " + PipelineSpec.WarningName.emptyClass.silenceHint)
             }
+            if !spec.ignoreWarnings.contains(.splitMissingClass) {
+                warnings += Self.missingClassWarnings(files: files, classNames: classNames, split: spec.split)
+            }
         }
         for w in warnings { log("warning: \(w)") }
 
@@ -144,6 +151,30 @@ final class DatasetWriter {
     }
 }
 extension DatasetWriter {
+    /// A split that holds windows but none of a class another split has (`split_missing_class`):
+    /// a model validated or tested on it is not measured on that class. Empty splits are
+    /// `split_share`'s to warn about.
+    static func missingClassWarnings(files: [SplitName: [WrittenFile]], classNames: [String], split: SplitSpec) -> [String] {
+        func counts(_ s: SplitName) -> [Int] {
+            var c = [Int](repeating: 0, count: classNames.count)
+            for f in files[s] ?? [] { for (i, n) in f.classCounts.enumerated() where i < c.count { c[i] += n } }
+            return c
+        }
+        let perSplit = SplitName.datasetSplits.map { ($0, counts($0)) }
+        var out: [String] = []
+        for (name, c) in perSplit where c.contains(where: { $0 > 0 }) {
+            let missing = classNames.indices.filter { i in c[i] == 0 && perSplit.contains { $0.0 != name && $0.1[i] > 0 } }
+            guard !missing.isEmpty else { continue }
+            let listed = missing.prefix(8).map { "`\(classNames[$0])`" }.joined(separator: ", ") + (missing.count > 8 ? " and \(missing.count - 8) more" : "")
+            let fix = split.stratify != nil
+                ? "each class needs a \(split.by.rawValue) for every split with a fraction above 0"
+                : "`split.stratify: label` (with `allocation: exact` and `labels.from: path`) shares out each class's \(split.by.rawValue)s on their own"
+            out.append("split `\(name.rawValue)` has no window of class(es) \(listed), which other splits have; \(fix); "
+                       + PipelineSpec.WarningName.splitMissingClass.silenceHint)
+        }
+        return out
+    }
+
     /// The manifest's `inputs`: each file once (a layout folder shared by many dumps), in
     /// `InputEntry.manifestOrder`. Two entries for one file with different bytes mean it changed
     /// between reads (a resumed record's or another part's against this run's): refused.

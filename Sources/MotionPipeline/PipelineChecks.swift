@@ -1,5 +1,6 @@
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionIngest
 
 /// What `validate PIPELINE.yaml` and `inspect PIPELINE.yaml` check against the data without
@@ -35,6 +36,7 @@ public enum PipelineChecks {
                 if !first.hasStreams, spec.inputs[i].type != .motioncollector {
                     out.append(Diagnostic(.warning, at: SourceLocation(file: file.path), "no samples were read from this first file of inputs[\(i)]"))
                 }
+                for slow in first.slow { out.append(slowStreamDiagnostic(slow, file: file.path, spec: spec)) }
                 if let labels = spec.labels, labels.from == .rows || labels.from == .markers {
                     for name in (labels.from == .rows ? first.rowNames : first.markerNames) where seen.insert(name).inserted {
                         found.append(name)
@@ -56,9 +58,11 @@ public enum PipelineChecks {
             complete = true
             where_ = "the paths of the recordings"
             do {
-                for source in try InputDiscovery.recordings(spec) {
+                let sources = try InputDiscovery.recordings(spec)
+                for source in sources {
                     if let l = try LabelSources.pathLabel(source, spec: spec), !l.isEmpty, seen.insert(l).inserted { found.append(l) }
                 }
+                if !spec.ignoreWarnings.contains(.splitMissingClass) { out += try splitClassDiagnostics(spec, sources: sources) }
             } catch { return out + diagnostics(error) }
         case .intervals:
             complete = true
@@ -78,7 +82,7 @@ public enum PipelineChecks {
     /// `RecordingLoader.loadRaw` numbers them). Read in blocks, in bounded memory, as `run` reads
     /// it (the same errors).
     static func readFirstFile(_ source: RecordingSource, input i: Int, spec: PipelineSpec, layout: ChannelLayout) throws
-        -> (hasStreams: Bool, rowNames: [String], markerNames: [String]) {
+        -> (hasStreams: Bool, rowNames: [String], markerNames: [String], slow: [SlowStreams.Finding]) {
         let file = source.files[0]
         func names(_ e: LabelEvents, into out: inout [String], seen: inout Set<String>) {
             var done = [Bool](repeating: false, count: e.names.count)
@@ -92,16 +96,58 @@ public enum PipelineChecks {
         // Read as `inspect` reads it (a `sort: true` input's file as it is).
         guard let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
                                                               blockBytes: RunOptions.defaultStreamBlockBytes, ledger: nil) else {
-            return (false, [], [])   // an IIO input none of whose streams is kept
+            return (false, [], [], [])   // an IIO input none of whose streams is kept
         }
         var hasStreams = false
+        var tallies = SlowStreams.Tallies()
         while let block = try reader.next() {
             hasStreams = hasStreams || !block.streams.isEmpty
+            for raw in block.streams { tallies.add(raw, spec: spec) }
             names(block.rowLabels, into: &rows, seen: &seenRows)
             names(block.markers, into: &markers, seen: &seenMarkers)
         }
         try (reader as? IIOBlockReader)?.requireWholeScan()
-        return (hasStreams, rows, markers)
+        return (hasStreams, rows, markers, tallies.findings(place: file.path))
+    }
+
+    /// With `from: path` every recording's class is known before the run: a split that gets
+    /// recordings but none of a class other splits get is warned about (`split_missing_class`),
+    /// as `run` warns from the windows written.
+    static func splitClassDiagnostics(_ spec: PipelineSpec, sources: [RecordingSource]) throws -> [Diagnostic] {
+        guard let labels = spec.labels else { return [] }
+        let splitter = SplitAssigner(spec.split)
+        let keys = sources.map { splitter.key(subject: $0.subject, recording: $0.name) }
+        let assignment = splitter.assign(keys, strata: try RunPlan.strata(spec: spec, sources: sources, keys: keys))
+        var renames: [String: String] = [:]
+        for e in labels.map { renames[e.key] = e.value }
+        var classesIn: [SplitName: Set<String>] = [:]
+        for (source, key) in zip(sources, keys) {
+            guard let l = try LabelSources.pathLabel(source, spec: spec).map({ renames[$0] ?? $0 }), labels.classes.contains(l) else { continue }
+            classesIn[assignment.split[key]!, default: []].insert(l)
+        }
+        var out: [Diagnostic] = []
+        for split in SplitName.datasetSplits {
+            guard let mine = classesIn[split] else { continue }
+            let others = SplitName.datasetSplits.filter { $0 != split }.reduce(into: Set<String>()) { $0.formUnion(classesIn[$1] ?? []) }
+            let missing = labels.classes.filter { others.contains($0) && !mine.contains($0) }
+            guard !missing.isEmpty else { continue }
+            let listed = missing.prefix(8).map { "`\($0)`" }.joined(separator: ", ") + (missing.count > 8 ? " and \(missing.count - 8) more" : "")
+            let fix = spec.split.stratify != nil
+                ? "each class needs a \(spec.split.by.rawValue) for every split with a fraction above 0"
+                : "`split.stratify: label` (with `allocation: exact`) shares out each class's \(spec.split.by.rawValue)s on their own"
+            out.append(Diagnostic(.warning, at: SourceLocation(file: spec.file),
+                                  "split `\(split.rawValue)` gets no recording of class(es) \(listed), which other splits get",
+                                  hints: [fix, PipelineSpec.WarningName.splitMissingClass.silenceHint]))
+        }
+        return out
+    }
+
+    /// A stream of a first file whose samples are further apart than its `max_gap_s`: `run`
+    /// would find every interval a gap and cut no window (docs/commands.md, "validate", point 4).
+    static func slowStreamDiagnostic(_ f: SlowStreams.Finding, file: String, spec: PipelineSpec) -> Diagnostic {
+        Diagnostic(.error, at: SourceLocation(file: file),
+                   "stream `\(f.stream)`: its samples are \(String(format: "%.4g", f.medianIntervalS)) s apart (median interval), more than its `resample.max_gap_s` of \(MessageNumber.number(f.maxGapS)) s, so \(f.overLimit) of its \(f.intervals) intervals are gaps and `run` would cut no window from them",
+                   hints: ["set `\(SlowStreams.suggestedSetting([f], spec: spec))` in `resample` of \(spec.file): \(MessageNumber.number(f.suggestedMaxGapS)) s is 2.5 of its intervals (docs/signal.md, \"Gaps and segments\")"])
     }
 
     /// The label checks alone (see ``check(_:)``); `found` in order of first appearance.

@@ -169,9 +169,10 @@ public enum PipelineDraft {
             throw MotionError(.noInput, "\(dataDirectory): no recording motionprep can read was found among \(files.count) file(s)\(shown.isEmpty ? "" : ": " + shown)")
         }
         let merged = mergeSequentialRecordings(groups.list, spans: spans)
-        let yaml = render(merged, dataDirectory: dataDirectory, pipelinePath: pipelinePath, findings: findings)
+        let (yaml, notes) = render(merged, dataDirectory: dataDirectory, pipelinePath: pipelinePath, findings: findings)
         let used = merged.reduce(0) { $0 + $1.files.count }
         let summary = "\(merged.count) input(s) over \(used) file(s)" + (findings.count > used ? ", \(findings.count - used) file(s) not used" : "")
+            + notes.map { "\n" + $0 }.joined()
         return Draft(findings: findings, yaml: yaml, summary: summary)
     }
 
@@ -212,6 +213,8 @@ public enum PipelineDraft {
         var presetSensors: [String] = []
         var sensorsByUnit: [String: Set<String>] = [:]
         var rateBySensor: [String: [Double]] = [:]
+        /// Effective rate of each stream by its name (MotionCollector's `A`, `G`, …).
+        var rateByStream: [String: [Double]] = [:]
         var anyStreams: [String] = []
         /// csv: the header, delimiter and time unit; groups with the same one can be one input.
         var signature: String?
@@ -245,6 +248,7 @@ public enum PipelineDraft {
         if let report {
             for l in finding.labels where !groups[i].labels.contains(l) { groups[i].labels.append(l) }
             groups[i].rates += report.streams.compactMap(\.effectiveRateHz)
+            for st in report.streams { if let r = st.effectiveRateHz { groups[i].rateByStream[st.sensor, default: []].append(r) } }
             if report.labelSource == "markers" { groups[i].labelSource = "markers" }
             let names = report.streams.map(\.sensor)
             groups[i].commonStreams = groups[i].commonStreams.map { c in c.filter(names.contains) } ?? names
@@ -402,7 +406,10 @@ public enum PipelineDraft {
 
     static let niceRates: [Double] = [1, 2, 5, 10, 20, 25, 30, 50, 60, 100, 120, 200, 250, 400, 500, 1000]
 
-    static func render(_ groups: [Group], dataDirectory: String, pipelinePath: String, findings: [Finding]) -> String {
+    /// The pipeline's text, and the notes for init's summary (where the labels come from, or why
+    /// there are none; how the split is made).
+    static func render(_ groups: [Group], dataDirectory: String, pipelinePath: String, findings: [Finding]) -> (yaml: String, notes: [String]) {
+        var notes: [String] = []
         let base = relativePath(from: parentDirectory(pipelinePath), to: dataDirectory)
         let allFiles = groups.flatMap(\.files)
         let csvGroups = groups.filter { if case .csv = $0.kind { return true }; return false }
@@ -416,15 +423,61 @@ public enum PipelineDraft {
         var subjectLevel: Int?
         var labelLevel: Int?
         let hasRowLabels = groups.contains { !$0.labels.isEmpty }
+        // Why each folder level is or is not the labels' (said in init's summary).
+        var levelNotes: [String] = []
+        func shown(_ names: [String]) -> String {
+            names.prefix(3).map { "`\(YAMLText.comment($0))`" }.joined(separator: ", ") + (names.count > 3 ? " …" : "")
+        }
         for level in 0..<max(0, depth - recordingLevels) {
             let names = Set(allFiles.map { folders($0)[level] })
-            if subjectLevel == nil && names.allSatisfy(isSubjectLike) { subjectLevel = level; continue }
+            if subjectLevel == nil && names.allSatisfy(isSubjectLike) {
+                subjectLevel = level
+                levelNotes.append("folders \(shown(distinct(Array(names)))) are subjects")
+                continue
+            }
             if !hasRowLabels && labelLevel == nil && names.count >= 2 && names.count <= 50
                 && names.allSatisfy({ n in n.contains { $0.isLetter } && !isSubjectLike(n) }) {
                 labelLevel = level
                 continue
             }
+            levelNotes.append("folders \(shown(distinct(Array(names)))) " + (names.count < 2 ? "are one name" : names.count > 50 ? "are \(names.count) names (activities are 2–50)" : names.contains { n in !n.contains { $0.isLetter } } ? "include names without letters" : "include subject-like names")
+                              + (subjectLevel == nil ? ", taken as the subjects" : ""))
             if subjectLevel == nil { subjectLevel = level }
+        }
+        // The recording folders themselves named after the activity (`iphone13/Squats/Accelerometer.csv`,
+        // `Walking_2/`): names that, without the digits and separators at their ends, are 2–50
+        // activities with letters; numbered folders of one kind (`rec-01`, `rec-02`) are not. A
+        // folder's name can as well be a person's (`data/alice/`), so the folders must sit in a
+        // folder of their own (a device or person), and either one activity name recurs in two
+        // such folders (the same activities recorded by each) or most names hold an activity word
+        // (`Walking`, `Squats`, `sit_down`: ``activityWords``).
+        var labelMap: [(String, String)] = []
+        var recordingFolderLabels = false
+        if !hasRowLabels && labelLevel == nil && folderRecordings && depth >= 1 {
+            let level = depth - 1
+            let sameDepth = allFiles.allSatisfy { folders($0).count == depth }
+            let names = distinct(allFiles.map { folders($0)[level] })
+            let activities = distinct(names.map(activityName))
+            var parentsOf: [Text.Bytes: Set<Text.Bytes>] = [:]
+            if depth >= 2 {
+                for f in allFiles { parentsOf[Text.Bytes(activityName(folders(f)[level])), default: []].insert(Text.Bytes(folders(f)[level - 1])) }
+            }
+            let recurs = parentsOf.values.contains { $0.count >= 2 }
+            let worded = activities.filter(hasActivityWord).count * 2 >= activities.count
+            if !sameDepth {
+                levelNotes.append("recording folders sit at different depths")
+            } else if activities.count < 2 || activities.count > 50 || activities.contains(where: { a in !a.contains { $0.isLetter } })
+                        || names.contains(where: isSubjectLike) {
+                levelNotes.append("recording folders \(shown(names)) " + (activities.count < 2 ? "are numbered names of one kind" : activities.count > 50 ? "are \(activities.count) different names (activities are 2–50)" : "are not activity names"))
+            } else if depth < 2 || !(recurs || worded) {
+                levelNotes.append("recording folders \(shown(names)) may be activities or people: "
+                                  + (depth < 2 ? "they sit in no folder of their own" : "no name recurs in two folders and most hold no activity word")
+                                  + "; if they name activities, set `labels: {from: path, template: \"{dir}\", classes: [...]}`")
+            } else {
+                labelLevel = level
+                recordingFolderLabels = true
+                labelMap = names.compactMap { n in activityName(n) == n ? nil : (n, activityName(n)) }
+            }
         }
         func template(_ level: Int) -> String {
             // {dir:N} counts up from the file: its folder is {dir:1}.
@@ -442,6 +495,7 @@ public enum PipelineDraft {
         y.append("inputs:")
         var channelNamesUsed: Set<String> = []
         var presetChosen: [String: [String]] = [:]
+        var presetCommon: [String: [String]] = [:]
         var rates: [Double] = []
         let allPatterns = patterns(groups, base: base, findings: findings)
         func paths(_ ps: [String], note: String = "") -> String {
@@ -463,6 +517,7 @@ public enum PipelineDraft {
                 let chosen = preferred.isEmpty ? common : preferred
                 let others = common.filter { !chosen.contains($0) }
                 presetChosen[g.key] = chosen
+                presetCommon[g.key] = chosen + others
                 let missing = g.presetSensors.filter { !common.contains($0) }
                 y.append("  # \(m.app.title): \(g.sensorsByUnit.count) recording(s)" + (rate.map { String(format: ", ~%.1f Hz", $0) } ?? "")
                          + "; units as the app writes them, converted to SI (docs/inputs.md, Phone-logger presets)")
@@ -527,21 +582,34 @@ public enum PipelineDraft {
         y.append("resample:")
         y.append("  rate_hz: \(MessageNumber.number(rate))" + (slowest.map { String(format: "   # check: the slowest motion stream runs at ~%.1f Hz", $0) } ?? ""))
         // A stream slower than 12.5 Hz has intervals over the default max_gap_s (0.2 s): give it
-        // 2.5 of its intervals, so that its samples are not all gaps.
+        // 2.5 of its intervals, so that its samples are not all gaps. Every kind of input: a
+        // preset's sensors every recording has (those left out of `sensors` too, so that adding
+        // Sensor Logger's Barometer works as the comment says), AndroSensor's one stream, a csv
+        // stream, MotionCollector's sensors; an iio stream (named by each file's stem) raises the default.
         var slow: [(String, Double)] = []
-        for g in groups {
-            if case .preset(let m) = g.kind, m.app.readsFolders {
-                for sensor in presetChosen[g.key] ?? [] {
-                    guard let r = median(g.rateBySensor[sensor] ?? []), r < 12.5 else { continue }
-                    slow.append((sensor, ((2.5 / r) * 10).rounded(.up) / 10))
-                }
-                continue
-            }
-            guard case .csv(_, let stem) = g.kind, let r = median(g.rates), r < 12.5 else { continue }
-            slow.append((streamName(g) ?? stem, ((2.5 / r) * 10).rounded(.up) / 10))
+        var slowDefault = 0.2
+        func note(_ name: String, _ r: Double?) {
+            guard let r, r > 0, r < 12.5 else { return }
+            let gap = SlowStreams.suggestedMaxGap(medianIntervalS: 1 / r)
+            if let i = slow.firstIndex(where: { $0.0 == name }) { slow[i].1 = Swift.max(slow[i].1, gap) } else { slow.append((name, gap)) }
         }
-        if !slow.isEmpty {
-            y.append("  max_gap_s: {default: 0.2, " + slow.map { "\(YAMLText.quoted($0.0)): \(MessageNumber.number($0.1))" }.joined(separator: ", ") + "}   # slow streams: 2.5 of their intervals")
+        for g in groups {
+            switch g.kind {
+            case .preset(let m) where m.app.readsFolders:
+                for sensor in presetCommon[g.key] ?? [] { note(sensor, median(g.rateBySensor[sensor] ?? [])) }
+            case .preset:
+                note("AndroSensor", median(g.rates))
+            case .csv(_, let stem):
+                note(streamName(g) ?? stem, median(g.rates))
+            case .motioncollector:
+                for sensor in g.commonStreams ?? [] { note(sensor, median(g.rateByStream[sensor] ?? [])) }
+            case .iio:
+                if let r = median(g.rates), r < 12.5 { slowDefault = Swift.max(slowDefault, SlowStreams.suggestedMaxGap(medianIntervalS: 1 / r)) }
+            }
+        }
+        if !slow.isEmpty || slowDefault != 0.2 {
+            y.append("  max_gap_s: {default: \(MessageNumber.number(slowDefault))" + slow.map { ", \(YAMLText.quoted($0.0)): \(MessageNumber.number($0.1))" }.joined()
+                     + "}   # slow streams: 2.5 of their intervals (a sample further apart than max_gap_s is a gap)")
         }
         y.append("window:")
         y.append("  length_s: 2.56     # check: the window your model takes")
@@ -553,14 +621,29 @@ public enum PipelineDraft {
             y.append("labels:")
             y.append("  from: \(groups.first { !$0.labels.isEmpty }?.labelSource ?? "rows")")
             y.append("  classes: [\(classes.sorted(by: Text.utf8Less).map(YAMLText.quoted).joined(separator: ", "))]   # every label found in the files")
+            notes.append("labels: from the files' label rows (\(classes.count) class(es))")
+        } else if let l = labelLevel, recordingFolderLabels {
+            let names = distinct(allFiles.map { folders($0)[l] })
+            let activities = distinct(names.map(activityName))
+            y.append("labels:   # from the name of each recording's folder: one activity per folder")
+            y.append("  from: path")
+            y.append("  template: \(YAMLText.quoted(template(l)))")
+            if !labelMap.isEmpty {
+                y.append("  map: {\(labelMap.map { "\(YAMLText.quoted($0.0)): \(YAMLText.quoted($0.1))" }.joined(separator: ", "))}   # the folder name without its number")
+            }
+            y.append("  classes: [\(activities.map(YAMLText.quoted).joined(separator: ", "))]")
+            notes.append("labels: from the recording folders' names (\(shown(activities))): no file has a label column, and each recording folder is named after an activity")
         } else if let l = labelLevel {
             let names = distinct(allFiles.map { folders($0)[l] })
             y.append("labels:   # from the folder each recording sits in")
             y.append("  from: path")
             y.append("  template: \(YAMLText.quoted(template(l)))")
             y.append("  classes: [\(names.map(YAMLText.quoted).joined(separator: ", "))]")
+            notes.append("labels: from the folders \(shown(names)) (`\(template(l))`): no file has a label column")
         } else {
             y.append("# no labels were found (no label column, no activity folders): windows are unlabelled (y = -1)")
+            notes.append("no labels: no file has a label column, and no folder names activities"
+                         + (levelNotes.isEmpty ? " (the files sit in no folder)" : " (" + levelNotes.joined(separator: "; ") + ")"))
         }
         // Subjects (or recordings when no folder names them): with few, fractions that give every
         // split at least one, so that `allocation: exact` leaves none empty.
@@ -568,24 +651,62 @@ public enum PipelineDraft {
             if let s = subjectLevel { return distinct(allFiles.map { folders($0)[s] }).count }
             return folderRecordings ? distinct(allFiles.map(parentDirectory)).count : allFiles.count
         }()
+        // Hundredths that add up to 1 exactly in decimal: validation and test just under 1/n
+        // each, which largest-remainder allocation rounds up to one each.
+        func fractions(_ n: Int, _ what: String) -> String? {
+            if n >= 3 && n < 10 {
+                let hundredths = 100 / n
+                let one = String(format: "0.%02d", hundredths), train = String(format: "0.%02d", 100 - 2 * hundredths)
+                return "  fractions: {train: \(train), validation: \(one), test: \(one)}   # \(n) \(what): \(n - 2) / 1 / 1"
+            }
+            if n == 2 { return "  fractions: {train: 0.5, validation: 0, test: 0.5}   # 2 \(what): 1 / 0 / 1" }
+            if n == 1 { return "  fractions: {train: 1, validation: 0, test: 0}   # 1 \(what.replacingOccurrences(of: "subjects", with: "subject").replacingOccurrences(of: "recordings", with: "recording")): nothing to hold out" }
+            return nil
+        }
+        // The recordings, and each one's class when the labels come from the path.
+        let recordingOf: (String) -> String = { folderRecordings ? parentDirectory($0) : $0 }
+        let recordings = distinct(allFiles.map(recordingOf))
+        var classOf: [String: String] = [:]
+        if classes.isEmpty, let l = labelLevel {
+            for f in allFiles { classOf[recordingOf(f)] = recordingFolderLabels ? activityName(folders(f)[l]) : folders(f)[l] }
+        }
         y.append("split:")
-        y.append("  by: subject")
-        y.append("  allocation: exact   # each split gets its share of subjects, by count")
-        if units >= 3 && units < 10 {
-            // Hundredths that add up to 1 exactly in decimal: validation and test just under 1/n
-            // each, which largest-remainder allocation rounds up to one subject.
-            let hundredths = 100 / units
-            let one = String(format: "0.%02d", hundredths), train = String(format: "0.%02d", 100 - 2 * hundredths)
-            y.append("  fractions: {train: \(train), validation: \(one), test: \(one)}   # \(units) subjects: \(units - 2) / 1 / 1")
-        } else if units == 2 {
-            y.append("  fractions: {train: 0.5, validation: 0, test: 0.5}   # 2 subjects: 1 / 0 / 1")
-        } else if units == 1 {
-            y.append("  fractions: {train: 1, validation: 0, test: 0}   # 1 subject: nothing to hold out")
+        // No subject folders with labels from the path: every recording is its own subject
+        // anyway, so they are split as recordings, stratified.
+        let unnamedSubjects = subjectLevel == nil && !classOf.isEmpty
+        if (subjectLevel != nil && units == 1 || unnamedSubjects) && recordings.count >= 3 {
+            // One subject, none to hold out: recordings are split instead; with labels from
+            // the path, each class's recordings on their own (docs/pipeline.md, "Splits and folds").
+            let who = unnamedSubjects ? "no subject folders" : "1 subject"
+            y.append(unnamedSubjects
+                     ? "  # no subject folders: each recording is its own subject, so recordings are split (check: if one person recorded several, they may sit in several splits)"
+                     : "  # 1 subject: none to hold out, so recordings are split (validation and test then measure new recordings of the same person, not new people)")
+            y.append("  by: recording")
+            y.append("  allocation: exact   # each split gets its share of recordings, by count")
+            if !classOf.isEmpty {
+                var perClass: [String: Int] = [:]
+                for r in recordings { if let c = classOf[r] { perClass[c, default: 0] += 1 } }
+                let smallest = perClass.values.min() ?? 0
+                y.append("  stratify: label     # each class's recordings are shared out on their own, so every split gets every class it can")
+                if let line = fractions(smallest, "recordings in the smallest class") { y.append(line) }
+                notes.append("split: \(who), so by recording, stratified by label (\(perClass.count) classes, \(smallest) recording(s) in the smallest)"
+                             + (smallest < 3 ? "; a class needs 3 recordings for every split to have it" : ""))
+            } else {
+                if let line = fractions(recordings.count, "recordings") { y.append(line) }
+                notes.append("split: \(who), so by recording" + (classes.isEmpty ? "" : " (not stratified: `stratify: label` needs labels from the path, these come from rows)"))
+            }
+        } else {
+            y.append("  by: subject")
+            y.append("  allocation: exact   # each split gets its share of subjects, by count")
+            if let line = fractions(units, "subjects") { y.append(line) }
+            if units == 2 && recordings.count >= 3 {
+                y.append("  # 2 subjects leave none for validation; `by: recording` (with `stratify: label` when labels come from the path) would give every split recordings, mixing the two people across splits")
+            }
         }
         y.append("output:")
         y.append("  type: hdf5")
         y.append("  path: \(YAMLText.quoted("build/" + sanitizedName(name)))")
-        return y.joined(separator: "\n") + "\n"
+        return (y.joined(separator: "\n") + "\n", notes)
     }
 
     /// Globs relative to the pipeline's folder matching exactly each group's files: `**/NAME`

@@ -40,7 +40,10 @@ public enum PipelineRunner {
                                  checkpoint: options.checkpoint) : nil
         // Runs before the partial folder is removed: no data file is still open, or written
         // to, once its folder is gone.
-        if let writer { job.onAbandon { writer.abandon() } }
+        if let writer {
+            job.onAbandon { writer.abandon() }
+            writer.explainNoWindow = { SlowStreams.explain(plan) }
+        }
         var failures: [(Int, String)] = []
         let progress = ProgressTracker(total: owned.count,
                                        totalBytes: owned.reduce(0) { $0 + sources[$1].fileBytes },

@@ -49,7 +49,7 @@ struct RunPlan: Sendable {
         recordingIndex = Dictionary(uniqueKeysWithValues: recordingNames.enumerated().map { ($1, Int32($0)) })
         let splitter = SplitAssigner(spec.split)
         let keys = sources.map { splitter.key(subject: $0.subject, recording: $0.name) }
-        let assignment = splitter.assign(keys)
+        let assignment = splitter.assign(keys, strata: try Self.strata(spec: spec, sources: sources, keys: keys))
         splitOf = keys.map { assignment.split[$0]! }
         foldOf = keys.map { key in assignment.foldCount == nil ? nil : (assignment.fold[key] ?? -1) }
         foldCount = assignment.foldCount
@@ -70,6 +70,26 @@ struct RunPlan: Sendable {
         } else {
             intervals = nil
             ignoredLabelRows = nil
+        }
+    }
+
+    /// With `split.stratify: label`, each split key's stratum: its recording's class (the
+    /// `from: path` label after `labels.map`; "" when it is no class), or for a subject the
+    /// classes of its recordings, sorted by bytes and joined by `+` (docs/pipeline.md, "Splits
+    /// and folds"). Only paths are rendered: nothing is read, so `merge` gets the same.
+    static func strata(spec: PipelineSpec, sources: [RecordingSource], keys: [String]) throws -> [String: String] {
+        guard spec.split.stratify != nil, let labels = spec.labels else { return [:] }
+        var renames: [String: String] = [:]
+        for e in labels.map { renames[e.key] = e.value }
+        let classes = Set(labels.classes)
+        var byKey: [String: Set<String>] = [:]
+        for (source, key) in zip(sources, keys) {
+            let label = try LabelSources.pathLabel(source, spec: spec).map { renames[$0] ?? $0 }
+            byKey[key, default: []].insert(label.flatMap { classes.contains($0) ? $0 : nil } ?? "")
+        }
+        return byKey.mapValues { set in
+            let named = set.filter { !$0.isEmpty }.sorted(by: Text.utf8Less)
+            return named.isEmpty ? "" : named.joined(separator: "+")
         }
     }
 

@@ -12,6 +12,8 @@ import MotionDataset
 ///   get ⌊fraction × n⌋ each per split in order train, validation, test; the remaining keys go one
 ///   each to the splits with the largest remainders (ties in that order). So 4 subjects at
 ///   0.5/0.25/0.25 are always 2/1/1.
+/// - `stratify: label` (with `exact`): the same, within each class on its own: a class's keys,
+///   ordered by u, get its largest-remainder quotas, so every class is shared out by count.
 /// - `assign` overrides both.
 /// - `folds: k`: the train split's keys, ordered by h2 of "{seed}:fold:{key}" (ties by UTF-8
 ///   bytes), are dealt to folds 0, 1, …, k−1, 0, 1, … — balanced in keys and independent of the
@@ -41,7 +43,11 @@ public struct SplitAssigner: Sendable {
     }
 
     /// Assigns `keys` (each once; order does not matter).
-    public func assign(_ keys: [String]) -> Assignment {
+    ///
+    /// - Parameter strata: with `stratify: label`, each key's stratum (its class; a key of no
+    ///   class, or missing here, is in the stratum ""). Each stratum's free keys are shared out
+    ///   on their own, as `allocation: exact` shares out all of them. Ignored without `stratify`.
+    public func assign(_ keys: [String], strata: [String: String] = [:]) -> Assignment {
         let unique = Array(Set(keys)).sorted(by: Text.utf8Less)
         var split: [String: SplitName] = [:]
         switch spec.allocation {
@@ -51,11 +57,18 @@ public struct SplitAssigner: Sendable {
             let free = unique.filter { pinned[$0] == nil }
                 .map { (key: $0, u: unit($0)) }
                 .sorted { $0.u != $1.u ? $0.u < $1.u : Text.utf8Less($0.key, $1.key) }
-            let quotas = Self.quotas(count: free.count, fractions: [spec.train, spec.validation, spec.test])
-            var next = 0
-            for (s, quota) in zip(SplitName.datasetSplits, quotas) {
-                for item in free[next..<(next + quota)] { split[item.key] = s }
-                next += quota
+            let fractions = [spec.train, spec.validation, spec.test]
+            // Without `stratify`, one stratum holds every free key.
+            var groups: [String: [String]] = [:]
+            for item in free { groups[spec.stratify == nil ? "" : (strata[item.key] ?? ""), default: []].append(item.key) }
+            for stratum in groups.keys.sorted(by: Text.utf8Less) {
+                let members = groups[stratum]!
+                let quotas = Self.quotas(count: members.count, fractions: fractions)
+                var next = 0
+                for (s, quota) in zip(SplitName.datasetSplits, quotas) {
+                    for key in members[next..<(next + quota)] { split[key] = s }
+                    next += quota
+                }
             }
             for (key, s) in pinned where unique.contains(key) { split[key] = s }
         }

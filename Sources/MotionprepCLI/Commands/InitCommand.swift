@@ -12,7 +12,10 @@ enum InitCommand {
         unit guessed as `inspect` does), IIO dumps with a copied `sysfs` folder beside them. Files of
         one kind and name form one input; folders give recordings (several files in one folder are
         one recording), subjects (`subject01`, `p3`, `user_7` … folders) and, when no file has a
-        label column, labels (activity folders such as `Walking/`). Prints what it found in each file.
+        label column, labels (activity folders such as `Walking/`, or recording folders named after
+        the activity, `iphone13/Squats/`). Streams slower than 12.5 Hz get `max_gap_s` of 2.5
+        intervals; one subject's recordings are split by recording, stratified by label. Prints
+        what it found in each file, then where the labels come from (or why there are none).
 
           -o, --output PIPELINE.yaml   the file to write (default: pipeline.yaml), never inside DATA_DIR
                                        or a dataset; an existing file is replaced only when `init`

@@ -65,6 +65,9 @@ public final class WindowChain {
     /// Hears every settled row of `x` (grid points `first…`) with its validity; no windows are
     /// cut while it is set.
     public var observer: ((_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) -> Void)?
+    /// Hears every settled row of `x` as `observer` does, while windows are cut as usual: the
+    /// live library's row stream (docs/live.md, "Rows").
+    public var rowListener: ((_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) -> Void)?
 
     /// Runs of invalid grid points, those points, and the longest run of valid ones.
     public var gaps: Int { cutter.gaps }
@@ -99,10 +102,11 @@ public final class WindowChain {
             validScratch = []
             flags.removeAll(keepingCapacity: true)
             let n = grid.compute(through: limit, rows: &rows, valid: &flags)
-            if let observer {
+            for listener in [observer, rowListener] {
+                guard let listener else { continue }
                 rows.withUnsafeBufferPointer { r in
                     flags.withUnsafeBufferPointer { f in
-                        observer(first, UnsafeBufferPointer(rebasing: r[((first - base) * C)...]), f)
+                        listener(first, UnsafeBufferPointer(rebasing: r[((first - base) * C)...]), f)
                     }
                 }
             }
@@ -247,12 +251,15 @@ public final class WindowChain {
         segmentPending.removeFirst(n)
     }
 
-    /// Hands the last `count` rows (grid points `first…`) to `observer`.
+    /// Hands the last `count` rows (grid points `first…`) to `observer` and `rowListener`.
     private func observe(_ first: Int, count: Int, valid: Bool) {
-        guard let observer, count > 0 else { return }
+        guard observer != nil || rowListener != nil, count > 0 else { return }
         let flags = [Bool](repeating: valid, count: count)
-        rows.withUnsafeBufferPointer { r in
-            flags.withUnsafeBufferPointer { observer(first, UnsafeBufferPointer(rebasing: r[(r.count - count * C)...]), $0) }
+        for listener in [observer, rowListener] {
+            guard let listener else { continue }
+            rows.withUnsafeBufferPointer { r in
+                flags.withUnsafeBufferPointer { listener(first, UnsafeBufferPointer(rebasing: r[(r.count - count * C)...]), $0) }
+            }
         }
     }
 

@@ -20,6 +20,20 @@ public struct LiveWindow: Sendable, Equatable {
     public var featuresNormalized: [Float]
 }
 
+/// One row of the grid after every transform (docs/live.md, "Rows"): what a Core ML activity
+/// classifier trained on the rows consumes, and the rows of the windows (a window's `x` is `T`
+/// consecutive rows of one segment).
+public struct LiveRow: Sendable, Equatable {
+    /// The grid point's time, on the clock of the samples pushed.
+    public var time: Double
+    /// The gap-free segment the row is in, counted from 0 in the order segments start; a gap (a
+    /// run of invalid grid points) ends one. Rows of a segment too short for a zero-phase
+    /// transform are not given (the dataset has no window there either).
+    public var segment: Int
+    /// One value per channel of `x` (`configuration.channelNames`), float32 as the dataset stores them.
+    public var values: [Float]
+}
+
 /// What the processor counted (docs/live.md): the dataset counts the same things.
 public struct LiveCounts: Sendable, Equatable {
     /// Samples with the same time as the stream's previous one; the later replaces it.
@@ -68,6 +82,10 @@ public final class LiveProcessor {
     private let chain: WindowChain
     private let extractor: FeatureExtractor?
     private var finished: [Bool]
+    /// Rows settled since `takeRows()`, when `emitsRows`.
+    private var pendingRows: [LiveRow] = []
+    private var segmentCount = 0
+    private var inSegment = false
     /// See `lookaheadSeconds`.
     private var filterLookahead = 0.0
     private var sampleCount: [Int32]
@@ -218,6 +236,39 @@ public final class LiveProcessor {
         sampleCount[s] &+= 1
         grid.streams[s].append(name: stream.name, time: t, line: sampleCount[s], value: value)
         counts.duplicateSamples += grid.streams[s].duplicates - before
+    }
+
+    // MARK: - Rows
+
+    /// Whether the processor keeps the rows of the grid after every transform for `takeRows()`
+    /// (off by default: a window-only app keeps nothing). Set it before the first sample.
+    public var emitsRows: Bool = false {
+        didSet {
+            guard emitsRows != oldValue else { return }
+            chain.rowListener = emitsRows ? { [unowned self] first, rows, valid in self.listen(first, rows, valid) } : nil
+        }
+    }
+
+    /// The rows settled since the last call, in time order (`emitsRows`). A row settles when
+    /// every value in it is final: as a window does, after the filter's and the transforms'
+    /// lookahead, so rows come at most as late as the windows holding them.
+    public func takeRows() -> [LiveRow] {
+        defer { pendingRows.removeAll(keepingCapacity: true) }
+        return pendingRows
+    }
+
+    private func listen(_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) {
+        let C = chain.C
+        for i in 0..<valid.count {
+            guard valid[i] else {
+                if inSegment { segmentCount += 1 }
+                inSegment = false
+                continue
+            }
+            inSegment = true
+            pendingRows.append(LiveRow(time: grid.time(first + i), segment: segmentCount,
+                                       values: Array(rows[(i * C)..<((i + 1) * C)])))
+        }
     }
 
     // MARK: - Grid and windows

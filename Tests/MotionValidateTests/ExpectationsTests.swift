@@ -18,7 +18,7 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent("expectations/walk.yaml").path
         let e = try ExpectationsLoader.load(path: path)
         #expect(e.requiredClasses == ["walk", "turn"])
-        #expect(e.minWindowsPerClass?.values[.train] == 2)
+        #expect(e.minWindowsPerClass?.values[.train] == 15)
         #expect(e.valueRanges.first?.channels == "acc_*")
         #expect(e.valueRanges.first?.max == 156.9)
     }

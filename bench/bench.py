@@ -321,6 +321,20 @@ def end_to_end(a, data, files, size):
         c = sorted(p[1] for p in pairs)
         print(f"  transforms (the UCI chain) ÷ none, output {name}: wall ×{statistics.median(w):.2f} ({w[0]:.2f}–{w[-1]:.2f}), "
               f"CPU ×{statistics.median(c):.2f}; target (issue 18): ≤ 1.30")
+    # The UCI chain against a scipy peer (issue #25 point 9): the pandas usecols job with the same
+    # chain in scipy (peer_stages.uci_chain: median_filter, butter + sosfiltfilt, the gravity split,
+    # jerk, magnitudes) and the same h5py output, whole processes in interleaved pairs.
+    peer_env = dict(os.environ, BENCH_CHAIN="uci")
+    peer = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pandas_usecols_job.py"),
+            data, os.path.join(WORK, "out-scipy-uci"), str(a.jobs)]
+    ratios = []
+    for _ in range(max(1, a.e2e_reps)):
+        ours = run_timed([BIN, "run", variants[("hdf5", True)], "--jobs", str(a.jobs), "--quiet"])[0]
+        theirs = run_timed(peer, env=peer_env)[0]
+        ratios.append(theirs / ours)
+    ratios.sort()
+    print(f"  the UCI chain, hdf5: scipy peer ÷ motionprep wall ×{statistics.median(ratios):.2f} "
+          f"({ratios[0]:.2f}–{ratios[-1]:.2f}); target (issue #25): ≥ 2.5")
 
     # validate: the dataset just written, against h5py + numpy + hashlib doing the same reading
     # (SHA-256 of every file, every array decoded, NaN/Inf counted, class counts, train moments).

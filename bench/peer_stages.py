@@ -15,6 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 import h5py
 import numpy as np
 
+# BENCH_CHAIN=uci: the UCI HAR chain of pipelines/uci-har-style.yaml with scipy (bench/uci_scipy_job.py).
+CHAIN = os.environ.get("BENCH_CHAIN", "")
+
 RATE, LENGTH, STRIDE, MAX_GAP, MIN_FRACTION = 50.0, 128, 64, 0.2, 0.8
 G = 9.80665
 SENSORS = ("A", "G")                       # in channel order: acc_x..z, gyro_x..z, then acc_mag
@@ -49,6 +52,8 @@ def windows(streams, label_times, label_codes):
     x = np.empty((len(grid), len(CHANNELS)), np.float32)
     x[:, :6] = np.stack(cols, axis=1)
     x[:, 6] = np.sqrt((x[:, :3].astype(np.float64) ** 2).sum(axis=1))
+    if CHAIN == "uci":
+        x = uci_chain(x, valid)
     # The label in force at each grid point: the latest labelled row at or before it (file order on ties).
     lv = np.asarray(label_codes, np.int64)
     order = np.argsort(label_times, kind="stable")
@@ -70,6 +75,32 @@ def windows(streams, label_times, label_codes):
     return xs, best[keep].astype(np.int64), features(xs), grid[starts]
 
 
+def uci_chain(x, valid):
+    """The UCI HAR chain (docs/signal.md, "Transforms"), per gap-free run of the grid, with scipy:
+    median of 3 and a 3rd-order 20 Hz zero-phase low-pass (sosfiltfilt) on A and G, a 0.3 Hz
+    low-pass splitting A into gravity and body, the jerk (first difference × rate) of body
+    acceleration and gyroscope, and five magnitudes: 17 channels appended to the 7."""
+    from scipy.ndimage import median_filter
+    from scipy.signal import butter, sosfiltfilt
+    low = butter(3, 20, btype="lowpass", fs=RATE, output="sos")
+    grav = butter(3, 0.3, btype="lowpass", fs=RATE, output="sos")
+    out = np.zeros((len(x), x.shape[1] + 17), np.float32)
+    out[:, :x.shape[1]] = x
+    edges = np.flatnonzero(np.diff(np.r_[0, valid.astype(np.int8), 0]))
+    for a, b in zip(edges[::2], edges[1::2]):
+        if b - a < 3 * 12:  # too short for sosfiltfilt's padding: no windows there either
+            continue
+        ag = median_filter(x[a:b, :6].astype(np.float64), size=(3, 1), mode="nearest")
+        ag = sosfiltfilt(low, ag, axis=0)
+        gravity = sosfiltfilt(grav, ag[:, :3], axis=0)
+        body = ag[:, :3] - gravity
+        jerk = np.vstack([np.zeros((1, 6)), np.diff(np.hstack([body, ag[:, 3:]]), axis=0) * RATE])
+        mags = [np.sqrt((m ** 2).sum(axis=1)) for m in (body, gravity, jerk[:, :3], ag[:, 3:], jerk[:, 3:])]
+        out[a:b, :6] = ag
+        out[a:b, 7:] = np.hstack([body, gravity, jerk, np.stack(mags, axis=1)])
+    return out
+
+
 def features(xs):
     """mean, std, min, max, rms of every channel of float32 windows, computed in float64."""
     w = xs.astype(np.float64)
@@ -79,8 +110,9 @@ def features(xs):
 
 
 def empty():
-    return (np.zeros((0, LENGTH, len(CHANNELS)), np.float32), np.zeros(0, np.int64),
-            np.zeros((0, len(CHANNELS) * len(FEATURES)), np.float32), np.zeros(0))
+    ch = len(CHANNELS) + (17 if CHAIN == "uci" else 0)
+    return (np.zeros((0, LENGTH, ch), np.float32), np.zeros(0, np.int64),
+            np.zeros((0, ch * len(FEATURES)), np.float32), np.zeros(0))
 
 
 def run(process, files, data, out, jobs, pool="processes"):
@@ -100,6 +132,7 @@ def write(out, files, data, results):
     os.makedirs(out, exist_ok=True)
     x = np.concatenate([r[0] for r in results])
     ch = x.shape[2]
+    names = list(CHANNELS) + ([f"uci_{i}" for i in range(ch - len(CHANNELS))])
     nf = ch * len(FEATURES)
     with h5py.File(os.path.join(out, "all.h5"), "w", libver=("v108", "v108"), track_order=False) as f:
         opts = dict(shuffle=True, compression="gzip", compression_opts=4, fletcher32=True, track_times=False)
@@ -114,7 +147,7 @@ def write(out, files, data, results):
         ridx = np.concatenate([np.full(len(r[1]), i, np.int32) for i, r in enumerate(results)])
         f.create_dataset("recording_index", data=ridx, chunks=(4096,), maxshape=(None,), **opts)
         f.attrs["recording_names"] = [os.path.splitext(os.path.relpath(p, data))[0] for p in files]
-        f.attrs["channel_names"] = list(CHANNELS)
+        f.attrs["channel_names"] = names
 
 
 def codes_pandas(labels):

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import MotionCore
+import MotionIngest
 
 /// Expands path patterns with `*`, `?`, `[…]` in a component and `**` for any number of folders;
 /// a backslash makes the next character literal (`\*`, `\?`, `\[`, `\]`, `\\`; ``escape(_:)``).
@@ -169,15 +170,44 @@ enum PathText {
         return String(path[..<slash])
     }
 
+    /// The file name without its last extension, and before it a compression suffix
+    /// (`rec-01.csv.gz` → `rec-01`, as `rec-01.csv`; docs/inputs.md, "Compressed files").
     static func stem(_ path: String) -> String {
-        let name = lastComponent(path)
+        let name = dropCompressionSuffix(lastComponent(path))
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
     }
 
+    /// `path` without its last extension (and a compression suffix before it).
     static func dropExtension(_ path: String) -> String {
-        let name = lastComponent(path)
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path }
-        return String(path.dropLast(name.distance(from: dot, to: name.endIndex)))
+        let whole = dropCompressionSuffix(path)
+        let name = lastComponent(whole)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return whole }
+        return String(whole.dropLast(name.distance(from: dot, to: name.endIndex)))
     }
+
+    /// The suffixes of the compressed files the text readers decompress (by magic; names only
+    /// matter for the names derived from them), in any case.
+    static let compressionSuffixes = [".gz", ".gzip", ".zst", ".zstd", ".xz", ".bz2", ".bzip2"]
+
+    /// `name` without a trailing compression suffix (`a.csv.gz` → `a.csv`; `.gz` alone stays).
+    static func dropCompressionSuffix(_ name: String) -> String {
+        let lower = name.lowercased()
+        for suffix in compressionSuffixes where lower.hasSuffix(suffix) && lower.utf8.count > suffix.utf8.count {
+            let kept = String(decoding: name.utf8.dropLast(suffix.utf8.count), as: UTF8.self)
+            if kept.hasSuffix("/") { return name }
+            return kept
+        }
+        return name
+    }
+
+    /// The bytes of text the file at `path` may give, for choosing between whole and streamed
+    /// reading: its size, or, compressed (by its magic), `unknownTextBytes` (always streamed,
+    /// its blocks never kept in memory).
+    static func textSize(_ path: String) -> Int {
+        TextHead.compression(ofFileAt: path) == nil ? fileSize(path) : unknownTextBytes
+    }
+
+    /// What `textSize` says for a compressed file: larger than any threshold.
+    static let unknownTextBytes = Int.max >> 8
 }

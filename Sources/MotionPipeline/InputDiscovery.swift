@@ -22,8 +22,12 @@ public struct RecordingSource: Sendable, Equatable {
     /// Files in pipeline input order, then sorted path order.
     public var files: [InputFile]
 
-    /// The bytes of its files now (what decides streaming and what progress counts).
+    /// The bytes of its files now, on disk (what progress counts).
     var fileBytes: Int { files.reduce(0) { $0 + PathText.fileSize($1.path) } }
+
+    /// The bytes of text its files may give (`PathText.textSize`: a compressed file counts as
+    /// larger than any limit): what decides streaming, and keeping blocks for a second pass.
+    var textBytes: Int { files.reduce(0) { Swift.min(PathText.unknownTextBytes, $0 + PathText.textSize($1.path)) } }
 }
 
 /// Finds input files and groups them into recordings.

@@ -99,7 +99,7 @@ public enum PipelineDraft {
                 continue
             }
             guard let kind = sniffed[Text.Bytes(rel)] else {
-                f.skipped = "not a .csv, .txt or .tsv file, nor an iio dump with a `sysfs` folder beside it"
+                f.skipped = "not a .csv, .txt or .tsv file (plain or compressed: .csv.gz, .csv.zst, .csv.xz, .csv.bz2), nor an iio dump with a `sysfs` folder beside it"
                 continue
             }
             switch kind {
@@ -182,7 +182,8 @@ public enum PipelineDraft {
     }
 
     static func isText(_ rel: String) -> Bool {
-        let lower = rel.lowercased()
+        // A compressed text file by its name (`rec.csv.gz`); it is read by its magic.
+        let lower = PathText.dropCompressionSuffix(rel).lowercased()
         return lower.hasSuffix(".csv") || lower.hasSuffix(".txt") || lower.hasSuffix(".tsv")
     }
 

@@ -116,7 +116,9 @@ let swiftTargets: [Target] = [
 // MARK: - Tests (one target per module)
 
 // Shared by the test targets only: temporary folders, a seeded generator, child processes, the venv.
-let testSupport: Target = .target(name: "MotionTestSupport", path: "Sources/MotionTestSupport")
+// The compressors of the compressed-input fixtures are the Debian libraries' own encoders.
+let testSupport: Target = .target(name: "MotionTestSupport", dependencies: ["CZlib", "CZstd", "CLzma", "CBzip2"],
+                                  path: "Sources/MotionTestSupport")
 // The test oracle (docs/streaming.md, "One path"): the resampler, anti-aliasing and transforms
 // applied to whole streams, as motionprep's first engine did. No product depends on it.
 let reference: Target = .target(name: "MotionReference", dependencies: ["MotionCore", "MotionResample"])
@@ -125,8 +127,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionYAMLTests", dependencies: ["MotionYAML"]),
     .testTarget(name: "MotionConfigTests", dependencies: ["MotionConfig"]),
     .testTarget(name: "MotionIngestTests", dependencies: ["MotionTestSupport", "MotionIngest", "MotionDecompress"]),
-    // The C libraries too: the tests compress their fixtures with them (one-shot calls).
-    .testTarget(name: "MotionDecompressTests", dependencies: ["MotionDecompress", "CZlib", "CZstd", "CLzma", "CBzip2"]),
+    .testTarget(name: "MotionDecompressTests", dependencies: ["MotionDecompress", "MotionTestSupport"]),
     .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample", "MotionReference"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),

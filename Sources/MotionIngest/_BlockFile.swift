@@ -75,6 +75,8 @@ final class _BlockFile {
                 try consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             } catch {
                 if let changed = observed?.changeSinceOpen(atEnd: false) { throw changed }
+                // A compressed file damaged just past a parse error: the damage is the error.
+                if let damage = input.damageBehind() { throw damage }
                 throw error
             }
         }

@@ -25,13 +25,15 @@ enum _ChunkedFile {
             throw IngestError(.cannotOpen(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
         }
         let observed = try _ObservedRead.begin(observer, fd: fd, path: path, displayPath: displayPath)
+        let input = _InputBytes(fd: fd, displayPath: displayPath, observed: observed, chunkBytes: chunkBytes, isText: isText,
+                                refusesBinary: refusesBinary)
         do {
-            let input = _InputBytes(fd: fd, displayPath: displayPath, observed: observed, chunkBytes: chunkBytes, isText: isText,
-                                    refusesBinary: refusesBinary)
             try input.prime()
             return try body(input, input.format == nil ? info.regularFileSize : nil)
         } catch {
             if let changed = observed?.changeSinceOpen(atEnd: false) { throw changed }
+            // A compressed file damaged just past a parse error: the damage is the error.
+            if error is IngestError, let damage = input.damageBehind() { throw damage }
             throw error
         }
     }

@@ -33,6 +33,11 @@ final class _InputBytes {
     private var primed = false
     private var fileEnded = false
     private var textEnded = false
+    /// Set once decoding threw: the decoder is not called again.
+    private var decodeFailed = false
+    /// Set while `damageBehind` reads on: the end of the file is not reported to the observer
+    /// (the read failed; nothing is to be recorded as read).
+    private var draining = false
 
     private let refusesBinary: Bool
 
@@ -123,7 +128,7 @@ final class _InputBytes {
         switch _Syscalls.read(fd, into: buffer) {
         case .success(0):
             fileEnded = true
-            try observed?.finish()
+            if !draining { try observed?.finish() }
             return 0
         case .success(let n):
             fileBytesRead += n
@@ -170,7 +175,34 @@ final class _InputBytes {
         }
     }
 
+    /// The most compressed bytes `damageBehind` reads past a parse error.
+    static let damageLookaheadBytes = 64 << 20
+
+    /// After a parse error in a compressed file: whether its stream is damaged a little further
+    /// on (decoding on, at most `damageLookaheadBytes` more of the file, the text discarded).
+    /// Garbage decoded from a damaged stream often fails to parse before the decoder notices
+    /// (a CRC at the member's end): the damage is then the error to report, not the garbage.
+    func damageBehind() -> IngestError? {
+        guard let decoded, !textEnded, !decodeFailed else { return nil }
+        let limit = fileBytesRead + Self.damageLookaheadBytes
+        draining = true
+        while !textEnded && fileBytesRead <= limit {
+            decodedStart = 0
+            decodedEnd = 0
+            do {
+                try fillDecoded(atLeast: decoded.count)
+            } catch let e as IngestError {
+                if case .decompression = e.kind { return e }
+                return nil
+            } catch {
+                return nil
+            }
+        }
+        return nil
+    }
+
     private func error(_ e: DecompressionError) -> IngestError {
-        IngestError(.decompression(problem: e.problem), at: SourceLocation(file: displayPath, byteOffset: e.byteOffset))
+        decodeFailed = true
+        return IngestError(.decompression(problem: e.problem), at: SourceLocation(file: displayPath, byteOffset: e.byteOffset))
     }
 }

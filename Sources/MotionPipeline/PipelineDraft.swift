@@ -591,9 +591,11 @@ public enum PipelineDraft {
     /// `?`, `[` or backslash in a file or folder name matches only itself.
     static func patterns(_ groups: [Group], base: String, findings: [Finding]) -> [[String]] {
         let prefix = base == "." ? "" : Glob.escape(base) + "/"
+        // `csv.gz` for a compressed `rec.csv.gz` (docs/inputs.md, "Compressed files").
         func ext(_ name: String) -> String? {
-            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-            return String(name[name.index(after: dot)...])
+            let inner = PathText.dropCompressionSuffix(name)
+            guard let dot = inner.lastIndex(of: "."), dot != inner.startIndex else { return nil }
+            return String(inner[inner.index(after: dot)...]) + name.dropFirst(inner.count)
         }
         // The group whose files have a name (or extension): its index, or -1 when files of
         // several groups, or files not used, have it.

@@ -1,4 +1,5 @@
 import MotionDecompress
+import MotionTestSupport
 import Testing
 
 /// The streaming decoders (docs/inputs.md, "Compressed files"): every format gives back its
@@ -11,7 +12,7 @@ import Testing
     func roundTripAtEveryPieceSize(_ format: CompressionFormat) throws {
         var g = SeededText(seed: 7)
         let text = g.csv(bytes: 200_000)
-        let packed = Compressors.compress(text, format)
+        let packed = Compressors.compress(text, format.rawValue)
         #expect(CompressionFormat.detect(packed) == format)
         // Input and output pieces of 1 byte up: a stream cut anywhere (headers, blocks,
         // checksums split across reads) decodes the same.
@@ -23,7 +24,7 @@ import Testing
 
     @Test(arguments: formats)
     func emptyContent(_ format: CompressionFormat) throws {
-        let packed = Compressors.compress([], format)
+        let packed = Compressors.compress([], format.rawValue)
         #expect(!packed.isEmpty)
         #expect(try StreamDecoder.decompress(packed, format: format, chunkBytes: 1, outputBytes: 1).isEmpty)
     }
@@ -31,7 +32,7 @@ import Testing
     @Test(arguments: formats)
     func concatenatedStreamsAreReadWhole(_ format: CompressionFormat) throws {
         let a = Array("time,x\n1,2\n".utf8), b = Array("3,4\n5,6\n".utf8), c: [UInt8] = []
-        let packed = Compressors.compress(a, format) + Compressors.compress(c, format) + Compressors.compress(b, format)
+        let packed = Compressors.compress(a, format.rawValue) + Compressors.compress(c, format.rawValue) + Compressors.compress(b, format.rawValue)
         for piece in [1, 3, 1 << 16] {
             #expect(try StreamDecoder.decompress(packed, format: format, chunkBytes: piece, outputBytes: piece) == a + b,
                     "\(format) piece \(piece)")
@@ -45,7 +46,7 @@ import Testing
     func truncatedAtEveryLength(_ format: CompressionFormat) throws {
         var g = SeededText(seed: 11)
         let text = g.csv(bytes: 3_000)
-        let packed = Compressors.compress(text, format)
+        let packed = Compressors.compress(text, format.rawValue)
         for cut in 0..<packed.count {
             let part = Array(packed[0..<cut])
             do {
@@ -65,9 +66,9 @@ import Testing
     /// A file cut inside its second stream: truncated, naming where that stream starts.
     @Test(arguments: formats.filter { $0 != .xz })
     func truncatedSecondStreamNamesItsStart(_ format: CompressionFormat) throws {
-        let first = Compressors.compress(Array("a,b\n1,2\n".utf8), format)
+        let first = Compressors.compress(Array("a,b\n1,2\n".utf8), format.rawValue)
         var g = SeededText(seed: 3)
-        let second = Compressors.compress(g.csv(bytes: 5_000), format)
+        let second = Compressors.compress(g.csv(bytes: 5_000), format.rawValue)
         let part = first + second.prefix(second.count / 2)
         #expect(throws: DecompressionError(format, .truncated(streamStart: first.count), at: part.count)) {
             _ = try StreamDecoder.decompress(Array(part), format: format)
@@ -80,7 +81,7 @@ import Testing
     func corruptedBytesAreRefused(_ format: CompressionFormat) throws {
         var g = SeededText(seed: 5)
         let text = g.csv(bytes: 50_000)
-        let packed = Compressors.compress(text, format)
+        let packed = Compressors.compress(text, format.rawValue)
         for at in [packed.count / 3, packed.count / 2, packed.count - 2] {
             var bad = packed
             bad[at] ^= 0x55
@@ -97,7 +98,7 @@ import Testing
 
     @Test(arguments: formats)
     func trailingGarbageIsRefused(_ format: CompressionFormat) throws {
-        let packed = Compressors.compress(Array("time,x\n1,2\n".utf8), format)
+        let packed = Compressors.compress(Array("time,x\n1,2\n".utf8), format.rawValue)
         let bad = packed + Array("not compressed\n".utf8)
         #expect(throws: DecompressionError.self) {
             _ = try StreamDecoder.decompress(bad, format: format, chunkBytes: 5, outputBytes: 5)

@@ -2,21 +2,23 @@ import CBzip2
 import CLzma
 import CZlib
 import CZstd
-import MotionDecompress
 
-/// The fixtures' compressors: one-shot calls of the same Debian libraries, so the decoders are
-/// checked against the libraries' own encoders (the Python tests check them against Python's).
-enum Compressors {
-    static func compress(_ bytes: [UInt8], _ format: CompressionFormat) -> [UInt8] {
+/// The compressed-input fixtures' compressors: one-shot calls of the Debian libraries, so the
+/// decoders are checked against the libraries' own encoders (the Python tests check them
+/// against Python's `gzip`, `zstandard`, `lzma` and `bz2`).
+public enum Compressors {
+    /// `bytes` compressed as `format`: `gzip`, `zstd`, `xz` or `bzip2`.
+    public static func compress(_ bytes: [UInt8], _ format: String) -> [UInt8] {
         switch format {
-        case .gzip: return gzip(bytes)
-        case .zstd: return zstd(bytes)
-        case .xz: return xz(bytes)
-        case .bzip2: return bzip2(bytes)
+        case "gzip": return gzip(bytes)
+        case "zstd": return zstd(bytes)
+        case "xz": return xz(bytes)
+        case "bzip2": return bzip2(bytes)
+        default: preconditionFailure("no compressor \(format)")
         }
     }
 
-    static func gzip(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
+    public static func gzip(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
         var stream = z_stream()
         precondition(deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                                    Int32(MemoryLayout<z_stream>.size)) == Z_OK)
@@ -37,7 +39,7 @@ enum Compressors {
     }
 
     /// With the content checksum, as the `zstd` tool writes by default.
-    static func zstd(_ bytes: [UInt8], level: Int32 = 3) -> [UInt8] {
+    public static func zstd(_ bytes: [UInt8], level: Int32 = 3) -> [UInt8] {
         let cctx = ZSTD_createCCtx()
         defer { ZSTD_freeCCtx(cctx) }
         _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)
@@ -48,7 +50,7 @@ enum Compressors {
         return Array(out[0..<n])
     }
 
-    static func xz(_ bytes: [UInt8]) -> [UInt8] {
+    public static func xz(_ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: lzma_stream_buffer_bound(bytes.count))
         var pos = 0
         let status = bytes.withUnsafeBufferPointer { i in
@@ -60,7 +62,7 @@ enum Compressors {
         return Array(out[0..<pos])
     }
 
-    static func bzip2(_ bytes: [UInt8]) -> [UInt8] {
+    public static func bzip2(_ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: bytes.count + bytes.count / 100 + 700)
         var length = UInt32(out.count)
         var input = bytes
@@ -76,10 +78,10 @@ enum Compressors {
 }
 
 /// Seeded text fixtures (SplitMix64), reproducible across runs.
-struct SeededText {
+public struct SeededText {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -87,7 +89,7 @@ struct SeededText {
         return z ^ (z >> 31)
     }
     /// CSV-like rows, `bytes` long at least.
-    mutating func csv(bytes: Int) -> [UInt8] {
+    public mutating func csv(bytes: Int) -> [UInt8] {
         var out = Array("time,x,y,z\n".utf8)
         var t = 0
         while out.count < bytes {

@@ -17,6 +17,9 @@ final class _ZstdCodec: _Codec {
 
     deinit { ZSTD_freeDCtx(context) }
 
+    /// The input given to one `ZSTD_decompressStream` call: the precision of an error's offset.
+    static let sliceBytes = 4096
+
     var openStreamStart: Int? { frameStart }
 
     func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
@@ -25,11 +28,13 @@ final class _ZstdCodec: _Codec {
             guard !input.isEmpty else { return (0, 0) }
             frameStart = offset
         }
-        var inBuffer = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+        // At most `sliceBytes` of input a call: libzstd does not say where in its input an error
+        // is, so the offset named is the start of the slice it failed on.
+        var inBuffer = ZSTD_inBuffer(src: input.baseAddress, size: Swift.min(input.count, Self.sliceBytes), pos: 0)
         var outBuffer = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         let hint = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
         if ZSTD_isError(hint) != 0 {
-            let at = offset + inBuffer.pos
+            let at = offset
             switch ZSTD_getErrorCode(hint) {
             case ZSTD_error_frameParameter_windowTooLarge:
                 throw DecompressionError(.zstd, .memoryLimit(limitBytes: StreamDecoder.memoryLimitBytes), at: at)

@@ -230,7 +230,7 @@ def test_binary_files_are_refused_as_binary(work, tmp_path):
         info = tarfile.TarInfo("rec-01.csv")
         info.size = len(mc_text(work))
         t.addfile(info, io.BytesIO(mc_text(work)))
-    path, p = one_recording(tmp_path, gzip.compress(tar.getvalue()), name="rec-01.tar.gz")
+    path, p = one_recording(tmp_path, gzip.compress(tar.getvalue()), name="rec-01.csv.gz")
     assert p.returncode == 65 and "binary, not text, once gzip-decompressed" in p.stderr and "a tar archive" in p.stderr, p.stderr
 
 
@@ -296,4 +296,6 @@ def test_inspect_reads_a_compressed_file_as_the_plain_one(work, fmt):
     (work / f"wide.csv.{fmt}").write_bytes(COMPRESS[fmt](csv.read_bytes()))
     a = json.loads(motionprep("inspect", csv, "--json").stdout)
     b = json.loads(motionprep("inspect", work / f"wide.csv.{fmt}", "--json").stdout)
+    # The input entry to paste names the file as it is: the compressed one.
+    assert b.pop("input") == a.pop("input").replace("wide.csv", f"wide.csv.{fmt}")
     assert strip(a) == strip(b)

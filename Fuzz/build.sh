@@ -47,6 +47,9 @@ module MotionCore "$S"/MotionCore/*.swift
 module MotionDecompress "$S"/MotionDecompress/*.swift
 module MotionIngest "$S"/MotionIngest/*.swift
 module MotionYAML "$S"/MotionYAML/*.swift
+# MotionConfig describes stage options with MotionResample's and MotionLabels' types.
+module MotionResample "$S"/MotionResample/*.swift
+module MotionLabels "$S"/MotionLabels/*.swift
 module MotionConfig "$S"/MotionConfig/*.swift
 
 # One executable per target: NAME, entry file, objects.
@@ -61,6 +64,6 @@ target() {
 target csv "$ROOT/Fuzz/Targets/CSVTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
 target motioncollector "$ROOT/Fuzz/Targets/MotionCollectorTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
 target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
-target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat MotionYAML MotionConfig
+target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat MotionYAML MotionResample MotionLabels MotionConfig
 target compressed "$ROOT/Fuzz/Targets/CompressedTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
 echo "built: $(cd "$OUT" && ls fuzz-* | grep -v "\.log$" | tr "\n" " ")"

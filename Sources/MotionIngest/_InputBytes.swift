@@ -23,8 +23,10 @@ final class _InputBytes {
     /// Bytes handed to the parser (decompressed).
     private(set) var textBytesRead = 0
 
-    /// The file's bytes: the head (the first read), then, compressed, the undecoded input.
-    private let raw: UnsafeMutableRawBufferPointer
+    /// The file's bytes: the head (the first `_BinaryText.sniffBytes`), then, compressed, the
+    /// undecoded input (grown to `chunkBytes` once the file is known to be compressed).
+    private var raw: UnsafeMutableRawBufferPointer
+    private let chunkBytes: Int
     private var rawStart = 0, rawEnd = 0
     /// Decoded bytes not yet handed out (compressed files only).
     private var decoded: UnsafeMutableRawBufferPointer?
@@ -49,8 +51,9 @@ final class _InputBytes {
         self.displayPath = displayPath
         self.observed = observed
         self.isText = isText
-        // A binary input reads straight into the caller's buffer.
-        raw = .allocate(byteCount: isText ? Swift.max(_BinaryText.sniffBytes, chunkBytes) : 1, alignment: 64)
+        self.chunkBytes = Swift.max(1, chunkBytes)
+        // A binary input reads straight into the caller's buffer; a plain text one after its head.
+        raw = .allocate(byteCount: isText ? _BinaryText.sniffBytes : 1, alignment: 64)
     }
 
     deinit {
@@ -75,7 +78,12 @@ final class _InputBytes {
         if let found = CompressionFormat.detect(head) {
             format = found
             do { decoder = try StreamDecoder(found) } catch let e as DecompressionError { throw error(e) }
-            decoded = .allocate(byteCount: raw.count, alignment: 64)
+            // Reads of `chunkBytes` of the compressed file, decoded into as much.
+            let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(chunkBytes, raw.count), alignment: 64)
+            input.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<rawEnd]))
+            raw.deallocate()
+            raw = input
+            decoded = .allocate(byteCount: Swift.max(chunkBytes, _BinaryText.sniffBytes), alignment: 64)
             // The first decoded bytes must be text too.
             try fillDecoded(atLeast: _BinaryText.sniffBytes)
             let text = UnsafeRawBufferPointer(rebasing: decoded![decodedStart..<decodedEnd])

@@ -168,6 +168,38 @@ import Testing
         }
     }
 
+    /// A damaged stream whose garbage fails to parse before the decoder notices (a stored gzip
+    /// block: the flipped byte is text, the CRC at the end finds it) is reported as damaged.
+    @Test func damageIsTheErrorNotItsGarbage() throws {
+        let dir = try TemporaryDirectory(label: "compressed-damage")
+        defer { dir.remove() }
+        var packed = Compressors.gzip(Self.mcText, level: 0)
+        let line = Array(Self.mcText).split(separator: 0x0A, omittingEmptySubsequences: false)
+        // Line 11's When ("1000.09") becomes "x000.09": a parse error at 11:5 in the plain text.
+        let offset = line[0..<10].reduce(0) { $0 + $1.count + 1 } + 4
+        let at = packed.firstIndex(of: 0x0A)!  // the first line ends inside the stored block
+        let textStart = at - (line[0].count)
+        packed[textStart + offset] = UInt8(ascii: "x")
+        let path = try Self.write(packed, dir, "rec.csv.gz")
+        for blockBytes in [nil, 256] as [Int?] {
+            let got = ingestErrorMessage {
+                if let blockBytes {
+                    let reader = try MotionCollectorBlockReader(path: path, displayPath: "rec.csv.gz", units: .si, keep: nil,
+                                                                blockBytes: blockBytes)
+                    while try reader.next() != nil {}
+                } else {
+                    _ = try MotionCollectorReader.read(path: path, displayPath: "rec.csv.gz", units: .si, keep: nil)
+                }
+            }
+            #expect(got?.message.hasPrefix("rec.csv.gz at byte \(packed.count - 4): corrupt gzip data at byte \(packed.count - 4): incorrect data check") == true,
+                    "\(got?.message ?? "no error")")
+        }
+        // The same bytes as plain text: the parser's error, at its line.
+        let plain = try Self.write(Array(packed[textStart..<(textStart + Self.mcText.count)]), dir, "plain.csv")
+        let got = ingestErrorMessage { _ = try MotionCollectorReader.read(path: plain, displayPath: "plain.csv", units: .si, keep: nil) }
+        #expect(got?.message.hasPrefix("plain.csv:11:5: `x000.09` is not a number") == true, "\(got?.message ?? "")")
+    }
+
     /// An empty text compressed is the plain empty file's error.
     @Test(arguments: formats)
     func emptyCompressedTextIsAnEmptyFile(_ format: String) throws {

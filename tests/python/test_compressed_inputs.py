@@ -202,6 +202,21 @@ def test_a_corrupt_stream_fails_with_the_byte_offset(work, tmp_path, fmt):
         assert 0 <= offset <= len(packed), p.stderr
 
 
+def test_damage_is_reported_rather_than_the_garbage_it_decodes_to(work, tmp_path):
+    """A stored gzip block (level 0): a flipped byte is text that fails to parse on line 11, long
+    before the CRC at the member's end notices; the damage is the error."""
+    text = mc_text(work)
+    packed = bytearray(gzip.compress(text, compresslevel=0, mtime=0))
+    lines = text.split(b"\n")
+    start = packed.index(lines[0])
+    at = start + sum(len(l) + 1 for l in lines[:10])  # the first byte of line 11
+    packed[at] = ord("x")
+    path, p = one_recording(tmp_path, bytes(packed))
+    assert p.returncode == 65, p.stderr
+    assert "d/s1/rec-01.csv.gz: error: corrupt gzip data at byte" in p.stderr and "incorrect data check" in p.stderr, p.stderr
+    assert ":11:" not in p.stderr, p.stderr
+
+
 def test_trailing_bytes_after_the_stream_are_refused(work, tmp_path):
     packed = gzip.compress(mc_text(work))
     path, p = one_recording(tmp_path, packed + b"\0" * 512)

@@ -82,7 +82,13 @@ public enum InputDiscovery {
             var candidates: [(path: String, pattern: String)] = []
             for pattern in input.files ?? input.paths {
                 let resolved = PathText.join(spec.baseDirectory, pattern)
-                let found = input.files == nil ? Glob.files(matching: resolved) : (access(resolved, F_OK) == 0 ? [PathText.normalize(resolved)] : [])
+                var found = input.files == nil ? Glob.files(matching: resolved) : (access(resolved, F_OK) == 0 ? [PathText.normalize(resolved)] : [])
+                if input.files == nil, let preset = input.preset, preset.app.readsFolders {
+                    // An export folder's file compressed under its name and a suffix
+                    // (`Accelerometer.csv.gz`; docs/inputs.md, "Compressed files").
+                    for suffix in PathText.compressionSuffixes { found += Glob.files(matching: resolved + suffix) }
+                    found.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                }
                 if found.isEmpty { unmatched.append(Unmatched(inputIndex: i, pattern: pattern)) }
                 for f in found where seen.insert(Text.Bytes(f)).inserted { candidates.append((f, pattern)) }
             }

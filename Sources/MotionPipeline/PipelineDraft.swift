@@ -332,6 +332,8 @@ public enum PipelineDraft {
     /// The phone-app preset whose export `rel` looks like (its header line: the first line, or the
     /// one after Excel's `sep=` line).
     static func presetMatch(_ rel: String, head: [UInt8]) -> PhonePreset.Match? {
+        // `Accelerometer.csv.gz` is the app's `Accelerometer.csv`, compressed (docs/inputs.md, "Compressed files").
+        let rel = PathText.dropCompressionSuffix(rel)
         let lines = head.split(separator: 0x0A, maxSplits: 2, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard let first = lines.first else { return nil }
         let bare = first.hasPrefix("\u{FEFF}") ? String(first.dropFirst()) : first

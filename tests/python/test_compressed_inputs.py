@@ -291,6 +291,27 @@ def test_init_on_a_folder_of_compressed_csvs(work, tmp_path):
         assert np.array_equal(a[key], b[key]), key
 
 
+@pytest.mark.parametrize("app,fmt", [("sensorlogger", "gz"), ("phyphox", "xz"), ("androsensor", "bz2")])
+def test_phone_exports_compressed_file_by_file(tmp_path, app, fmt):
+    """A phone app's export folder with every file compressed (`Accelerometer.csv.gz`): init
+    drafts the app's preset, and the dataset is the plain export's."""
+    motionprep("synth", "--format", app, "--out", tmp_path / "plain", "--subjects", 2, "--minutes", 0.3, "--seed", 2)
+    shutil.copytree(tmp_path / "plain", tmp_path / "packed", ignore=shutil.ignore_patterns("*.csv"))
+    compress_tree(tmp_path / "plain", tmp_path / "packed", fmt, COMPRESS[fmt])
+    assert not list((tmp_path / "packed").glob("**/*.csv"))
+    for name in ("plain", "packed"):
+        motionprep("init", name, "-o", f"{name}.yaml", cwd=tmp_path)
+        yaml = (tmp_path / f"{name}.yaml").read_text()
+        assert f"  - type: {app}\n" in yaml, yaml
+        motionprep("run", f"{name}.yaml", "--quiet", cwd=tmp_path)
+    a, b = arrays(tmp_path / "build" / "plain"), arrays(tmp_path / "build" / "packed")
+    assert sorted(a) == sorted(b) and len(a) > 0
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+    manifest = json.loads((tmp_path / "build" / "packed" / "manifest.json").read_text())
+    assert all(e["path"].endswith("." + fmt) for e in manifest["inputs"] if e["role"] == "recording")
+
+
 @pytest.mark.parametrize("fmt", ["gz", "zst"])
 def test_inspect_reads_a_compressed_file_as_the_plain_one(work, fmt):
     plain = work / "plain" / "subject01" / "rec-01.csv"

@@ -335,3 +335,11 @@ def test_inspect_reads_a_compressed_file_as_the_plain_one(work, fmt):
     # The input entry to paste names the file as it is: the compressed one.
     assert b.pop("input") == a.pop("input").replace("wide.csv", f"wide.csv.{fmt}")
     assert strip(a) == strip(b)
+
+
+@pytest.mark.parametrize("variant", ["gz", "bz2"])
+def test_apply_reads_a_compressed_recording_as_the_plain_one(work, tmp_path, variant):
+    suffix = VARIANTS[variant][0]
+    motionprep("apply", work / "out-plain", work / "plain" / "subject02" / "rec-02.csv", "--out", tmp_path / "a", "--quiet")
+    motionprep("apply", work / "out-plain", work / variant / "subject02" / f"rec-02.csv.{suffix}", "--out", tmp_path / "b", "--quiet")
+    assert (tmp_path / "a" / "windows.h5").read_bytes() == (tmp_path / "b" / "windows.h5").read_bytes()

@@ -28,6 +28,12 @@ public struct RecordingSource: Sendable, Equatable {
     /// The bytes of text its files may give (`PathText.textSize`: a compressed file counts as
     /// larger than any limit): what decides streaming, and keeping blocks for a second pass.
     var textBytes: Int { files.reduce(0) { Swift.min(PathText.unknownTextBytes, $0 + PathText.textSize($1.path)) } }
+
+    /// `textBytes`, with compressed files of at most `limit` bytes of text measured
+    /// (`PathText.textSize(_:probingUpTo:)`).
+    func textBytes(probingUpTo limit: Int) -> Int {
+        files.reduce(0) { Swift.min(PathText.unknownTextBytes, $0 + PathText.textSize($1.path, probingUpTo: limit)) }
+    }
 }
 
 /// Finds input files and groups them into recordings.

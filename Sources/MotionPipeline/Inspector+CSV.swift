@@ -174,7 +174,7 @@ extension Inspector {
         do {
             var r = RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "csv", rows: 0, rowsDropped: [:],
                                     streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
-            if PathText.textSize(path) >= streamBytes {
+            if PathText.textSize(path, probingUpTo: streamBytes) >= streamBytes {
                 let scan = try StreamedInspection.scan([{
                     try CSVBlockReader(path: path, displayPath: path, format: format, units: [:], unitSystem: .native,
                                        wideSensorName: PathText.stem(path), keep: nil, blockBytes: blockBytes)

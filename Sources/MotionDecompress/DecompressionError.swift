@@ -36,7 +36,9 @@ public struct DecompressionError: Error, Sendable, Equatable {
         switch kind {
         case .truncated(let start):
             let unit = format == .gzip ? "member" : format == .zstd ? "frame" : "stream"
-            return "truncated \(what) data: the file ends at byte \(byteOffset) inside the \(unit) that starts at byte \(start) "
+            // liblzma reads concatenated streams itself: where the last one starts is not known.
+            let inside = format == .xz ? "before its last \(unit) ends" : "inside the \(unit) that starts at byte \(start)"
+            return "truncated \(what) data: the file ends at byte \(byteOffset) \(inside) "
                 + "(the file was cut short; a whole copy is needed)"
         case .corrupt(let reason):
             return "corrupt \(what) data at byte \(byteOffset): \(reason) (the file is damaged)"

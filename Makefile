@@ -15,7 +15,7 @@ PYTHON       ?= python3
 VENV         := .venv
 VPY          := $(VENV)/bin/python
 RELEASE_BIN  := .build/release/motionprep
-PKGS         := libhdf5-dev libzstd-dev libyaml-dev libssl-dev libdeflate-dev libxxhash-dev libfast-float-dev pkg-config zstd
+PKGS         := libhdf5-dev libzstd-dev zlib1g-dev liblzma-dev libbz2-dev libyaml-dev libssl-dev libdeflate-dev libxxhash-dev libfast-float-dev pkg-config zstd
 # Only for the tests: a one-node Slurm cluster (tests/python/test_slurm.py), Chromium for the
 # report's screenshots (Tests/MotionReportTests), zsh and fish for the completions
 # (tests/python/test_install.py). `make run` installs none of them.
@@ -44,10 +44,11 @@ all: build
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
-	for pc in hdf5 libzstd yaml-0.1 libcrypto libdeflate libxxhash; do \
+	for pc in hdf5 libzstd zlib liblzma yaml-0.1 libcrypto libdeflate libxxhash; do \
 	  pkg-config --exists $$pc 2>/dev/null || missing="$$missing $$pc"; \
 	done; \
 	[ -f /usr/include/fast_float/fast_float.h ] || missing="$$missing fast_float"; \
+	[ -f /usr/include/bzlib.h ] || missing="$$missing bzlib"; \
 	command -v zstd >/dev/null 2>&1 || missing="$$missing zstd"; \
 	if [ -n "$$missing" ]; then \
 	  echo "missing system packages ($$missing)"; \

@@ -2,7 +2,8 @@
 // motionprep: motion-sensor recordings → windowed training datasets.
 //
 // Dependencies point one way only:
-//   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT, MotionDeflate)
+//   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT, MotionDeflate,
+//   MotionDecompress)
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
 //      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
 //   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5
@@ -26,6 +27,14 @@ let cTargets: [Target] = [
                    providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CDeflate", path: "Sources/CShims/CDeflate", pkgConfig: "libdeflate",
                    providers: [.apt(["libdeflate-dev"])]),
+    // Compressed text inputs (docs/inputs.md, "Compressed files"): gzip, xz and bzip2 (zstd is
+    // CZstd). Debian's libbz2-dev ships no .pc file, so CBzip2 links `bz2` by name.
+    .systemLibrary(name: "CZlib", path: "Sources/CShims/CZlib", pkgConfig: "zlib",
+                   providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CLzma", path: "Sources/CShims/CLzma", pkgConfig: "liblzma",
+                   providers: [.apt(["liblzma-dev"])]),
+    .systemLibrary(name: "CBzip2", path: "Sources/CShims/CBzip2",
+                   providers: [.apt(["libbz2-dev"])]),
     // XXH3, the checksum of motionprep's internal record files (docs/hardening.md, "Records").
     .systemLibrary(name: "CXXHash", path: "Sources/CShims/CXXHash", pkgConfig: "libxxhash",
                    providers: [.apt(["libxxhash-dev"])]),
@@ -55,10 +64,12 @@ let swiftTargets: [Target] = [
     .target(name: "MotionChecksum", dependencies: ["CCrypto", "CXXHash", "MotionCore"]),
     .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
     .target(name: "MotionDeflate", dependencies: ["CDeflate", "MotionCore"], exclude: ["README.md"]),
+    // Streaming decoders of compressed text inputs (gzip, zstd, xz, bzip2); no MotionCore, no I/O.
+    .target(name: "MotionDecompress", dependencies: ["CZlib", "CZstd", "CLzma", "CBzip2"], exclude: ["README.md"]),
     // Shared value types; no C, no I/O.
     .target(name: "MotionCore"),
     // Stages.
-    .target(name: "MotionIngest", dependencies: ["MotionCore", "CFastFloat"], exclude: ["README.md"]),
+    .target(name: "MotionIngest", dependencies: ["MotionCore", "MotionDecompress", "CFastFloat"], exclude: ["README.md"]),
     .target(name: "MotionResample", dependencies: ["MotionCore"]),
     .target(name: "MotionWindowing", dependencies: ["MotionCore"]),
     .target(name: "MotionLabels", dependencies: ["MotionCore"]),
@@ -105,7 +116,9 @@ let swiftTargets: [Target] = [
 // MARK: - Tests (one target per module)
 
 // Shared by the test targets only: temporary folders, a seeded generator, child processes, the venv.
-let testSupport: Target = .target(name: "MotionTestSupport", path: "Sources/MotionTestSupport")
+// The compressors of the compressed-input fixtures are the Debian libraries' own encoders.
+let testSupport: Target = .target(name: "MotionTestSupport", dependencies: ["CZlib", "CZstd", "CLzma", "CBzip2"],
+                                  path: "Sources/MotionTestSupport")
 // The test oracle (docs/streaming.md, "One path"): the resampler, anti-aliasing and transforms
 // applied to whole streams, as motionprep's first engine did. No product depends on it.
 let reference: Target = .target(name: "MotionReference", dependencies: ["MotionCore", "MotionResample"])
@@ -113,7 +126,8 @@ let reference: Target = .target(name: "MotionReference", dependencies: ["MotionC
 let testTargets: [Target] = [
     .testTarget(name: "MotionYAMLTests", dependencies: ["MotionYAML"]),
     .testTarget(name: "MotionConfigTests", dependencies: ["MotionConfig"]),
-    .testTarget(name: "MotionIngestTests", dependencies: ["MotionTestSupport", "MotionIngest"]),
+    .testTarget(name: "MotionIngestTests", dependencies: ["MotionTestSupport", "MotionIngest", "MotionDecompress"]),
+    .testTarget(name: "MotionDecompressTests", dependencies: ["MotionDecompress", "MotionTestSupport"]),
     .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample", "MotionReference"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),

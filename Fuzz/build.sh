@@ -16,7 +16,7 @@
 #
 #   Fuzz/build.sh [OUT_DIR]      default OUT_DIR: .build/fuzz
 #
-# Outputs OUT_DIR/fuzz-{csv,motioncollector,iio,pipeline}.
+# Outputs OUT_DIR/fuzz-{csv,motioncollector,iio,pipeline,compressed}.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:-$ROOT/.build/fuzz}"
@@ -37,12 +37,19 @@ printf 'module CFastFloat {\n    header "CFastFloat.h"\n    export *\n}\n' > "$O
 module() {
   local name="$1"; shift
   "$SWIFTC" "${SAN[@]}" -module-name "$name" -emit-module -emit-module-path "$OUT/modules/$name.swiftmodule" \
-    -I "$OUT/modules" -I "$OUT/cfastfloat" -I "$S/CShims/CYAML" \
+    -I "$OUT/modules" -I "$OUT/cfastfloat" -I "$S/CShims/CYAML" "${CSHIMS[@]}" \
     -c "$@" -o "$OUT/obj/$name.o"
 }
+# The decompressors' system libraries (MotionDecompress, under MotionIngest).
+CSHIMS=(-I "$S/CShims/CZlib" -I "$S/CShims/CZstd" -I "$S/CShims/CLzma" -I "$S/CShims/CBzip2")
+CLIBS=(-lz -lzstd -llzma -lbz2)
 module MotionCore "$S"/MotionCore/*.swift
+module MotionDecompress "$S"/MotionDecompress/*.swift
 module MotionIngest "$S"/MotionIngest/*.swift
 module MotionYAML "$S"/MotionYAML/*.swift
+# MotionConfig describes stage options with MotionResample's and MotionLabels' types.
+module MotionResample "$S"/MotionResample/*.swift
+module MotionLabels "$S"/MotionLabels/*.swift
 module MotionConfig "$S"/MotionConfig/*.swift
 
 # One executable per target: NAME, entry file, objects.
@@ -50,12 +57,13 @@ target() {
   local name="$1" entry="$2"; shift 2
   local objs=()
   for m in "$@"; do objs+=("$OUT/obj/$m.o"); done
-  "$SWIFTC" "${SAN[@]}" -module-name "Fuzz_${name//-/_}" -I "$OUT/modules" -I "$OUT/cfastfloat" -I "$S/CShims/CYAML" \
-    "$ROOT/Fuzz/Targets/FuzzSupport.swift" "$entry" "${objs[@]}" -lyaml -lstdc++ -o "$OUT/fuzz-$name" 2>&1 \
+  "$SWIFTC" "${SAN[@]}" -module-name "Fuzz_${name//-/_}" -I "$OUT/modules" -I "$OUT/cfastfloat" -I "$S/CShims/CYAML" "${CSHIMS[@]}" \
+    "$ROOT/Fuzz/Targets/FuzzSupport.swift" "$entry" "${objs[@]}" -lyaml "${CLIBS[@]}" -lstdc++ -o "$OUT/fuzz-$name" 2>&1 \
     | { grep -v "Cannot export local symbol" || true; }
 }
-target csv "$ROOT/Fuzz/Targets/CSVTarget.swift" MotionCore MotionIngest CFastFloat
-target motioncollector "$ROOT/Fuzz/Targets/MotionCollectorTarget.swift" MotionCore MotionIngest CFastFloat
-target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionIngest CFastFloat
-target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionIngest CFastFloat MotionYAML MotionConfig
+target csv "$ROOT/Fuzz/Targets/CSVTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
+target motioncollector "$ROOT/Fuzz/Targets/MotionCollectorTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
+target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
+target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat MotionYAML MotionResample MotionLabels MotionConfig
+target compressed "$ROOT/Fuzz/Targets/CompressedTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
 echo "built: $(cd "$OUT" && ls fuzz-* | grep -v "\.log$" | tr "\n" " ")"

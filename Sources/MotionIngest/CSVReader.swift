@@ -48,10 +48,10 @@ public enum CSVReader {
     public static func read(path: String, displayPath: String, format: CSVFormat, units: [String: String],
                             unitSystem: UnitSystem, wideSensorName: String, keep: Set<String>?,
                             observer: (any FileReadObserver)? = nil) throws -> CSVFile {
-        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer) { fd, size, observed in
+        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer, chunkBytes: readChunkBytes) { input, size in
             var parser = _CSVParser(displayPath: displayPath, format: format, units: units, unitSystem: unitSystem,
                                     wideSensorName: wideSensorName, keep: keep, expectedTotalBytes: size)
-            try _ChunkedFile.forEachChunk(fd, chunkBytes: readChunkBytes, displayPath: displayPath, observed: observed) { try parser.consume($0) }
+            try _ChunkedFile.forEachChunk(input, chunkBytes: readChunkBytes) { try parser.consume($0) }
             return try parser.finish()
         }
     }

@@ -41,7 +41,7 @@ public final class IIOBlockReader: IngestBlockReader {
         // Reads of whole scans (at least one scan, about 1 MiB), as `IIODecoder.decode(path:)`.
         let chunk = Swift.max(layout.scanBytes, Swift.min(IIODecoder.readChunkBytes, blockBytes) / layout.scanBytes * layout.scanBytes)
         file = try _BlockFile(path: path, displayPath: displayPath, chunkBytes: chunk, blockBytes: Swift.max(blockBytes, chunk),
-                              observer: observer)
+                              observer: observer, isText: false)
     }
 
     public func next() throws -> IngestBlock? {

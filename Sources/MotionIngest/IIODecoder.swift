@@ -64,11 +64,12 @@ public enum IIODecoder {
     public static func decode(path: String, displayPath: String, layout: IIOLayout, units: UnitSystem,
                               strict: Bool, sensor: String, observer: (any FileReadObserver)? = nil) throws -> IIODump {
         try layout.checkTimeSource()
-        return try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer) { fd, size, observed in
+        // A dump is binary: read as it is on disk, never decompressed.
+        return try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer, isText: false) { input, size in
             var core = _IIOScanDecoder(layout: layout, units: units, expectedScans: (size ?? 0) / layout.scanBytes)
             // Reads of whole scans (at least one scan, about 1 MiB).
             let chunk = max(layout.scanBytes, readChunkBytes / layout.scanBytes * layout.scanBytes)
-            try _ChunkedFile.forEachChunk(fd, chunkBytes: chunk, displayPath: displayPath, observed: observed) { core.consume($0) }
+            try _ChunkedFile.forEachChunk(input, chunkBytes: chunk) { core.consume($0) }
             return try finish(core, layout: layout, displayPath: displayPath, strict: strict, sensor: sensor)
         }
     }

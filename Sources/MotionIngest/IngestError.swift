@@ -22,6 +22,13 @@ public struct IngestError: UserFacingError, Equatable {
         case notAHeader(text: String)
         /// The file has no bytes at all.
         case emptyFile
+        /// A text input whose first bytes are binary (`description`: the bytes in hex and what
+        /// they look like); `compression` names the format it was decompressed from, if any.
+        case binaryNotText(description: String, compression: String?)
+        /// A compressed input that cannot be read to its end (truncated, corrupt, trailing
+        /// bytes); `problem` names the format and the byte offset in the compressed file, which
+        /// the location holds too.
+        case decompression(problem: String)
         /// The file has a header but no data row.
         case noDataRows
         /// A field holds a NUL byte.
@@ -134,6 +141,12 @@ public struct IngestError: UserFacingError, Equatable {
             return "\(at): the file is empty (expected a header such as `Source, Label, When, X, Y, Z, …`)"
         case .noDataRows:
             return "\(at): no data rows"
+        case .binaryNotText(let description, let compression):
+            let what = compression.map { "binary, not text, once \($0)-decompressed" } ?? "binary, not text"
+            return "\(location.file): \(what): \(description)"
+        case .decompression(let problem):
+            // `FILE at byte N: …` (the offset is in the compressed file; `problem` names it too).
+            return "\(at): \(problem)"
         case .nulByte:
             return "\(at): a field contains a NUL byte (expected text; is this a binary file?)"
         case .invalidUTF8:

@@ -34,10 +34,10 @@ public enum MotionCollectorReader {
     /// - Complexity: O(file size) time; memory O(samples) plus one 1 MiB buffer.
     public static func read(path: String, displayPath: String, units: UnitSystem,
                             keep: Set<String>?, observer: (any FileReadObserver)? = nil) throws -> MotionCollectorFile {
-        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer) { fd, size, observed in
+        try _ChunkedFile.withOpenFile(path: path, displayPath: displayPath, observer: observer, chunkBytes: readChunkBytes) { input, size in
             var parser = _MotionCollectorParser(displayPath: displayPath, units: units, keep: keep, expectedTotalBytes: size)
             defer { parser.deallocate() }
-            try _ChunkedFile.forEachChunk(fd, chunkBytes: readChunkBytes, displayPath: displayPath, observed: observed) { try parser.consume($0) }
+            try _ChunkedFile.forEachChunk(input, chunkBytes: readChunkBytes) { try parser.consume($0) }
             return try parser.finish()
         }
     }

@@ -1,4 +1,5 @@
 import MotionCore
+import MotionDecompress
 
 /// The file side of the block readers (`MotionCollectorBlockReader`, `CSVBlockReader`,
 /// `IIOBlockReader`): a file kept open between blocks and read about `blockBytes` at a time, in
@@ -8,14 +9,20 @@ final class _BlockFile {
     private var fd: Int32
     private let buffer: UnsafeMutableRawBufferPointer
     private let blockBytes: Int
-    /// Bytes read so far.
-    private(set) var bytesRead = 0
+    private let input: _InputBytes
+    /// Bytes read so far, for progress: of the file as it is on disk (compressed, for a
+    /// compressed file; its blocks are cut by text bytes, `blockBytes` of them).
+    var bytesRead: Int { input.format == nil ? input.textBytesRead : input.fileBytesRead }
+    /// The compression the file's first bytes gave (nil before the first block, and for a plain file).
+    var compression: CompressionFormat? { input.format }
     private var observed: _ObservedRead?
 
     /// Opens `path`: `.cannotOpen` (exit 66) for a missing, unreadable or folder path. With an
     /// `observer`, every chunk goes to it before it is parsed, and the file must not change
-    /// until its end is read (exit 74).
-    init(path: String, displayPath: String, chunkBytes: Int, blockBytes: Int, observer: (any FileReadObserver)? = nil) throws {
+    /// until its end is read (exit 74). `isText`: decompress and refuse binary (`_InputBytes`);
+    /// false for IIO dumps.
+    init(path: String, displayPath: String, chunkBytes: Int, blockBytes: Int, observer: (any FileReadObserver)? = nil,
+         isText: Bool = true) throws {
         switch _Syscalls.openForReading(path) {
         case .success(let opened): fd = opened
         case .failure(let e):
@@ -34,7 +41,9 @@ final class _BlockFile {
         }
         self.displayPath = displayPath
         self.blockBytes = Swift.max(1, blockBytes)
-        buffer = .allocate(byteCount: Swift.max(1, Swift.min(chunkBytes, self.blockBytes)), alignment: 64)
+        let chunk = Swift.max(1, Swift.min(chunkBytes, self.blockBytes))
+        buffer = .allocate(byteCount: chunk, alignment: 64)
+        input = _InputBytes(fd: fd, displayPath: displayPath, observed: observed, chunkBytes: Swift.max(chunkBytes, 1), isText: isText)
     }
 
     deinit {
@@ -42,33 +51,33 @@ final class _BlockFile {
         buffer.deallocate()
     }
 
-    /// Reads the next block, handing each non-empty chunk to `consume`. Returns false, and closes
-    /// the file, once its end is reached (the chunks before it in this call were consumed).
+    /// Reads the next block (`blockBytes` of text), handing each non-empty chunk to `consume`.
+    /// Returns false, and closes the file, once its end is reached (the chunks before it in this
+    /// call were consumed).
     func readBlock(_ consume: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         guard fd >= 0 else { return false }
         var consumed = 0
         while consumed < blockBytes {
-            switch _Syscalls.read(fd, into: buffer) {
-            case .success(0):
-                defer {
-                    _Syscalls.close(fd)
-                    fd = -1
-                }
-                try observed?.finish()
+            let n: Int
+            do {
+                n = try input.read(into: buffer)
+            } catch {
+                if let changed = observed?.changeSinceOpen(atEnd: false) { throw changed }
+                throw error
+            }
+            if n == 0 {
+                _Syscalls.close(fd)
+                fd = -1
                 return false
-            case .success(let n):
-                bytesRead += n
-                consumed += n
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-                observed?.consume(chunk)
-                do {
-                    try consume(chunk)
-                } catch {
-                    if let changed = observed?.changeSinceOpen(atEnd: false) { throw changed }
-                    throw error
-                }
-            case .failure(let e):
-                throw IngestError(.readFailed(reason: e.text, errno: e.code), at: SourceLocation(file: displayPath))
+            }
+            consumed += n
+            do {
+                try consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            } catch {
+                if let changed = observed?.changeSinceOpen(atEnd: false) { throw changed }
+                // A compressed file damaged just past a parse error: the damage is the error.
+                if let damage = input.damageBehind() { throw damage }
+                throw error
             }
         }
         return true

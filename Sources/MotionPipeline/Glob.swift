@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import MotionCore
+import MotionIngest
 
 /// Expands path patterns with `*`, `?`, `[…]` in a component and `**` for any number of folders;
 /// a backslash makes the next character literal (`\*`, `\?`, `\[`, `\]`, `\\`; ``escape(_:)``).
@@ -169,15 +170,57 @@ enum PathText {
         return String(path[..<slash])
     }
 
+    /// The file name without its last extension, and before it a compression suffix
+    /// (`rec-01.csv.gz` → `rec-01`, as `rec-01.csv`; docs/inputs.md, "Compressed files").
     static func stem(_ path: String) -> String {
-        let name = lastComponent(path)
+        let name = dropCompressionSuffix(lastComponent(path))
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
     }
 
+    /// `path` without its last extension (and a compression suffix before it).
     static func dropExtension(_ path: String) -> String {
-        let name = lastComponent(path)
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path }
-        return String(path.dropLast(name.distance(from: dot, to: name.endIndex)))
+        let whole = dropCompressionSuffix(path)
+        let name = lastComponent(whole)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return whole }
+        return String(whole.dropLast(name.distance(from: dot, to: name.endIndex)))
     }
+
+    /// The suffixes of the compressed files the text readers decompress (by magic; names only
+    /// matter for the names derived from them), in any case.
+    static let compressionSuffixes = [".gz", ".gzip", ".zst", ".zstd", ".xz", ".bz2", ".bzip2"]
+
+    /// `name` without a trailing compression suffix (`a.csv.gz` → `a.csv`; `.gz` alone stays).
+    static func dropCompressionSuffix(_ name: String) -> String {
+        let lower = name.lowercased()
+        for suffix in compressionSuffixes where lower.hasSuffix(suffix) && lower.utf8.count > suffix.utf8.count {
+            let kept = String(decoding: name.utf8.dropLast(suffix.utf8.count), as: UTF8.self)
+            if kept.hasSuffix("/") { return name }
+            return kept
+        }
+        return name
+    }
+
+    /// The bytes of text the file at `path` may give, for choosing between whole and streamed
+    /// reading: its size, or, compressed (by its magic), `unknownTextBytes` (always streamed,
+    /// its blocks never kept in memory).
+    static func textSize(_ path: String) -> Int {
+        TextHead.compression(ofFileAt: path) == nil ? fileSize(path) : unknownTextBytes
+    }
+
+    /// `textSize`, except that a compressed file whose text is at most `limit` bytes (at most
+    /// 16 MiB) is measured, by decompressing it up to the limit: `inspect` and `init` read such
+    /// small files whole, as their plain ones, rather than in blocks with the streamed
+    /// statistics (which cost more than the reading: thousands of small `.csv.gz` files).
+    static func textSize(_ path: String, probingUpTo limit: Int) -> Int {
+        guard TextHead.compression(ofFileAt: path) != nil else { return fileSize(path) }
+        guard limit > 0, limit <= 16 << 20,
+              let head = try? TextHead.read(path: path, displayPath: path, count: limit + 1), head.count <= limit else {
+            return unknownTextBytes
+        }
+        return head.count
+    }
+
+    /// What `textSize` says for a compressed file: larger than any threshold.
+    static let unknownTextBytes = Int.max >> 8
 }

@@ -22,8 +22,18 @@ public struct RecordingSource: Sendable, Equatable {
     /// Files in pipeline input order, then sorted path order.
     public var files: [InputFile]
 
-    /// The bytes of its files now (what decides streaming and what progress counts).
+    /// The bytes of its files now, on disk (what progress counts).
     var fileBytes: Int { files.reduce(0) { $0 + PathText.fileSize($1.path) } }
+
+    /// The bytes of text its files may give (`PathText.textSize`: a compressed file counts as
+    /// larger than any limit): what decides streaming, and keeping blocks for a second pass.
+    var textBytes: Int { files.reduce(0) { Swift.min(PathText.unknownTextBytes, $0 + PathText.textSize($1.path)) } }
+
+    /// `textBytes`, with compressed files of at most `limit` bytes of text measured
+    /// (`PathText.textSize(_:probingUpTo:)`).
+    func textBytes(probingUpTo limit: Int) -> Int {
+        files.reduce(0) { Swift.min(PathText.unknownTextBytes, $0 + PathText.textSize($1.path, probingUpTo: limit)) }
+    }
 }
 
 /// Finds input files and groups them into recordings.
@@ -78,7 +88,13 @@ public enum InputDiscovery {
             var candidates: [(path: String, pattern: String)] = []
             for pattern in input.files ?? input.paths {
                 let resolved = PathText.join(spec.baseDirectory, pattern)
-                let found = input.files == nil ? Glob.files(matching: resolved) : (access(resolved, F_OK) == 0 ? [PathText.normalize(resolved)] : [])
+                var found = input.files == nil ? Glob.files(matching: resolved) : (access(resolved, F_OK) == 0 ? [PathText.normalize(resolved)] : [])
+                if input.files == nil, let preset = input.preset, preset.app.readsFolders {
+                    // An export folder's file compressed under its name and a suffix
+                    // (`Accelerometer.csv.gz`; docs/inputs.md, "Compressed files").
+                    for suffix in PathText.compressionSuffixes { found += Glob.files(matching: resolved + suffix) }
+                    found.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                }
                 if found.isEmpty { unmatched.append(Unmatched(inputIndex: i, pattern: pattern)) }
                 for f in found where seen.insert(Text.Bytes(f)).inserted { candidates.append((f, pattern)) }
             }

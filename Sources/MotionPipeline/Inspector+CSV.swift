@@ -174,7 +174,7 @@ extension Inspector {
         do {
             var r = RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "csv", rows: 0, rowsDropped: [:],
                                     streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
-            if PathText.fileSize(path) >= streamBytes {
+            if PathText.textSize(path, probingUpTo: streamBytes) >= streamBytes {
                 let scan = try StreamedInspection.scan([{
                     try CSVBlockReader(path: path, displayPath: path, format: format, units: [:], unitSystem: .native,
                                        wideSensorName: PathText.stem(path), keep: nil, blockBytes: blockBytes)
@@ -207,9 +207,13 @@ extension Inspector {
     /// its format.
     ///
     /// - Throws: `MotionError` 66 when it cannot be opened, 74 when reading fails, naming the reason.
+    /// A compressed file's head is its text's (docs/inputs.md, "Compressed files"), decompressed
+    /// as the readers decompress it (a damaged stream is 65).
     static func readHead(_ path: String, bytes: Int) throws -> [UInt8] {
         switch RegularFile.readHead(path, count: bytes) {
-        case .success(let head): return head
+        case .success(let head):
+            guard TextHead.compression(head) != nil else { return head }
+            return try TextHead.read(path: path, displayPath: path, count: bytes)
         case .failure(.notRegular(let kind)): throw RegularFile.refusal(path, kind: kind)
         case .failure(let failure): throw MotionError(.noInput, "cannot read \(path): \(failure.reason)")
         }

@@ -192,7 +192,7 @@ public enum Inspector {
             do {
                 let maxGap = { spec.resample.maxGapS.value(for: $0) }
                 let preferMarkers = spec.labels?.from == .markers
-                if source.fileBytes >= streamBytes {
+                if source.textBytes(probingUpTo: streamBytes) >= streamBytes {
                     let streamed = try StreamedInspection.scan(source, spec: spec, layout: layout, maxGap: maxGap,
                                                                blockBytes: blockBytes)
                     streamed.fill(&report, preferMarkers: preferMarkers)
@@ -224,7 +224,7 @@ public enum Inspector {
             RecordingReport(name: PathText.stem(path), subject: nil, files: [path], format: "motioncollector (\(variant.rawValue) header)",
                             rows: 0, rowsDropped: [:], streams: [], labels: [], labelSource: "none", warnings: [], error: nil)
         }
-        if PathText.fileSize(path) >= streamBytes {
+        if PathText.textSize(path, probingUpTo: streamBytes) >= streamBytes {
             var reader: MotionCollectorBlockReader?
             let scan = try StreamedInspection.scan([{
                 reader = try MotionCollectorBlockReader(path: path, displayPath: path, units: .si, keep: nil, blockBytes: blockBytes)
@@ -330,7 +330,7 @@ public enum Inspector {
         let intervals = try loadIntervals(spec)
         for source in sources {
             let folder = try SamplesFolder.makeFolders(directory, recording: source.name)
-            if source.fileBytes >= streamBytes {
+            if source.textBytes(probingUpTo: streamBytes) >= streamBytes {
                 let files = try StreamedInspection.writeSamples(source, spec: spec, layout: layout, intervals: intervals,
                                                                 folder: folder, directory: directory, blockBytes: blockBytes)
                 written += files.map { source.name + "/" + $0 }

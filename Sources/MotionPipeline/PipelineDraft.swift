@@ -99,7 +99,7 @@ public enum PipelineDraft {
                 continue
             }
             guard let kind = sniffed[Text.Bytes(rel)] else {
-                f.skipped = "not a .csv, .txt or .tsv file, nor an iio dump with a `sysfs` folder beside it"
+                f.skipped = "not a .csv, .txt or .tsv file (plain or compressed: .csv.gz, .csv.zst, .csv.xz, .csv.bz2), nor an iio dump with a `sysfs` folder beside it"
                 continue
             }
             switch kind {
@@ -187,7 +187,8 @@ public enum PipelineDraft {
     }
 
     static func isText(_ rel: String) -> Bool {
-        let lower = rel.lowercased()
+        // A compressed text file by its name (`rec.csv.gz`); it is read by its magic.
+        let lower = PathText.dropCompressionSuffix(rel).lowercased()
         return lower.hasSuffix(".csv") || lower.hasSuffix(".txt") || lower.hasSuffix(".tsv")
     }
 
@@ -339,6 +340,8 @@ public enum PipelineDraft {
     /// The phone-app preset whose export `rel` looks like (its header line: the first line, or the
     /// one after Excel's `sep=` line).
     static func presetMatch(_ rel: String, head: [UInt8]) -> PhonePreset.Match? {
+        // `Accelerometer.csv.gz` is the app's `Accelerometer.csv`, compressed (docs/inputs.md, "Compressed files").
+        let rel = PathText.dropCompressionSuffix(rel)
         let lines = head.split(separator: 0x0A, maxSplits: 2, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard let first = lines.first else { return nil }
         let bare = first.hasPrefix("\u{FEFF}") ? String(first.dropFirst()) : first
@@ -715,9 +718,11 @@ public enum PipelineDraft {
     /// `?`, `[` or backslash in a file or folder name matches only itself.
     static func patterns(_ groups: [Group], base: String, findings: [Finding]) -> [[String]] {
         let prefix = base == "." ? "" : Glob.escape(base) + "/"
+        // `csv.gz` for a compressed `rec.csv.gz` (docs/inputs.md, "Compressed files").
         func ext(_ name: String) -> String? {
-            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-            return String(name[name.index(after: dot)...])
+            let inner = PathText.dropCompressionSuffix(name)
+            guard let dot = inner.lastIndex(of: "."), dot != inner.startIndex else { return nil }
+            return String(inner[inner.index(after: dot)...]) + name.dropFirst(inner.count)
         }
         // The group whose files have a name (or extension): its index, or -1 when files of
         // several groups, or files not used, have it.

@@ -95,9 +95,10 @@ final class RecordingProcessor {
                          bytesRead: (Int) -> Void = { _ in },
                          reserve: (Int) throws -> Void = { _ in },
                          keepWindows: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
-        let bytes = source.fileBytes
+        let bytes = source.textBytes
         // A recording below `keepBlocksBytes` is parsed once and held as blocks when the
-        // anti-aliasing median needs an extra pass (about the bytes of the files, in values).
+        // anti-aliasing median needs an extra pass (about the bytes of the files, in values). A
+        // compressed file is read (and decompressed) again instead: its text's size is unknown.
         let keep = spec.resample.antialias && bytes < keepBlocksBytes
         let reserved = ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
                                                        length: windowPlan.length, features: featurePlan?.count ?? 0)

@@ -6,6 +6,7 @@ For every case: the exit code (docs/commands.md), a message that names the file 
 docs (docs/inputs.md) say are *not* errors (missing values, duplicate times, a truncated dump without
 `strict`) must succeed and count what they dropped.
 """
+import gzip
 import json
 import re
 import struct
@@ -140,7 +141,16 @@ CASES = [
     Case("invalid-utf8-number", {REC: mc_file(b"A,W,0.105,1\xff,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+"]),
     Case("nul-bytes", {REC: mc_file(b"A,W,0.105,1,\x00\x00,1\n")}, pipeline(), 65, [r"data/rec\.csv:12:\d+", r"NUL"]),
     Case("csv-nul-in-header", {REC: b"t,x\x00,y,z\n" + csv_rows()}, pipeline("csv"), 65, [r"data/rec\.csv:1(:\d+)?\b"]),
-    Case("binary-garbage", {REC: bytes(range(256)) * 64}, pipeline(), 65, [r"data/rec\.csv:1\b"]),
+    # Refused before it is parsed, with what it looks like (docs/inputs.md, "Binary files"); no line.
+    Case("binary-garbage", {REC: bytes(range(256)) * 64}, pipeline(), 65, [r"^data/rec\.csv: error: binary, not text: its first bytes are 00 01 02"]),
+    # Compressed inputs (docs/inputs.md, "Compressed files"), found by their magic whatever the name:
+    # a cut stream names its offset; a 200 MB line in a 200 KB gzip stops at the line limit.
+    Case("gzip-truncated", {REC: gzip.compress(mc_file(), mtime=0)[:-9]}, pipeline(), 65,
+         [r"^data/rec\.csv: error: truncated gzip data: the file ends at byte \d+ inside the member that starts at byte 0"]),
+    Case("gzip-200MB-line", {REC: gzip.compress(mc_file(b"A,W,0.5," + b"1" * (200 << 20) + b"\n"), mtime=0)}, pipeline(), 65,
+         [r"^data/rec\.csv:12: error: line is longer than 1048576 bytes"]),
+    Case("gzip-of-garbage", {REC: gzip.compress(bytes(range(256)) * 64, mtime=0)}, pipeline(), 65,
+         [r"^data/rec\.csv: error: binary, not text, once gzip-decompressed: its first bytes are 00 01 02"]),
     # --- time (docs/inputs.md, "Bad rows and time order")
     Case("time-backwards", {REC: mc_file(b"A,W,0.05,1,1,1\n")}, pipeline(), 65, [r"data/rec\.csv:12\b", r"0\.05"]),
     Case("csv-time-backwards", {REC: csv_file(b"0.05,1,1,1\n")}, pipeline("csv"), 65, [r"data/rec\.csv:12\b"]),

@@ -2,4 +2,5 @@
 #ifndef MOTIONPREP_CZstd_H
 #define MOTIONPREP_CZstd_H
 #include <zstd.h>
+#include <zstd_errors.h>
 #endif

@@ -141,6 +141,9 @@ enum InspectCommand {
 
     static func readHead(_ path: String) throws -> [UInt8] {
         switch RegularFile.readHead(path, count: 4096) {
+        // A compressed file: its text's head (docs/inputs.md, "Compressed files").
+        case .success(let head) where TextHead.compression(head) != nil:
+            return try TextHead.read(path: path, displayPath: path, count: 4096)
         case .success(let head): return head
         // A FIFO (also `inspect <(cat file)`, a pipe as /dev/fd/N) is refused, not waited on
         // or read: the file is read more than once (docs/hardening.md).

@@ -66,6 +66,19 @@ public enum OutputPolicy {
         }
     }
 
+    /// Writes a file that has no seal (JSON): only where nothing is, created atomically (a
+    /// temporary file linked into place), so that nothing motionprep did not write is replaced;
+    /// an existing file is refused with one sentence.
+    public static func writeNewFile(_ bytes: [UInt8], to path: String, what: String,
+                                    inputs: [(path: String, role: String)] = []) throws {
+        try checkOutsideDatasets(path, what: what)
+        try checkOutside(path, inputs: inputs, what: what)
+        guard OutputFiles.kind(path) == .missing else {
+            throw MotionError(.cannotCreate, "refusing to write \(what) to `\(path)`: something is there already, and motionprep replaces only files it can tell it wrote; remove it or give another name")
+        }
+        try OutputFiles.createAtomically(bytes, at: path, what: what)
+    }
+
     /// The checks of `writeFile`, without writing: a command runs them before its work, so a
     /// refused output costs nothing (and `writeFile` runs them again just before writing).
     public static func checkFile(_ path: String, what: String, seal: Seal,

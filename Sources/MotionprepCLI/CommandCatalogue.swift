@@ -45,6 +45,9 @@ enum CommandCatalogue {
         CommandSpec(name: "apply", summary: "process new recordings exactly as a dataset's, with its normalisation", help: ApplyCommand.help,
                     values: [("--out", .directory), ("--input", .text), ("--jobs", .text)],
                     flags: ["--quiet", "--json"], positionals: .file(extensions: [])),
+        CommandSpec(name: "live-vectors", summary: "write test vectors for an app running the dataset's processing live", help: LiveVectorsCommand.help,
+                    values: [("-o", .file(extensions: ["json"])), ("--output", .file(extensions: ["json"])), ("--input", .text)],
+                    flags: [], positionals: .file(extensions: [])),
         CommandSpec(name: "validate", summary: "check a pipeline file, or a written dataset", help: ValidateCommand.help,
                     values: [("--expect", .file(extensions: ["yaml", "yml"])), ("--format", .choices(["text", "json", "junit"])),
                              ("--jobs", .text)],
@@ -67,7 +70,7 @@ enum CommandCatalogue {
                     values: [("-o", .file(extensions: ["yaml", "yml"])), ("--output", .file(extensions: ["yaml", "yml"]))],
                     flags: ["--force"], positionals: .directory),
         CommandSpec(name: "help", summary: "show a command's help (`motionprep help run`)", help: helpHelp,
-                    values: [], flags: [], positionals: .choices(["run", "apply", "validate", "inspect", "init", "merge", "synth", "report", "completions"])),
+                    values: [], flags: [], positionals: .choices(["run", "apply", "live-vectors", "validate", "inspect", "init", "merge", "synth", "report", "completions"])),
         CommandSpec(name: "completions", summary: "print shell completions (bash, zsh or fish)", help: CompletionsCommand.help,
                     values: [], flags: [], positionals: .choices(["bash", "zsh", "fish"])),
     ]

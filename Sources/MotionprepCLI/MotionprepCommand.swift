@@ -61,6 +61,7 @@ public enum MotionprepCommand {
                 return .success
             case "run": return try RunCommand.run(rest)
             case "apply": return try ApplyCommand.run(rest)
+            case "live-vectors": return try LiveVectorsCommand.run(rest)
             case "validate": return try ValidateCommand.run(rest)
             case "synth": return try SynthCommand.run(rest)
             case "merge": return try MergeCommand.run(rest)

@@ -8,5 +8,6 @@ let package = Package(
     dependencies: [.package(name: "motionprep", path: "../..")],
     targets: [
         .executableTarget(name: "live-replay", dependencies: [.product(name: "MotionLive", package: "motionprep")]),
+        .executableTarget(name: "live-check", dependencies: [.product(name: "MotionLive", package: "motionprep")]),
     ]
 )

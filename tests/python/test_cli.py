@@ -5,7 +5,7 @@ import pytest
 
 from conftest import motionprep
 
-COMMANDS = ["run", "apply", "validate", "inspect", "merge", "synth", "report"]
+COMMANDS = ["run", "apply", "live-vectors", "validate", "inspect", "merge", "synth", "report"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

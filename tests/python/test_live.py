@@ -202,3 +202,51 @@ def test_the_library_needs_no_hdf5_zstd_yaml_or_libcrypto():
                        "CKissFFT"}
     # No target of the package uses unsafe flags (another package could not depend on it).
     assert "unsafeFlags" not in (ROOT / "Package.swift").read_text().replace("no `unsafeFlags`", "")
+
+
+@pytest.mark.parametrize("transforms", ["", UCI], ids=["walk", "uci-har-style"])
+def test_live_vectors_replay_on_the_device_bit_for_bit(replay_bin, data, tmp_path, transforms):
+    """`motionprep live-vectors` (docs/live.md, "Test vectors") writes a recording's samples and the
+    dataset engine's windows; `LiveVectors.check`, as an app's unit test runs it (examples/live's
+    live-check), gets every window bit for bit; a flipped bit, or vectors of another pipeline, fail."""
+    check = replay_bin.parent / "live-check"
+    dataset = run_dataset(data, "vec-uci" if transforms else "vec", transforms)
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    recording = manifest["recordings"][0]
+    vectors = tmp_path / "v.json"
+    out = motionprep("live-vectors", dataset, data / "data" / f"{recording}.csv", "-o", vectors)
+    assert out.stdout.startswith(f"wrote {vectors}: recording ")
+    doc = json.loads(vectors.read_text())
+    assert doc["format"] == "motionprep.live-vectors" and doc["format_version"] == 1
+    assert doc["pipeline_sha256"] == manifest["pipeline"]["sha256"]
+    # The samples are the file's rows, as the dataset reads them (A in m/s² from g), in time order.
+    times = [np.frombuffer(bytes.fromhex(s[1]), ">f8")[0] for s in doc["samples"]]
+    assert times == sorted(times) and {s[0] for s in doc["samples"]} == {"A", "G"}
+    # Its windows are the dataset's windows of that recording that the labels kept, and more.
+    stored = dataset_windows(dataset, manifest)
+    starts = {np.frombuffer(bytes.fromhex(w["start_time"]), ">f8")[0].tobytes(): w for w in doc["windows"]}
+    mine = [i for i, r in enumerate(stored["recording"]) if r == recording]
+    assert mine
+    for i in mine:
+        w = starts[stored["start_time_s"][i].tobytes()]
+        assert np.frombuffer(bytes.fromhex(w["x"]), ">f4").astype("<f4").tobytes() == stored["x"][i].tobytes()
+    proc = subprocess.run([str(check), str(dataset), str(vectors)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["windows_expected"] == r["windows_got"] == r["windows_equal"] == len(doc["windows"]) >= len(mine)
+    assert r["first_difference"] is None
+    # One flipped bit in one value of the fifth window: the check says where.
+    x = doc["windows"][4]["x"]
+    doc["windows"][4]["x"] = x[:8 * 10] + format(int(x[8 * 10:8 * 11], 16) ^ 1, "08x") + x[8 * 11:]
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    proc = subprocess.run([str(check), str(dataset), str(tmp_path / "bad.json")], capture_output=True, text=True)
+    assert proc.returncode == 1
+    r = json.loads(proc.stdout)
+    assert r["windows_equal"] == len(doc["windows"]) - 1 and r["first_difference"].startswith("window 4 (at ")
+    assert "value 10 of x" in r["first_difference"]
+    # The file is never replaced; vectors of another pipeline are refused.
+    again = motionprep("live-vectors", dataset, data / "data" / f"{recording}.csv", "-o", vectors, check=False)
+    assert again.returncode == 73 and "something is there already" in again.stderr
+    other = run_dataset(data, "vec-other", "" if transforms else UCI)
+    proc = subprocess.run([str(check), str(other), str(vectors)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "make them again from this dataset" in proc.stderr

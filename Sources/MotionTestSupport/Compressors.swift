@@ -79,15 +79,9 @@ public enum Compressors {
 
 /// Seeded text fixtures (SplitMix64), reproducible across runs.
 public struct SeededText {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var generator: SeededGenerator
+    public init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+    public mutating func next() -> UInt64 { generator.next() }
     /// CSV-like rows, `bytes` long at least.
     public mutating func csv(bytes: Int) -> [UInt8] {
         var out = Array("time,x,y,z\n".utf8)

@@ -21,6 +21,17 @@ import Testing
     static let format = CSVFormat(delimiter: UInt8(ascii: ","), timeColumn: "time", timeUnit: .s,
                                   channels: ["x", "y", "z"].map { CSVFormat.Channel(name: $0, column: $0) }, labelColumn: "label")
 
+    /// Reads a MotionCollector file to its end: in blocks of `blockBytes`, or whole (nil).
+    static func readMotionCollector(_ path: String, blockBytes: Int?) throws {
+        if let blockBytes {
+            let reader = try MotionCollectorBlockReader(path: path, displayPath: "rec.csv.gz", units: .si, keep: nil,
+                                                        blockBytes: blockBytes)
+            while try reader.next() != nil {}
+        } else {
+            _ = try MotionCollectorReader.read(path: path, displayPath: "rec.csv.gz", units: .si, keep: nil)
+        }
+    }
+
     static func write(_ bytes: [UInt8], _ dir: TemporaryDirectory, _ name: String) throws -> String {
         let path = dir.path(name)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -127,15 +138,7 @@ import Testing
         text += Array("A,W,2000,0.5,x1,0.5\n".utf8)  // line 4002
         let path = try Self.write(Compressors.compress(text, format), dir, "rec.csv.gz")
         for blockBytes in [nil, 64] as [Int?] {
-            let got = ingestErrorMessage {
-                if let blockBytes {
-                    let reader = try MotionCollectorBlockReader(path: path, displayPath: "rec.csv.gz", units: .si, keep: nil,
-                                                                blockBytes: blockBytes)
-                    while try reader.next() != nil {}
-                } else {
-                    _ = try MotionCollectorReader.read(path: path, displayPath: "rec.csv.gz", units: .si, keep: nil)
-                }
-            }
+            let got = ingestErrorMessage { try Self.readMotionCollector(path, blockBytes: blockBytes) }
             #expect(got?.message.hasPrefix("rec.csv.gz:4002:14: `x1` is not a number") == true, "\(got?.message ?? "no error")")
             #expect(got?.status == .dataError)
         }
@@ -182,15 +185,7 @@ import Testing
         packed[textStart + offset] = UInt8(ascii: "x")
         let path = try Self.write(packed, dir, "rec.csv.gz")
         for blockBytes in [nil, 256] as [Int?] {
-            let got = ingestErrorMessage {
-                if let blockBytes {
-                    let reader = try MotionCollectorBlockReader(path: path, displayPath: "rec.csv.gz", units: .si, keep: nil,
-                                                                blockBytes: blockBytes)
-                    while try reader.next() != nil {}
-                } else {
-                    _ = try MotionCollectorReader.read(path: path, displayPath: "rec.csv.gz", units: .si, keep: nil)
-                }
-            }
+            let got = ingestErrorMessage { try Self.readMotionCollector(path, blockBytes: blockBytes) }
             #expect(got?.message.hasPrefix("rec.csv.gz at byte \(packed.count - 4): corrupt gzip data at byte \(packed.count - 4): incorrect data check") == true,
                     "\(got?.message ?? "no error")")
         }

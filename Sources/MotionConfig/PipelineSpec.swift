@@ -356,6 +356,12 @@ public struct LabelsSpec: Sendable, Equatable {
     public var template: String?
     /// `map`: label renames, in mapping order.
     public var map: [KeyValue<String>]
+    /// `map` as a lookup: a label's new name (a later entry for the same label wins).
+    public var renames: [String: String] {
+        var out: [String: String] = [:]
+        for e in map { out[e.key] = e.value }
+        return out
+    }
     /// `classes`, or the sorted unique values of `map` when absent.
     public var classes: [String]
     /// Where `labels` starts in the pipeline file (for messages).

@@ -155,17 +155,15 @@ extension DatasetWriter {
     /// a model validated or tested on it is not measured on that class. Empty splits are
     /// `split_share`'s to warn about.
     static func missingClassWarnings(files: [SplitName: [WrittenFile]], classNames: [String], split: SplitSpec) -> [String] {
-        func counts(_ s: SplitName) -> [Int] {
-            var c = [Int](repeating: 0, count: classNames.count)
-            for f in files[s] ?? [] { for (i, n) in f.classCounts.enumerated() where i < c.count { c[i] += n } }
-            return c
+        var present: [SplitName: Set<Int>] = [:]
+        for s in SplitName.datasetSplits {
+            for f in files[s] ?? [] {
+                for (i, n) in f.classCounts.enumerated() where i < classNames.count && n > 0 { present[s, default: []].insert(i) }
+            }
         }
-        let perSplit = SplitName.datasetSplits.map { ($0, counts($0)) }
         var out: [String] = []
-        for (name, c) in perSplit where c.contains(where: { $0 > 0 }) {
-            let missing = classNames.indices.filter { i in c[i] == 0 && perSplit.contains { $0.0 != name && $0.1[i] > 0 } }
-            guard !missing.isEmpty else { continue }
-            let listed = missing.prefix(8).map { "`\(classNames[$0])`" }.joined(separator: ", ") + (missing.count > 8 ? " and \(missing.count - 8) more" : "")
+        for (name, missing) in SplitClassCoverage.missing(present, classCount: classNames.count) {
+            let listed = SplitClassCoverage.list(missing.map { classNames[$0] })
             let fix = split.stratify != nil
                 ? "each class needs a \(split.by.rawValue) for every split with a fraction above 0"
                 : "`split.stratify: label` (with `allocation: exact` and `labels.from: path`) shares out each class's \(split.by.rawValue)s on their own"

@@ -39,10 +39,7 @@ extension Inspector {
         var entry = ["  - type: \(match.app.rawValue)",
                      "    paths: [\(YAMLText.doubleQuoted(Glob.escape(name)))]",
                      "    sensors: [\(match.sensors.map(YAMLText.quoted).joined(separator: ", "))]"]
-        if match.app == .phyphox && match.delimiter != UInt8(ascii: ",") {
-            entry.append("    delimiter: \(match.delimiter == 9 ? "\"\\t\"" : "\";\"")")
-        }
-        if match.rawData { entry.append("    raw_data: true") }
+        entry += PipelineDraft.presetOptionLines(match)
         let yaml = (["version: 1", "name: inspect", "inputs:"] + entry
                     + ["resample: {rate_hz: 50}", "window: {length_samples: 2, stride_samples: 1}", "output: {path: unused}"])
             .joined(separator: "\n") + "\n"

@@ -20,6 +20,14 @@ enum LabelSources {
 
     /// `from: path`: the template rendered for the recording's files, which must agree (as
     /// `subject` must). Nil without `from: path`; an empty rendering is no label.
+    /// The class `pathLabel` gives after `labels.map`; nil without one, or when the label is no
+    /// class (what `split.stratify` and `split_missing_class` know before reading a file).
+    static func pathClass(_ source: RecordingSource, spec: PipelineSpec) throws -> String? {
+        guard let labels = spec.labels, let label = try pathLabel(source, spec: spec) else { return nil }
+        let name = labels.renames[label] ?? label
+        return labels.classes.contains(name) ? name : nil
+    }
+
     static func pathLabel(_ source: RecordingSource, spec: PipelineSpec) throws -> String? {
         guard let labels = spec.labels, labels.from == .path, let template = labels.template else { return nil }
         var first: (value: String, file: String)?
@@ -76,8 +84,7 @@ struct IgnoredLabelRows: Sendable {
     static let examples = 3
 
     init(_ intervals: IntervalLabels, recordings: Set<String>, labels: LabelsSpec) {
-        var renames: [String: String] = [:]
-        for e in labels.map { renames[e.key] = e.value }
+        let renames = labels.renames
         let classes = Set(labels.classes)
         var unknown: [IntervalLabels.Row] = [], outside: [IntervalLabels.Row] = []
         for row in intervals.rows {
@@ -120,8 +127,7 @@ extension LabelSources {
     static func noOverlapLines(_ intervals: IntervalLabels, recording: String, spec: PipelineSpec,
                                gridCount: Int, time: (Int) -> Double) -> [Int] {
         guard let labels = spec.labels else { return [] }
-        var renames: [String: String] = [:]
-        for e in labels.map { renames[e.key] = e.value }
+        let renames = labels.renames
         let classes = Set(labels.classes)
         let shift = labels.clock == .recording && gridCount > 0 ? time(0) : 0
         var lines: [Int] = []

@@ -118,20 +118,14 @@ public enum PipelineChecks {
         let splitter = SplitAssigner(spec.split)
         let keys = sources.map { splitter.key(subject: $0.subject, recording: $0.name) }
         let assignment = splitter.assign(keys, strata: try RunPlan.strata(spec: spec, sources: sources, keys: keys))
-        var renames: [String: String] = [:]
-        for e in labels.map { renames[e.key] = e.value }
-        var classesIn: [SplitName: Set<String>] = [:]
+        var present: [SplitName: Set<Int>] = [:]
         for (source, key) in zip(sources, keys) {
-            guard let l = try LabelSources.pathLabel(source, spec: spec).map({ renames[$0] ?? $0 }), labels.classes.contains(l) else { continue }
-            classesIn[assignment.split[key]!, default: []].insert(l)
+            guard let l = try LabelSources.pathClass(source, spec: spec), let c = labels.classes.firstIndex(of: l) else { continue }
+            present[assignment.split[key]!, default: []].insert(c)
         }
         var out: [Diagnostic] = []
-        for split in SplitName.datasetSplits {
-            guard let mine = classesIn[split] else { continue }
-            let others = SplitName.datasetSplits.filter { $0 != split }.reduce(into: Set<String>()) { $0.formUnion(classesIn[$1] ?? []) }
-            let missing = labels.classes.filter { others.contains($0) && !mine.contains($0) }
-            guard !missing.isEmpty else { continue }
-            let listed = missing.prefix(8).map { "`\($0)`" }.joined(separator: ", ") + (missing.count > 8 ? " and \(missing.count - 8) more" : "")
+        for (split, missing) in SplitClassCoverage.missing(present, classCount: labels.classes.count) {
+            let listed = SplitClassCoverage.list(missing.map { labels.classes[$0] })
             let fix = spec.split.stratify != nil
                 ? "each class needs a \(spec.split.by.rawValue) for every split with a fraction above 0"
                 : "`split.stratify: label` (with `allocation: exact`) shares out each class's \(spec.split.by.rawValue)s on their own"
@@ -153,8 +147,7 @@ public enum PipelineChecks {
     /// The label checks alone (see ``check(_:)``); `found` in order of first appearance.
     static func labelDiagnostics(_ labels: LabelsSpec, found: [String], where place: String, complete: Bool, file: String,
                                  ignored: [PipelineSpec.WarningName] = []) -> [Diagnostic] {
-        var renames: [String: String] = [:]
-        for e in labels.map { renames[e.key] = e.value }
+        let renames = labels.renames
         let classes = Set(labels.classes)
         let at = labels.location ?? SourceLocation(file: file)
         let shownClasses = labels.classes.map { "`\($0)`" }.joined(separator: ", ")

@@ -351,6 +351,15 @@ public enum PipelineDraft {
         return PhonePreset.match(path: rel, headerLine: first)
     }
 
+    /// The keys of a preset entry that the file's header decides (phyphox's `delimiter` when not
+    /// `,`, `raw_data`), as entry lines: what `init` writes and `inspect FILE` prints.
+    static func presetOptionLines(_ m: PhonePreset.Match) -> [String] {
+        var lines: [String] = []
+        if m.app == .phyphox && m.delimiter != UInt8(ascii: ",") { lines.append("    delimiter: \(m.delimiter == 9 ? "\"\\t\"" : "\";\"")") }
+        if m.rawData { lines.append("    raw_data: true") }
+        return lines
+    }
+
     /// The recording a preset file belongs to: its export folder (Sensor Logger, phyphox) or itself.
     static func unitOf(_ rel: String, _ match: PhonePreset.Match) -> String {
         match.app.readsFolders ? parentDirectory(rel) : rel
@@ -536,8 +545,7 @@ public enum PipelineDraft {
                 y.append("    sensors: [\(chosen.map(YAMLText.quoted).joined(separator: ", "))]"
                          + (others.isEmpty ? "" : "   # also in every recording: \(YAMLText.comment(others.joined(separator: ", ")))")
                          + (missing.isEmpty ? "" : "; missing from some: \(YAMLText.comment(missing.joined(separator: ", ")))"))
-                if m.app == .phyphox && m.delimiter != UInt8(ascii: ",") { y.append("    delimiter: \(m.delimiter == 9 ? "\"\\t\"" : "\";\"")") }
-                if m.rawData { y.append("    raw_data: true") }
+                y += presetOptionLines(m)
             case .motioncollector:
                 y.append("  # \(g.files.count) MotionCollector file(s), \(rateNote)" + (g.labels.isEmpty ? "" : ", labels in rows: \(YAMLText.comment(g.labels.joined(separator: ", ")))"))
                 y.append("  - type: motioncollector")
@@ -592,7 +600,7 @@ public enum PipelineDraft {
         var slow: [(String, Double)] = []
         var slowDefault = 0.2
         func note(_ name: String, _ r: Double?) {
-            guard let r, r > 0, r < 12.5 else { return }
+            guard let r, r > 0, r < SlowStreams.slowBelowHz else { return }
             let gap = SlowStreams.suggestedMaxGap(medianIntervalS: 1 / r)
             if let i = slow.firstIndex(where: { $0.0 == name }) { slow[i].1 = Swift.max(slow[i].1, gap) } else { slow.append((name, gap)) }
         }
@@ -607,7 +615,7 @@ public enum PipelineDraft {
             case .motioncollector:
                 for sensor in g.commonStreams ?? [] { note(sensor, median(g.rateByStream[sensor] ?? [])) }
             case .iio:
-                if let r = median(g.rates), r < 12.5 { slowDefault = Swift.max(slowDefault, SlowStreams.suggestedMaxGap(medianIntervalS: 1 / r)) }
+                if let r = median(g.rates), r < SlowStreams.slowBelowHz { slowDefault = Swift.max(slowDefault, SlowStreams.suggestedMaxGap(medianIntervalS: 1 / r)) }
             }
         }
         if !slow.isEmpty || slowDefault != 0.2 {

@@ -78,14 +78,10 @@ struct RunPlan: Sendable {
     /// classes of its recordings, sorted by bytes and joined by `+` (docs/pipeline.md, "Splits
     /// and folds"). Only paths are rendered: nothing is read, so `merge` gets the same.
     static func strata(spec: PipelineSpec, sources: [RecordingSource], keys: [String]) throws -> [String: String] {
-        guard spec.split.stratify != nil, let labels = spec.labels else { return [:] }
-        var renames: [String: String] = [:]
-        for e in labels.map { renames[e.key] = e.value }
-        let classes = Set(labels.classes)
+        guard spec.split.stratify != nil, spec.labels != nil else { return [:] }
         var byKey: [String: Set<String>] = [:]
         for (source, key) in zip(sources, keys) {
-            let label = try LabelSources.pathLabel(source, spec: spec).map { renames[$0] ?? $0 }
-            byKey[key, default: []].insert(label.flatMap { classes.contains($0) ? $0 : nil } ?? "")
+            byKey[key, default: []].insert(try LabelSources.pathClass(source, spec: spec) ?? "")
         }
         return byKey.mapValues { set in
             let named = set.filter { !$0.isEmpty }.sorted(by: Text.utf8Less)

@@ -32,6 +32,10 @@ enum SlowStreams {
         var suggestedMaxGapS: Double { SlowStreams.suggestedMaxGap(medianIntervalS: medianIntervalS) }
     }
 
+    /// The rate below which `init` gives a stream its own `max_gap_s`: 2.5 intervals of a
+    /// 12.5 Hz stream are the 0.2 s `init` writes as the default.
+    static let slowBelowHz = 12.5
+
     /// `init`'s rule: 2.5 intervals, rounded up to 0.1 s (0.001 s for values below 0.1 s).
     static func suggestedMaxGap(medianIntervalS m: Double) -> Double {
         let v = 2.5 * m
@@ -63,11 +67,8 @@ enum SlowStreams {
         /// Slow: more than half of the intervals exceed the limit.
         var isSlow: Bool { intervals > 0 && overLimit * 2 > intervals }
 
-        var median: Double? {
-            guard !sample.isEmpty else { return nil }
-            let s = sample.sorted()
-            return s[s.count / 2]
-        }
+        /// The upper middle of the sampled intervals, as `init` takes its medians.
+        var median: Double? { PipelineDraft.median(sample) }
     }
 
     /// Tallies by stream name, in order of first appearance.

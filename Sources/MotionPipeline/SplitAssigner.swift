@@ -124,3 +124,27 @@ public struct SplitAssigner: Sendable {
         spec.by == .subject ? subject : recording
     }
 }
+
+/// `split_missing_class`: a split holding some class but none of one another split holds, so a
+/// model validated or tested on it is not measured on that class. `run` warns from the windows
+/// written, `validate PIPELINE` from the classes the recordings' paths give.
+enum SplitClassCoverage {
+    /// Each split (in split order) that holds some class, with the classes (indices, in class
+    /// order) it lacks and another split holds. `present`: the classes each split holds.
+    static func missing(_ present: [SplitName: Set<Int>], classCount: Int) -> [(split: SplitName, classes: [Int])] {
+        var out: [(split: SplitName, classes: [Int])] = []
+        for split in SplitName.datasetSplits {
+            guard let mine = present[split], !mine.isEmpty else { continue }
+            let missing = (0..<classCount).filter { c in
+                !mine.contains(c) && SplitName.datasetSplits.contains { $0 != split && present[$0]?.contains(c) == true }
+            }
+            if !missing.isEmpty { out.append((split, missing)) }
+        }
+        return out
+    }
+
+    /// The classes as a message lists them: "`a`, `b`", at most 8, then "and N more".
+    static func list(_ names: [String]) -> String {
+        names.prefix(8).map { "`\($0)`" }.joined(separator: ", ") + (names.count > 8 ? " and \(names.count - 8) more" : "")
+    }
+}

@@ -102,11 +102,13 @@ public final class WindowChain {
             validScratch = []
             flags.removeAll(keepingCapacity: true)
             let n = grid.compute(through: limit, rows: &rows, valid: &flags)
-            for listener in [observer, rowListener] {
-                guard let listener else { continue }
-                rows.withUnsafeBufferPointer { r in
-                    flags.withUnsafeBufferPointer { f in
-                        listener(first, UnsafeBufferPointer(rebasing: r[((first - base) * C)...]), f)
+            if observer != nil || rowListener != nil {
+                for listener in [observer, rowListener] {
+                    guard let listener else { continue }
+                    rows.withUnsafeBufferPointer { r in
+                        flags.withUnsafeBufferPointer { f in
+                            listener(first, UnsafeBufferPointer(rebasing: r[((first - base) * C)...]), f)
+                        }
                     }
                 }
             }

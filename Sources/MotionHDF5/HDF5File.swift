@@ -219,6 +219,9 @@ public final class HDF5File: @unchecked Sendable {
 
     // MARK: Datasets
 
+    /// motionprep's deflate level unless `output.deflate_level` sets another (docs/dataset-format.md, "HDF5 files").
+    public static let defaultDeflateLevel = 4
+
     /// Creates an extendible, chunked, compressed dataset at the root, with no rows yet.
     ///
     /// Shape `[0] + rowShape`, maximum shape `[unlimited] + rowShape`, chunk shape
@@ -237,7 +240,7 @@ public final class HDF5File: @unchecked Sendable {
     /// - Throws: ``HDF5Error`` with `.cannotCreate` (name taken, a zero extent, file read-only or
     ///   closed). The corresponding C function is `H5Dcreate2`.
     public func createDataset(_ name: String, type: HDF5ElementType, rowShape: [Int],
-                              chunkRows: Int, deflateLevel: Int = 4) throws -> HDF5Dataset {
+                              chunkRows: Int, deflateLevel: Int = HDF5File.defaultDeflateLevel) throws -> HDF5Dataset {
         precondition((1...9).contains(deflateLevel), "deflateLevel must be 1 to 9, got \(deflateLevel)")
         precondition(chunkRows > 0, "chunkRows must be positive, got \(chunkRows)")
         precondition(rowShape.allSatisfy { $0 >= 0 }, "rowShape must not be negative, got \(rowShape)")

@@ -182,13 +182,11 @@ extension LiveProcessor {
         var flat: [Double] = []
         times.reserveCapacity(count)
         flat.reserveCapacity(count * units.count)
-        var row: [Double] = []
-        row.reserveCapacity(units.count)
         for i in 0..<count {
             times.append(clock.time(timestamp(i)))
-            row.removeAll(keepingCapacity: true)
-            values(i, &row)
-            for k in 0..<units.count { flat.append(factors[k] == 1 ? row[k] : row[k] * factors[k]) }
+            let start = flat.count
+            values(i, &flat)
+            for k in 0..<units.count { flat[start + k] *= factors[k] }
         }
         return try push(stream: s, times: times, values: flat)
     }

@@ -86,11 +86,7 @@ public struct LiveVectors: Sendable {
         for s in samples { got += try live.push(s.stream, time: s.time, values: s.values) }
         got += live.finish()
         var result = Result(windowsExpected: windows.count, windowsGot: got.count, windowsEqual: 0, firstDifference: nil)
-        for (i, w) in windows.enumerated() {
-            guard i < got.count else {
-                result.firstDifference = result.firstDifference ?? "the processor gave \(got.count) windows, the dataset \(windows.count)"
-                break
-            }
+        for (i, w) in windows.prefix(got.count).enumerated() {
             if got[i].startTime.bitPattern != w.startTime.bitPattern {
                 result.firstDifference = result.firstDifference ?? "window \(i) starts at \(got[i].startTime) s, the dataset's at \(w.startTime) s"
             } else if let k = Self.firstDifference(got[i].x, w.x) {

@@ -28,7 +28,7 @@ public enum LiveVectorsWriter {
         // The windows: the dataset's engine, as `apply` runs it.
         // Its record file goes to a private folder of our own (mkdtemp), removed with its two
         // possible files when done.
-        let tmp = ProcessInfoLite.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let tmp = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((tmp + "/motionprep-live-vectors-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw MotionError(.ioError, "cannot make a temporary folder in \(tmp): \(String(cString: strerror(errno)))")
@@ -88,12 +88,5 @@ public enum LiveVectorsWriter {
     static func hex32(_ f: Float) -> String {
         let s = String(f.bitPattern, radix: 16)
         return String(repeating: "0", count: 8 - s.count) + s
-    }
-}
-
-/// The one environment variable this file reads.
-enum ProcessInfoLite {
-    static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
     }
 }

@@ -71,12 +71,17 @@ public enum OutputPolicy {
     /// an existing file is refused with one sentence.
     public static func writeNewFile(_ bytes: [UInt8], to path: String, what: String,
                                     inputs: [(path: String, role: String)] = []) throws {
+        try checkNewFile(path, what: what, inputs: inputs)
+        try OutputFiles.createAtomically(bytes, at: path, what: what)
+    }
+
+    /// The checks of `writeNewFile`, without writing, for a command to run before its work.
+    public static func checkNewFile(_ path: String, what: String, inputs: [(path: String, role: String)] = []) throws {
         try checkOutsideDatasets(path, what: what)
         try checkOutside(path, inputs: inputs, what: what)
         guard OutputFiles.kind(path) == .missing else {
             throw MotionError(.cannotCreate, "refusing to write \(what) to `\(path)`: something is there already, and motionprep replaces only files it can tell it wrote; remove it or give another name")
         }
-        try OutputFiles.createAtomically(bytes, at: path, what: what)
     }
 
     /// The checks of `writeFile`, without writing: a command runs them before its work, so a

@@ -1,4 +1,5 @@
 import MotionDeflate
+import MotionHDF5
 
 /// Encodes one HDF5 chunk exactly as the filter pipeline of the datasets `HDF5File` creates
 /// (shuffle, deflate level 4, Fletcher-32) would store it, ready for
@@ -13,7 +14,7 @@ import MotionDeflate
 public final class HDF5ChunkEncoder {
     /// HDF5's deflate level for motionprep's datasets by default (docs/dataset-format.md, "HDF5
     /// files"; `output.deflate_level` sets another, docs/pipeline.md).
-    public static let deflateLevel = 4
+    public static let deflateLevel = HDF5File.defaultDeflateLevel
     private let compressor: ZlibCompressor
     private var scratch: [UInt8] = []
 

@@ -32,8 +32,10 @@ enum LiveVectorsCommand {
             throw UsageError(message: "`motionprep live-vectors` needs `-o VECTORS.json`, the file to write")
         }
         let inputIndex = try a.int("--input", in: 0...1_000_000, command: "live-vectors")
-        let dataset = try SourceDataset.load(directory: a.positionals[0])
         let inputs = [(path: a.positionals[0], role: "dataset"), (path: a.positionals[1], role: "recording")]
+        // docs/hardening.md, "One output policy": a refused output costs nothing.
+        try OutputPolicy.checkNewFile(out, what: "the test vectors", inputs: inputs)
+        let dataset = try SourceDataset.load(directory: a.positionals[0])
         let vectors = try LiveVectorsWriter.vectors(dataset: dataset, inputs: [a.positionals[1]], inputIndex: inputIndex)
         let text = vectors.compact() + "\n"
         try OutputPolicy.writeNewFile(Array(text.utf8), to: out, what: "the test vectors", inputs: inputs)

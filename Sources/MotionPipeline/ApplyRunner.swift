@@ -194,6 +194,7 @@ public enum ApplyRunner {
     /// manifest's `pipeline.sha256` (edited, or written by another motionprep), a dataset
     /// without train statistics, and one whose manifest or files `checkDatasetFiles` refuses.
     static func check(_ dataset: SourceDataset) throws {
+        try checkImplementation(dataset)
         let hash = SHA256Text.hex(dataset.spec.canonicalJSON())
         guard hash == dataset.pipelineSHA256 else {
             throw MotionError(.config, "\(dataset.manifestPath): `pipeline.resolved` does not give the manifest's `pipeline.sha256` (\(dataset.pipelineSHA256.prefix(12))…; it gives \(hash.prefix(12))…), so it is not the pipeline the dataset was made with: the manifest was edited, or written by another version of motionprep")

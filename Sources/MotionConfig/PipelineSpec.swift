@@ -179,6 +179,9 @@ public struct CSVOptions: Sendable, Equatable {
     public var skipLines = 0
     /// `time.format`: a wall-clock format (docs/inputs.md, "Delimited text (csv)"), read instead of `time.unit`.
     public var timeFormat: String?
+    /// `time.zone`: the local zone of wall-clock times written without one (docs/inputs.md,
+    /// "Local wall time"); nil: they are UTC.
+    public var timeZone: WallClockZone?
     /// Phone-logger presets: what the app writes, for messages about a file that is not the
     /// app's (not part of the canonical JSON: it changes no byte that is read).
     public var app: CSVFormat.AppExport?

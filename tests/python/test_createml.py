@@ -1,0 +1,174 @@
+"""`output: {type: createml}` on the shipped sample (datasets/walk, pipelines/walk.yaml), checked
+by the format Apple documents for Create ML's activity classifier, not by Create ML (which does not
+run here; docs/dataset-format.md, "Create ML folders"):
+
+- `MLActivityClassifier.DataSource.labeledDirectories(at:)`: a folder of folders, each named with
+  an activity label, holding that activity's sensor data files (one CSV per labelled, gap-free
+  stretch here), for `train/`, `validation/` and `test/`;
+- `directoryWithDataAndAnnotation(at:annotationFileName:timeStampColumn:labelStartTimeColumn:
+  labelEndTimeColumn:)`: the same files with one annotation file per split;
+- the feature columns are the channels of `x`, the time column is seconds.
+
+The rows are checked against the HDF5 dataset of the same pipeline: every row of every window that
+a CSV holds is that window's row of `x`, bit for bit as float32; each stretch is one class; the
+counts add up; `--jobs 1` and `--jobs 2` give the same bytes."""
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import motionprep
+
+REPO = Path(__file__).resolve().parents[2]
+SPLITS = ("train", "validation", "test")
+
+
+def pipeline(output):
+    text = (REPO / "pipelines/walk.yaml").read_text()
+    text = text.replace('"../datasets/walk/**/*.csv"', json.dumps(str(REPO / "datasets/walk") + "/**/*.csv"))
+    head, _, _ = text.partition("output:")
+    return head + "output: " + output + "\n"
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("createml")
+    (root / "h5.yaml").write_text(pipeline("{type: hdf5, path: h5}"))
+    (root / "cml.yaml").write_text(pipeline("{type: createml, path: cml}"))
+    motionprep("run", root / "h5.yaml", "--jobs", 2, "--quiet")
+    motionprep("run", root / "cml.yaml", "--jobs", 2, "--quiet")
+    motionprep("run", root / "cml.yaml", "--jobs", 1, "--quiet", "--out", root / "cml-j1")
+    # A Create ML folder is motionprep's own: a rerun replaces it (class folders and all).
+    motionprep("run", root / "cml.yaml", "--jobs", 2, "--quiet")
+    return root
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_jobs_give_the_same_bytes(outputs):
+    a, b = tree(outputs / "cml"), tree(outputs / "cml-j1")
+    assert a.keys() == b.keys()
+    assert [k for k in a if a[k] != b[k]] == []
+
+
+def test_layout_is_create_mls(outputs):
+    out = outputs / "cml"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["storage"] == "createml"
+    classes, channels = manifest["classes"], [c["name"] for c in manifest["channels"]]
+    T, rate = manifest["window_length"], manifest["sample_rate_hz"]
+    cml = manifest["createml"]
+    assert cml["feature_columns"] == channels and cml["time_column"] == "time"
+    assert cml["prediction_window_size"] == T == 128
+    assert cml["annotation_columns"] == ["file", "label", "start_time", "end_time"]
+    # Rows are not normalised: no statistics.
+    assert manifest["normalization"] == {"features": None, "x": None}
+    top = sorted(p.name for p in out.iterdir())
+    assert top == ["SHA256SUMS", "manifest.json", "test", "train", "validation"]
+    listed = {f["path"]: f for f in cml["files"]}
+    seen = 0
+    for split in SPLITS:
+        folder = out / split
+        entries = sorted(p.name for p in folder.iterdir())
+        # labeledDirectories: one folder per activity label (beside the annotation file).
+        assert set(entries) - {"annotations.csv"} <= set(classes)
+        header, annotations = read_csv(folder / "annotations.csv")
+        assert header == ["file", "label", "start_time", "end_time"]
+        files = sorted(p for p in folder.rglob("*.csv") if p.name != "annotations.csv")
+        assert len(annotations) == len(files) == cml["splits"][split]["stretches"]
+        by_file = {a[0]: a for a in annotations}
+        for p in files:
+            seen += 1
+            rel = p.relative_to(out).as_posix()
+            label = p.parent.name
+            assert p.parent.parent == folder and label in classes
+            head, rows = read_csv(p)
+            assert head == ["time"] + channels
+            assert len(rows) >= T == cml["prediction_window_size"]
+            t = np.array([float(r[0]) for r in rows])
+            assert np.all(np.diff(t) > 0) and np.allclose(np.diff(t), 1 / rate, rtol=0, atol=1e-6)
+            x = np.array([[np.float32(v) for v in r[1:]] for r in rows], dtype=np.float32)
+            assert np.isfinite(x).all()
+            # Each value is the shortest decimal of its float32 (numpy's `unique` one), so it
+            # reads back as that float32 however it is parsed (directly, or through a double).
+            for r in rows[:200]:
+                for text in r[1:]:
+                    v = np.float32(text)
+                    assert np.float32(float(text)) == v
+                    assert float(np.format_float_positional(v, unique=True)) == float(text)
+            entry = listed[rel]
+            assert (entry["label"], entry["rows"], entry["start_time"]) == (label, len(rows), t[0])
+            # The annotation: the file relative to the split folder, its label, [start, end).
+            ann = by_file[p.relative_to(folder).as_posix()]
+            assert ann[1] == label and float(ann[2]) == t[0]
+            assert float(ann[3]) == entry["end_time"] and abs(float(ann[3]) - t[-1] - 1 / rate) < 1e-6
+    assert seen == cml["counts"]["stretches"] == len(listed)
+    assert sum(f["rows"] for f in listed.values()) == cml["counts"]["rows"]
+    counts = cml["counts"]
+    assert counts["rows_unlabelled"] > 0 and counts["stretches_too_short"] >= 0
+    # SHA256SUMS: every file, each digest as the manifest has it.
+    sums = dict(reversed(line.split("  ", 1)) for line in (out / "SHA256SUMS").read_text().splitlines())
+    files = [f for s in SPLITS for f in manifest["splits"][s]["files"]]
+    assert sorted(sums) == sorted(f["path"] for f in files)
+    for f in files:
+        data = (out / f["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == sums[f["path"]] == f["sha256"] and len(data) == f["bytes"]
+
+
+def test_rows_are_the_windows_rows(outputs):
+    """Every CSV row that falls in an HDF5 window is that window's row of x, bit for bit; windows
+    whose rows all lie in one stretch have that stretch's class."""
+    manifest = json.loads((outputs / "cml" / "manifest.json").read_text())
+    rate, T = manifest["sample_rate_hz"], manifest["window_length"]
+    classes = manifest["classes"]
+    by_recording = {}
+    for f in manifest["createml"]["files"]:
+        _, rows = read_csv(outputs / "cml" / f["path"])
+        t = np.array([float(r[0]) for r in rows])
+        x = np.array([[float(v) for v in r[1:]] for r in rows]).astype(np.float32)
+        by_recording.setdefault(f["recording"], []).append((t, x, f["label"]))
+    compared = whole = 0
+    for split in SPLITS:
+        with h5py.File(outputs / "h5" / f"{split}.h5") as h:
+            xs, starts, recs, ys = h["x"][...], h["start_time_s"][...], h["recording_index"][...], h["y"][...]
+            names = [n.decode() if isinstance(n, bytes) else n for n in h.attrs["recording_names"]]
+        for w in range(len(xs)):
+            stretches = by_recording.get(names[recs[w]], [])
+            found = 0
+            for t, x, label in stretches:
+                k = np.rint((t - starts[w]) * rate).astype(np.int64)
+                inside = (k >= 0) & (k < T) & (np.abs(t - starts[w] - k / rate) < 1e-6)
+                if not inside.any():
+                    continue
+                assert np.array_equal(x[inside].view(np.uint32), xs[w][k[inside]].view(np.uint32))
+                found += int(inside.sum())
+                compared += int(inside.sum())
+                if inside.sum() == T:
+                    whole += 1
+                    assert classes[ys[w]] == label
+            assert found <= T
+    assert compared > 10000 and whole > 50
+
+
+def test_refusals(outputs, tmp_path):
+    text = pipeline("{type: createml, path: nolabels}")
+    head, _, rest = text.partition("labels:")
+    (tmp_path / "nolabels.yaml").write_text(head + "features:" + rest.partition("features:")[2])
+    proc = motionprep("run", tmp_path / "nolabels.yaml", check=False)
+    assert proc.returncode == 78 and "no `labels`" in proc.stderr
+    proc = motionprep("run", outputs / "cml.yaml", "--worker", "0/2", "--out", tmp_path / "part", check=False)
+    assert proc.returncode == 64 and "`--worker` cannot be used with `output.type: createml`" in proc.stderr
+    proc = motionprep("apply", outputs / "cml", REPO / "datasets/walk/subject01/rec-01.csv", "--out", tmp_path / "applied", check=False)
+    assert proc.returncode == 78 and "Create ML folder" in proc.stderr

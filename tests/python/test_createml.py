@@ -11,7 +11,8 @@ run here; docs/dataset-format.md, "Create ML folders"):
 
 The rows are checked against the HDF5 dataset of the same pipeline: every row of every window that
 a CSV holds is that window's row of `x`, bit for bit as float32; each stretch is one class; the
-counts add up; `--jobs 1` and `--jobs 2` give the same bytes."""
+counts add up; `validate` passes (and fails on a changed value); `--jobs 1` and `--jobs 2` give the
+same bytes."""
 import csv
 import hashlib
 import json
@@ -160,6 +161,23 @@ def test_rows_are_the_windows_rows(outputs):
                     assert classes[ys[w]] == label
             assert found <= T
     assert compared > 10000 and whole > 50
+
+
+def test_validate_passes_and_catches_a_changed_value(outputs, tmp_path):
+    proc = motionprep("validate", outputs / "cml", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    broken = tmp_path / "broken"
+    for rel, data in tree(outputs / "cml").items():
+        (broken / rel).parent.mkdir(parents=True, exist_ok=True)
+        (broken / rel).write_bytes(data)
+    manifest = json.loads((broken / "manifest.json").read_text())
+    victim = broken / manifest["createml"]["files"][0]["path"]
+    lines = victim.read_text().splitlines(keepends=True)
+    del lines[-1]  # one row fewer than the manifest says
+    victim.write_text("".join(lines))
+    proc = motionprep("validate", broken, check=False)
+    assert proc.returncode == 1
+    assert "counts.file" in proc.stdout and "files.sha256" in proc.stdout
 
 
 def test_refusals(outputs, tmp_path):

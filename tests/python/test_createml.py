@@ -190,3 +190,33 @@ def test_refusals(outputs, tmp_path):
     assert proc.returncode == 64 and "`--worker` cannot be used with `output.type: createml`" in proc.stderr
     proc = motionprep("apply", outputs / "cml", REPO / "datasets/walk/subject01/rec-01.csv", "--out", tmp_path / "applied", check=False)
     assert proc.returncode == 78 and "Create ML folder" in proc.stderr
+
+
+def test_labels_from_path_give_whole_segments(tmp_path):
+    """`labels.from: path`: the whole recording has one class, so a stretch is a gap-free segment
+    at least a window long; recordings whose label is not in `classes` give no file (counted)."""
+    text = pipeline("{type: createml, path: out}")
+    head, _, rest = text.partition("labels:")
+    labels = "labels: {from: path, template: \"{dir}\", classes: [subject01, subject02]}\n"
+    (tmp_path / "p.yaml").write_text(head + labels + "features:" + rest.partition("features:")[2])
+    motionprep("run", tmp_path / "p.yaml", "--quiet")
+    manifest = json.loads((tmp_path / "out/manifest.json").read_text())
+    files = manifest["createml"]["files"]
+    assert files and all(f["label"] == f["recording"].split("/")[0] for f in files)
+    assert {f["label"] for f in files} == {"subject01", "subject02"}
+    assert manifest["createml"]["counts"]["rows_unlabelled"] > 6 * 60 * 50  # six other subjects' rows
+    # One stretch per gap-free segment: consecutive files of a recording are split by a gap.
+    rate = manifest["sample_rate_hz"]
+    by_recording = {}
+    for f in files:
+        by_recording.setdefault(f["recording"], []).append(f)
+    for fs in by_recording.values():
+        for a, b in zip(fs, fs[1:]):
+            # a's end is the grid point after its last row, an invalid one; b starts after it.
+            assert b["start_time"] > a["end_time"] + 0.5 / rate
+    assert motionprep("validate", tmp_path / "out", check=False).returncode == 0
+
+
+def test_resume_is_refused(outputs, tmp_path):
+    proc = motionprep("run", outputs / "cml.yaml", "--resume", "--out", tmp_path / "r", check=False)
+    assert proc.returncode == 64 and "`--resume` cannot be used with `output.type: createml`" in proc.stderr

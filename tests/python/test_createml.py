@@ -220,3 +220,17 @@ def test_labels_from_path_give_whole_segments(tmp_path):
 def test_resume_is_refused(outputs, tmp_path):
     proc = motionprep("run", outputs / "cml.yaml", "--resume", "--out", tmp_path / "r", check=False)
     assert proc.returncode == 64 and "`--resume` cannot be used with `output.type: createml`" in proc.stderr
+
+
+def test_the_python_package_refuses_it_saying_why(outputs):
+    """`open_dataset` reads windows: it names a Create ML folder for what it is (the package from
+    this checkout, python/src)."""
+    import os
+    import subprocess
+    import sys
+    code = ("import motionprep, sys\n"
+            "try:\n    motionprep.open_dataset(sys.argv[1])\n"
+            "except motionprep.NotADatasetError as e:\n    print(e)\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python/src"))
+    out = subprocess.run([sys.executable, "-c", code, str(outputs / "cml")], env=env, capture_output=True, text=True, check=True)
+    assert "a Create ML folder (storage 'createml')" in out.stdout

@@ -439,7 +439,9 @@ public struct SplitSpec: Sendable, Equatable {
 /// `output` (docs/dataset-format.md).
 public struct OutputSpec: Sendable, Equatable {
     public enum OutputType: String, Sendable, CaseIterable {
-        case hdf5, shards
+        /// One `.h5` per split; WebDataset tar shards; a Create ML activity-classifier folder of
+        /// labelled row stretches per split (docs/dataset-format.md, "Create ML folders").
+        case hdf5, shards, createml
     }
     public var type: OutputType
     /// `path` as written (relative to the pipeline file).

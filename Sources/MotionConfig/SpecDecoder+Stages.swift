@@ -403,6 +403,9 @@ extension SpecDecoder {
                 if type == .shards {
                     report(n.mark, "`output.deflate_level` is the HDF5 deflate level, and this output is `type: shards`; shards are compressed with zstd at `compression_level`")
                     ok = false
+                } else if type == .createml {
+                    report(n.mark, "`output.deflate_level` is the HDF5 deflate level, and this output is `type: createml`, whose CSV files are not compressed")
+                    ok = false
                 } else {
                     deflate = v
                 }

@@ -244,13 +244,17 @@ public struct DatasetManifest: Sendable, Equatable {
     /// The processing chain (docs/dataset-format.md, "The processing chain"), as written; nil
     /// in manifests written before it existed. Read by the live library.
     public var chain: JSONValue?
+    /// `storage: "createml"`: the Create ML layout, its files and counts (docs/dataset-format.md,
+    /// "Create ML folders"), as written; nil for the other storages.
+    public var createml: JSONValue?
 
     public init(formatVersion: Int = DatasetSchema.formatVersion, createdBy: String, storage: String, pipeline: Pipeline,
                 sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
                 featureNames: [String], inputs: [Input], subjects: [String], recordings: [String],
                 arrays: [String: ArraySchema], splitPolicy: SplitPolicy?, normalization: Normalization, counts: Counts,
-                splits: [SplitName: Split], chain: JSONValue? = nil, applied: Applied? = nil) {
+                splits: [SplitName: Split], chain: JSONValue? = nil, createml: JSONValue? = nil, applied: Applied? = nil) {
         self.chain = chain
+        self.createml = createml
         self.applied = applied
         self.formatVersion = formatVersion
         self.createdBy = createdBy
@@ -371,6 +375,7 @@ public struct DatasetManifest: Sendable, Equatable {
                                              "pipeline_sha256": .string(applied.pipelineSHA256)])
         }
         if let chain { top["chain"] = chain }
+        if let createml { top["createml"] = createml }
         return .object(top)
     }
 

@@ -13,7 +13,8 @@ enum ManifestBuilder {
                          inputs: [DatasetManifest.Input], totals: Totals,
                          recordings: Int, files: [SplitName: [WrittenFile]],
                          checksums: [(path: String, sha256: String, bytes: Int)],
-                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil) -> DatasetManifest {
+                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil,
+                         createml: JSONValue? = nil) -> DatasetManifest {
         var splits: [SplitName: DatasetManifest.Split] = [:]
         for split in SplitName.datasetSplits {
             let list = files[split] ?? []
@@ -27,7 +28,8 @@ enum ManifestBuilder {
                                                     numWindows: f.numWindows, classCounts: f.classCounts)
                 })
         }
-        let trainEmpty = (files[.train] ?? []).reduce(0) { $0 + $1.numWindows } == 0
+        // `createml` holds rows, which are not normalised: no statistics (docs/dataset-format.md, "Create ML folders").
+        let trainEmpty = (files[.train] ?? []).reduce(0) { $0 + $1.numWindows } == 0 || createml != nil
         func stats(_ m: RunningMoments) -> DatasetManifest.Moments { DatasetManifest.Moments(mean: m.mean, std: m.std) }
         let F = d.featureNames.count
         var assign: [String: [String]]?
@@ -60,6 +62,6 @@ enum ManifestBuilder {
             splitPolicy: policy,
             normalization: DatasetManifest.Normalization(x: trainEmpty ? nil : stats(totals.xMoments),
                                                          features: trainEmpty || F == 0 ? nil : stats(totals.featureMoments)),
-            counts: counts, splits: splits, chain: chain)
+            counts: counts, splits: splits, chain: chain, createml: createml)
     }
 }

@@ -95,4 +95,7 @@ public struct RunSummary: Sendable {
     /// a reservation at once (`MemoryBudget`).
     public var memoryBudgetPeak: Int = 0
     public var memoryBudgetPeakHolders: Int = 0
+    /// `output.type: createml`: the stretches and rows written per split (the windows in
+    /// `windowsPerSplit` are then those cut, not written); nil for the other outputs.
+    public var createmlPerSplit: [(split: String, stretches: Int, rows: Int)]? = nil
 }

@@ -371,7 +371,7 @@ extension SpecDecoder {
 
     func decodeOutput(_ node: YAMLNode) -> OutputSpec? {
         guard let f = fields(node, path: "output", allowed: ["type", "path", "windows_per_shard", "compression_level", "compression",
-                                                             "deflate_level"]) else { return nil }
+                                                             "deflate_level", "partitioned"]) else { return nil }
         var ok = true
         var type: OutputSpec.OutputType? = .hdf5
         if let n = f["type"] { type = choice(n, "output.type") }
@@ -408,8 +408,12 @@ extension SpecDecoder {
                 }
             } else { ok = false }
         }
+        var partitioned = false
+        if let n = f["partitioned"] {
+            if let v = bool(n, "output.partitioned") { partitioned = v } else { ok = false }
+        }
         guard ok, let type, let path else { return nil }
         return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level, compression: compression,
-                          deflateLevel: deflate)
+                          deflateLevel: deflate, partitioned: partitioned)
     }
 }

@@ -13,7 +13,8 @@ enum ManifestBuilder {
                          inputs: [DatasetManifest.Input], totals: Totals,
                          recordings: Int, files: [SplitName: [WrittenFile]],
                          checksums: [(path: String, sha256: String, bytes: Int)],
-                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil) -> DatasetManifest {
+                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil,
+                         partitions: Int? = nil) -> DatasetManifest {
         var splits: [SplitName: DatasetManifest.Split] = [:]
         for split in SplitName.datasetSplits {
             let list = files[split] ?? []
@@ -24,7 +25,8 @@ enum ManifestBuilder {
                 files: list.map { f in
                     let sum = checksums.first { $0.path == f.path }!
                     return DatasetManifest.DataFile(split: split, path: f.path, bytes: sum.bytes, sha256: sum.sha256,
-                                                    numWindows: f.numWindows, classCounts: f.classCounts)
+                                                    numWindows: f.numWindows, classCounts: f.classCounts,
+                                                    partition: partitions == nil ? nil : DatasetPartition.of(path: f.path)?.index)
                 })
         }
         let trainEmpty = (files[.train] ?? []).reduce(0) { $0 + $1.numWindows } == 0
@@ -60,6 +62,6 @@ enum ManifestBuilder {
             splitPolicy: policy,
             normalization: DatasetManifest.Normalization(x: trainEmpty ? nil : stats(totals.xMoments),
                                                          features: trainEmpty || F == 0 ? nil : stats(totals.featureMoments)),
-            counts: counts, splits: splits, chain: chain)
+            counts: counts, splits: splits, chain: chain, partitions: partitions)
     }
 }

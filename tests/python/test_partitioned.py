@@ -83,7 +83,8 @@ def test_parts_merged_equal_one_machine_and_hold_the_default_layouts_windows(wor
     motionprep("run", work / f"{kind}-p.yaml", "--partitions", 3, "--out", one, "--quiet")
     merged = work / f"{kind}-merged"
     p = motionprep("merge", merged, *parts)
-    assert "moved" in p.stderr
+    said = " ".join(p.stderr.split())
+    assert "moved" in said and "0 copied from another filesystem" in said, said
     a, b = tree(one), tree(merged)
     assert sorted(a) == sorted(b)
     for name in a:
@@ -228,3 +229,41 @@ def test_partitions_option_needs_the_layout_and_no_worker(work):
     assert p.returncode == 64 and "output.partitioned: true" in p.stderr
     p = motionprep("run", work / "hdf5-p.yaml", "--partitions", 2, "--worker", "0/2", "--out", work / "nope", check=False)
     assert p.returncode == 64 and "do not go together" in p.stderr
+
+
+def other_filesystem(path: Path):
+    """A writable folder on another filesystem than `path` (/dev/shm, a tmpfs), or None."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK) or os.stat(shm).st_dev == os.stat(path).st_dev:
+        return None
+    return shm
+
+
+def test_parts_on_another_filesystem_are_copied_checked_and_give_the_same_bytes(work, tmp_path):
+    shm = other_filesystem(work)
+    if shm is None:
+        pytest.skip("no writable folder on another filesystem than the test's (/dev/shm)")
+    import tempfile
+    with tempfile.TemporaryDirectory(dir=shm) as far:
+        parts = []
+        for i in range(2):
+            out = Path(far) / f"p{i}"
+            motionprep("run", work / "shards-p.yaml", "--worker", f"{i}/2", "--out", out, "--quiet")
+            parts.append(out)
+        # A byte changed in place (size kept): a link would pass it on (validate finds it), a copy
+        # hashes what it copies and refuses it, leaving nothing behind.
+        data = max((parts[0] / "train").iterdir(), key=lambda p: p.stat().st_size)
+        saved = data.read_bytes()
+        data.write_bytes(saved[:600] + bytes([saved[600] ^ 1]) + saved[601:])
+        refuse(work, tmp_path / "copied", *parts, code=65, words="changed since the worker wrote it")
+        data.write_bytes(saved)
+        p = motionprep("merge", tmp_path / "copied", *parts)
+        said = " ".join(p.stderr.split())   # long lines are wrapped on stderr
+        assert "(0 linked, 42 copied from another filesystem)" in said or ("0 linked," in said and "copied from another filesystem" in said), said
+        for part in parts:
+            assert sorted(q.name for q in part.iterdir()) == ["part.json", "part.json.sha256"]
+    one = tmp_path / "one"
+    motionprep("run", work / "shards-p.yaml", "--partitions", 2, "--out", one, "--quiet")
+    assert tree(tmp_path / "copied") == tree(one)
+    # No temporary copy is left in the dataset.
+    assert not [p for p in (tmp_path / "copied").rglob("*.tmp")]

@@ -29,6 +29,11 @@ extension PipelineSpec {
             out["deflate_level"] = .int(level)
             o["output"] = .object(out)
         }
+        // `output.partitioned` only when true, likewise.
+        if output.partitioned, case .object(var out)? = o["output"] {
+            out["partitioned"] = .bool(true)
+            o["output"] = .object(out)
+        }
         // Only when set, so that the hash of a pipeline without it is as before.
         if let stratify = split.stratify, case .object(var split) = o["split"] {
             split["stratify"] = .string(stratify.rawValue)

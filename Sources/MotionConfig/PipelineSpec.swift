@@ -460,10 +460,16 @@ public struct OutputSpec: Sendable, Equatable {
         case zstd, none
     }
     public var compression: Compression
+    /// `partitioned` (docs/scale.md, "The partitioned layout"): each partition of the run (a
+    /// `--worker I/N`, or `run --partitions N` on one machine) writes data files of its own,
+    /// which `merge` moves into the dataset instead of rewriting them. False by default, and
+    /// the key stays out of the resolved pipeline unless true, so earlier hashes are unchanged.
+    public var partitioned: Bool
 
     public init(type: OutputType = .hdf5, path: String, windowsPerShard: Int = 8192, compressionLevel: Int = 3,
-                compression: Compression = .zstd, deflateLevel: Int? = nil) {
+                compression: Compression = .zstd, deflateLevel: Int? = nil, partitioned: Bool = false) {
         self.deflateLevelSetting = deflateLevel
+        self.partitioned = partitioned
         self.type = type
         self.path = path
         self.windowsPerShard = windowsPerShard

@@ -371,7 +371,7 @@ extension SpecDecoder {
 
     func decodeOutput(_ node: YAMLNode) -> OutputSpec? {
         guard let f = fields(node, path: "output", allowed: ["type", "path", "windows_per_shard", "compression_level", "compression",
-                                                             "deflate_level"]) else { return nil }
+                                                             "deflate_level", "partitioned"]) else { return nil }
         var ok = true
         var type: OutputSpec.OutputType? = .hdf5
         if let n = f["type"] { type = choice(n, "output.type") }
@@ -411,8 +411,17 @@ extension SpecDecoder {
                 }
             } else { ok = false }
         }
+        var partitioned = false
+        if let n = f["partitioned"] {
+            if let v = bool(n, "output.partitioned") { partitioned = v } else { ok = false }
+            if partitioned && type == .createml {
+                // Create ML folders are refused with `--worker` too (docs/dataset-format.md, "Create ML folders").
+                report(n.mark, "`output.partitioned` writes each `--worker` part's split files for `merge` to move, and this output is `type: createml`, which is written by one `run` (without `--worker`); remove `partitioned` or write `type: hdf5` or `shards`")
+                ok = false
+            }
+        }
         guard ok, let type, let path else { return nil }
         return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level, compression: compression,
-                          deflateLevel: deflate)
+                          deflateLevel: deflate, partitioned: partitioned)
     }
 }

@@ -192,8 +192,12 @@ public struct DatasetManifest: Sendable, Equatable {
         public var sha256: String
         public var numWindows: Int
         public var classCounts: [Int]
+        /// `partition`: the partition the file holds, in a partitioned dataset (``DatasetManifest/partitions``); nil otherwise.
+        public var partition: Int?
 
-        public init(split: SplitName, path: String, bytes: Int, sha256: String, numWindows: Int, classCounts: [Int]) {
+        public init(split: SplitName, path: String, bytes: Int, sha256: String, numWindows: Int, classCounts: [Int],
+                    partition: Int? = nil) {
+            self.partition = partition
             self.split = split
             self.path = path
             self.bytes = bytes
@@ -247,14 +251,20 @@ public struct DatasetManifest: Sendable, Equatable {
     /// `storage: "createml"`: the Create ML layout, its files and counts (docs/dataset-format.md,
     /// "Create ML folders"), as written; nil for the other storages.
     public var createml: JSONValue?
+    /// `partitions`: the number of partitions of a partitioned dataset (`output.partitioned`,
+    /// docs/scale.md, "The partitioned layout"), whose split files are listed partition by
+    /// partition, each with its `partition`; nil (absent) for the default layout.
+    public var partitions: Int?
 
     public init(formatVersion: Int = DatasetSchema.formatVersion, createdBy: String, storage: String, pipeline: Pipeline,
                 sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
                 featureNames: [String], inputs: [Input], subjects: [String], recordings: [String],
                 arrays: [String: ArraySchema], splitPolicy: SplitPolicy?, normalization: Normalization, counts: Counts,
-                splits: [SplitName: Split], chain: JSONValue? = nil, createml: JSONValue? = nil, applied: Applied? = nil) {
+                splits: [SplitName: Split], chain: JSONValue? = nil, createml: JSONValue? = nil, applied: Applied? = nil,
+                partitions: Int? = nil) {
         self.chain = chain
         self.createml = createml
+        self.partitions = partitions
         self.applied = applied
         self.formatVersion = formatVersion
         self.createdBy = createdBy
@@ -340,8 +350,10 @@ public struct DatasetManifest: Sendable, Equatable {
                 "num_windows": .int(s.numWindows),
                 "class_counts": .array(s.classCounts.map { .int($0) }),
                 "files": .array(s.files.map { f in
-                    .object(["path": .string(f.path), "bytes": .int(f.bytes), "sha256": .string(f.sha256),
-                             "num_windows": .int(f.numWindows), "class_counts": .array(f.classCounts.map { .int($0) })])
+                    var o: [String: JSONValue] = ["path": .string(f.path), "bytes": .int(f.bytes), "sha256": .string(f.sha256),
+                                                  "num_windows": .int(f.numWindows), "class_counts": .array(f.classCounts.map { .int($0) })]
+                    if let p = f.partition { o["partition"] = .int(p) }
+                    return .object(o)
                 }),
             ])
         }
@@ -376,6 +388,7 @@ public struct DatasetManifest: Sendable, Equatable {
         }
         if let chain { top["chain"] = chain }
         if let createml { top["createml"] = createml }
+        if let partitions { top["partitions"] = .int(partitions) }
         return .object(top)
     }
 

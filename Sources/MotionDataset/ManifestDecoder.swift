@@ -98,7 +98,7 @@ public struct ManifestDecoder {
         if applied {
             checkKeys(top, path: "", allowed: Self.appliedTopLevelKeys, required: Self.appliedTopLevelKeys)
         } else {
-            checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain", "createml"], required: Self.topLevelKeys)
+            checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain", "createml", "partitions"], required: Self.topLevelKeys)
         }
         // `createml` (only with `storage: "createml"`, and then required) is kept as written;
         // `validate` checks the files against it.
@@ -108,6 +108,11 @@ public struct ManifestDecoder {
         case (.object?, .string("createml")?), (nil, _): break
         case (.object?, _): problems.append("`createml` is only for `storage: \"createml\"`")
         default: problems.append("`createml` must be an object, not \(Self.kind(createml))")
+        }
+        // `partitions` (optional: only a partitioned dataset has it, docs/dataset-format.md).
+        var partitions: Int?
+        if top["partitions"] != nil, !applied {
+            partitions = int(top["partitions"], "partitions", min: 1)
         }
         // `chain` (optional: manifests before it have none) is kept as written; the live
         // library decodes it.
@@ -367,8 +372,17 @@ public struct ManifestDecoder {
                     for (i, item) in list.enumerated() {
                         let fp = "\(path).files[\(i)]"
                         guard let f = object(item, fp) else { ok = false; continue }
-                        checkKeys(f, path: fp, allowed: ["path", "bytes", "sha256", "num_windows", "class_counts"],
-                                  required: ["path", "bytes", "sha256", "num_windows", "class_counts"])
+                        checkKeys(f, path: fp, allowed: ["path", "bytes", "sha256", "num_windows", "class_counts"] + (partitions != nil ? ["partition"] : []),
+                                  required: ["path", "bytes", "sha256", "num_windows", "class_counts"] + (partitions != nil ? ["partition"] : []))
+                        var partition: Int?
+                        if let count = partitions, f["partition"] != nil {
+                            partition = int(f["partition"], fp + ".partition", min: 0)
+                            if let q = partition, q >= count {
+                                problems.append("`\(fp).partition` is \(q), but `partitions` is \(count): partitions are numbered 0 to \(count - 1)")
+                                partition = nil
+                            }
+                            if partition == nil { ok = false }
+                        }
                         let p = relativePath(f["path"], fp + ".path")
                         let b = int(f["bytes"], fp + ".bytes", min: 0)
                         let h = sha256(f["sha256"], fp + ".sha256")
@@ -381,7 +395,8 @@ public struct ManifestDecoder {
                             seenPaths[p] = fp + ".path"
                         }
                         if let p, let b, let h, let fn, let fc {
-                            files.append(DatasetManifest.DataFile(split: split, path: p, bytes: b, sha256: h, numWindows: fn, classCounts: fc))
+                            files.append(DatasetManifest.DataFile(split: split, path: p, bytes: b, sha256: h, numWindows: fn, classCounts: fc,
+                                                                  partition: partition))
                         } else { ok = false }
                     }
                 } else { ok = false }
@@ -445,7 +460,8 @@ public struct ManifestDecoder {
                                                      windowsDropped: windowsDropped ?? [:], recordingsDropped: nil,
                                                      skippedRecordings: nil, labelRowsIgnored: nil, gaps: 0, gapSeconds: 0),
             splits: splits, chain: chain, createml: createml,
-            applied: applied ? (source ?? DatasetManifest.Applied(name: "", manifestSHA256: "", pipelineSHA256: "")) : nil)
+            applied: applied ? (source ?? DatasetManifest.Applied(name: "", manifestSHA256: "", pipelineSHA256: "")) : nil,
+            partitions: partitions)
         return DecodedManifest(manifest: manifest, undecoded: undecoded)
     }
 

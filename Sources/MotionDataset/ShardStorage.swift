@@ -119,17 +119,22 @@ final class ShardFileReader: DatasetFileReader {
         // `{split}/{split}-NNNNN.tar.zst` or `.tar`
         let fileName = displayPath.split(separator: "/").last.map(String.init) ?? displayPath
         let stem = fileName.hasSuffix(".tar.zst") ? String(fileName.dropLast(8)) : fileName.hasSuffix(".tar") ? String(fileName.dropLast(4)) : fileName
-        let digits = stem.dropFirst(e.split.count + 1)
-        if !displayPath.hasPrefix("\(e.split)/\(e.split)-") || !(displayPath.hasSuffix(".tar.zst") || displayPath.hasSuffix(".tar"))
+        // A partitioned dataset's shard: `{split}/part-IIIII-of-NNNNN-SSSSS.tar.zst`, keys
+        // `{split}-pIIIII-NNNNNNNNN` (docs/dataset-format.md, "Partitioned datasets").
+        let partition = DatasetPartition.of(path: displayPath)
+        let stemPrefix = partition.map { $0.name + "-" } ?? e.split + "-"
+        let digits = stem.hasPrefix(stemPrefix) ? stem.dropFirst(stemPrefix.count) : ""
+        if !displayPath.hasPrefix("\(e.split)/\(stemPrefix)") || !(displayPath.hasSuffix(".tar.zst") || displayPath.hasSuffix(".tar"))
             || digits.count != 5 || !digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            problems.append("is not named `\(e.split)/\(e.split)-NNNNN.tar.zst` or `.tar` (docs/dataset-format.md, \"Shards\")")
+            problems.append("is not named `\(e.split)/\(stemPrefix)NNNNN.tar.zst` or `.tar` (docs/dataset-format.md, \"Shards\")")
         }
         // Keys `{split}-NNNNNNNNN`, each window once; the label names the class of `y`.
+        let keyPrefix = e.split + "-" + (partition?.keyInfix ?? "")
         var seen = Set<Int>()
         var badKeys: [String] = [], repeated: [String] = [], badLabels: [String] = []
         for s in contents.samples {
-            let d = s.key.dropFirst(e.split.count + 1)
-            if !s.key.hasPrefix(e.split + "-") || d.count != 9 || !d.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            let d = s.key.dropFirst(keyPrefix.count)
+            if !s.key.hasPrefix(keyPrefix) || d.count != 9 || !d.allSatisfy({ $0.isASCII && $0.isNumber }) {
                 badKeys.append(s.key)
             }
             if !seen.insert(s.windowNumber).inserted { repeated.append(s.key) }
@@ -139,7 +144,7 @@ final class ShardFileReader: DatasetFileReader {
             }
         }
         if let first = badKeys.first {
-            problems.append("\(badKeys.count) sample key(s) are not `\(e.split)-NNNNNNNNN` (nine digits); first: `\(first)`")
+            problems.append("\(badKeys.count) sample key(s) are not `\(keyPrefix)NNNNNNNNN` (nine digits); first: `\(first)`")
         }
         if let first = repeated.first { problems.append("\(repeated.count) sample key(s) occur more than once; first: `\(first)`") }
         if let first = badLabels.first { problems.append("\(badLabels.count) window(s) disagree on their class; first: \(first)") }

@@ -21,47 +21,80 @@ final class DatasetWriter {
     var explainNoWindow: (() -> String?)?
     private let log: (String) -> Void
     private let checkpoint: (String) -> Void
+    /// `output.partitioned`: the partitions this writer writes (all of them for `run
+    /// --partitions N`, one for a `--worker I/N` part, none for `merge`) and how many the run
+    /// has; nil for the default layout.
+    let partitioning: (indices: [Int], count: Int)?
+    /// Per partition written: its split sinks, its counters (recordings in canonical order)
+    /// and its recordings' input files.
+    private var partitionSinks: [Int: [SplitName: SplitSink]] = [:]
+    private var partitionTotals: [Int: Totals] = [:]
+    private var partitionInputs: [Int: [InputEntry]] = [:]
 
     /// - Parameter jobs: threads for compressing HDF5 chunks (shared by the three split files).
     init(plan: RunPlan, job: DatasetJob, jobs: Int, log: @escaping (String) -> Void,
-         checkpoint: @escaping (String) -> Void = { _ in }) throws {
+         checkpoint: @escaping (String) -> Void = { _ in }, partitioning: (indices: [Int], count: Int)? = nil) throws {
         self.plan = plan
         self.job = job
         self.log = log
         self.checkpoint = checkpoint
+        self.partitioning = partitioning
         totals = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
         let chunkCompression = HDF5ChunkCompressionPool(threads: Swift.max(1, jobs), deflateLevel: plan.spec.output.deflateLevel)
-        for split in SplitName.datasetSplits {
-            switch plan.spec.output.type {
-            case .hdf5:
-                sinks[split] = try HDF5SplitSink(directory: staging.folder, split: split.rawValue, description: plan.description,
-                                                 compression: chunkCompression)
-            case .shards:
-                sinks[split] = try ShardSplitSink(directory: staging.folder, split: split.rawValue, description: plan.description,
-                                                  windowsPerShard: plan.spec.output.windowsPerShard,
-                                                  compressionLevel: plan.spec.output.compressionLevel,
-                                                  compress: plan.spec.output.compression == .zstd, seed: plan.spec.split.seed,
-                                                  threads: Swift.max(1, jobs))
-            case .createml:
-                sinks[split] = try CreateMLSplitSink(directory: staging.folder, split: split.rawValue, description: plan.description)
+        func makeSinks(_ partition: DatasetPartition?) throws -> [SplitName: SplitSink] {
+            var out: [SplitName: SplitSink] = [:]
+            for split in SplitName.datasetSplits {
+                switch plan.spec.output.type {
+                case .hdf5:
+                    out[split] = try HDF5SplitSink(directory: staging.folder, split: split.rawValue, description: plan.description,
+                                                   compression: chunkCompression, partition: partition)
+                case .shards:
+                    out[split] = try ShardSplitSink(directory: staging.folder, split: split.rawValue, description: plan.description,
+                                                    windowsPerShard: plan.spec.output.windowsPerShard,
+                                                    compressionLevel: plan.spec.output.compressionLevel,
+                                                    compress: plan.spec.output.compression == .zstd, seed: plan.spec.split.seed,
+                                                    threads: Swift.max(1, jobs), partition: partition)
+                case .createml:
+                    // Never partitioned: the pipeline refuses `partitioned` with `createml`.
+                    out[split] = try CreateMLSplitSink(directory: staging.folder, split: split.rawValue, description: plan.description)
+                }
             }
+            return out
+        }
+        if let partitioning {
+            for p in partitioning.indices {
+                partitionSinks[p] = try makeSinks(DatasetPartition(index: p, count: partitioning.count))
+                partitionTotals[p] = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
+            }
+        } else {
+            sinks = try makeSinks(nil)
         }
     }
 
     /// Appends recording `i` (an index into `plan.sources`).
     func append(_ i: Int, _ outcome: Result<RecordingRecord, Error>) throws {
         let source = plan.sources[i]
+        // `output.partitioned`: the recording's partition is its worker's (docs/scale.md).
+        let partition = partitioning.map { RunPlan.worker(of: source.name, count: $0.count) }
         switch outcome {
         case .failure(let error):
             guard plan.spec.onError == .skip, PipelineRunner.canSkip(error) else { throw error }
             totals.recordingsDropped["skipped_on_error", default: 0] += 1
             totals.skipped.append((source.name, "\(error)"))
+            if let partition {
+                partitionTotals[partition]!.recordingsDropped["skipped_on_error", default: 0] += 1
+                partitionTotals[partition]!.skipped.append((source.name, "\(error)"))
+            }
             log("warning: skipped recording `\(source.name)`: \(error)")
         case .success(let record):
             let done = record.processed
             inputs += record.inputs
             totals.add(done)
-            let sink = sinks[plan.splitOf[i]]!
+            if let partition {
+                partitionTotals[partition]!.add(done)
+                partitionInputs[partition, default: []] += record.inputs
+            }
+            let sink = partition.map { partitionSinks[$0]![plan.splitOf[i]]! } ?? sinks[plan.splitOf[i]]!
             if record.kept == nil && record.stored != nil { readBack += 1 }
             try record.forEachBatch { batch in
                 try sink.append(batch, subjectIndex: plan.subjectIndex[source.subject]!,
@@ -79,6 +112,8 @@ final class DatasetWriter {
     func abandon() {
         for split in SplitName.datasetSplits { sinks[split]?.abandon() }
         sinks.removeAll()
+        for p in partitionSinks.keys.sorted() { for split in SplitName.datasetSplits { partitionSinks[p]![split]?.abandon() } }
+        partitionSinks.removeAll()
     }
 
     /// Closes the splits and writes SHA256SUMS then manifest.json into the partial folder.
@@ -86,8 +121,12 @@ final class DatasetWriter {
     /// `runInputs` are the files read for the whole run (labels, IIO layout files), listed in
     /// the manifest's `inputs` after the recordings' files.
     func finish(runInputs: [InputEntry] = []) throws -> RunSummary {
-        let spec = plan.spec
-        let rate = spec.resample.rateHz
+        if partitioning != nil {
+            // One machine, every partition: what N workers' parts give `merge`, through the
+            // same text (docs/scale.md, "The partitioned layout").
+            let summaries = try finishPartitions().map { try PartitionSummary(json: JSONParser.parse(Array($0.json.compact().utf8))) }
+            return try complete(partitions: summaries, runInputs: runInputs)
+        }
         var files: [SplitName: [WrittenFile]] = [:]
         // `createml`: the rows written, and the windows the pipeline cut (for the warnings below).
         var rowSinks: [SplitName: CreateMLSplitSink] = [:]
@@ -96,6 +135,58 @@ final class DatasetWriter {
             if let r = sinks[split] as? CreateMLSplitSink { rowSinks[split] = r }
         }
         sinks.removeAll()
+        return try complete(files: files, totals: totals, recordInputs: inputs, runInputs: runInputs, rowSinks: rowSinks)
+    }
+
+    /// Closes every partition's split files, hashes them, and describes each partition
+    /// (`output.partitioned`): its files, counters and moments, for `part.json` or `merge`.
+    func finishPartitions() throws -> [PartitionSummary] {
+        guard let partitioning else { preconditionFailure("finishPartitions without partitions") }
+        var out: [PartitionSummary] = []
+        for p in partitioning.indices.sorted() {
+            var files: [(split: SplitName, file: WrittenFile)] = []
+            for split in SplitName.datasetSplits {
+                for var f in try partitionSinks[p]![split]!.finish() {
+                    try staging.checkIdentity()
+                    let (hex, bytes) = try f.checksum(in: staging.folder)
+                    f.sha256 = hex
+                    f.bytes = bytes
+                    files.append((split, f))
+                }
+                partitionSinks[p]![split] = nil
+            }
+            out.append(PartitionSummary(partition: p, files: files, totals: partitionTotals[p]!,
+                                        inputs: partitionInputs[p] ?? []))
+        }
+        partitionSinks.removeAll()
+        return out
+    }
+
+    /// The manifest of a partitioned dataset from its partitions' summaries, in partition
+    /// order: files listed partition by partition, counters summed, normalisation moments
+    /// combined partition after partition (`run --partitions N` and `merge` alike).
+    func complete(partitions summaries: [PartitionSummary], runInputs: [InputEntry]) throws -> RunSummary {
+        let byIndex = Dictionary(uniqueKeysWithValues: plan.sources.enumerated().map { ($1.name, $0) })
+        var combined = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
+        var files: [SplitName: [WrittenFile]] = [:]
+        var recordInputs: [InputEntry] = []
+        for s in summaries.sorted(by: { $0.partition < $1.partition }) {
+            combined.merge(s.totals)
+            for f in s.files { files[f.split, default: []].append(f.file) }
+            recordInputs += s.inputs
+        }
+        combined.skipped.sort { (byIndex[$0.0] ?? 0) < (byIndex[$1.0] ?? 0) }
+        combined.labelRowsNoOverlap.sort()
+        return try complete(files: files, totals: combined, recordInputs: recordInputs, runInputs: runInputs)
+    }
+
+    /// Warnings, the no-window check, SHA256SUMS and manifest.json for the split files `files`.
+    private func complete(files: [SplitName: [WrittenFile]], totals: Totals, recordInputs: [InputEntry],
+                          runInputs: [InputEntry], rowSinks: [SplitName: CreateMLSplitSink] = [:]) throws -> RunSummary {
+        let spec = plan.spec
+        let rate = spec.resample.rateHz
+        var files = files
+        for split in SplitName.datasetSplits where files[split] == nil { files[split] = [] }
         // The windows of each split, as written (or, for `createml`, as cut and kept).
         let windowFiles: [SplitName: [WrittenFile]] = rowSinks.isEmpty ? files : rowSinks.mapValues {
             [WrittenFile(path: "", numWindows: $0.windowCount, classCounts: $0.windowClassCounts)]
@@ -147,7 +238,7 @@ final class DatasetWriter {
         }
         for w in warnings { log("warning: \(w)") }
 
-        let manifestInputs = try Self.manifestInputs(inputs + runInputs).map {
+        let manifestInputs = try Self.manifestInputs(recordInputs + runInputs).map {
             DatasetManifest.Input(path: $0.path, bytes: $0.bytes, sha256: $0.sha256, role: $0.role.rawValue)
         }
         let checksums = try job.seal(SplitName.datasetSplits.flatMap { files[$0]! }, checkpoint: checkpoint) { checksums in
@@ -158,7 +249,8 @@ final class DatasetWriter {
                 foldCount: plan.foldCount,
                 ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } },
                 chain: plan.layout.chain(spec: spec),
-                createml: rowSinks.isEmpty ? nil : CreateMLSummary(rowSinks).manifestValue(description: plan.description)).text
+                createml: rowSinks.isEmpty ? nil : CreateMLSummary(rowSinks).manifestValue(description: plan.description),
+                partitions: partitioning?.count).text
         }
         var summary = RunSummary(
             outputDirectory: staging.outputDirectory, recordings: plan.sources.count, rowsRead: totals.rowsRead,
@@ -239,6 +331,23 @@ struct Totals {
     init(channels: Int, features: Int) {
         xMoments = RunningMoments(columns: channels)
         featureMoments = RunningMoments(columns: features)
+    }
+
+    /// Adds another partition's counters (`output.partitioned`), in partition order; the
+    /// caller sorts `skipped` and `labelRowsNoOverlap` into canonical order afterwards.
+    mutating func merge(_ o: Totals) {
+        rowsRead += o.rowsRead
+        rowsDropped.add(o.rowsDropped)
+        windowsDropped.add(o.windowsDropped)
+        recordingsDropped.add(o.recordingsDropped)
+        skipped += o.skipped
+        gaps += o.gaps
+        invalidPoints += o.invalidPoints
+        shortRecordings += o.shortRecordings
+        longestRuns += o.longestRuns
+        labelRowsNoOverlap += o.labelRowsNoOverlap
+        xMoments.combine(o.xMoments)
+        featureMoments.combine(o.featureMoments)
     }
 
     mutating func add(_ r: ProcessedRecording) {

@@ -14,7 +14,7 @@ enum ManifestBuilder {
                          recordings: Int, files: [SplitName: [WrittenFile]],
                          checksums: [(path: String, sha256: String, bytes: Int)],
                          foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil,
-                         createml: JSONValue? = nil) -> DatasetManifest {
+                         createml: JSONValue? = nil, partitions: Int? = nil) -> DatasetManifest {
         var splits: [SplitName: DatasetManifest.Split] = [:]
         for split in SplitName.datasetSplits {
             let list = files[split] ?? []
@@ -25,7 +25,8 @@ enum ManifestBuilder {
                 files: list.map { f in
                     let sum = checksums.first { $0.path == f.path }!
                     return DatasetManifest.DataFile(split: split, path: f.path, bytes: sum.bytes, sha256: sum.sha256,
-                                                    numWindows: f.numWindows, classCounts: f.classCounts)
+                                                    numWindows: f.numWindows, classCounts: f.classCounts,
+                                                    partition: partitions == nil ? nil : DatasetPartition.of(path: f.path)?.index)
                 })
         }
         // `createml` holds rows, which are not normalised: no statistics (docs/dataset-format.md, "Create ML folders").
@@ -62,6 +63,6 @@ enum ManifestBuilder {
             splitPolicy: policy,
             normalization: DatasetManifest.Normalization(x: trainEmpty ? nil : stats(totals.xMoments),
                                                          features: trainEmpty || F == 0 ? nil : stats(totals.featureMoments)),
-            counts: counts, splits: splits, chain: chain, createml: createml)
+            counts: counts, splits: splits, chain: chain, createml: createml, partitions: partitions)
     }
 }

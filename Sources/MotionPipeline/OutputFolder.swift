@@ -298,8 +298,20 @@ enum OutputFolder {
               String(decoding: sums, as: UTF8.self) == SHA256.hex(of: Array(part)) + "  part.json\n" else {
             return "its part.json does not match \(PartManifest.checksumFileName), so it is not a part motionprep wrote"
         }
+        // A partitioned part's data files (`output.partitioned`): each listed with its size and SHA-256.
+        var claims: [String: Claim] = [:]
+        for file in object["partition_summary"]?["files"]?.arrayValue ?? [] {
+            guard let p = file["path"]?.stringValue, !p.hasPrefix("/"), !p.split(separator: "/").contains(".."),
+                  let bytes = file["bytes"]?.intValue, let sha = file["sha256"]?.stringValue else { continue }
+            claims[PathText.normalize(p)] = Claim(bytes: bytes, sha256: sha.lowercased())
+        }
         for e in entries {
             let full = root + "/" + e.path
+            if e.isDirectory, claims.keys.contains(where: { $0.hasPrefix(e.path + "/") }) { continue }
+            if e.isRegular, let claim = claims[e.path] {
+                if e.size == claim.bytes && HashCache.shared.matches(full, sha256: claim.sha256) { continue }
+                return "it holds \(e.path), which is not the file its part.json lists (size or SHA-256 differ)"
+            }
             switch e.path {
             case "part.json", PartManifest.checksumFileName: continue
             case "records" where e.isDirectory: continue

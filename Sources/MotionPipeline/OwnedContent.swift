@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import MotionChecksum
 import MotionCore
+import MotionSinks
 
 /// What motionprep writes into a staging folder (`DIR.partial/`), recognised by name *and* by
 /// how the file starts (docs/hardening.md, "Staging folders"): a staging folder holding
@@ -42,7 +43,13 @@ enum StagingEntry {
             if name.hasSuffix(".h5"), splitNames.contains(String(name.dropLast(3))) {
                 return startsLike(full, size: e.size, magic: hdf5Signature, at: 0) ? nil : "is not an HDF5 file motionprep writes"
             }
-            if name.hasSuffix(".spool.tmp"), splitNames.contains(String(name.dropLast(10))) { return nil }
+            if name.hasSuffix(".spool.tmp") {
+                // `{split}.spool.tmp`, or a partition's `{split}.part-IIIII-of-NNNNN.spool.tmp`.
+                let stem = name.dropLast(10)
+                let split = stem.prefix { $0 != "." }
+                if splitNames.contains(String(split)),
+                   split.count == stem.count || DatasetPartition.of(path: String(stem.dropFirst(split.count + 1))) != nil { return nil }
+            }
             return notOurs
         }
         if parts.count == 2 && parts[0] == "records" {
@@ -64,7 +71,13 @@ enum StagingEntry {
         if parts.count == 2 && splitNames.contains(parts[0]) {
             var name = parts[1]
             if name.hasSuffix(".tmp") { name = String(name.dropLast(4)) }
-            guard name.hasPrefix(parts[0] + "-") else { return notOurs }
+            // A partition's files (`output.partitioned`): `part-IIIII-of-NNNNN.h5` and
+            // `part-IIIII-of-NNNNN-SSSSS.tar.zst` (or `.tar`); a copy merge is making ends in `.tmp`.
+            let partitionFile = DatasetPartition.of(path: name) != nil
+            if partitionFile, name.hasSuffix(".h5") {
+                return startsLike(full, size: e.size, magic: hdf5Signature, at: 0) ? nil : "is not an HDF5 file motionprep writes"
+            }
+            guard partitionFile || name.hasPrefix(parts[0] + "-") else { return notOurs }
             if name.hasSuffix(".tar.zst") {
                 return startsLike(full, size: e.size, magic: [0x28, 0xB5, 0x2F, 0xFD], at: 0) ? nil : "is not a zstd shard motionprep writes"
             }

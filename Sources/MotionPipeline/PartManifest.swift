@@ -17,7 +17,7 @@ enum PartManifest {
     static let maxWorkers = WorkerSlot.maxWorkers
 
     static func write(plan: RunPlan, worker: WorkerSlot, owned: [Int], failures: [(Int, String)], runInputs: [InputEntry],
-                      staging: DatasetStaging) throws {
+                      staging: DatasetStaging, partition: PartitionSummary? = nil) throws {
         let yaml = ((try? RegularFile.contents(atPath: plan.spec.file)) ?? nil).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let json: JSONValue = .object([
             "format": .string("motionprep.part"),
@@ -36,7 +36,7 @@ enum PartManifest {
             "failures": .array(failures.map { .object(["recording": .int($0.0), "error": .string($0.1)]) }),
             "inputs": .array(runInputs.map(\.json)),
             "label_rows_ignored": plan.ignoredLabelRows?.json ?? .null,
-        ])
+        ].merging(partition.map { ["partition_summary": $0.json] } ?? [:]) { a, _ in a })
         let text = json.pretty() + "\n"
         try staging.write(fileName, text)
         try staging.write(checksumFileName, SHA256Text.hex(text) + "  " + fileName + "\n")
@@ -56,6 +56,9 @@ enum PartManifest {
         var inputs: [InputEntry]
         /// What the worker's plan counted of the intervals file (nil without one).
         var ignoredLabelRows: IgnoredLabelRows?
+        /// `partition_summary` of a part of a partitioned run (`output.partitioned`): its data
+        /// files, counters and moments; nil for a part of the default layout (records only).
+        var partition: PartitionSummary?
     }
 
     /// Reads and checks `dir/part.json`: its checksum, then every field's type and range.
@@ -163,9 +166,20 @@ enum PartManifest {
             }
             inputs.append(e)
         }
+        var partition: PartitionSummary?
+        if let summary = o["partition_summary"] {
+            do {
+                partition = try PartitionSummary(json: summary)
+            } catch let e as MotionError {
+                throw MotionError(.dataError, "\(path): \(e.message)")
+            }
+            guard partition!.partition == worker else {
+                throw bad("partition_summary.partition", "is \(partition!.partition), but the part is worker \(worker)/\(workers)")
+            }
+        }
         return Part(directory: dir, worker: worker, workers: workers, pipelineSHA256: hash, yaml: yaml, file: file,
                     baseDirectory: base, sources: sources, owned: owned, failures: failures, inputs: inputs,
-                    ignoredLabelRows: IgnoredLabelRows(json: o["label_rows_ignored"]))
+                    ignoredLabelRows: IgnoredLabelRows(json: o["label_rows_ignored"]), partition: partition)
     }
 
     /// A JSON value as a message shows it.
@@ -242,6 +256,12 @@ extension PipelineRunner {
         let runInputs = try DatasetWriter.manifestInputs(parts.flatMap(\.inputs))
         for p in parts {
             for e in p.inputs { try checkReachable(e, part: p) }
+        }
+        if spec.output.partitioned {
+            return try mergePartitioned(outputDirectory: outputDirectory, parts: parts, plan: plan, runInputs: runInputs, options: options)
+        }
+        if let p = parts.first(where: { $0.partition != nil }) {
+            throw MotionError(.dataError, "\(p.directory) holds data files of a partitioned run (`output.partitioned: true`), but its stored pipeline is not partitioned; the part is damaged; rerun worker \(p.worker)/\(p.workers)")
         }
         var reads = parts.map { (path: $0.directory, role: "part folder") }
         for p in parts { reads.append((p.directory + "/" + PartManifest.fileName, "part manifest")) }

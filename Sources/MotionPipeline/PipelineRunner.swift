@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import MotionConfig
 import MotionCore
+import MotionDataset
 import MotionSinks
 
 /// Thrown when a run is cancelled (SIGINT): the partial folder is kept for `--resume`.
@@ -22,6 +23,18 @@ public enum PipelineRunner {
             // files that `--resume` and `merge` replay (docs/dataset-format.md, "Create ML folders").
             throw MotionError(.usage, "`\(options.worker != nil ? "--worker" : "--resume")` cannot be used with `output.type: createml` (\(spec.file)): its rows are not kept in the record files that `--resume` and `merge` replay; run without it (or with `--jobs`), or write `type: hdf5` or `shards`")
         }
+        // `output.partitioned` (docs/scale.md, "The partitioned layout"): one machine writes
+        // `--partitions N` partitions, a worker its own.
+        if let n = options.partitions {
+            guard spec.output.partitioned else {
+                throw MotionError(.usage, "option `--partitions \(n)` of `motionprep run` needs `output.partitioned: true` in the pipeline; without it a dataset has one file (or one shard sequence) per split")
+            }
+            if let w = options.worker {
+                throw MotionError(.usage, "options `--partitions \(n)` and `--worker \(w)` of `motionprep run` do not go together: a worker writes partition \(w.index) of \(w.count); `--partitions` is for one machine writing all of them")
+            }
+        }
+        let partitioning: (indices: [Int], count: Int)? = !spec.output.partitioned ? nil
+            : options.worker.map { ([$0.index], $0.count) } ?? (Array(0..<(options.partitions ?? 1)), options.partitions ?? 1)
         let sources = try InputDiscovery.recordings(spec, log: options.log)
         // Every file read is hashed from the bytes parsed (docs/hardening.md, "Data safety: provenance").
         let ledger = InputLedger(baseDirectory: spec.baseDirectory, onFirstBytes: { options.checkpoint("input-read") })
@@ -40,9 +53,9 @@ public enum PipelineRunner {
 
         let owned = sources.indices.filter { options.worker == nil || RunPlan.worker(of: sources[$0].name, count: options.worker!.count) == options.worker!.index }
         let isTrain = plan.splitOf.map { $0 == .train }
-        let writer: DatasetWriter? = options.worker == nil
+        let writer: DatasetWriter? = options.worker == nil || partitioning != nil
             ? try DatasetWriter(plan: plan, job: job, jobs: options.jobs, log: options.log,
-                                 checkpoint: options.checkpoint) : nil
+                                 checkpoint: options.checkpoint, partitioning: partitioning) : nil
         // Runs before the partial folder is removed: no data file is still open, or written
         // to, once its folder is gone.
         if let writer {
@@ -91,7 +104,8 @@ public enum PipelineRunner {
                     }
                     if let writer {
                         try writer.append(i, outcome)
-                    } else if case .failure(let e) = outcome {
+                    }
+                    if options.worker != nil, case .failure(let e) = outcome {
                         guard spec.onError == .skip, canSkip(e) else { throw e }
                         failures.append((i, "\(e)"))
                     }
@@ -106,7 +120,21 @@ public enum PipelineRunner {
             throw e
         }
         var summary: RunSummary
-        if let writer {
+        if let writer, let worker = options.worker {
+            // A part of a partitioned run: its partition's data files, described in part.json;
+            // the records are not needed any more.
+            let partition = try writer.finishPartitions()[0]
+            try PartManifest.write(plan: plan, worker: worker, owned: owned, failures: failures,
+                                   runInputs: ledger.otherEntries(), staging: staging, partition: partition)
+            staging.removeRecords()
+            staging.folder.remove(RunState.fileName)
+            summary = RunSummary(outputDirectory: outDir, recordings: owned.count, rowsRead: partition.totals.rowsRead,
+                                 rowsDropped: partition.totals.rowsDropped, windowsDropped: partition.totals.windowsDropped,
+                                 recordingsDropped: partition.totals.recordingsDropped, skipped: failures.map { (sources[$0.0].name, $0.1) },
+                                 gaps: partition.totals.gaps, gapSeconds: Double(partition.totals.invalidPoints) / spec.resample.rateHz,
+                                 windowsPerSplit: SplitName.datasetSplits.map { s in (s.rawValue, partition.files.filter { $0.split == s }.reduce(0) { $0 + $1.file.numWindows }) },
+                                 warnings: [], bytesWritten: partition.files.reduce(0) { $0 + ($1.file.bytes ?? 0) })
+        } else if let writer {
             summary = try writer.finish(runInputs: ledger.otherEntries())
             staging.removeRecords()
             staging.folder.remove(RunState.fileName)

@@ -13,6 +13,9 @@ public struct RunOptions: Sendable {
     public var worker: WorkerSlot?
     /// `--resume`: reuse the finished recordings of an interrupted run.
     public var resume: Bool
+    /// `--partitions N` (`output.partitioned` only): the partitions one machine writes, the same
+    /// files as N `--worker I/N` parts merged; nil for 1 (or a worker's count).
+    public var partitions: Int?
     /// Polled before each recording starts; true stops the run (SIGINT).
     public var isCancelled: @Sendable () -> Bool
     /// A test hook: called on the writer's thread at named points of the run, `before-manifest`
@@ -98,4 +101,8 @@ public struct RunSummary: Sendable {
     /// `output.type: createml`: the stretches and rows written per split (the windows in
     /// `windowsPerSplit` are then those cut, not written); nil for the other outputs.
     public var createmlPerSplit: [(split: String, stretches: Int, rows: Int)]? = nil
+    /// `merge` of a partitioned run: data files moved from the parts, and how many of them were
+    /// copied (another filesystem) rather than linked.
+    public var movedFiles: Int = 0
+    public var copiedFiles: Int = 0
 }

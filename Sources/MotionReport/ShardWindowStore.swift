@@ -58,6 +58,11 @@ final class ShardSplitSource: SplitWindowSource {
         }
         var firstCount = 1
         var rows: [(number: Int, shard: Int32, slot: Int32, y: Int64, subject: Int32, recording: Int32, start: Double)] = []
+        // A partitioned split numbers its windows within each partition: row = the windows of
+        // the partitions before + the number (partition order, then canonical order within).
+        let base = files.map { f in
+            f.partition.map { p in files.filter { ($0.partition ?? 0) < p }.reduce(0) { $0 + $1.numWindows } } ?? 0
+        }
         for shard in paths.indices {
             let reader = try Self.open(paths[shard], displayPaths[shard], expected[shard])
             defer { reader.close() }
@@ -76,7 +81,7 @@ final class ShardSplitSource: SplitWindowSource {
             let s = try reader.readInt64s("subject_index", rows: 0..<n), r = try reader.readInt64s("recording_index", rows: 0..<n)
             let t = try reader.readDoubles("start_time_s", rows: 0..<n)
             for i in 0..<n {
-                rows.append((numbers[i], Int32(shard), Int32(i), ys[i], Int32(truncatingIfNeeded: s[i]), Int32(truncatingIfNeeded: r[i]), t[i]))
+                rows.append((base[shard] + numbers[i], Int32(shard), Int32(i), ys[i], Int32(truncatingIfNeeded: s[i]), Int32(truncatingIfNeeded: r[i]), t[i]))
             }
         }
         rows.sort { $0.number < $1.number }

@@ -62,6 +62,44 @@ public struct WrittenFile: Sendable, Equatable {
     }
 }
 
+/// Partition `index` of `count` of a partitioned dataset (`output.partitioned`, docs/scale.md,
+/// "The partitioned layout"): its files are named `part-IIIII-of-NNNNN…` inside the split's folder.
+public struct DatasetPartition: Sendable, Equatable, Hashable {
+    public var index: Int
+    public var count: Int
+
+    public init(index: Int, count: Int) {
+        precondition(count >= 1 && (0..<count).contains(index), "DatasetPartition: \(index) of \(count)")
+        self.index = index
+        self.count = count
+    }
+
+    /// `part-IIIII-of-NNNNN` (at least five digits each).
+    public var name: String { "part-" + Self.digits(index, 5) + "-of-" + Self.digits(count, 5) }
+
+    /// `pIIIII-`: what a partition's shard sample keys carry after `{split}-`.
+    public var keyInfix: String { "p" + Self.digits(index, 5) + "-" }
+
+    /// `n` in decimal, zero-padded to at least `width` digits.
+    public static func digits(_ n: Int, _ width: Int) -> String {
+        let d = String(n)
+        return String(repeating: "0", count: Swift.max(0, width - d.count)) + d
+    }
+
+    /// The partition a file path names (`train/part-00003-of-00016.h5`,
+    /// `train/part-00003-of-00016-00000.tar.zst`), nil for any other name.
+    public static func of(path: String) -> DatasetPartition? {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard name.hasPrefix("part-") else { return nil }
+        let fields = name.dropFirst(5).split(separator: "-", maxSplits: 3, omittingEmptySubsequences: false)
+        guard fields.count >= 3, fields[1] == "of" else { return nil }
+        let countText = fields[2].prefix { $0.isASCII && $0.isNumber }
+        guard let i = Int(fields[0]), let n = Int(countText), fields[0].count >= 5, countText.count >= 5,
+              fields[0].allSatisfy({ $0.isASCII && $0.isNumber }), n >= 1, i < n else { return nil }
+        return DatasetPartition(index: i, count: n)
+    }
+}
+
 /// Receives one split's windows in canonical order and writes them.
 public protocol SplitSink: AnyObject {
     /// Appends one recording's windows, with their subject, recording and fold indices.

@@ -51,9 +51,14 @@ public final class HDF5SplitSink: SplitSink {
     ///     the pool's size.
     ///   - normalization: also write `x_normalized` and `features_normalized`, standardised with
     ///     these statistics (`motionprep apply`).
+    ///   - partition: the partition this file holds (`output.partitioned`): the file is
+    ///     `{split}/part-IIIII-of-NNNNN.h5` instead of `{split}.h5`; its contents are alike.
     public init(directory: WritableFolder, split: String, description: DatasetDescription,
-                compression: HDF5ChunkCompressionPool? = nil, normalization: SinkNormalization? = nil) throws {
-        relativePath = "\(split).h5"
+                compression: HDF5ChunkCompressionPool? = nil, normalization: SinkNormalization? = nil,
+                partition: DatasetPartition? = nil) throws {
+        let folder = try partition.map { _ in try directory.subfolder(split) } ?? directory
+        let name = partition.map { $0.name + ".h5" } ?? "\(split).h5"
+        relativePath = partition == nil ? name : split + "/" + name
         self.description = description
         counts = [Int](repeating: 0, count: description.classNames.count)
         stage = WindowBatch(length: description.windowLength, channelCount: description.channelNames.count,
@@ -63,7 +68,7 @@ public final class HDF5SplitSink: SplitSink {
         self.queue = queue
         // libhdf5 opens by path: through the folder's descriptor (`/proc/self/fd/N/…`), so the
         // file lands in the folder itself whatever is at its path now.
-        let file = try HDF5File.create(path: directory.kernelPath(relativePath), shownAs: directory.shown(relativePath))
+        let file = try HDF5File.create(path: folder.kernelPath(name), shownAs: directory.shown(relativePath))
         self.file = file
         func column(_ name: String, _ type: HDF5ElementType, _ rowShape: [Int], chunkRows: Int) throws -> HDF5ChunkAppender {
             let dataset = try file.createDataset(name, type: type, rowShape: rowShape, chunkRows: chunkRows,

@@ -39,6 +39,8 @@ public final class ShardSplitSink: SplitSink {
     private let shuffle: Bool
     /// Also write `{key}.x_normalized.npy` (and `{key}.features_normalized.npy`), `motionprep apply`.
     private let normalization: SinkNormalization?
+    /// The partition these shards hold (`output.partitioned`), nil for a whole split.
+    private let partition: DatasetPartition?
 
     /// Prepares `{directory}/{split}/` and the spool; no shard is written before `finish()`.
     /// - Parameters:
@@ -53,11 +55,15 @@ public final class ShardSplitSink: SplitSink {
     ///     memory is one shard per thread. The bytes do not depend on it.
     ///   - shuffle: false writes the samples in canonical order (`motionprep apply`).
     ///   - normalization: also write the standardised arrays (`motionprep apply`).
+    ///   - partition: the partition these shards hold (`output.partitioned`): shards
+    ///     `{split}/part-IIIII-of-NNNNN-SSSSS.tar.zst`, keys `{split}-pIIIII-{W}` with W the
+    ///     window's number within the partition, shuffled within the partition only.
     /// - Throws: `MotionError(.config)` when `windowsPerShard < 1`; `.cannotCreate` when the
     ///   folder or the spool cannot be made.
     public init(directory: WritableFolder, split: String, description: DatasetDescription,
                 windowsPerShard: Int, compressionLevel: Int = 3, compress: Bool = true, seed: UInt64 = 0,
-                threads: Int = 1, shuffle: Bool = true, normalization: SinkNormalization? = nil) throws {
+                threads: Int = 1, shuffle: Bool = true, normalization: SinkNormalization? = nil,
+                partition: DatasetPartition? = nil) throws {
         guard windowsPerShard >= 1 else {
             throw MotionError(.config, "`output.windows_per_shard` is \(windowsPerShard); expected a whole number of at least 1")
         }
@@ -70,10 +76,11 @@ public final class ShardSplitSink: SplitSink {
         self.threads = Swift.max(1, threads)
         self.shuffle = shuffle
         self.normalization = normalization
+        self.partition = partition
         rowFloats = description.windowLength * description.channelNames.count + description.featureNames.count
         rowBytes = rowFloats * 4 + 32
         splitFolder = try directory.subfolder(split)
-        spool = try _SpoolFile(in: directory, name: split + ".spool.tmp")
+        spool = try _SpoolFile(in: directory, name: split + (partition.map { "." + $0.name } ?? "") + ".spool.tmp")
     }
 
     public func append(_ batch: WindowBatch, subjectIndex: Int32, recordingIndex: Int32, foldIndex: Int32?) throws {
@@ -109,7 +116,7 @@ public final class ShardSplitSink: SplitSink {
         defer { self.spool = nil }
         try spool.flush()
         let job = _ShardJob(sink: self, spool: spool,
-                            order: shuffle ? ShardShuffle.permutation(count: count, seed: seed, split: split) : Array(0..<count),
+                            order: shuffle ? ShardShuffle.permutation(count: count, seed: seed, split: split, partition: partition) : Array(0..<count),
                             shards: Swift.max(1, (count + windowsPerShard - 1) / windowsPerShard))
         // Shard k on lane k mod lanes; each shard is written whole by one lane, so the bytes do
         // not depend on the number of lanes.
@@ -135,9 +142,11 @@ public final class ShardSplitSink: SplitSink {
     }
 
     /// `{split}-NNNNNNNNN`: the sample key of canonical window `number` (at least nine digits).
-    public static func key(split: String, window number: Int) -> String {
+    /// With a `partition`: `{split}-pIIIII-NNNNNNNNN`, the number counted within the partition.
+    public static func key(split: String, window number: Int, partition: DatasetPartition? = nil) -> String {
         let digits = String(number)
-        return split + "-" + String(repeating: "0", count: Swift.max(0, 9 - digits.count)) + digits
+        let p = partition?.keyInfix ?? ""
+        return split + "-" + p + String(repeating: "0", count: Swift.max(0, 9 - digits.count)) + digits
     }
 
     /// Gathers the windows `windows` (canonical numbers, in shard order) from the spool and
@@ -173,7 +182,7 @@ public final class ShardSplitSink: SplitSink {
             if description.hasFolds { object["fold_index"] = .int(Int(f)) }
             let text = (cls: Array(String(y).utf8), json: Array(JSONValue.object(object).compact().utf8))
             texts.append(text)
-            let key = Self.key(split: split, window: number)
+            let key = Self.key(split: split, window: number, partition: partition)
             members.append((key + ".x.npy", xHeader.count + T * C * 4))
             members.append((key + ".y.cls", text.cls.count))
             if F > 0 { members.append((key + ".features.npy", fHeader.count + F * 4)) }
@@ -181,7 +190,7 @@ public final class ShardSplitSink: SplitSink {
             if F > 0, normalization?.features != nil { members.append((key + ".features_normalized.npy", fHeader.count + F * 4)) }
             members.append((key + ".json", text.json.count))
         }
-        let stem = Self.stem(split: split, index: index)
+        let stem = partition.map { $0.name + "-" + DatasetPartition.digits(index, 5) } ?? Self.stem(split: split, index: index)
         let relativePath = split + "/" + stem + (compress ? ".tar.zst" : ".tar")
         let file = try _ShardFile(in: splitFolder, name: stem + (compress ? ".tar.zst" : ".tar"))
         var zstd: ZstdFrameWriter?
@@ -263,9 +272,11 @@ private final class _ShardJob: @unchecked Sendable {
 public enum ShardShuffle {
     /// `result[i]` is the canonical number of the i-th window written (shards in order, samples
     /// in archive order).
-    public static func permutation(count: Int, seed: UInt64, split: String) -> [Int] {
+    /// With a `partition` (`output.partitioned`), the partition's windows are shuffled among
+    /// themselves, seeded with `"{seed}:shuffle:{split}:part-IIIII-of-NNNNN"`.
+    public static func permutation(count: Int, seed: UInt64, split: String, partition: DatasetPartition? = nil) -> [Int] {
         var order = Array(0..<count)
-        var state = StableHash.hash("\(seed):shuffle:\(split)")
+        var state = StableHash.hash("\(seed):shuffle:\(split)" + (partition.map { ":" + $0.name } ?? ""))
         var i = count - 1
         while i > 0 {
             state = state &+ 0x9e37_79b9_7f4a_7c15

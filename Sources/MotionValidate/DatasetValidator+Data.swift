@@ -235,7 +235,18 @@ extension _ValidationRun {
                 builder.fail(.countsFile, f.path,
                              "the manifest lists \(f.numWindows) windows for it, but its class counts \(Self.list(f.classCounts)) add up to \(f.classCounts.reduce(0, +))")
             }
-            if manifest.storage == "shards" {
+            if let partitions = manifest.partitions {
+                // A partitioned dataset: each partition's files, in partition order, each named
+                // for its partition; shards numbered and keyed within their partition.
+                checkPartitionFiles(split, s.files, partitions: partitions)
+                if manifest.storage == "shards" {
+                    for p in 0..<partitions {
+                        let files = s.files.filter { $0.partition == p }
+                        checkShardSequence(split, files, partition: DatasetPartition(index: p, count: partitions))
+                        checkWindowNumbers(split, files: files, partition: DatasetPartition(index: p, count: partitions))
+                    }
+                }
+            } else if manifest.storage == "shards" {
                 checkShardSequence(split, s.files)
                 checkWindowNumbers(split, files: s.files)
             }
@@ -252,13 +263,15 @@ extension _ValidationRun {
 
     /// Shards of a split are numbered from 00000 without a hole, in manifest order, and every
     /// shard but the last holds the same number of windows (`windows_per_shard`), the last no more.
-    private func checkShardSequence(_ split: SplitName, _ files: [DatasetManifest.DataFile]) {
+    private func checkShardSequence(_ split: SplitName, _ files: [DatasetManifest.DataFile], partition: DatasetPartition? = nil) {
         // Every shard has the first one's extension: `.tar.zst` (compression zstd) or `.tar` (none).
         let ext = files.first?.path.hasSuffix(".tar") == true ? ".tar" : ".tar.zst"
         for (i, f) in files.enumerated() {
-            let expected = "\(split.rawValue)/\(split.rawValue)-\(String(repeating: "0", count: max(0, 5 - String(i).count)))\(i)\(ext)"
+            let number = String(repeating: "0", count: max(0, 5 - String(i).count)) + String(i)
+            let expected = partition.map { "\(split.rawValue)/\($0.name)-\(number)\(ext)" } ?? "\(split.rawValue)/\(split.rawValue)-\(number)\(ext)"
             if f.path != expected {
-                builder.fail(.filesMetadata, f.path, "is shard \(i) of split `\(split.rawValue)` in the manifest, so it should be `\(expected)`")
+                let of = partition.map { " partition \($0.index)" } ?? ""
+                builder.fail(.filesMetadata, f.path, "is shard \(i) of split `\(split.rawValue)`\(of) in the manifest, so it should be `\(expected)`")
             }
         }
         guard let first = files.first, files.count > 1 else { return }
@@ -272,9 +285,31 @@ extension _ValidationRun {
 
     /// The sample keys of a split's shards number its windows 0 ..< N, each once
     /// (docs/dataset-format.md, "Shards"); checked when every shard was read.
-    private func checkWindowNumbers(_ split: SplitName, files: [DatasetManifest.DataFile]) {
+    /// A partitioned dataset (`partitions`): every file's `partition` is the one its name gives,
+    /// the files are listed in partition order, and every partition has at least one file.
+    private func checkPartitionFiles(_ split: SplitName, _ files: [DatasetManifest.DataFile], partitions: Int) {
+        var last = -1
+        for f in files {
+            let named = DatasetPartition.of(path: f.path)
+            if named == nil || named!.count != partitions || named!.index != f.partition {
+                builder.fail(.filesMetadata, f.path, "is listed as partition \(f.partition.map(String.init) ?? "none") of \(partitions), so it should be named `\(split.rawValue)/\(DatasetPartition(index: Swift.min(Swift.max(f.partition ?? 0, 0), partitions - 1), count: partitions).name)…` (docs/dataset-format.md, \"Partitioned datasets\")")
+            }
+            if let p = f.partition {
+                if p < last {
+                    builder.fail(.filesMetadata, f.path, "is listed after a file of partition \(last); a split's files are listed in partition order")
+                }
+                last = Swift.max(last, p)
+            }
+        }
+        let present = Set(files.compactMap(\.partition))
+        if let missing = (0..<partitions).first(where: { !present.contains($0) }) {
+            builder.fail(.countsSplit, Self.manifestName, "split `\(split.rawValue)` lists no file of partition \(missing) of \(partitions); every partition writes every split, an empty one too")
+        }
+    }
+
+    private func checkWindowNumbers(_ split: SplitName, files: [DatasetManifest.DataFile], partition: DatasetPartition? = nil) {
         guard files.allSatisfy({ !incomplete.contains($0.path) && scans[$0.path] != nil }) else { return }
-        var numbers = windowNumbers[split] ?? []
+        var numbers = partition == nil ? windowNumbers[split] ?? [] : files.flatMap { (fileWindowNumbers[$0.path] ?? nil) ?? [] }
         numbers.sort()
         var missing = 0, repeated = 0, firstMissing: Int?, firstRepeated: Int?
         var expected = 0
@@ -296,8 +331,9 @@ extension _ValidationRun {
             if let m = firstMissing { parts.append("\(missing) number(s) below the largest are missing, first \(m)") }
             if let r = firstRepeated { parts.append("\(repeated) repeated, first \(r)") }
             if parts.isEmpty { parts.append("the largest is \(numbers.last!)") }
+            let whose = partition.map { "partition \($0.index) of split `\(split.rawValue)`" } ?? "split `\(split.rawValue)`"
             builder.fail(.countsSplit, Self.manifestName,
-                         "the sample keys of split `\(split.rawValue)` do not number its \(total) windows 0 to \(total - 1) once each: \(parts.joined(separator: "; "))")
+                         "the sample keys of \(whose) do not number its \(total) windows 0 to \(total - 1) once each: \(parts.joined(separator: "; "))")
         }
     }
 

@@ -40,7 +40,7 @@ struct CommandSpec {
 enum CommandCatalogue {
     static let all: [CommandSpec] = [
         CommandSpec(name: "run", summary: "run a pipeline and write the dataset", help: RunCommand.help,
-                    values: [("--jobs", .text), ("--out", .directory), ("--worker", .text), ("--workers", .text)],
+                    values: [("--jobs", .text), ("--out", .directory), ("--worker", .text), ("--workers", .text), ("--partitions", .text)],
                     flags: ["--resume", "--quiet", "--json"], positionals: .file(extensions: ["yaml", "yml"])),
         CommandSpec(name: "apply", summary: "process new recordings exactly as a dataset's, with its normalisation", help: ApplyCommand.help,
                     values: [("--out", .directory), ("--input", .text), ("--jobs", .text)],

@@ -25,7 +25,9 @@ enum MergeCommand {
             throw UsageError(message: "`motionprep merge` needs an output folder and at least one part folder: `motionprep merge OUT_DIR PART_DIR...`")
         }
         let allowance = CPUAllowance.jobs(option: try a.int("--jobs", in: 1...4096, command: "merge"))
-        let options = RunOptions(jobs: allowance.count, log: { Diagnostics.log($0) })
+        var options = RunOptions(jobs: allowance.count, log: { Diagnostics.log($0) })
+        // The crash-safety checkpoints (a partitioned merge stops at `before-commit` in the tests).
+        TestHooks().apply(to: &options)
         let summary = try PipelineRunner.merge(outputDirectory: a.positionals[0], parts: Array(a.positionals.dropFirst()), options: options)
         if !a.flag("--quiet") { Diagnostics.stderr(RunCommand.text(summary, worker: nil, jobs: allowance)) }
         if a.flag("--json") { try Diagnostics.stdout(RunCommand.json(summary, jobs: allowance).pretty()) }

@@ -7,10 +7,10 @@ import MotionPipeline
 import Glibc
 #endif
 
-/// `motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N|auto [--workers N]] [--resume] [--quiet] [--json]`.
+/// `motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N|auto [--workers N]] [--partitions N] [--resume] [--quiet] [--json]`.
 enum RunCommand {
     static let help = """
-        usage: motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N|auto [--workers N]] [--resume] [--quiet] [--json]
+        usage: motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N|auto [--workers N]] [--partitions N] [--resume] [--quiet] [--json]
 
         Runs the pipeline and writes the dataset (HDF5 files, SHA256SUMS, manifest.json). The dataset
         is built in DIR.partial/ and moved into place only when complete; a previous dataset in DIR
@@ -25,6 +25,8 @@ enum RunCommand {
           --worker auto I and N from the array task's environment (Slurm, SGE, PBS/Torque, LSF, AWS Batch,
                         Kubernetes Indexed Job; docs/scale.md)
           --workers N   the worker count for `--worker auto` where the scheduler gives none
+          --partitions N  with `output.partitioned: true`: write N partitions on this machine, the same files
+                        as N `--worker I/N` parts merged (default 1; docs/scale.md)
           --resume      finish an interrupted run from DIR.partial/ without redoing finished recordings;
                         refused when the pipeline or an input file changed since
           --quiet       no progress bar and no summary (warnings and errors still go to stderr)
@@ -63,6 +65,7 @@ enum RunCommand {
         } else if let workers {
             throw UsageError(message: "option `--workers` of `motionprep run` goes only with `--worker auto`, not alone (got `--workers \(workers)`)")
         }
+        let partitions = try a.int("--partitions", in: 1...WorkerSlot.maxWorkers, command: "run")
         let allowance = CPUAllowance.jobs(option: try a.int("--jobs", in: 1...4096, command: "run"))
         let jobs = allowance.count
         let spec = try PipelineLoader.load(path: a.positionals[0])
@@ -77,6 +80,7 @@ enum RunCommand {
             log: { line in bar.clear(); Diagnostics.log(line) },
             progress: { bar.draw($0) },
             isCancelled: { cancel.isSet })
+        options.partitions = partitions
         hooks.apply(to: &options)
         let summary: RunSummary
         do {

@@ -252,9 +252,15 @@ def check_files(ds: "Dataset") -> None:
     for si, split in enumerate(ds.splits):
         files = ds.files(split)
         seen = _Windows()
+        offsets = ds.window_offsets(split) if ds.storage == "shards" else None
+        first = 0   # HDF5: the split's number of the file's first row (a partitioned split has several files)
         for fi, path in enumerate(files):
             rows = _hdf5_file(ds, path, names) if ds.storage == "hdf5" else _shard_file(ds, path, recording_index, names)
+            shift = first if offsets is None else offsets[fi]
+            count = 0
             for window, recording, start, digest in rows:
+                window += shift
+                count += 1
                 other = owner.setdefault(digest, (si, fi, window))
                 if other[0] != si:
                     o_split = ds.splits[other[0]]
@@ -266,6 +272,7 @@ def check_files(ds: "Dataset") -> None:
                 seen.recordings.append(recording)
                 seen.starts.append(start)
                 seen.files.append(fi)
+            first += count
         _check_time_order(ds, split, files, seen, names)
 
 

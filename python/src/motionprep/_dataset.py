@@ -165,6 +165,9 @@ class Dataset:
                 x=Stats(np.asarray(norm["x"]["mean"], np.float64), np.asarray(norm["x"]["std"], np.float64)),
                 features=None if f is None else Stats(np.asarray(f["mean"], np.float64), np.asarray(f["std"], np.float64)))
         self._folds_cache: Dict[str, np.ndarray] = {}
+        #: The number of partitions of a partitioned dataset (``output.partitioned``; its split files
+        #: are listed partition by partition), None for the default layout.
+        self.partitions: Optional[int] = manifest.get("partitions")
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{s} {self.num_windows(s)}" for s in self.splits)
@@ -194,6 +197,31 @@ class Dataset:
         name = self.view(split).split
         return [self.path / f["path"] for f in self.manifest["splits"][name]["files"]]
 
+    def window_offsets(self, split: SplitLike) -> List[int]:
+        """Per file of the split (in :meth:`files` order), what its windows' numbers within the file
+        are shifted by to number them within the split: 0 for a dataset of one file per split or of
+        shards numbered across the split; in a partitioned dataset, the windows of the partitions
+        before the file's (a split's windows are numbered in partition order, then in canonical order
+        within the partition; docs/dataset-format.md, "Partitioned datasets")."""
+        listed = self.manifest["splits"][self.view(split).split]["files"]
+        if self.partitions is None:
+            return [0] * len(listed)
+        before: Dict[int, int] = {}
+        total = 0
+        for f in listed:
+            before.setdefault(int(f["partition"]), total)
+            total += int(f["num_windows"])
+        return [before[int(f["partition"])] for f in listed]
+
+    def iter_shards(self, split: SplitLike) -> Iterator[Sample]:
+        """Every sample of a split's shards, shard by shard, ``window`` numbered within the split."""
+        view = self.view(split)
+        for path, offset in zip(self.files(view), self.window_offsets(view)):
+            for s in iter_shard(path):
+                if offset:
+                    s["window"] += offset
+                yield s
+
     def folds(self, k: int) -> Tuple[View, View]:
         """``(train on folds != k, validate on fold k)``: two views of the train split, by ``fold_index``.
 
@@ -213,10 +241,9 @@ class Dataset:
         in storage order: canonical for HDF5, the write-time shuffle for shards (one shard at a time)."""
         view = self.view(split)
         if self.storage == "shards":
-            for path in self.files(view):
-                for s in iter_shard(path):
-                    if view.fold is None or view.accepts(int(s["meta"].get("fold_index", -1))):
-                        yield s
+            for s in self.iter_shards(view):
+                if view.fold is None or view.accepts(int(s["meta"].get("fold_index", -1))):
+                    yield s
             return
         a = self.arrays(view)
         for i, w in enumerate(a["window"]):
@@ -248,11 +275,17 @@ class Dataset:
         out: Dict[str, np.ndarray] = {}
         if self.storage == "hdf5":
             import h5py
-            with h5py.File(self.files(view)[0], "r") as f:
-                for name in ("x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index",
-                             *NORMALIZED_ARRAYS):
-                    if name in f:
-                        out[name] = f[name][...] if view.fold is None else f[name][...][idx]
+            # One file per split, or (partitioned) one per partition, read one after the other.
+            parts: Dict[str, List[np.ndarray]] = {}
+            for path in self.files(view):
+                with h5py.File(path, "r") as f:
+                    for name in ("x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index",
+                                 *NORMALIZED_ARRAYS):
+                        if name in f:
+                            parts.setdefault(name, []).append(f[name][...])
+            for name, arrays in parts.items():
+                whole = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+                out[name] = whole if view.fold is None else whole[idx]
         else:
             out = self._gather_shards(view, idx)
         out["window"] = idx.copy()
@@ -313,13 +346,15 @@ class Dataset:
         if split not in self._folds_cache:
             if self.storage == "hdf5":
                 import h5py
-                with h5py.File(self.files(split)[0], "r") as f:
-                    self._folds_cache[split] = f["fold_index"][...]
+                arrays = []
+                for path in self.files(split):
+                    with h5py.File(path, "r") as f:
+                        arrays.append(f["fold_index"][...])
+                self._folds_cache[split] = np.concatenate(arrays) if len(arrays) != 1 else arrays[0]
             else:
                 folds = np.full(self.num_windows(split), -1, np.int32)
-                for path in self.files(split):
-                    for s in iter_shard(path):
-                        folds[s["window"]] = s["meta"]["fold_index"]
+                for s in self.iter_shards(split):
+                    folds[s["window"]] = s["meta"]["fold_index"]
                 self._folds_cache[split] = folds
         return self._folds_cache[split]
 
@@ -396,10 +431,13 @@ class Dataset:
         x_stats = self._stats("x") if normalize else None
         f_stats = self._stats("features") if normalize and features else None
         if self.storage == "hdf5":
-            return _torch.HDF5Windows(str(self.files(view)[0]), view.indices(), x_stats, f_stats, features, with_index)
+            files = [str(p) for p in self.files(view)]
+            return _torch.HDF5Windows(files if len(files) > 1 else files[0], view.indices(), x_stats, f_stats, features,
+                                      with_index, offsets=self.window_offsets(view) if len(files) > 1 else None)
         length = len(view) if view.fold is None or view._indices is not None else None
         return _torch.ShardWindows([str(p) for p in self.files(view)], view.fold, view.holdout, length,
-                                   x_stats, f_stats, features, with_index, shuffle, seed)
+                                   x_stats, f_stats, features, with_index, shuffle, seed,
+                                   offsets=self.window_offsets(view))
 
     def hf_dataset(self, split: SplitLike, normalize: bool = False, cache_dir: Optional[str] = None) -> Any:
         """A Hugging Face ``datasets.Dataset`` of a split or view (needs ``datasets``), one row per

@@ -38,9 +38,13 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
     #: h5py's chunk cache per dataset, in bytes (its default is 1 MiB).
     CHUNK_CACHE_BYTES = 16 << 20
 
-    def __init__(self, path: str, indices: np.ndarray, x_stats: Optional[Stats], f_stats: Optional[Stats],
-                 features: bool, with_index: bool):
+    def __init__(self, path: Any, indices: np.ndarray, x_stats: Optional[Stats], f_stats: Optional[Stats],
+                 features: bool, with_index: bool, offsets: Optional[List[int]] = None):
+        # A partitioned split has one file per partition: `path` is then their list and `offsets`
+        # the split's window number of each file's first row.
         self.path = path
+        self.paths: List[str] = list(path) if isinstance(path, (list, tuple)) else [path]
+        self.offsets = np.asarray(offsets if offsets is not None else [0], np.int64)
         self.indices = np.asarray(indices, np.int64)
         self.x_stats, self.f_stats = x_stats, f_stats
         self.features, self.with_index = features, with_index
@@ -48,13 +52,21 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
         self._arrays: Any = None
         self._pid: Optional[int] = None
 
-    def _h5(self) -> Any:
+    def _h5s(self) -> Any:
         if self._file is None or self._pid != os.getpid():
             import h5py
-            self._file = h5py.File(self.path, "r", rdcc_nbytes=self.CHUNK_CACHE_BYTES)
-            self._arrays = (self._file["x"], self._file["y"], self._file["features"] if self.features else None)
+            self._file = [h5py.File(p, "r", rdcc_nbytes=self.CHUNK_CACHE_BYTES) for p in self.paths]
+            self._arrays = [(f["x"], f["y"], f["features"] if self.features else None) for f in self._file]
             self._pid = os.getpid()
         return self._arrays
+
+    def _h5(self) -> Any:
+        return self._h5s()[0]
+
+    def _locate(self, w: int) -> Tuple[int, int]:
+        """(file, row) of the split's window ``w``."""
+        k = int(np.searchsorted(self.offsets, w, side="right")) - 1
+        return k, w - int(self.offsets[k])
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -67,14 +79,17 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
 
     def __getitem__(self, i: int) -> Tuple[Any, ...]:
         w = self._window(i)
-        x, y, f = self._h5()
-        return _item(x[w], f[w] if f is not None else None, int(y[w]), w, self.x_stats, self.f_stats,
+        k, r = self._locate(w)
+        x, y, f = self._h5s()[k]
+        return _item(x[r], f[r] if f is not None else None, int(y[r]), w, self.x_stats, self.f_stats,
                      self.features, self.with_index)
 
     def __getitems__(self, items: List[int]) -> List[Tuple[Any, ...]]:
         windows = np.array([self._window(i) for i in items], np.int64)
         if len(windows) == 0:
             return []
+        if len(self.paths) > 1:
+            return [self[i] for i in items]
         x, y, f = self._h5()
         rows, back = np.unique(windows, return_inverse=True)   # h5py reads increasing, distinct rows
         xs, ys = x[rows], y[rows]
@@ -90,7 +105,8 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
     def close(self) -> None:
         """Closes this process's h5py handle (it is reopened on the next access)."""
         if self._file is not None and self._pid == os.getpid():
-            self._file.close()
+            for f in self._file:
+                f.close()
         self._file, self._arrays, self._pid = None, None, None
 
 
@@ -99,8 +115,10 @@ class ShardWindows(IterableDataset):  # type: ignore[misc]
 
     def __init__(self, paths: List[str], fold: Optional[int], holdout: bool, length: Optional[int],
                  x_stats: Optional[Stats], f_stats: Optional[Stats], features: bool, with_index: bool,
-                 shuffle: bool, seed: int):
+                 shuffle: bool, seed: int, offsets: Optional[List[int]] = None):
         self.paths = list(paths)
+        # Per shard, what its window numbers are shifted by (a partitioned split; else 0).
+        self.offsets = dict(zip(self.paths, offsets if offsets is not None else [0] * len(self.paths)))
         self.fold, self.holdout, self.length = fold, holdout, length
         self.x_stats, self.f_stats = x_stats, f_stats
         self.features, self.with_index = features, with_index
@@ -141,5 +159,5 @@ class ShardWindows(IterableDataset):  # type: ignore[misc]
                     fold = int(s["meta"]["fold_index"])
                     if (fold == self.fold) != self.holdout:
                         continue
-                yield _item(s["x"], s["features"], s["y"], s["window"], self.x_stats, self.f_stats,
+                yield _item(s["x"], s["features"], s["y"], s["window"] + self.offsets.get(path, 0), self.x_stats, self.f_stats,
                             self.features, self.with_index)

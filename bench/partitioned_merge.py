@@ -1,0 +1,94 @@
+"""Merge time of the partitioned layout at 1x, 4x and 16x the data (docs/scale.md, "The
+partitioned layout"), beside the default layout's merge (which replays every window).
+
+    python bench/partitioned_merge.py [--bin .build/release/motionprep] [--workers 4] [--repeat 3] [--scale length|recordings]
+
+For each size: `motionprep synth` writes 4 subjects x 2 recordings of 2, 8 and 32 minutes
+(`--scale length`, the default: the data grows, the recordings stay the same), or 4, 16 and 64
+subjects x 2 recordings of 2 minutes (`--scale recordings`: the manifest's lists of recordings and
+inputs grow with the data too); every worker writes its part for both layouts, and each merge is timed REPEAT times on
+fresh hard-linked copies of the parts (`cp -al`; a partitioned merge takes the files away from
+its parts). Before each merge the page cache is written back (`sync`): the parts were just written
+here, and a merge's fsync would otherwise wait for the workers' own data to reach the disk (on a
+cluster the parts are long written when merge runs). Prints one line per size: data bytes, windows,
+and the best wall time and CPU time (user + system) of each merge.
+Not a test: timings depend on the machine and its load."""
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+PIPELINE = """\
+version: 1
+name: mergebench
+inputs:
+  - type: motioncollector
+    paths: ["data/**/*.csv"]
+resample: {{rate_hz: 50, max_gap_s: 0.2}}
+window: {{length_s: 2.56, stride_s: 1.28}}
+labels: {{map: {{W: walk, T: turn}}, min_fraction: 0.8}}
+features: [mean, std]
+split: {{fractions: {{train: 0.5, validation: 0.25, test: 0.25}}}}
+output: {{type: hdf5, path: out{extra}}}
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=".build/release/motionprep")
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sizes", default="1,4,16")
+    ap.add_argument("--scale", choices=["length", "recordings"], default="length")
+    args = ap.parse_args()
+    binary = str(Path(args.bin).resolve())
+
+    def mp(*a: object) -> None:
+        subprocess.run([binary, *map(str, a)], check=True, capture_output=True, text=True)
+
+    for factor in map(int, args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            subjects, minutes = (4, 2 * factor) if args.scale == "length" else (4 * factor, 2)
+            mp("synth", "--out", root / "data", "--subjects", subjects, "--recordings", 2, "--minutes", minutes, "--seed", 3)
+            data = sum(p.stat().st_size for p in (root / "data").rglob("*") if p.is_file())
+            best = {}
+            for layout, extra in (("default", ""), ("partitioned", ", partitioned: true")):
+                (root / f"{layout}.yaml").write_text(PIPELINE.format(extra=extra))
+                parts = []
+                for i in range(args.workers):
+                    out = root / f"{layout}-parts" / f"p{i}"
+                    mp("run", root / f"{layout}.yaml", "--worker", f"{i}/{args.workers}", "--out", out, "--quiet")
+                    parts.append(out)
+                times = []
+                for r in range(args.repeat):
+                    copies = []
+                    for p in parts:
+                        c = root / f"{layout}-copy{r}" / p.name
+                        c.parent.mkdir(exist_ok=True)
+                        subprocess.run(["cp", "-al", str(p), str(c)], check=True)
+                        copies.append(c)
+                    out = root / f"{layout}-merged{r}"
+                    os.sync()
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    start = time.perf_counter()
+                    mp("merge", out, *copies, "--quiet")
+                    wall = time.perf_counter() - start
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    times.append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
+                    windows = sum(s["num_windows"] for s in json.loads((out / "manifest.json").read_text())["splits"].values())
+                    shutil.rmtree(out)
+                    shutil.rmtree(root / f"{layout}-copy{r}")
+                best[layout] = (min(t[0] for t in times), min(t[1] for t in times))
+            print(f"{factor:>3}x  {data / 1e6:8.1f} MB of input  {windows:>7} windows  merge wall (CPU): "
+                  f"default {best['default'][0]:.3f} s ({best['default'][1]:.3f} s)  "
+                  f"partitioned {best['partitioned'][0]:.3f} s ({best['partitioned'][1]:.3f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

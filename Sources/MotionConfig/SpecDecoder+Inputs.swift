@@ -238,7 +238,7 @@ extension SpecDecoder {
 
     // MARK: - Templates
 
-    static let placeholderNames = ["{stem}", "{dir}", "{dir:N}", "{dirpath}", "{device_id}", "{session_id}"]
+    static let placeholderNames = ["{stem}", "{dir}", "{dir:N}", "{dirpath}"]
 
     /// A template string whose placeholders are `{stem}`, `{dir}`, `{dir:N}` (N ≥ 1) or `{dirpath}`,
     /// and for `type: cwa` inputs `{device_id}` and `{session_id}` (read from each file's header).
@@ -251,7 +251,7 @@ extension SpecDecoder {
         } else {
             message += "an unmatched `\(Self.shorten(bad))`"
         }
-        message += "; templates may use only \(Text.alternatives(Self.placeholderNames)) (N ≥ 1)"
+        message += "; templates may use only \(Text.alternatives(Self.placeholderNames)) (N ≥ 1; in a `type: cwa` input's `subject` and `recording` also `{device_id}` and `{session_id}`)"
         if bad.hasPrefix("{"), let s = Text.suggestion(for: bad, among: ["{stem}", "{dir}", "{dirpath}"]) {
             message += "; did you mean `\(s)`?"
         }

@@ -3,8 +3,8 @@ import MotionCore
 /// Everything read from one Axivity CWA file (docs/inputs.md, "Axivity CWA (cwa)").
 public struct CWAFile: Sendable, Equatable {
     public var header: CWAFormat.Header
-    /// The kept streams that have samples, in the order `acc`, `gyro`, `temperature`; each
-    /// sample's "line" is the 0-based index of its data block.
+    /// The kept streams, in the order `acc`, `gyro`, `temperature`; each sample's "line" is the
+    /// 0-based index of its data block.
     public var streams: [RawStream]
     /// Samples of the blocks kept (`rows_read`).
     public var rowsRead: Int

@@ -16,7 +16,7 @@
 #
 #   Fuzz/build.sh [OUT_DIR]      default OUT_DIR: .build/fuzz
 #
-# Outputs OUT_DIR/fuzz-{csv,motioncollector,iio,pipeline,compressed}.
+# Outputs OUT_DIR/fuzz-{csv,motioncollector,iio,pipeline,compressed,cwa}.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:-$ROOT/.build/fuzz}"
@@ -66,4 +66,5 @@ target motioncollector "$ROOT/Fuzz/Targets/MotionCollectorTarget.swift" MotionCo
 target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
 target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat MotionYAML MotionResample MotionLabels MotionConfig
 target compressed "$ROOT/Fuzz/Targets/CompressedTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
+target cwa "$ROOT/Fuzz/Targets/CWATarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
 echo "built: $(cd "$OUT" && ls fuzz-* | grep -v "\.log$" | tr "\n" " ")"

@@ -87,7 +87,7 @@ public enum OnError: String, Sendable, CaseIterable {
 /// One entry of `inputs` (docs/pipeline.md; docs/inputs.md).
 public struct InputSpec: Sendable, Equatable {
     public enum InputType: String, Sendable, CaseIterable {
-        case motioncollector, csv, iio
+        case motioncollector, csv, iio, cwa
     }
     /// `type`.
     public var type: InputType
@@ -101,7 +101,7 @@ public struct InputSpec: Sendable, Equatable {
     public var sensors: [String]?
     /// `sort`: stable-sort each stream by time instead of failing on decreasing times.
     public var sort: Bool
-    /// `strict`: partial IIO scans are an error.
+    /// `strict`: partial IIO scans (and partial CWA blocks) are an error.
     public var strict: Bool
     /// `sensor`: the stream name for wide csv and iio; nil means the file's stem.
     public var sensor: String?

@@ -28,7 +28,7 @@ extension SpecDecoder {
 
     /// Every `type` an input entry may have: the formats, then the presets.
     enum InputTypeName: String, CaseIterable {
-        case motioncollector, csv, iio, sensorlogger, phyphox, androsensor
+        case motioncollector, csv, iio, cwa, sensorlogger, phyphox, androsensor
     }
 
     func decodeInput(_ node: YAMLNode, index: Int) -> InputSpec? {
@@ -82,14 +82,25 @@ extension SpecDecoder {
                     ok = false
                 }
             }
-            if type == .motioncollector, f.has("sensor") {
+            if type == .motioncollector || type == .cwa, f.has("sensor") {
                 notApplicable("sensor", in: f, "applies only to `type: csv` or `type: iio`")
+                ok = false
+            } else if type == .cwa, f.has("units") {
+                notApplicable("units", in: f, "does not apply to `type: cwa` (the format's units are fixed: g and deg/s, converted by the top-level `units`)")
                 ok = false
             } else if type == .csv, f.has("sensor"), f.has("sensor_column") {
                 notApplicable("sensor", in: f, "does not apply with `sensor_column` (long format names streams by that column)")
                 ok = false
             } else if let n = f["sensor"] {
                 spec.sensor = check(string(n, "\(path).sensor"))
+            }
+            if type != .cwa {
+                for key in ["subject", "recording", "layout"] {
+                    if let n = f[key], let t = n.scalar?.value, t.contains("{device_id}") || t.contains("{session_id}") {
+                        report(n.mark, "`\(path).\(key)` at \(at(n.mark)) uses `{device_id}` or `{session_id}`, which only `type: cwa` inputs have (they are read from each file's header)")
+                        ok = false
+                    }
+                }
             }
             if type == .csv { spec.csv = check(decodeCSV(f)) }
             if type == .iio { spec.iio = check(decodeIIO(f)) }
@@ -229,7 +240,8 @@ extension SpecDecoder {
 
     static let placeholderNames = ["{stem}", "{dir}", "{dir:N}", "{dirpath}"]
 
-    /// A template string whose placeholders are `{stem}`, `{dir}`, `{dir:N}` (N ≥ 1) or `{dirpath}`.
+    /// A template string whose placeholders are `{stem}`, `{dir}`, `{dir:N}` (N ≥ 1) or `{dirpath}`,
+    /// and for `type: cwa` inputs `{device_id}` and `{session_id}` (read from each file's header).
     func template(_ node: YAMLNode, _ path: String) -> String? {
         guard let text = string(node, path) else { return nil }
         guard let bad = Self.badPlaceholder(in: text) else { return text }
@@ -239,7 +251,7 @@ extension SpecDecoder {
         } else {
             message += "an unmatched `\(Self.shorten(bad))`"
         }
-        message += "; templates may use only \(Text.alternatives(Self.placeholderNames)) (N ≥ 1)"
+        message += "; templates may use only \(Text.alternatives(Self.placeholderNames)) (N ≥ 1; in a `type: cwa` input's `subject` and `recording` also `{device_id}` and `{session_id}`)"
         if bad.hasPrefix("{"), let s = Text.suggestion(for: bad, among: ["{stem}", "{dir}", "{dirpath}"]) {
             message += "; did you mean `\(s)`?"
         }
@@ -256,7 +268,7 @@ extension SpecDecoder {
             let inner = rest[rest.index(after: i)..<close]
             if inner.contains("{") { return String(rest[i...close]) }
             switch inner {
-            case "stem", "dir", "dirpath": break
+            case "stem", "dir", "dirpath", "device_id", "session_id": break
             default:
                 guard inner.hasPrefix("dir:"), let n = Int(inner.dropFirst(4)), n >= 1,
                       inner.dropFirst(4).allSatisfy(\.isASCII) else { return String(rest[i...close]) }

@@ -87,6 +87,9 @@ public struct IngestError: UserFacingError, Equatable {
         /// An IIO scan's timestamp is below the previous scan's (docs/inputs.md, "Bad rows and time order"); the location's byte
         /// offset is where scan `scan` (0-based) starts.
         case iioTimeDecreases(stream: String, scan: Int, time: Double, previousTime: Double)
+        /// An Axivity CWA file that cannot be read (not CWA, cut inside its header, no usable
+        /// block, a block without the kept gyroscope); the location holds the byte offset.
+        case cwa(problem: String)
     }
 
     /// What went wrong.
@@ -178,6 +181,8 @@ public struct IngestError: UserFacingError, Equatable {
             let offset = location.byteOffset.map { " at byte offset \($0)" } ?? ""
             return "\(location.file): scan \(scan)\(offset): `\(stream)` timestamp \(time) s is earlier than the previous scan's "
                 + "\(previousTime) s (times in a stream must not decrease; `sort: true` on the input sorts them)"
+        case .cwa(let problem):
+            return "\(at): \(problem)"
         case .missingColumn(let column, let role, let header):
             let hint = Text.suggestion(for: column, among: header).map { "; did you mean `\($0)`?" } ?? ""
             let columns = Text.bounded(header.lazy.map { "`\($0)`" }, shown: 20, lastSeparator: ", ")

@@ -1,6 +1,7 @@
 import MotionConfig
 import MotionResample
 import MotionCore
+import MotionIngest
 
 /// The channels of `x` (docs/inputs.md, "Recordings, subjects and channels"): input by input, each input's sensors in order, each sensor's
 /// channels in their documented order, then the magnitude channels.
@@ -122,6 +123,17 @@ public struct ChannelLayout: Sendable, Equatable {
                     // The wide stream's name is `sensor`, or each file's stem (docs/inputs.md, "Recordings, subjects and channels").
                     sensors.append(Sensor(inputIndex: i, name: input.sensor ?? "{stem}", channelNames: csv.channels.map(\.key),
                                           channelUnits: csv.channels.map { unit($0.key) }))
+                }
+            case .cwa:
+                // docs/inputs.md, "Axivity CWA (cwa)": `acc` unless `sensors` says otherwise.
+                for name in input.sensors ?? ["acc"] {
+                    guard let def = CWAReader.sensors.first(where: { $0.name == name }) else {
+                        let names = CWAReader.sensors.map(\.name)
+                        let hint = Text.suggestion(for: name, among: names).map { "; did you mean `\($0)`?" } ?? ""
+                        throw MotionError(.config, "inputs[\(i)] of \(spec.file) keeps sensor `\(name)`, but CWA files have only \(Text.alternatives(names))\(hint)")
+                    }
+                    let conv = def.channels.map { PhysicalUnit.conversion(from: $0.1, to: spec.units).unit }
+                    sensors.append(Sensor(inputIndex: i, name: name, channelNames: def.channels.map(\.0), channelUnits: conv))
                 }
             case .iio:
                 // One stream, named by `sensor` or each file's stem; channels in scan-index order.

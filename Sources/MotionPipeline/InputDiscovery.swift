@@ -3,6 +3,7 @@ import Glibc
 #endif
 import MotionConfig
 import MotionCore
+import MotionIngest
 
 /// One matched input file.
 public struct InputFile: Sendable, Equatable {
@@ -181,10 +182,16 @@ public enum InputDiscovery {
             let files = matched[i]
             let common = commonFolder(input.preset.flatMap { presetFiles[$0.entry] } ?? files.map { PathText.absolute($0.path) })
             for file in files {
-                let subject = render(input.subject, file: file.path, base: spec.baseDirectory)
+                // `{device_id}` and `{session_id}` come from a CWA file's header (docs/inputs.md, "Axivity CWA (cwa)").
+                var fields: [String: String] = [:]
+                if input.type == .cwa, (input.subject + (input.recording ?? "")).contains("_id}") {
+                    let header = try CWAFormat.header(path: file.path, displayPath: file.path)
+                    fields = ["device_id": String(header.deviceID), "session_id": String(header.sessionID)]
+                }
+                let subject = render(input.subject, file: file.path, base: spec.baseDirectory, fields: fields)
                 let name: String
                 if let template = input.recording {
-                    let value = render(template, file: file.path, base: spec.baseDirectory)
+                    let value = render(template, file: file.path, base: spec.baseDirectory, fields: fields)
                     if template.contains("{dirpath}") {
                         let folder = PathText.absolute(PathText.join(spec.baseDirectory, value))
                         let rel = PathText.relative(folder, to: common)
@@ -287,8 +294,9 @@ public enum InputDiscovery {
         return "/" + common.joined(separator: "/")
     }
 
-    /// Renders `{stem}`, `{dir}`, `{dir:N}` and `{dirpath}` for `file`.
-    static func render(_ template: String, file: String, base: String) -> String {
+    /// Renders `{stem}`, `{dir}`, `{dir:N}` and `{dirpath}` for `file`, and the placeholders in
+    /// `fields` (`device_id`, `session_id` of a CWA file; empty when not given).
+    static func render(_ template: String, file: String, base: String, fields: [String: String] = [:]) -> String {
         let absolute = PathText.absolute(file)
         var ancestors = absolute.split(separator: "/").map(String.init)
         ancestors.removeLast() // the file name
@@ -301,6 +309,7 @@ public enum InputDiscovery {
             switch key {
             case "stem": out += PathText.stem(file)
             case "dirpath": out += PathText.relative(PathText.parent(absolute), to: base)
+            case "device_id", "session_id": out += fields[String(key)] ?? ""
             default:
                 var level = 1
                 if key.hasPrefix("dir:"), let n = Int(key.dropFirst(4)) { level = n }

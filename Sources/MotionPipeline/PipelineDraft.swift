@@ -98,8 +98,20 @@ public enum PipelineDraft {
                 }
                 continue
             }
+            if rel.lowercased().hasSuffix(".cwa") {
+                // An Axivity AX3 / AX6 file: its header says the model, the rate and whether the gyroscope was on.
+                do {
+                    let header = try CWAFormat.header(path: full, displayPath: rel)
+                    f.kind = "cwa"
+                    let i = add(&groups, key: "cwa|" + (header.recordsGyro ? "gyro" : "acc"), kind: .cwa(gyro: header.recordsGyro),
+                                file: rel, finding: &f)
+                    f.streams.append("\(header.model), \(MessageNumber.number(header.rateHz)) Hz (header)")
+                    groups[i].rates.append(header.rateHz)
+                } catch let e as UserFacingError { f.skipped = e.message } catch { f.skipped = "\(error)" }
+                continue
+            }
             guard let kind = sniffed[Text.Bytes(rel)] else {
-                f.skipped = "not a .csv, .txt or .tsv file (plain or compressed: .csv.gz, .csv.zst, .csv.xz, .csv.bz2), nor an iio dump with a `sysfs` folder beside it"
+                f.skipped = "not a .csv, .txt or .tsv file (plain or compressed: .csv.gz, .csv.zst, .csv.xz, .csv.bz2), nor a .cwa file, nor an iio dump with a `sysfs` folder beside it"
                 continue
             }
             switch kind {
@@ -197,6 +209,7 @@ public enum PipelineDraft {
         case motioncollector
         case csv(CSVSniffer.Guess, stem: String)
         case iio(layout: String)
+        case cwa(gyro: Bool)
     }
 
     struct Group {
@@ -555,6 +568,11 @@ public enum PipelineDraft {
                     let missing = g.anyStreams.filter { !common.contains($0) }
                     y.append("    sensors: [\(common.map(YAMLText.quoted).joined(separator: ", "))]   # the sensors every file has" + (missing.isEmpty ? "" : " (\(YAMLText.comment(missing.joined(separator: ", "))) missing from some)"))
                 }
+            case .cwa(let gyro):
+                y.append("  # \(g.files.count) Axivity CWA file(s), \(rateNote)" + (gyro ? ", with the gyroscope" : ""))
+                y.append("  - type: cwa")
+                y.append(paths(pattern))
+                y.append("    sensors: [" + (gyro ? "acc, gyro" : "acc") + "]   # also: temperature (one reading per block)")
             case .iio(let layout):
                 y.append("  # \(g.files.count) IIO dump(s) with a copied sysfs folder, \(rateNote)")
                 y.append("  - type: iio")
@@ -614,6 +632,8 @@ public enum PipelineDraft {
                 note(streamName(g) ?? stem, median(g.rates))
             case .motioncollector:
                 for sensor in g.commonStreams ?? [] { note(sensor, median(g.rateByStream[sensor] ?? [])) }
+            case .cwa:
+                break
             case .iio:
                 if let r = median(g.rates), r < SlowStreams.slowBelowHz { slowDefault = Swift.max(slowDefault, SlowStreams.suggestedMaxGap(medianIntervalS: 1 / r)) }
             }

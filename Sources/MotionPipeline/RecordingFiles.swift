@@ -135,3 +135,15 @@ final class _KeptFileReader: IngestBlockReader {
         (reader as? IIOBlockReader) ?? ((reader as? _KeptFileReader)?.original as? IIOBlockReader)
     }
 }
+
+extension RecordingSource {
+    /// What decides keeping the recording's blocks for a second pass (`RunOptions.defaultKeepBlocksBytes`),
+    /// which assumes values take about the bytes of their text: `textBytes`, with each CWA file counted
+    /// 10 times, since a 4-byte packed sample becomes a time, three values and a line (about 36 bytes).
+    func keepBlocksMeasure(_ spec: PipelineSpec) -> Int {
+        files.reduce(0) { sum, file in
+            let factor = spec.inputs[file.inputIndex].type == .cwa ? 10 : 1
+            return Swift.min(PathText.unknownTextBytes, sum + Swift.min(PathText.unknownTextBytes / 10, PathText.textSize(file.path)) * factor)
+        }
+    }
+}

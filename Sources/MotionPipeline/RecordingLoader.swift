@@ -88,6 +88,24 @@ enum RecordingLoader {
                 dropped.add(csv.rowsDropped)
                 for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
                 rowLabels.append(csv.rowLabels)
+            case .cwa:
+                let cwa = try CWABlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
+                                             units: spec.units, strict: input.strict, blockBytes: RunOptions.defaultStreamBlockBytes,
+                                             observer: observer)
+                var joined: [String: RawStream] = [:]
+                var order: [String] = []
+                while let block = try cwa.next() {
+                    rowsRead += block.rowsRead
+                    for s in block.streams {
+                        if joined[s.name] == nil { joined[s.name] = s; order.append(s.name); continue }
+                        joined[s.name]!.times += s.times
+                        for c in s.channels.indices { joined[s.name]!.channels[c] += s.channels[c] }
+                        joined[s.name]!.lines += s.lines
+                    }
+                }
+                dropped.add(cwa.rowsDropped)
+                warnings += cwa.warnings
+                for name in order { raw[file.inputIndex, default: []].append((joined[name]!, file)) }
             case .iio:
                 guard let sensor = layout.sensor(input: file.inputIndex) else { continue }
                 let dump = try loadIIO(file, input: input, sensor: sensor, spec: spec, checkOrder: checkOrder, warnings: &warnings,

@@ -98,7 +98,7 @@ final class RecordingProcessor {
                          bytesRead: (Int) -> Void = { _ in },
                          reserve: (Int) throws -> Void = { _ in },
                          keepWindows: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
-        let bytes = source.textBytes
+        let bytes = source.keepBlocksMeasure(spec)
         // A recording below `keepBlocksBytes` is parsed once and held as blocks when the
         // anti-aliasing median needs an extra pass (about the bytes of the files, in values). A
         // compressed file is read (and decompressed) again instead: its text's size is unknown.

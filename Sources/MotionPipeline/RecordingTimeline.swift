@@ -115,7 +115,7 @@ public enum RecordingTimeline {
     /// windows cut): the same grid, transforms and labels.
     private static func fill(_ t: inout Timeline, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout,
                              intervals: IntervalLabels?, maxPoints: Int, blockBytes: Int) throws {
-        let bytes = source.textBytes
+        let bytes = source.keepBlocksMeasure(spec)
         let rate = spec.resample.rateHz
         let plan = WindowPlan(length: spec.window.length.samples(atRateHz: rate), stride: spec.window.stride.samples(atRateHz: rate))
         let keep = spec.resample.antialias && bytes < RunOptions.defaultKeepBlocksBytes

@@ -52,6 +52,10 @@ extension StreamingRecording {
                                       units: Dictionary(input.units.map { ($0.key, $0.value) }) { first, _ in first },
                                       unitSystem: spec.units, wideSensorName: input.sensor ?? PathText.stem(file.path),
                                       keep: keep, blockBytes: blockBytes, observer: ledger?.observer(.recording))
+        case .cwa:
+            return try CWABlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
+                                      units: spec.units, strict: input.strict, blockBytes: blockBytes,
+                                      observer: ledger?.observer(.recording))
         case .motioncollector:
             let keep = layout.keptNames(input: file.inputIndex)
             return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,

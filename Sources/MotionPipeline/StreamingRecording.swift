@@ -326,8 +326,10 @@ final class StreamingRecording {
         for s in grid.streams.indices {
             guard let r = streamFile[s], let e = grid.streams[s].extent else { continue }
             let file = files[r]
-            let isIIO = spec.inputs[file.inputIndex].type == .iio
-            func at(_ line: Int32) -> String { isIIO ? "\(file.path) scan \(line)" : "\(file.path):\(line)" }
+            let type = spec.inputs[file.inputIndex].type
+            func at(_ line: Int32) -> String {
+                type == .iio ? "\(file.path) scan \(line)" : type == .cwa ? "\(file.path) block \(line)" : "\(file.path):\(line)"
+            }
             extents.append(ResourceLimits.Extent(first: e.first, firstAt: at(e.firstLine), last: e.last, lastAt: at(e.lastLine),
                                                  count: grid.streams[s].received))
         }

@@ -61,6 +61,8 @@ public enum Synth {
                     files.append(stem + "/Barometer.csv")
                 case .iio:
                     files.append(stem + ".bin")
+                case .cwa:
+                    files.append(stem + ".cwa")
                 case .sensorlogger:
                     try makeDirectory(root + "/" + stem)
                     files += ["Accelerometer.csv", "Annotation.csv", "Barometer.csv", "Gravity.csv", "Gyroscope.csv", "Magnetometer.csv",
@@ -108,6 +110,9 @@ public enum Synth {
         case .iio:
             let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
             return try IIOCaptureWriter.write(plan: plan, options: options, to: stem + ".bin")
+        case .cwa:
+            let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
+            return try CWAWriter.write(plan: plan, options: options, subject: subject, recording: recording, to: stem + ".cwa")
         case .sensorlogger:
             let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndStairs)
             return try PhoneAppWriter.writeSensorLogger(plan: plan, options: options, subject: subject, recording: recording, to: stem)

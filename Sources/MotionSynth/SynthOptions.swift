@@ -17,6 +17,18 @@ public enum SynthFormat: String, Sendable, CaseIterable {
     case phyphox
     /// AndroSensor files: `subjectNN/Sensor_record_YYYYMMDD_HHMMSS_AndroSensor.csv`, `sep=;` and one row of all sensors every 20 ms.
     case androsensor
+    /// Axivity CWA files (docs/inputs.md, "Axivity CWA (cwa)"): `subjectNN/rec-NN.cwa`, 100 Hz, the device of `cwaDevice`.
+    case cwa
+}
+
+/// The device and sample packing `motionprep synth --format cwa` writes.
+public enum SynthCWADevice: String, Sendable, CaseIterable {
+    /// AX3, 10-bit values with an exponent packed in 32 bits, 120 samples per block.
+    case ax3Packed = "ax3-packed"
+    /// AX3, three int16 per sample, 80 samples per block.
+    case ax3Unpacked = "ax3-unpacked"
+    /// AX6 with the gyroscope: six int16 per sample (gyro, then acc), 40 samples per block.
+    case ax6
 }
 
 /// How `motionprep synth` writes MotionCollector sensor values (docs/commands.md, "synth").
@@ -69,6 +81,11 @@ public struct SynthOptions: Sendable {
     /// MotionCollector only: how sensor values are written (`When` is unaffected: times are
     /// always microseconds written as `Double.description`). `.full` rows are about twice as long.
     public var precision: SynthPrecision = .fixed6
+    /// cwa only: the device and packing.
+    public var cwaDevice: SynthCWADevice = .ax3Packed
+    /// cwa only: blocks per recording followed by a damaged block (a failed checksum, a repeated
+    /// block, a block back in time, in turn); 0 for none.
+    public var cwaDamagedBlocks: Int = 0
 
     /// Creates options; only the output folder is required.
     public init(outDirectory: String, subjects: Int = 3, minutes: Double = 2, seed: UInt64 = 1,

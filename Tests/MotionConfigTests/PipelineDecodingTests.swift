@@ -218,7 +218,7 @@ output:
 
     """
     #expect(messages(text) == [
-        "`inputs[0].subject` at walk.yaml:5:14 uses the unknown placeholder `{who}`; templates may use only `{stem}`, `{dir}`, `{dir:N}` or `{dirpath}` (N ≥ 1)",
+        "`inputs[0].subject` at walk.yaml:5:14 uses the unknown placeholder `{who}`; templates may use only `{stem}`, `{dir}`, `{dir:N}` or `{dirpath}` (N ≥ 1; in a `type: cwa` input's `subject` and `recording` also `{device_id}` and `{session_id}`)",
         "unknown key `colour` in `output` at walk.yaml:8:3",
         "`resample.rate_hz` at walk.yaml:10:12 must be a number greater than 0, not `0`",
         "`resample.method` at walk.yaml:11:11 must be `linear`, `nearest` or `previous`, not `cubic`",

@@ -42,6 +42,10 @@ import MotionSynth
                 bytes += data.count
                 if file.hasSuffix(".csv") { rows += lines(String(decoding: data, as: UTF8.self)).count - (format == .androsensor ? 2 : 1) }
                 if file.hasSuffix(".bin") { rows += data.count / 16 }
+                if file.hasSuffix(".cwa") {
+                    // The sample count at offset 28 of each 512-byte block after the 1024-byte header.
+                    for at in stride(from: 1024, to: data.count, by: 512) { rows += Int(data[at + 28]) | Int(data[at + 29]) << 8 }
+                }
             }
             #expect(bytes == summary.bytes)
             #expect(rows == summary.rows)
@@ -53,9 +57,10 @@ import MotionSynth
             case .sensorlogger: expected = ["subject01/rec-01/Accelerometer.csv", "subject03/rec-02/Metadata.csv", "subject02/rec-01/TotalAcceleration.csv"]
             case .phyphox: expected = ["subject01/rec-01/Linear Acceleration.csv", "subject03/rec-02/meta/time.csv", "subject02/rec-01/Pressure.csv"]
             case .androsensor: expected = ["subject01/Sensor_record_20240501_080000_AndroSensor.csv", "subject03/Sensor_record_20240503_090000_AndroSensor.csv"]
+            case .cwa: expected = ["subject01/rec-01.cwa", "subject03/rec-02.cwa"]
             }
             for file in expected { #expect(summary.files.contains(file), "missing \(file)") }
-            let counts: [SynthFormat: Int] = [.motioncollector: 6, .csv: 12, .iio: 54, .sensorlogger: 54, .phyphox: 42, .androsensor: 6]
+            let counts: [SynthFormat: Int] = [.motioncollector: 6, .csv: 12, .iio: 54, .sensorlogger: 54, .phyphox: 42, .androsensor: 6, .cwa: 6]
             #expect(summary.files.count == counts[format])
         }
     }

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+import cwa_spec
 from conftest import motionprep
 
 MC_HEADER = b"Source, Label, When, X, Y, Z, UA_X, UA_Y, UA_Z, Pitch, Roll, Yaw\n"
@@ -70,6 +71,8 @@ def pipeline(kind="motioncollector", window="{length_s: 1, stride_s: 0.5}", rate
         inp = ('  - type: csv\n    paths: ["data/*.csv"]\n    time: {column: t, unit: %s}\n'
                '    channels: {acc_x: x, acc_y: y, acc_z: z}\n') % ("iso8601" if "iso" in input_extra else "s")
         input_extra = input_extra.replace("iso", "")
+    elif kind == "cwa":
+        inp = '  - type: cwa\n    paths: ["data/*.cwa"]\n'
     else:
         inp = '  - type: iio\n    paths: ["data/*.bin"]\n    layout: %s\n' % (layout or IIO_LAYOUT % ("le:s16/16>>0", 1))
     return ("version: 1\ninputs:\n" + inp + input_extra + "resample: {rate_hz: %s}\nwindow: %s\n" % (rate, window)
@@ -92,9 +95,42 @@ class Case:
 
 REC = "data/rec.csv"
 BIN = "data/rec.bin"
+CWA = "data/rec.cwa"
+CWA_GOOD = cwa_spec.recording()
+
+
+def cwa_damaged(at=3 * 512 + 1024 + 100):
+    b = bytearray(CWA_GOOD)
+    b[at] ^= 0x10
+    return bytes(b)
+
 TEN_MB = 10 * 1024 * 1024
 
 CASES = [
+    # --- Axivity CWA (docs/inputs.md, "Axivity CWA (cwa)"): one sentence with the byte offset
+    Case("cwa-empty-file", {CWA: b""}, pipeline("cwa"), 65, [r"^data/rec\.cwa: error: at byte 0: the file is empty"]),
+    Case("cwa-random-bytes", {CWA: bytes((i * 7919 + 13) % 251 for i in range(4096))}, pipeline("cwa"), 65,
+         [r"^data/rec\.cwa: error: at byte 0: not an Axivity CWA file: it starts with 0d 97 26 b0 3f c9 58 e2 \(expected"]),
+    Case("cwa-text-named-cwa", {CWA: CSV_HEADER + csv_rows()}, pipeline("cwa"), 65,
+         [r"^data/rec\.cwa: error: at byte 0: not an Axivity CWA file: it starts with 74 2c 78 2c 79 2c 7a 0a"]),
+    Case("cwa-cut-in-header", {CWA: CWA_GOOD[:700]}, pipeline("cwa"), 65,
+         [r"^data/rec\.cwa: error: the file ends at byte 700, inside its 1024-byte header block"]),
+    Case("cwa-header-only", {CWA: CWA_GOOD[:1024]}, pipeline("cwa"), 65,
+         [r"^data/rec\.cwa: error: at byte 1024: no data rows: the file has a header but no data block"]),
+    Case("cwa-zero-blocks", {CWA: CWA_GOOD[:1024] + bytes(4096)}, pipeline("cwa"), 65,
+         [r"^data/rec\.cwa: error: at byte 1024: no data rows: none of its 8 data blocks .*cwa_not_data_block: 8"]),
+    Case("cwa-gyro-on-an-ax3", {CWA: CWA_GOOD}, pipeline("cwa", input_extra="    sensors: [acc, gyro]\n"), 65,
+         [r"^data/rec\.cwa: error: at byte 1024: the input keeps `gyro`, but this block has no gyroscope"]),
+    Case("cwa-partial-last-block", {CWA: CWA_GOOD + bytes(100)}, pipeline("cwa"), 0,
+         [r"data/rec\.cwa: warning: the file ends with a partial block of 100 bytes at byte 6144, dropped \(cwa_partial_block\)"],
+         rows_dropped={"cwa_partial_block": 1}),
+    Case("cwa-partial-last-block-strict", {CWA: CWA_GOOD + bytes(100)}, pipeline("cwa", input_extra="    strict: true\n"), 65,
+         [r"^data/rec\.cwa: error: at byte 6144: the file ends with a partial block of 100 bytes"]),
+    Case("cwa-bad-checksum", {CWA: cwa_damaged()}, pipeline("cwa"), 0,
+         [r"data/rec\.cwa: warning: 1 block dropped \(cwa_bad_checksum: its checksum fails\), the first at byte 2560"],
+         rows_dropped={"cwa_bad_checksum": 1}),
+    Case("cwa-repeated-block", {CWA: CWA_GOOD[:2048] + CWA_GOOD[1536:2048] + CWA_GOOD[2048:]}, pipeline("cwa"), 0,
+         [r"cwa_repeated_block"], rows_dropped={"cwa_repeated_block": 1}),
     # --- files: sizes and shapes
     Case("empty-file", {REC: b""}, pipeline(), 65, [r"data/rec\.csv", r"empty|no data"]),
     Case("header-only", {REC: MC_HEADER}, pipeline(), 65, [r"data/rec\.csv", r"no data row"]),

@@ -74,6 +74,12 @@ def data(tmp_path_factory):
     with open(sorted((root / "iio").rglob("*.bin"))[0], "ab") as f:
         f.write(b"\x01\x02\x03")   # a partial scan: dropped, counted, warned about
     motionprep("synth", "--out", root / "phone", "--format", "csv", "--subjects", 2, "--minutes", 2, "--seed", 24)
+    # Axivity AX6 files with damaged blocks (a failed checksum, a repeated block, one back in time)
+    # and one cut inside its last block: all counted, never passed on.
+    motionprep("synth", "--out", root / "cwa", "--format", "cwa", "--cwa-device", "ax6", "--cwa-damaged-blocks", 3,
+               "--subjects", 2, "--recordings", 1, "--minutes", 2, "--seed", 25)
+    with open(sorted((root / "cwa").rglob("*.cwa"))[0], "ab") as f:
+        f.write(b"\x41\x58\x00")
     # An isolated run of 10 accelerometer samples between two gaps: too short to filter, warned about.
     acc = sorted((root / "phone").rglob("Accelerometer.csv"))[-1]
     lines = acc.read_bytes().split(b"\n")
@@ -163,6 +169,13 @@ features: [mean, std]
 split: {fractions: {train: 0.5, validation: 0.5, test: 0.0}}
 output: {type: hdf5, path: out}
 """,
+    "cwa-ax6-temperature": """
+inputs: [{type: cwa, paths: ["cwa/**/*.cwa"], sensors: [acc, gyro, temperature]}]
+resample: {rate_hz: 50, max_gap_s: {default: 0.2, temperature: 1}}
+window: {length_samples: 64, stride_samples: 32}
+split: {fractions: {train: 0.5, validation: 0.5, test: 0.0}}
+output: {type: hdf5, path: out}
+""",
     "iio-stem-shards": """
 inputs: [{type: iio, paths: ["iio/**/*.bin"], layout: "{dirpath}/sysfs"}]
 resample: {rate_hz: 100, antialias: false, method: nearest}
@@ -247,6 +260,10 @@ def test_streamed_equals_whole(data, name):
         assert summary["rows_dropped"].get("duplicate_time", 0) > 0
     if "phone/" in PIPELINES[name]:
         assert "run(s) of Accelerometer between gaps had 15 samples or fewer" in whole.stderr
+    if "cwa/" in PIPELINES[name]:
+        assert summary["rows_dropped"] == {"cwa_bad_checksum": 2, "cwa_repeated_block": 2, "cwa_backwards_block": 2,
+                                           "cwa_partial_block": 1}
+        assert "cwa_partial_block" in whole.stderr and "cwa_bad_checksum" in whole.stderr
     if "iio/" in PIPELINES[name]:
         assert summary["rows_dropped"] == {"partial_scan": 1}
         assert "W_TRUNCATED_TAIL:3B" in whole.stderr

@@ -6,8 +6,8 @@ import MotionSynth
 /// `motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format …]`.
 enum SynthCommand {
     static let help = """
-        usage: motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format motioncollector|csv|iio|sensorlogger|phyphox|androsensor] [--legacy]
-                               [--precision fixed6|full]
+        usage: motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format motioncollector|csv|iio|sensorlogger|phyphox|androsensor|cwa] [--legacy]
+                               [--precision fixed6|full] [--cwa-device ax3-packed|ax3-unpacked|ax6] [--cwa-damaged-blocks N]
 
         Writes realistic synthetic recordings, deterministic from the seed:
           motioncollector  DIR/subjectNN/rec-NN.csv, interleaved A/G/M/D rows at ~100 Hz with jitter,
@@ -18,6 +18,7 @@ enum SynthCommand {
           sensorlogger     Sensor Logger export folders DIR/subjectNN/rec-NN/{Accelerometer,Gyroscope,…}.csv
           phyphox          phyphox experiment exports DIR/subjectNN/rec-NN/{Accelerometer,Gyroscope,…}.csv + meta/
           androsensor      AndroSensor files DIR/subjectNN/Sensor_record_YYYYMMDD_HHMMSS_AndroSensor.csv
+          cwa              Axivity CWA files DIR/subjectNN/rec-NN.cwa, 100 Hz, one device per subject
 
         options:
           --subjects N   subjects (default 3)
@@ -27,6 +28,11 @@ enum SynthCommand {
           --sensors A,G  motioncollector: write rows only for these sensors (default A,G,M,D)
           --precision P  motioncollector: fixed6 (default) writes values rounded to 6 decimals;
                          full writes them as phones do, 17 significant digits (%.17g)
+          --cwa-device D cwa: ax3-packed (default; 10-bit packed), ax3-unpacked (16-bit) or ax6
+                         (16-bit, with the gyroscope)
+          --cwa-damaged-blocks N
+                         cwa: N blocks per recording are followed by a damaged one: a failed
+                         checksum, a repeated block, a block back in time, in turn (default 0)
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
@@ -69,6 +75,13 @@ enum SynthCommand {
             }
             options.precision = v
         }
+        if let d = a.value("--cwa-device") {
+            guard let v = SynthCWADevice(rawValue: d) else {
+                throw UsageError(message: "option `--cwa-device` of `motionprep synth` must be \(Text.alternatives(SynthCWADevice.allCases.map(\.rawValue))), not `\(d)`")
+            }
+            options.cwaDevice = v
+        }
+        options.cwaDamagedBlocks = try a.int("--cwa-damaged-blocks", in: 0...1_000_000, command: "synth") ?? 0
         // docs/hardening.md, "One output policy": the folder is new, empty, or an earlier synth's
         // output whose every file is unchanged (listed in .motionprep-synth), never the user's.
         let folder = OwnedFolder(directory: out.isEmpty ? "." : out, marker: ".motionprep-synth", writer: "`motionprep synth`")

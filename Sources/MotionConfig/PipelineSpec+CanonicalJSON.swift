@@ -136,6 +136,7 @@ extension InputSpec {
         if type != .motioncollector {
             o["sensor"] = sensor.map(JSONValue.string) ?? .null
         }
+        if let zone = wallClockZone { o["time"] = .object(["zone": .string(zone.name)]) }
         if let csv {
             o["delimiter"] = .string(String(UnicodeScalar(csv.delimiter)))
             // `skip_lines`, `time.format` and `time.zone` appear only when set, so that the hash of a pipeline written before they

@@ -116,6 +116,9 @@ public struct InputSpec: Sendable, Equatable {
     public var csv: CSVOptions?
     /// iio only.
     public var iio: IIOOptions?
+    /// cwa only: `time.zone`, the zone of the device's clock (docs/inputs.md, "Local wall
+    /// time"); nil: its timestamps are UTC. (csv inputs keep theirs in `csv.timeZone`.)
+    public var wallClockZone: WallClockZone?
     /// Where this entry starts in the pipeline file (for messages).
     public var location: SourceLocation?
     /// Set when the decoder expanded a phone-logger preset into this input (docs/inputs.md,

@@ -70,8 +70,27 @@ extension SpecDecoder {
 
         // Keys that belong to one input type; with an unknown type they are only checked for shape.
         if let type {
+            if type == .cwa, let n = f["time"] {
+                // A CWA file's clock is the device's, often local time: only `zone` applies
+                // (docs/inputs.md, "Local wall time").
+                if let tf = fields(n, path: "\(path).time", allowed: ["zone"]), let z = tf["zone"] {
+                    if let name = string(z, "\(path).time.zone") {
+                        if let zone = WallClockZone.named(name) {
+                            spec.wallClockZone = zone
+                        } else {
+                            let near = Text.suggestion(for: name, among: WallClockZone.knownNames).map { "; did you mean `\($0)`?" } ?? ""
+                            report(z.mark, "`\(path).time.zone` at \(at(z.mark)) is `\(name)`, which is not a time zone name this system knows (expected an IANA name such as `Europe/Berlin`, `America/New_York`, `Asia/Kolkata` or `UTC`)\(near)")
+                            ok = false
+                        }
+                    } else {
+                        ok = false
+                    }
+                } else {
+                    ok = false
+                }
+            }
             if type != .csv {
-                for key in Self.csvKeys where f.has(key) {
+                for key in Self.csvKeys where f.has(key) && !(type == .cwa && key == "time") {
                     notApplicable(key, in: f, "applies only to `type: csv`")
                     ok = false
                 }

@@ -30,8 +30,8 @@ public enum CWAReader {
     /// - Throws: `IngestError` `.cwa` (65): not CWA, cut inside the header, no usable block, a
     ///   block without a kept gyroscope, or (with `strict`) a partial last block.
     public static func read<S: Sequence>(chunks: S, displayPath: String, keep: Set<String>, units: UnitSystem,
-                                         strict: Bool = false) throws -> CWAFile where S.Element == [UInt8] {
-        var core = _CWADecoder(displayPath: displayPath, keep: keep, units: units)
+                                         strict: Bool = false, zone: WallClockZone? = nil) throws -> CWAFile where S.Element == [UInt8] {
+        var core = _CWADecoder(displayPath: displayPath, keep: keep, units: units, zone: zone)
         for chunk in chunks { try chunk.withUnsafeBytes { try core.consume($0) } }
         try core.finish(strict: strict)
         try requireData(core)
@@ -90,8 +90,8 @@ public final class CWABlockReader: IngestBlockReader {
 
     /// Opens `path` (`.cannotOpen`, 66). `keep`: the streams to give (`acc`, `gyro`, `temperature`).
     public init(path: String, displayPath: String, keep: Set<String>, units: UnitSystem, strict: Bool, blockBytes: Int,
-                observer: (any FileReadObserver)? = nil) throws {
-        core = _CWADecoder(displayPath: displayPath, keep: keep, units: units)
+                observer: (any FileReadObserver)? = nil, zone: WallClockZone? = nil) throws {
+        core = _CWADecoder(displayPath: displayPath, keep: keep, units: units, zone: zone)
         self.units = units
         self.strict = strict
         let chunk = Swift.max(CWAFormat.blockBytes, Swift.min(1 << 20, blockBytes) / CWAFormat.blockBytes * CWAFormat.blockBytes)

@@ -110,16 +110,18 @@ public struct WallClockNotes: Sendable, Equatable {
         }
     }
 
-    /// One sentence per kind that occurred, naming the file and the first line.
-    public func messages(file: String, zone: String) -> [String] {
+    /// One sentence per kind that occurred, naming the file and the first line (`at: "line"`,
+    /// `file:N:`) or byte offset (`at: "byte"`, `file: byte N:`) of `item`s (rows, blocks).
+    public func messages(file: String, zone: String, item: String = "row", at: String = "line") -> [String] {
         var out: [String] = []
+        func place(_ n: Int) -> String { at == "line" ? "\(file):\(n)" : "\(file): \(at) \(n)" }
         if firstOccurrence + secondOccurrence > 0 {
             let line = firstOccurrence > 0 ? firstLines[0] : firstLines[1]
             let wall = firstOccurrence > 0 ? firstWalls[0] : firstWalls[1]
-            out.append("\(file):\(line): \(firstOccurrence + secondOccurrence) row(s) have a local time that occurred twice in `\(zone)` (the clocks went back; the first at \(Self.show(wall))): \(firstOccurrence) taken at the first occurrence and \(secondOccurrence) at the second, after the file's times went back (docs/inputs.md, \"Local wall time\")")
+            out.append("\(place(line)): \(firstOccurrence + secondOccurrence) \(item)(s) have a local time that occurred twice in `\(zone)` (the clocks went back; the first at \(Self.show(wall))): \(firstOccurrence) taken at the first occurrence and \(secondOccurrence) at the second, after the file's times went back (docs/inputs.md, \"Local wall time\")")
         }
         if gap > 0 {
-            out.append("\(file):\(firstLines[2]): \(gap) row(s) have a local time that never occurred in `\(zone)` (the clocks went forward over it; the first at \(Self.show(firstWalls[2]))); each is taken with the offset before the change, as a clock not yet set forward shows it (docs/inputs.md, \"Local wall time\")")
+            out.append("\(place(firstLines[2])): \(gap) \(item)(s) have a local time that never occurred in `\(zone)` (the clocks went forward over it; the first at \(Self.show(firstWalls[2]))); each is taken with the offset before the change, as a clock not yet set forward shows it (docs/inputs.md, \"Local wall time\")")
         }
         return out
     }

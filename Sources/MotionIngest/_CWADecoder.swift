@@ -37,8 +37,15 @@ struct _CWADecoder {
     /// Samples of kept blocks so far (`rows_read`).
     private(set) var samples = 0
 
-    init(displayPath: String, keep: Set<String>, units: UnitSystem) {
+    /// `time.zone` (docs/inputs.md, "Local wall time"): block timestamps are the device's local
+    /// clock; nil: UTC.
+    let zone: WallClockZone?
+    private var zonePrevious: Double?
+    private(set) var zoneNotes = WallClockNotes()
+
+    init(displayPath: String, keep: Set<String>, units: UnitSystem, zone: WallClockZone? = nil) {
         self.displayPath = displayPath
+        self.zone = zone
         keepAcc = keep.contains("acc")
         keepGyro = keep.contains("gyro")
         keepTemperature = keep.contains("temperature")
@@ -95,7 +102,16 @@ struct _CWADecoder {
         let block: CWAFormat.Block
         switch CWAFormat.decodeBlock(bytes) {
         case .failure(let problem): drop(problem, index: index); return
-        case .success(let b): block = b
+        case .success(var b):
+            if let zone {
+                // The block's whole seconds are local wall time: to UTC (the fraction is kept).
+                let wall = Double(b.wholeSeconds)
+                let (utc, kind) = zone.utc(wall: wall, previous: zonePrevious)
+                b.wholeSeconds = Int64(utc)
+                zonePrevious = utc
+                zoneNotes.add(kind, wall: wall, line: Self.offset(ofBlock: index))
+            }
+            block = b
         }
         if keepGyro && block.axes < 6 {
             throw IngestError(.cwa(problem: "the input keeps `gyro`, but this block has no gyroscope (3 axes: an AX3, or an AX6 set to record the accelerometer only; keep `sensors: [acc]`)"),
@@ -185,8 +201,13 @@ struct _CWADecoder {
         return out
     }
 
-    /// One warning per reason a block was left out, in a fixed order.
+    /// One warning per reason a block was left out, in a fixed order, then the blocks whose local
+    /// time the clocks went back or forward over (`time.zone`).
     var warnings: [String] {
+        blockWarnings + (zone.map { zoneNotes.messages(file: displayPath, zone: $0.name, item: "block", at: "byte") } ?? [])
+    }
+
+    private var blockWarnings: [String] {
         CWAFormat.BlockProblem.allCases.compactMap { problem in
             guard let d = dropped[problem] else { return nil }
             let what: String

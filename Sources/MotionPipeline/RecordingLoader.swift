@@ -91,7 +91,7 @@ enum RecordingLoader {
             case .cwa:
                 let cwa = try CWABlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
                                              units: spec.units, strict: input.strict, blockBytes: RunOptions.defaultStreamBlockBytes,
-                                             observer: observer)
+                                             observer: observer, zone: input.wallClockZone)
                 var joined: [String: RawStream] = [:]
                 var order: [String] = []
                 while let block = try cwa.next() {

@@ -55,7 +55,7 @@ extension StreamingRecording {
         case .cwa:
             return try CWABlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
                                       units: spec.units, strict: input.strict, blockBytes: blockBytes,
-                                      observer: ledger?.observer(.recording))
+                                      observer: ledger?.observer(.recording), zone: input.wallClockZone)
         case .motioncollector:
             let keep = layout.keptNames(input: file.inputIndex)
             return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,

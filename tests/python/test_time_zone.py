@@ -154,3 +154,38 @@ def test_a_time_with_its_own_zone_is_refused_at_its_field(tmp_path):
     assert proc.returncode == 65, proc.stderr
     assert "rec.csv:3:1: error: `2024-06-01 10:00:00.500Z` gives its own zone, but the input's `time.zone` is `Europe/Berlin`" \
         in proc.stderr, proc.stderr
+
+
+CWA = """\
+version: 1
+name: tzcwa
+inputs:
+  - type: cwa
+    paths: ["data/**/*.cwa"]
+{time}resample: {{rate_hz: 25, antialias: false}}
+window: {{length_samples: 25, stride_samples: 25}}
+split: {{by: recording, fractions: {{train: 1, validation: 0, test: 0}}}}
+output: {{type: hdf5, path: {out}}}
+"""
+
+
+def test_a_cwa_device_on_local_time(tmp_path):
+    """An Axivity device keeps the clock it was set to, often local time: `time: {zone: …}` on a
+    cwa input converts each block's timestamp (its fraction kept). Kolkata is +05:30 all year, so
+    every window starts 19,800 s earlier than without the zone, bit for bit otherwise."""
+    motionprep("synth", "--out", tmp_path / "data", "--format", "cwa", "--subjects", 1, "--recordings", 1,
+               "--minutes", 0.5, "--seed", 4)
+    runs = {}
+    for name, time in (("utc", ""), ("local", "    time: {zone: Asia/Kolkata}\n")):
+        (tmp_path / f"{name}.yaml").write_text(CWA.format(time=time, out=name))
+        motionprep("run", tmp_path / f"{name}.yaml")
+        with h5py.File(tmp_path / name / "train.h5") as f:
+            runs[name] = (f["start_time_s"][:], f["x"][:])
+    assert len(runs["utc"][0]) > 10
+    assert np.array_equal(runs["local"][0], runs["utc"][0] - 19_800)
+    assert np.array_equal(runs["local"][1], runs["utc"][1])
+    manifest = json.loads((tmp_path / "local" / "manifest.json").read_text())
+    assert manifest["pipeline"]["resolved"]["inputs"][0]["time"] == {"zone": "Asia/Kolkata"}
+    (tmp_path / "bad.yaml").write_text(CWA.format(time="    time: {zone: Asia/Kolkata, unit: s}\n", out="bad"))
+    proc = motionprep("run", tmp_path / "bad.yaml", check=False)
+    assert proc.returncode == 78 and "unit" in proc.stderr, proc.stderr

@@ -1,5 +1,6 @@
 """The live library (docs/live.md) through its example app, examples/live (another Swift package
-that depends on the MotionLive product): every recording of a dataset, replayed sample by sample
+that depends on the MotionLive product): every recording of a dataset (synthesized here, and the
+repository's sample recordings, datasets/walk), replayed sample by sample with no knowledge but the manifest,
 in the order a phone delivers them (each sensor in bursts of 1-24 samples, 0-80 ms late, the
 sensors interleaved), gives the dataset's windows bit for bit: x, features and start_time_s as
 h5py reads them, x_normalized as numpy computes (x - mean) / std from the manifest. Also checks
@@ -27,8 +28,8 @@ WALK = """\
 version: 1
 name: livetest
 inputs:
-  - {{type: motioncollector, paths: ["data/**/*.csv"], sensors: [A, G]}}
-resample: {{rate_hz: 50, method: linear, max_gap_s: 0.2, antialias: true}}
+  - {{type: motioncollector, paths: ["{paths}"], sensors: [A, G]}}
+resample: {{rate_hz: 50, method: linear, max_gap_s: 0.2, antialias: true{antialias_from}}}
 window: {{length_s: 2.56, stride_s: 1.28}}
 labels: {{from: rows, policy: majority, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [walk, turn]}}
 magnitude: [acc]
@@ -60,8 +61,9 @@ def data(tmp_path_factory):
     return root
 
 
-def run_dataset(root, name, transforms=""):
-    (root / f"{name}.yaml").write_text(WALK.format(name=name, transforms=transforms))
+def run_dataset(root, name, transforms="", paths="data/**/*.csv", antialias_from=""):
+    (root / f"{name}.yaml").write_text(WALK.format(name=name, transforms=transforms, paths=paths,
+                                                   antialias_from=f", antialias_from: {antialias_from}" if antialias_from else ""))
     motionprep("run", root / f"{name}.yaml", "--quiet")
     return root / "out" / name
 
@@ -104,7 +106,9 @@ def arrival_order(streams, seed):
     return [(code, k) for _, _, code, k in events]
 
 
-def replay(replay_bin, dataset, recording_csv, tmp, seed):
+def replay(replay_bin, dataset, recording_csv, tmp, seed, intervals=False):
+    """Replays a recording with jitter; `intervals` gives the live library each stream's median interval over the
+    whole recording (only a dataset of `antialias_from: recording` needs it)."""
     streams = read_samples(recording_csv)
     lines = []
     for code, k in arrival_order(streams, seed):
@@ -115,7 +119,8 @@ def replay(replay_bin, dataset, recording_csv, tmp, seed):
     out = tmp / "windows.bin"
     args = [str(replay_bin), str(dataset), str(samples), str(out)]
     for code, s in streams.items():
-        args += ["--interval", f"{code}={float(median_interval(s))!r}"]
+        if intervals:
+            args += ["--interval", f"{code}={float(median_interval(s))!r}"]
     proc = subprocess.run(args, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     info = json.loads(proc.stdout)
@@ -143,12 +148,23 @@ def dataset_windows(dataset, manifest):
     return {k: (np.concatenate(v) if k != "recording" else v) for k, v in parts.items()}
 
 
-@pytest.mark.parametrize("transforms", ["", UCI], ids=["walk", "uci-har-style"])
-def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, data, tmp_path, transforms):
-    name = "uci" if transforms else "walk"
-    dataset = run_dataset(data, name, transforms)
+@pytest.mark.parametrize("transforms,antialias_from,recordings", [
+    ("", "", "synth"), (UCI, "", "synth"), ("", "", "sample"), ("", "recording", "synth")],
+    ids=["walk", "uci-har-style", "sample-recordings", "recording-median"])
+def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, data, tmp_path, transforms, antialias_from,
+                                                                 recordings):
+    """With no knowledge but the manifest (`antialias_from: leading`, the default: no intervals given), or given the
+    recordings' median intervals (a dataset of `antialias_from: recording`). `sample-recordings`: the repository's
+    sample recordings (datasets/walk: MotionCollector files at ~100 Hz, synthesized), replayed with jitter."""
+    name = "-".join(filter(None, ["uci" if transforms else "walk", antialias_from, recordings]))
+    folder = data / "data" if recordings == "synth" else ROOT / "datasets" / "walk"
+    dataset = run_dataset(data, name, transforms, paths=f"{folder}/**/*.csv", antialias_from=antialias_from)
     manifest = json.loads((dataset / "manifest.json").read_text())
     assert manifest["chain"]["antialias"] is True
+    if antialias_from:
+        assert "antialias_from" not in manifest["chain"] and "antialias_from" not in manifest["pipeline"]["resolved"]["resample"]
+    else:
+        assert manifest["chain"]["antialias_from"] == manifest["pipeline"]["resolved"]["resample"]["antialias_from"] == "leading"
     stored = dataset_windows(dataset, manifest)
     mean = np.array(manifest["normalization"]["x"]["mean"])
     std = np.array(manifest["normalization"]["x"]["std"])
@@ -156,7 +172,8 @@ def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, dat
     fstd = np.array(manifest["normalization"]["features"]["std"])
     emitted, matched = 0, 0
     for r, recording in enumerate(manifest["recordings"]):
-        windows, info = replay(replay_bin, dataset, data / "data" / f"{recording}.csv", tmp_path, seed=r)
+        windows, info = replay(replay_bin, dataset, folder / f"{recording}.csv", tmp_path, seed=r,
+                               intervals=antialias_from == "recording")
         emitted += len(windows)
         by_start = {w["start"].tobytes(): w for w in windows}
         mine = [i for i, rec in enumerate(stored["recording"]) if rec == recording]
@@ -176,15 +193,24 @@ def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, dat
     assert emitted == matched + dropped.get("below_min_fraction", 0) + dropped.get("no_label", 0)
 
 
-def test_missing_interval_is_one_sentence(replay_bin, data, tmp_path):
-    dataset = run_dataset(data, "walk2")
+def test_missing_or_needless_interval_is_one_sentence(replay_bin, data, tmp_path):
+    """A dataset of `antialias_from: recording` needs each stream's interval; one of `leading` takes none."""
     (tmp_path / "s.csv").write_text("A,0.0,1,2,3\n")
-    proc = subprocess.run([str(replay_bin), str(dataset), str(tmp_path / "s.csv"), str(tmp_path / "o.bin")],
+    old = run_dataset(data, "walk2", antialias_from="recording")
+    proc = subprocess.run([str(replay_bin), str(old), str(tmp_path / "s.csv"), str(tmp_path / "o.bin")],
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert proc.stderr == ("live-replay: the dataset low-passes its streams before resampling (antialias: true) with a "
-                           "filter designed from each stream's median sampling interval; give stream `A`'s interval in "
-                           "seconds in sampleIntervals (0.01 for 100 Hz)\n")
+                           "filter designed from each recording's median sampling interval (it was made before "
+                           "antialias_from: leading); give stream `A`'s interval in seconds in sampleIntervals (0.01 for "
+                           "100 Hz)\n")
+    new = run_dataset(data, "walk3")
+    proc = subprocess.run([str(replay_bin), str(new), str(tmp_path / "s.csv"), str(tmp_path / "o.bin"),
+                           "--interval", "A=0.01"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr == ("live-replay: sampleIntervals gives stream `A` an interval, but the dataset designs its "
+                           "anti-aliasing filter from each stream's first 256 sampling intervals (antialias_from: "
+                           "leading), which the processor measures itself; give no sampleIntervals\n")
 
 
 def test_the_library_needs_no_hdf5_zstd_yaml_or_libcrypto():

@@ -183,7 +183,7 @@ def test_a_dataset_of_the_whole_recording_median_is_reproduced(data, tmp_path, s
     filter from the whole recording's median) and reproduces the dataset bit for bit; read as `leading` (the
     default of a pipeline file) it would not: the two datasets differ."""
     (data / "old.yaml").write_text(PIPELINE.format(labels=LABELS, type="hdf5")
-                                   .replace("max_gap_s: 0.2}}", "max_gap_s: 0.2, antialias_from: recording}}")
+                                   .replace("max_gap_s: 0.2}", "max_gap_s: 0.2, antialias_from: recording}")
                                    .replace("out/dataset", "out/old"))
     motionprep("run", data / "old.yaml", "--quiet")
     old = data / "out" / "old"

@@ -296,6 +296,8 @@ def test_live_vectors_replay_on_the_device_bit_for_bit(replay_bin, data, tmp_pat
     doc = json.loads(vectors.read_text())
     assert doc["format"] == "motionprep.live-vectors" and doc["format_version"] == 1
     assert doc["pipeline_sha256"] == manifest["pipeline"]["sha256"]
+    # `antialias_from: leading`: the processor measures the intervals; the vectors carry none.
+    assert doc["sample_intervals"] == {}
     # The samples are the file's rows, as the dataset reads them (A in m/s² from g), in time order.
     times = [np.frombuffer(bytes.fromhex(s[1]), ">f8")[0] for s in doc["samples"]]
     assert times == sorted(times) and {s[0] for s in doc["samples"]} == {"A", "G"}

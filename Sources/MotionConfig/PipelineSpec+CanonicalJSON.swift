@@ -34,6 +34,13 @@ extension PipelineSpec {
             out["partitioned"] = .bool(true)
             o["output"] = .object(out)
         }
+        // `antialias_from` only when it is `leading` and the filter runs: a resolved pipeline
+        // without it is `recording` (written before the key existed), so old datasets keep their
+        // hash and `apply` reproduces them.
+        if resample.antialiasFromLeading, case .object(var r)? = o["resample"] {
+            r["antialias_from"] = .string(ResampleSpec.AntialiasFrom.leading.rawValue)
+            o["resample"] = .object(r)
+        }
         // Only when set, so that the hash of a pipeline without it is as before.
         if let stratify = split.stratify, case .object(var split) = o["split"] {
             split["stratify"] = .string(stratify.rawValue)

@@ -295,14 +295,32 @@ public struct ResampleSpec: Sendable, Equatable {
     public var maxGapS: PerSensor<Double>
     /// `antialias`; default true.
     public var antialias: Bool
+    /// `antialias_from`: what each stream's anti-aliasing filter is designed from.
+    public var antialiasFrom: AntialiasFrom
+
+    /// `resample.antialias_from` (docs/signal.md, "Anti-aliasing").
+    public enum AntialiasFrom: String, Sendable, Equatable, CaseIterable {
+        /// The median of the stream's first 256 intervals, which live processing knows before
+        /// it emits (the default of a pipeline file).
+        case leading
+        /// The median of all the stream's intervals (motionprep before 2026-12-07; a resolved
+        /// pipeline without the key).
+        case recording
+    }
 
     public init(rateHz: Double, method: PerSensor<Method> = PerSensor(.linear),
-                maxGapS: PerSensor<Double> = PerSensor(0.25), antialias: Bool = true) {
+                maxGapS: PerSensor<Double> = PerSensor(0.25), antialias: Bool = true,
+                antialiasFrom: AntialiasFrom = .leading) {
         self.rateHz = rateHz
         self.method = method
         self.maxGapS = maxGapS
         self.antialias = antialias
+        self.antialiasFrom = antialiasFrom
     }
+
+    /// Whether each stream's filter is designed from its leading intervals: `antialias` with
+    /// `antialias_from: leading`.
+    public var antialiasFromLeading: Bool { antialias && antialiasFrom == .leading }
 }
 
 /// `window` (docs/signal.md, "Windows and labels"): one of each pair is given.

@@ -25,7 +25,7 @@ extension SpecDecoder {
     // MARK: - resample
 
     func decodeResample(_ node: YAMLNode) -> ResampleSpec? {
-        guard let f = fields(node, path: "resample", allowed: ["rate_hz", "method", "max_gap_s", "antialias"]) else { return nil }
+        guard let f = fields(node, path: "resample", allowed: ["rate_hz", "method", "max_gap_s", "antialias", "antialias_from"]) else { return nil }
         var rate: Double?
         if let n = required("rate_hz", in: f) {
             rate = number(n, "resample.rate_hz", "a number greater than 0") { $0 > 0 }
@@ -54,8 +54,15 @@ extension SpecDecoder {
         }
         var antialias: Bool? = true
         if let n = f["antialias"] { antialias = bool(n, "resample.antialias") }
-        guard let rate, let method, let maxGap, let antialias else { return nil }
-        return ResampleSpec(rateHz: rate, method: method, maxGapS: maxGap, antialias: antialias)
+        // A resolved pipeline that anti-aliases without the key is one written before
+        // `antialias_from` existed: its datasets were made from the whole recording's median
+        // (docs/pipeline.md). Without `antialias` the choice has no effect and is `leading`, so
+        // that a pipeline and its resolved form decode equal.
+        var from: ResampleSpec.AntialiasFrom? = resolved && antialias == true ? .recording : .leading
+        if let n = f["antialias_from"] { from = choice(n, "resample.antialias_from") }
+        if antialias == false, from != nil { from = .leading }
+        guard let rate, let method, let maxGap, let antialias, let from else { return nil }
+        return ResampleSpec(rateHz: rate, method: method, maxGapS: maxGap, antialias: antialias, antialiasFrom: from)
     }
 
     /// A setting given once (`linear`) or per sensor (`{default: linear, Barometer: previous}`);

@@ -121,6 +121,13 @@ public enum DatasetConsistency {
         if case .bool(let a)? = c["antialias"], case .bool(let r)? = resample["antialias"], a != r {
             out.append("`chain.antialias` is \(a), but `pipeline.resolved.resample.antialias` is \(r): the chain must be the pipeline's")
         }
+        // `antialias_from`: absent is `recording` in both (a dataset written before the key).
+        if case .bool(true)? = c["antialias"] {
+            let a = c["antialias_from"] ?? .string("recording"), r = resample["antialias_from"] ?? .string("recording")
+            if !sameValue(a, r) {
+                out.append("`chain.antialias_from` is \(show(a)), but `pipeline.resolved.resample.antialias_from` is \(show(r)) (absent: \"recording\"): the chain must be the pipeline's")
+            }
+        }
         // Each stream's method and max_gap_s: the resolved pipeline's override for its name, else the default.
         if case .array(let streams)? = c["streams"] {
             for (i, stream) in streams.enumerated() {

@@ -32,6 +32,11 @@ public struct LiveConfiguration: Sendable {
     public var transforms: TransformPlan?
     /// `resample.antialias`: streams sampled faster than 0.9 / rate are low-passed before resampling.
     public var antialias: Bool
+    /// `chain.antialias_from` is `"leading"` (the default since 2026-12-07): each stream's filter
+    /// is designed from the median of its first 256 sampling intervals, which the processor
+    /// buffers before it emits anything, so it needs no `sampleIntervals`. False with
+    /// `antialias` (a dataset made before): from the recording's median, given in `sampleIntervals`.
+    public var antialiasFromLeading: Bool
     public var rateHz: Double
     /// Window length and stride, in grid samples.
     public var windowLength: Int
@@ -76,13 +81,14 @@ public struct LiveConfiguration: Sendable {
     }
 
     init(streams: [Stream], magnitudes: [(name: String, axes: [Int])], transforms: TransformPlan?, antialias: Bool,
-         rateHz: Double, windowLength: Int, windowStride: Int, channelNames: [String], channelUnits: [String],
+         antialiasFromLeading: Bool = false, rateHz: Double, windowLength: Int, windowStride: Int, channelNames: [String], channelUnits: [String],
          features: [String], featureNames: [String], xNormalization: Standardization?,
          featureNormalization: Standardization?, pipelineName: String, pipelineSHA256: String) {
         self.streams = streams
         self.magnitudes = magnitudes
         self.transforms = transforms
         self.antialias = antialias
+        self.antialiasFromLeading = antialias && antialiasFromLeading
         self.rateHz = rateHz
         self.windowLength = windowLength
         self.windowStride = windowStride
@@ -243,6 +249,15 @@ struct _ManifestReader {
             throw fail("chain", "accounts for \(transforms?.channelCount ?? resampled) channels, but `channels` lists \(channelNames.count)")
         }
         let antialias = try bool(chain["antialias"], "chain.antialias")
+        // Absent: a dataset made before the key, whose filter is the recording median's.
+        var leading = false
+        if let from = chain["antialias_from"] {
+            switch try string(from, "chain.antialias_from") {
+            case "leading": leading = true
+            case "recording": leading = false
+            case let other: throw fail("chain.antialias_from", "is \"\(other)\"; this version of the library reads \"leading\" or \"recording\"")
+            }
+        }
         let rate = try number(top["sample_rate_hz"], "sample_rate_hz")
         guard rate.isFinite && rate > 0 else { throw fail("sample_rate_hz", "must be a positive number") }
         let length = try int(top["window_length"], "window_length"), stride = try int(top["window_stride"], "window_stride")
@@ -263,7 +278,8 @@ struct _ManifestReader {
         }
         let norm = try object(top["normalization"], "normalization")
         var configuration = LiveConfiguration(
-            streams: streams, magnitudes: magnitudes, transforms: transforms, antialias: antialias, rateHz: rate,
+            streams: streams, magnitudes: magnitudes, transforms: transforms, antialias: antialias,
+            antialiasFromLeading: leading, rateHz: rate,
             windowLength: length, windowStride: stride, channelNames: channelNames, channelUnits: channelUnits,
             features: features, featureNames: featureNames,
             xNormalization: try moments(norm["x"], "normalization.x", columns: channelNames.count),

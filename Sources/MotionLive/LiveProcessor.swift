@@ -89,42 +89,57 @@ public final class LiveProcessor {
     /// See `lookaheadSeconds`.
     private var filterLookahead = 0.0
     private var sampleCount: [Int32]
+    /// Each stream's samples held back until its anti-aliasing filter is designed
+    /// (`antialias_from: leading`): nil once they went to the grid (or without that filter).
+    private var heads: [Head?]
+
+    /// A stream's first samples, held until it has `Antialias.leadingIntervals` intervals.
+    private struct Head {
+        var times: [Double] = []
+        var values: [Double] = []
+        var lines: [Int32] = []
+        /// The intervals between consecutive distinct times (an equal time adds none).
+        var intervals: [Double] = []
+    }
 
     /// - Parameters:
     ///   - configuration: the dataset's processing (`LiveConfiguration(contentsOf: "dataset/")`).
-    ///   - sampleIntervals: each stream's median sampling interval in seconds, by stream name;
-    ///     required for the streams the anti-aliasing filter applies to (`antialias: true`), since
-    ///     the dataset designs that filter from the recording's median interval. Give the
-    ///     device's nominal interval (0.01 for 100 Hz); the windows are the dataset's bit for bit
-    ///     when it is the recording's median interval.
-    /// - Throws: `LiveError` for a missing or invalid interval.
+    ///   - sampleIntervals: only for a dataset made before 2026-12-07 with `antialias: true`
+    ///     (`configuration.antialiasFromLeading` false), which designed the anti-aliasing filter
+    ///     from each recording's median interval: each stream's median sampling interval in
+    ///     seconds, by stream name. Give the device's nominal interval (0.01 for 100 Hz); the
+    ///     windows are the dataset's bit for bit when it is the recording's median interval. A
+    ///     dataset of `antialias_from: leading` (the default) needs none: the processor designs
+    ///     the filter from each stream's first 256 intervals, as the dataset did.
+    /// - Throws: `LiveError` for a missing or invalid interval, or an interval the dataset does
+    ///   not use.
     public init(configuration: LiveConfiguration, sampleIntervals: [String: Double] = [:]) throws(LiveError) {
         self.configuration = configuration
         for name in sampleIntervals.keys.sorted() where configuration.streams.allSatisfy({ $0.name != name }) {
             throw LiveError("sampleIntervals names stream `\(name)`, but the dataset's streams are \(configuration.streams.map { "`\($0.name)`" }.joined(separator: ", "))")
         }
+        if configuration.antialiasFromLeading, let name = sampleIntervals.keys.sorted().first {
+            throw LiveError("sampleIntervals gives stream `\(name)` an interval, but the dataset designs its anti-aliasing filter from each stream's first \(Antialias.leadingIntervals) sampling intervals (antialias_from: leading), which the processor measures itself; give no sampleIntervals")
+        }
         var buffers: [StreamBuffer] = []
+        var lookahead = 0.0
         for s in configuration.streams {
             var b = StreamBuffer(channels: s.channelNames.count)
             b.method = s.method
             b.maxGapS = s.maxGapS
-            if configuration.antialias {
+            if configuration.antialias && !configuration.antialiasFromLeading {
                 guard let interval = sampleIntervals[s.name] else {
-                    throw LiveError("the dataset low-passes its streams before resampling (antialias: true) with a filter designed from each stream's median sampling interval; give stream `\(s.name)`'s interval in seconds in sampleIntervals (0.01 for 100 Hz)")
+                    throw LiveError("the dataset low-passes its streams before resampling (antialias: true) with a filter designed from each recording's median sampling interval (it was made before antialias_from: leading); give stream `\(s.name)`'s interval in seconds in sampleIntervals (0.01 for 100 Hz)")
                 }
                 guard interval.isFinite && interval > 0 else {
                     throw LiveError("sampleIntervals gives stream `\(s.name)` an interval of \(interval) s; it must be a positive number of seconds")
                 }
-                if let f = Antialias.lowPass(medianInterval: interval, rateHz: configuration.rateHz) {
-                    // Filtered samples are sent after `overlap` more (about a second), a few at a
-                    // time, instead of a block of 4096 as files are streamed.
-                    let filter = StreamingRunFilter(filter: f, channels: b.channels, maxGapS: b.maxGapS, chunk: 8)
-                    b.filter = filter
-                    filterLookahead = Swift.max(filterLookahead, Double(filter.overlap + 8) * interval)
-                }
+                Self.design(&b, interval: interval, rateHz: configuration.rateHz, lookahead: &lookahead)
             }
             buffers.append(b)
         }
+        filterLookahead = lookahead
+        heads = configuration.streams.map { _ in configuration.antialiasFromLeading ? Head() : nil }
         grid = StreamingGrid(streams: buffers, rateHz: configuration.rateHz, magnitudes: configuration.magnitudes.map(\.axes))
         chain = WindowChain(windowPlan: WindowPlan(length: configuration.windowLength, stride: configuration.windowStride),
                             channelCount: configuration.channelNames.count, transforms: configuration.transforms,
@@ -134,6 +149,30 @@ public final class LiveProcessor {
             windowLength: configuration.windowLength))
         finished = Array(repeating: false, count: configuration.streams.count)
         sampleCount = Array(repeating: 0, count: configuration.streams.count)
+    }
+
+    /// Gives `buffer` the anti-aliasing filter for a median interval of `interval` seconds, when
+    /// the stream needs one; `lookahead` grows to the filter's.
+    private static func design(_ buffer: inout StreamBuffer, interval: Double, rateHz: Double, lookahead: inout Double) {
+        guard let f = Antialias.lowPass(medianInterval: interval, rateHz: rateHz) else { return }
+        // Filtered samples are sent after `overlap` more (about a second), a few at a time,
+        // instead of a block of 4096 as files are streamed.
+        let filter = StreamingRunFilter(filter: f, channels: buffer.channels, maxGapS: buffer.maxGapS, chunk: 8)
+        buffer.filter = filter
+        lookahead = Swift.max(lookahead, Double(filter.overlap + 8) * interval)
+    }
+
+    /// Designs stream `s`'s filter from the median of its held intervals and sends the held
+    /// samples to the grid (`antialias_from: leading`).
+    private func release(_ s: Int) {
+        guard var head = heads[s] else { return }
+        heads[s] = nil
+        let median = Antialias.median(of: &head.intervals)
+        Self.design(&grid.streams[s], interval: median, rateHz: configuration.rateHz, lookahead: &filterLookahead)
+        let n = grid.streams[s].channels, name = configuration.streams[s].name
+        for i in head.times.indices {
+            grid.streams[s].append(name: name, time: head.times[i], line: head.lines[i]) { head.values[i * n + $0] }
+        }
     }
 
     /// How far, in seconds of samples, a window's last point must be behind the newest sample
@@ -189,6 +228,7 @@ public final class LiveProcessor {
         guard configuration.streams.indices.contains(stream) else { throw unknown(stream) }
         guard !finished[stream] else { return [] }
         finished[stream] = true
+        release(stream)  // a stream with fewer intervals than the filter is designed from
         grid.streams[stream].finish()
         if let f = grid.streams[stream].filter { counts.unfilteredRuns += f.unfilteredRuns }
         guard finished.allSatisfy({ $0 }) else { return [] }
@@ -224,7 +264,7 @@ public final class LiveProcessor {
         }
         guard !finished[s] else { throw LiveError("stream `\(stream.name)` was finished; it takes no more samples") }
         guard t.isFinite else { throw LiveError("a sample of stream `\(stream.name)` has time \(t); times must be finite seconds") }
-        if let newest = grid.streams[s].newestTime, t < newest {
+        if let newest = heads[s]?.times.last ?? grid.streams[s].newestTime, t < newest {
             counts.refusedSamples += 1
             throw LiveError("a sample of stream `\(stream.name)` at \(t) s comes after one at \(newest) s; each stream's samples must come in time order (equal times replace the previous sample)")
         }
@@ -232,10 +272,31 @@ public final class LiveProcessor {
             counts.missingValueSamples += 1
             return
         }
-        let before = grid.streams[s].duplicates
         sampleCount[s] &+= 1
+        if heads[s] != nil {
+            hold(s, time: t, count: count, value: value)
+            return
+        }
+        let before = grid.streams[s].duplicates
         grid.streams[s].append(name: stream.name, time: t, line: sampleCount[s], value: value)
         counts.duplicateSamples += grid.streams[s].duplicates - before
+    }
+
+    /// Holds a sample of stream `s` until the stream has its leading intervals, then designs the
+    /// filter and sends the held samples on (`release`). An equal time replaces the held
+    /// sample, as `StreamBuffer` replaces its open sample (a duplicate).
+    private func hold(_ s: Int, time t: Double, count: Int, value: (Int) -> Double) {
+        if let last = heads[s]!.times.last, t == last {
+            for c in 0..<count { heads[s]!.values[heads[s]!.values.count - count + c] = value(c) }
+            heads[s]!.lines[heads[s]!.lines.count - 1] = sampleCount[s]
+            counts.duplicateSamples += 1
+            return
+        }
+        if let last = heads[s]!.times.last { heads[s]!.intervals.append(t - last) }
+        heads[s]!.times.append(t)
+        heads[s]!.lines.append(sampleCount[s])
+        for c in 0..<count { heads[s]!.values.append(value(c)) }
+        if heads[s]!.intervals.count == Antialias.leadingIntervals { release(s) }
     }
 
     // MARK: - Rows

@@ -8,7 +8,8 @@ public struct LiveVectors: Sendable {
     /// The pipeline the vectors were made with: it must be the configuration's.
     public var pipelineSHA256: String
     public var recording: String
-    /// The recording's median sampling intervals (what the dataset's anti-aliasing filter is designed from).
+    /// The recording's median sampling intervals, for a dataset whose anti-aliasing filter is
+    /// designed from them (`antialias_from: recording`); empty otherwise.
     public var sampleIntervals: [String: Double]
     /// The samples, in arrival order: stream name, time, values.
     public var samples: [(stream: String, time: Double, values: [Double])]
@@ -81,7 +82,7 @@ public struct LiveVectors: Sendable {
             throw LiveError("the test vectors were made with pipeline \(pipelineSHA256.prefix(12))…, and this configuration's is \(configuration.pipelineSHA256.prefix(12))…; make them again from this dataset")
         }
         let live = try LiveProcessor(configuration: configuration,
-                                     sampleIntervals: configuration.antialias ? sampleIntervals : [:])
+                                     sampleIntervals: configuration.antialias && !configuration.antialiasFromLeading ? sampleIntervals : [:])
         var got: [LiveWindow] = []
         for s in samples { got += try live.push(s.stream, time: s.time, values: s.values) }
         got += live.finish()

@@ -12,7 +12,9 @@ extension ChannelLayout {
     ///   method and `max_gap_s` it gets (null: no limit). A stream named `{stem}` takes its
     ///   name from each file; the settings are those for the default.
     /// - `magnitudes`: each magnitude channel and its axes.
-    /// - `antialias`: `resample.antialias`.
+    /// - `antialias`: `resample.antialias`; `antialias_from`: `"leading"` when the filter is
+    ///   designed from each stream's first 256 intervals (absent: from the whole recording's
+    ///   median, as datasets written before the key).
     /// - `transforms`: each step with its operation (`median`, `filter`, `gravity`,
     ///   `derivative`, `magnitude`, `calibrate`), the channels it reads (`inputs`) and writes
     ///   (`outputs`), and its parameters: `samples`; `sos` (the designed second-order sections
@@ -59,12 +61,14 @@ extension ChannelLayout {
             }
             steps.append(.object(o))
         }
-        return .object([
+        var chain: [String: JSONValue] = [
             "streams": .array(streams),
             "magnitudes": .array(magnitudes),
             "antialias": .bool(spec.resample.antialias),
             "transforms": .array(steps),
             "implementation": StageImplementation.record,
-        ])
+        ]
+        if spec.resample.antialiasFromLeading { chain["antialias_from"] = .string(ResampleSpec.AntialiasFrom.leading.rawValue) }
+        return .object(chain)
     }
 }

@@ -54,7 +54,9 @@ public enum LiveVectorsWriter {
         for key in raw.raw.keys.sorted() { streams += raw.raw[key]!.map(\.stream) }
         streams = layout.sensors.compactMap { sensor in streams.first { $0.name == sensor.name } }
         var intervals: [String: JSONValue] = [:]
-        for s in streams where spec.resample.antialias {
+        // Only a dataset that designs its filter from the whole recording needs the intervals
+        // (`antialias_from: recording`); the live library measures the leading ones itself.
+        for s in streams where spec.resample.antialias && spec.resample.antialiasFrom == .recording {
             let times = try TimeOrder.finalize(s, sort: false, displayPath: source.name).stream.times
             intervals[s.name] = .string(hex(Antialias.medianInterval(times)))
         }

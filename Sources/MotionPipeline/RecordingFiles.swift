@@ -103,32 +103,41 @@ final class _SortedFileReader: IngestBlockReader {
     }
 }
 
-/// A file read to its end by an earlier pass, its blocks kept, and the reader that read it (its
-/// counts, warnings and, for IIO, scans).
+/// A file read by an earlier pass, its blocks kept, and the reader that read it (its counts,
+/// warnings and, for IIO, scans): to its end, or (`complete` false: the head read of
+/// `antialias_from: leading`) only as far as its first blocks, the reader left where it stopped.
 final class _KeptFile {
     let blocks: [IngestBlock]
     let reader: IngestBlockReader
+    let complete: Bool
 
-    init(blocks: [IngestBlock], reader: IngestBlockReader) {
+    init(blocks: [IngestBlock], reader: IngestBlockReader, complete: Bool = true) {
         self.blocks = blocks
         self.reader = reader
+        self.complete = complete
     }
 }
 
-/// Replays a kept file's blocks; each is released as it is handed out.
+/// Replays a kept file's blocks, each released as it is handed out, then (a file kept only in
+/// part) reads on with the reader that read them.
 final class _KeptFileReader: IngestBlockReader {
     private var blocks: ArraySlice<IngestBlock>
+    private let complete: Bool
     let original: IngestBlockReader
 
     init(_ kept: _KeptFile) {
         blocks = kept.blocks[...]
+        complete = kept.complete
         original = kept.reader
     }
 
     var rowsDropped: [String: Int] { original.rowsDropped }
     var warnings: [String] { original.warnings }
 
-    func next() throws -> IngestBlock? { blocks.popFirst() }
+    func next() throws -> IngestBlock? {
+        if let block = blocks.popFirst() { return block }
+        return complete ? nil : try original.next()
+    }
 
     /// The IIO reader behind `reader`, replayed or not.
     static func iio(_ reader: IngestBlockReader) -> IIOBlockReader? {

@@ -97,7 +97,7 @@ extension StreamingRecording {
                 before += blocks.last?.bytesRead ?? 0
                 keptFiles[r] = _KeptFile(blocks: blocks, reader: reader)
             }
-            if let kept = keptFiles[r] {
+            if let kept = keptFiles[r], kept.complete {
                 for block in kept.blocks {
                     for raw in block.streams {
                         guard let s = streamIndex(raw, file) else { continue }
@@ -116,11 +116,22 @@ extension StreamingRecording {
         }
     }
 
-    /// With `antialias`, designs each stream's filter from its exact median sampling interval
-    /// (after the contract's (docs/inputs.md, "Bad rows and time order") time rules), found in extra passes over the files that keep only
-    /// counts (`StreamingMedian`), as `Antialias.apply` does from the whole stream.
+    /// With `antialias`, designs each stream's filter from its median sampling interval (after
+    /// the time rules of docs/inputs.md, "Bad rows and time order"): of its first 256 intervals
+    /// (`antialias_from: leading`, `leadingMedians`), or of all of them, found in extra passes
+    /// over the files that keep only counts (`StreamingMedian`), as `Antialias.apply` does from
+    /// the whole stream.
     func designFilters(isCancelled: () -> Bool, bytesRead: (Int) -> Void) throws {
         guard spec.resample.antialias else { return }
+        if spec.resample.antialiasFrom == .leading {
+            guard let medians = try leadingMedians(isCancelled: isCancelled) else { return }
+            for s in grid.streams.indices {
+                if let f = Antialias.lowPass(medianInterval: medians[s], rateHz: rate) {
+                    grid.streams[s].filter = StreamingRunFilter(filter: f, channels: grid.streams[s].channels, maxGapS: grid.streams[s].maxGapS)
+                }
+            }
+            return
+        }
         var medians = grid.streams.map { _ in StreamingMedian() }
         while medians.contains(where: { $0.needsPass }) {
             var last = [Double?](repeating: nil, count: grid.streams.count)
@@ -154,5 +165,63 @@ extension StreamingRecording {
                 grid.streams[s].filter = StreamingRunFilter(filter: f, channels: grid.streams[s].channels, maxGapS: grid.streams[s].maxGapS)
             }
         }
+    }
+
+    /// Each kept stream's median of its first `Antialias.leadingIntervals` intervals
+    /// (`antialias_from: leading`), from a read of the files' heads: the intervals between
+    /// consecutive distinct times in the order the stream's file gives them (a `sort: true` file
+    /// sorted), which is the order the stream's `StreamBuffer` takes them in and the live library
+    /// is pushed them in; an equal time replaces the sample and adds no interval. The files are
+    /// read a block at a time in turn (a stream lives in one file), until every stream has its
+    /// intervals or every file has ended; a stream with fewer has the median of those it has.
+    /// A file whose head is its first block keeps it for the main pass (`keptFiles`, read on
+    /// from there), so that a small file is parsed once; a longer head is read again.
+    /// Nil when a stream's time decreases there: the main pass reports that.
+    func leadingMedians(isCancelled: () -> Bool) throws -> [Double]? {
+        let n = Antialias.leadingIntervals
+        var intervals = [[Double]](repeating: [], count: grid.streams.count)
+        var last = [Double?](repeating: nil, count: grid.streams.count)
+        var owner = [Int?](repeating: nil, count: grid.streams.count)
+        // Per file: its reader, the blocks read (kept while there is one), whether it ended.
+        var files: [(reader: IngestBlockReader, file: InputFile, index: Int, reads: Int, kept: IngestBlock?, ended: Bool)] = []
+        for (r, file) in source.files.enumerated() {
+            if let reader = try openReader(file, index: r) { files.append((reader, file, r, 0, nil, false)) }
+        }
+        func complete() -> Bool { !intervals.contains { $0.count < n } }
+        while !complete() && files.contains(where: { !$0.ended }) {
+            for k in files.indices where !files[k].ended {
+                if isCancelled() { throw RunInterrupted(message: "") }
+                guard let block = try files[k].reader.next() else {
+                    files[k].ended = true
+                    continue
+                }
+                files[k].reads += 1
+                files[k].kept = files[k].reads == 1 ? block : nil
+                for raw in block.streams {
+                    guard let s = streamIndex(raw, files[k].file) else { continue }
+                    // A stream in two files is the main pass's error; its first file counts here.
+                    if let o = owner[s], o != files[k].index { continue }
+                    if owner[s] == nil { configure(s, name: raw.name) }
+                    owner[s] = files[k].index
+                    var previous = last[s]
+                    for t in raw.times where intervals[s].count < n {
+                        if let p = previous {
+                            if t < p { return nil }
+                            if t == p { continue }
+                            intervals[s].append(t - p)
+                        }
+                        previous = t
+                    }
+                    last[s] = previous
+                }
+                if complete() { break }
+            }
+        }
+        // The main pass reads on from a head of at most one block (memory stays that of its own
+        // blocks); a file read further is read again.
+        for f in files where f.reads <= 1 {
+            keptFiles[f.index] = _KeptFile(blocks: f.kept.map { [$0] } ?? [], reader: f.reader, complete: f.ended)
+        }
+        return intervals.indices.map { Antialias.median(of: &intervals[$0]) }
     }
 }

@@ -8,11 +8,15 @@ extension Antialias {
     /// Low-passes `stream` when it needs it (docs/signal.md, "Resampling and gaps"): a 4th-order Butterworth at 0.4 × rateHz
     /// designed for the stream's median rate, run forward and backward (as `sosfiltfilt` with its
     /// default padding) over each run of samples between gaps (intervals above `maxGapS`).
+    /// With `leading` (`antialias_from: leading`), the rate is the median of the stream's first
+    /// 256 intervals (`leadingMedianInterval`), else of all of them.
     /// - Returns: the (possibly) filtered stream and the number of runs left unfiltered because
     ///   they had 15 samples or fewer (scipy's pad length for this filter).
     /// - Complexity: O(samples × channels).
-    public static func apply(_ stream: SensorStream, rateHz: Double, maxGapS: Double) throws -> (stream: SensorStream, unfilteredRuns: Int) {
-        guard let filter = lowPass(medianInterval: medianInterval(stream.times), rateHz: rateHz) else { return (stream, 0) }
+    public static func apply(_ stream: SensorStream, rateHz: Double, maxGapS: Double,
+                             leading: Bool = false) throws -> (stream: SensorStream, unfilteredRuns: Int) {
+        let median = leading ? leadingMedianInterval(stream.times) : medianInterval(stream.times)
+        guard let filter = lowPass(medianInterval: median, rateHz: rateHz) else { return (stream, 0) }
         var out = stream
         var unfiltered = 0
         let t = stream.times

@@ -7,7 +7,24 @@ public enum Antialias {
         guard times.count >= 2 else { return 0 }
         var d = [Double](repeating: 0, count: times.count - 1)
         for i in 1..<times.count { d[i - 1] = times[i] - times[i - 1] }
+        return median(of: &d)
+    }
+
+    /// The intervals the filter of `antialias_from: leading` is designed from: a stream's
+    /// first 256 (docs/signal.md, "Anti-aliasing"), all of them when it has fewer.
+    public static let leadingIntervals = 256
+
+    /// The median of a stream's first `leadingIntervals` intervals (of its first 257 times), the
+    /// interval `antialias_from: leading` designs the filter from; 0 for fewer than 2 samples.
+    public static func leadingMedianInterval(_ times: [Double]) -> Double {
+        medianInterval(Array(times.prefix(leadingIntervals + 1)))
+    }
+
+    /// The median of `d` (the mean of the two middle values for an even count; 0 when empty),
+    /// rearranging `d`. The values must not be NaN.
+    public static func median(of d: inout [Double]) -> Double {
         let n = d.count
+        guard n > 0 else { return 0 }
         // The middle order statistics, found by selection rather than a full sort (a sort was
         // 6 % of a run): the values are the sorted array's, whatever the algorithm.
         return d.withUnsafeMutableBufferPointer { v in

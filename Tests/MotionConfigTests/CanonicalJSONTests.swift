@@ -4,7 +4,7 @@ import Testing
 
 @Test func canonicalJSONOfTheMinimalPipeline() throws {
     let spec = try load(minimalPipeline)
-    #expect(spec.canonicalJSON() == #"{"features":[],"inputs":[{"paths":["data/*.csv"],"recording":null,"sensors":null,"sort":false,"strict":false,"subject":"{dir}","type":"motioncollector","units":{}}],"labels":null,"magnitude":[],"name":"walk","on_error":"fail","output":{"compression":"zstd","compression_level":3,"type":"hdf5","windows_per_shard":8192},"resample":{"antialias":true,"max_gap_s":{"default":0.25},"method":{"default":"linear"},"rate_hz":50.0},"split":{"allocation":"hash","assign":{},"by":"subject","folds":null,"fractions":{"test":0.15,"train":0.7,"validation":0.15},"leave_one_out":false,"seed":42},"units":"si","version":1,"window":{"length_s":2.56,"stride_s":2.56}}"#)
+    #expect(spec.canonicalJSON() == #"{"features":[],"inputs":[{"paths":["data/*.csv"],"recording":null,"sensors":null,"sort":false,"strict":false,"subject":"{dir}","type":"motioncollector","units":{}}],"labels":null,"magnitude":[],"name":"walk","on_error":"fail","output":{"compression":"zstd","compression_level":3,"type":"hdf5","windows_per_shard":8192},"resample":{"antialias":true,"antialias_from":"leading","max_gap_s":{"default":0.25},"method":{"default":"linear"},"rate_hz":50.0},"split":{"allocation":"hash","assign":{},"by":"subject","folds":null,"fractions":{"test":0.15,"train":0.7,"validation":0.15},"leave_one_out":false,"seed":42},"units":"si","version":1,"window":{"length_s":2.56,"stride_s":2.56}}"#)
 }
 
 @Test func equivalentPipelinesHaveEqualCanonicalJSON() throws {

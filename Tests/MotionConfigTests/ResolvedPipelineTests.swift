@@ -144,3 +144,39 @@ func resolvedPipelineDecodesToTheSameCanonicalJSON(index: Int) throws {
         #expect(e.exitStatus == .config)
     }
 }
+
+/// `resample.antialias_from` (docs/pipeline.md): a pipeline file without it designs the filter
+/// from the leading intervals and its canonical form says so; a resolved pipeline without it
+/// (a manifest written before the key) is `recording`, with the hash it had.
+@Test func antialiasFromDefaultsAndOldManifests() throws {
+    let leading = try load(minimalPipeline)
+    #expect(leading.resample.antialias && leading.resample.antialiasFrom == .leading)
+    #expect(leading.canonicalJSON().contains(#""antialias":true,"antialias_from":"leading","max_gap_s""#))
+    let back = try decodeResolved(leading.canonicalJSON())
+    #expect(back.resample.antialiasFrom == .leading && back.canonicalJSON() == leading.canonicalJSON())
+
+    // The canonical form of `antialias_from: recording` is the form written before the key
+    // existed: old manifests keep their pipeline.sha256 (this is walk.yaml's of 2026-12-06).
+    let recording = try load(edited("rate_hz: 50", "rate_hz: 50\n  antialias_from: recording"))
+    #expect(recording.resample.antialiasFrom == .recording)
+    let old = leading.canonicalJSON().replacingOccurrences(of: #","antialias_from":"leading""#, with: "")
+    #expect(recording.canonicalJSON() == old)
+    let decodedOld = try decodeResolved(old)
+    #expect(decodedOld.resample.antialiasFrom == .recording)
+    #expect(decodedOld.canonicalJSON() == old)
+
+    // Without the filter the choice means nothing: no key, and `leading` both ways.
+    let off = try load(edited("rate_hz: 50", "rate_hz: 50\n  antialias: false\n  antialias_from: recording"))
+    #expect(!off.canonicalJSON().contains("antialias_from"))
+    let offBack = try decodeResolved(off.canonicalJSON())
+    #expect(off.resample.antialiasFrom == .leading && offBack.resample == off.resample)
+}
+
+@Test func antialiasFromMustBeLeadingOrRecording() {
+    #expect(throws: PipelineFileError.self) { try load(edited("rate_hz: 50", "rate_hz: 50\n  antialias_from: whole")) }
+    do {
+        _ = try load(edited("rate_hz: 50", "rate_hz: 50\n  antialias_from: whole"))
+    } catch {
+        #expect("\(error)".contains("`resample.antialias_from` at walk.yaml:7:19 must be `leading` or `recording`, not `whole`"))
+    }
+}

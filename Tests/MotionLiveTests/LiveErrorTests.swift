@@ -8,8 +8,8 @@ import Testing
 /// the processor left as it was.
 @Suite struct LiveErrorTests {
     /// A small manifest: two streams (a: ax, ay; b: p), 10 Hz, windows of 4, stride 2, mean.
-    static func manifest(antialias: Bool = false, chain: JSONValue? = nil, format: String = "motionprep.dataset",
-                         features: [String] = ["mean"]) -> JSONValue {
+    static func manifest(antialias: Bool = false, antialiasFrom: String? = nil, chain: JSONValue? = nil,
+                         format: String = "motionprep.dataset", features: [String] = ["mean"]) -> JSONValue {
         var top: [String: JSONValue] = [
             "format": .string(format),
             "created_by": .string("motionprep 0.1.0"),
@@ -32,6 +32,10 @@ import Testing
             "antialias": .bool(antialias),
             "transforms": .array([]),
         ])
+        if let antialiasFrom, case .object(var c)? = top["chain"] {
+            c["antialias_from"] = .string(antialiasFrom)
+            top["chain"] = .object(c)
+        }
         return .object(top)
     }
 
@@ -163,15 +167,48 @@ import Testing
         #expect(none.finish().isEmpty)
     }
 
-    @Test func antialiasNeedsEachStreamsInterval() throws {
+    /// A chain without `antialias_from` (a dataset made before the key) designed the filter from
+    /// each recording's median interval: the processor needs it.
+    @Test func antialiasFromTheRecordingNeedsEachStreamsInterval() throws {
         let configuration = try Self.configuration(Self.manifest(antialias: true))
-        #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01]) }?
-                .hasPrefix("the dataset low-passes its streams before resampling (antialias: true) with a filter designed from each stream's median sampling interval; give stream `b`'s interval") == true)
+        #expect(!configuration.antialiasFromLeading)
+        #expect(try Self.configuration(Self.manifest(antialias: true, antialiasFrom: "recording")).antialiasFromLeading == false)
+        #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01]) }
+                == "the dataset low-passes its streams before resampling (antialias: true) with a filter designed from each recording's median sampling interval (it was made before antialias_from: leading); give stream `b`'s interval in seconds in sampleIntervals (0.01 for 100 Hz)")
         #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01, "b": -1]) }
                 == "sampleIntervals gives stream `b` an interval of -1.0 s; it must be a positive number of seconds")
         #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01, "b": 1, "c": 1]) }?
                 .hasPrefix("sampleIntervals names stream `c`, but the dataset's streams are `a`, `b`") == true)
         _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["a": 0.01, "b": 1])
+    }
+
+    /// `antialias_from: leading`: the processor measures the intervals; it takes none, and an
+    /// unknown value of the key is refused.
+    @Test func antialiasFromTheLeadingIntervalsTakesNoInterval() throws {
+        let configuration = try Self.configuration(Self.manifest(antialias: true, antialiasFrom: "leading"))
+        #expect(configuration.antialiasFromLeading)
+        _ = try LiveProcessor(configuration: configuration)
+        #expect(Self.message { _ = try LiveProcessor(configuration: configuration, sampleIntervals: ["b": 1]) }
+                == "sampleIntervals gives stream `b` an interval, but the dataset designs its anti-aliasing filter from each stream's first 256 sampling intervals (antialias_from: leading), which the processor measures itself; give no sampleIntervals")
+        #expect(Self.message { _ = try Self.configuration(Self.manifest(antialias: true, antialiasFrom: "first")) }
+                == "m.json: `chain.antialias_from` is \"first\"; this version of the library reads \"leading\" or \"recording\"")
+        #expect(Self.message { _ = try Self.configuration(Self.manifest(antialias: true, antialiasFrom: "")) }?.hasPrefix("m.json: `chain.antialias_from` is \"\"") == true)
+        // Without anti-aliasing the key means nothing.
+        #expect(try Self.configuration(Self.manifest(antialias: false, antialiasFrom: "leading")).antialiasFromLeading == false)
+    }
+
+    /// A stream of 1 sample and one of 3 (fewer than 256 intervals): held until they finish,
+    /// then the grid; a time before a held sample is refused as before.
+    @Test func heldSamplesAreRefusedAndReleasedAsOthers() throws {
+        let configuration = try Self.configuration(Self.manifest(antialias: true, antialiasFrom: "leading"))
+        let live = try LiveProcessor(configuration: configuration)
+        #expect(try live.push(stream: 0, times: [0, 0.1, 0.1, 0.2], values: [1, 1, 2, 2, 3, 3, 4, 4]).isEmpty)
+        #expect(live.counts.duplicateSamples == 1)
+        #expect(Self.message { _ = try live.push(stream: 0, time: 0.15, values: [1, 1]) }?
+                .hasPrefix("a sample of stream `a` at 0.15 s comes after one at 0.2 s") == true)
+        #expect(live.counts.refusedSamples == 1)
+        #expect(try live.push(stream: 1, time: 0.05, values: [7]).isEmpty)
+        #expect(live.finish().isEmpty)  // b has one sample: no grid (too_few_samples)
     }
 
     @Test func manifestsItCannotRun() throws {

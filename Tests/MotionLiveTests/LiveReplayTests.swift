@@ -23,18 +23,28 @@ import Testing
         let expected: ProcessedRecording
         /// Each layout stream's samples in file order (duplicates included), values converted.
         let streams: [RawStream]
-        /// Each layout stream's median sampling interval after the time rules (what the dataset's
-        /// anti-aliasing filter is designed from).
+        /// For a dataset of `antialias_from: recording`, each layout stream's median sampling
+        /// interval after the time rules (what its anti-aliasing filter is designed from); empty
+        /// otherwise: a dataset of `leading` needs none.
         let intervals: [String: Double]
         let configuration: LiveConfiguration
     }
 
-    static func make(_ body: String, seed: UInt64 = 7, minutes: Double = 1.5, gapsPerMinute: Double = 2) throws -> Case {
+    /// `edit` rewrites the recording's file (its lines, the header first).
+    static func make(_ body: String, seed: UInt64 = 7, minutes: Double = 1.5, gapsPerMinute: Double = 2,
+                     edit: (([String]) -> [String])? = nil) throws -> Case {
         let dir = try TemporaryDirectory(label: "live")
         var options = SynthOptions(outDirectory: dir.path("data"), subjects: 1, minutes: minutes, seed: seed, recordingsPerSubject: 1,
                                    gapsPerMinute: gapsPerMinute, dropFraction: 0.01)
         options.sensors = ["A", "G", "M"]
         _ = try Synth.write(options)
+        if let edit {
+            let files = FileManager.default.enumerator(atPath: dir.path("data"))!.compactMap { $0 as? String }.filter { $0.hasSuffix(".csv") }
+            #expect(files.count == 1)
+            let path = dir.path("data") + "/" + files[0]
+            let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            try edit(lines).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
         let yaml = "version: 1\nname: live\ninputs:\n  - {type: motioncollector, paths: [\"data/**/*.csv\"], sensors: [A, G]}\n" + body
             + "output: {path: out}\n"
         let spec = try PipelineLoader.load(yaml: yaml, file: dir.path("p.yaml"), baseDirectory: dir.url.path)
@@ -54,7 +64,7 @@ import Testing
         let raw = try RecordingLoader.loadRaw(source, spec: spec, layout: layout, checkOrder: false).raw[0] ?? []
         let streams = layout.sensors.map { sensor in raw.first { $0.stream.name == sensor.name }!.stream }
         var intervals: [String: Double] = [:]
-        for s in streams {
+        for s in streams where spec.resample.antialias && spec.resample.antialiasFrom == .recording {
             // After the time rules (docs/inputs.md, "Bad rows and time order"), as the dataset's filter is designed.
             intervals[s.name] = Antialias.medianInterval(try TimeOrder.finalize(s, sort: false, displayPath: "").stream.times)
         }
@@ -178,10 +188,86 @@ import Testing
         // Another arrival order and batches of one: the same windows.
         let again = try Self.replay(c, seed: 99, batches: true)
         #expect(again.windows == windows)
-        // The filter is designed from the median interval: another one gives other values
-        // (so the comparison above can fail).
+        // No interval was given: the filter was designed from each stream's first 256.
+        #expect(c.intervals.isEmpty && c.configuration.antialiasFromLeading)
+    }
+
+    /// A dataset made before `antialias_from` (a chain without the key: the whole recording's
+    /// median) still replays bit for bit given the recording's median intervals, and the filter
+    /// is designed from them: another interval gives other values (so the comparison can fail).
+    @Test func recordingMedianDatasetWithIntervals() throws {
+        let c = try Self.make(Self.walk.replacingOccurrences(of: "antialias: true", with: "antialias: true, antialias_from: recording"))
+        defer { c.dir.remove() }
+        #expect(!c.configuration.antialiasFromLeading && c.intervals.count == 2)
+        guard case .object(let chain) = c.layout.chain(spec: c.spec) else { Issue.record("no chain"); return }
+        #expect(chain["antialias_from"] == nil)
+        let (windows, _, _, _, _) = try Self.replay(c)
+        Self.check(c, windows)
         let other = try Self.replay(c, intervals: c.intervals.mapValues { $0 * 1.01 })
         #expect(other.windows.count == windows.count && other.windows != windows)
+        // The leading dataset of the same recording differs from it (the median of the first
+        // 256 intervals is not the recording's), and replays without intervals.
+        let leading = try Self.make(Self.walk)
+        defer { leading.dir.remove() }
+        #expect(leading.expected.windows.x != c.expected.windows.x)
+    }
+
+    /// Duplicate times (a later value) among a stream's first samples and a gap longer than
+    /// `max_gap_s` inside its first 256 intervals: the live processor holds the same distinct
+    /// times the dataset's head read counts, and both replace a duplicate's values.
+    @Test func duplicatesAndAGapAtTheHead() throws {
+        let c = try Self.make("""
+            resample: {rate_hz: 50, method: linear, max_gap_s: 0.2, antialias: true}
+            window: {length_samples: 32, stride_samples: 16}
+            features: [mean]
+
+            """, seed: 12, minutes: 0.5, gapsPerMinute: 0) { lines in
+            var out = [lines[0]]
+            var seen = ["A": 0, "G": 0]
+            for line in lines.dropFirst() {
+                let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                guard f.count >= 6, let code = seen.keys.first(where: { $0 == f[0] }), let t = Double(f[2]) else {
+                    out.append(line)
+                    continue
+                }
+                if t > 0.6 && t < 1.0 { continue }  // a 0.4 s gap among the first 256 intervals
+                seen[code]! += 1
+                out.append(line)
+                if seen[code]! % 7 == 3 && seen[code]! < 200 {
+                    var d = f
+                    d[3] = String((Double(f[3]) ?? 0) + 0.5)
+                    out.append(d.joined(separator: ","))  // the same time again, another value
+                }
+            }
+            return out
+        }
+        defer { c.dir.remove() }
+        #expect((c.expected.rowsDropped["duplicate_time"] ?? 0) > 40)
+        #expect(c.expected.gaps > 0)
+        let (windows, counts, _, _, _) = try Self.replay(c)
+        Self.check(c, windows)
+        #expect(counts.duplicateSamples == (c.expected.rowsDropped["duplicate_time"] ?? 0))
+        #expect(counts.gaps == c.expected.gaps)
+    }
+
+    /// Streams shorter than the leading span, duplicate times and a gap among the first 256
+    /// intervals, jitter: the processor designs the filter from what it holds, as the dataset.
+    @Test(arguments: [(0.025, 2.0, 3 as UInt64), (0.3, 30.0, 4), (1.0, 6.0, 8)])
+    func leadingSpanEdgeCases(minutes: Double, gapsPerMinute: Double, seed: UInt64) throws {
+        let c = try Self.make("""
+            resample: {rate_hz: 50, method: linear, max_gap_s: 0.2, antialias: true}
+            window: {length_samples: 16, stride_samples: 8}
+            features: [mean, std]
+
+            """, seed: seed, minutes: minutes, gapsPerMinute: gapsPerMinute)
+        defer { c.dir.remove() }
+        let (windows, counts, _, _, _) = try Self.replay(c, seed: seed)
+        Self.check(c, windows)
+        #expect(counts.duplicateSamples == (c.expected.rowsDropped["duplicate_time"] ?? 0))
+        if minutes < 0.05 {
+            // Fewer than 256 intervals in every stream.
+            #expect(c.streams.allSatisfy { $0.times.count < 257 })
+        }
     }
 
     @Test func otherMethodsWithoutAntialias() throws {

@@ -117,11 +117,14 @@ import Testing
             }
             transforms = "transforms:\n" + steps.joined(separator: "\n") + "\n"
         }
+        // A third of the anti-aliased cases design the filter from the whole recording (datasets
+        // made before `antialias_from`), the others from the leading intervals (the default).
+        let from = antialias && Int.random(in: 0..<3, using: &g) == 0 ? ", antialias_from: recording" : ""
         return """
         version: 1
         name: diff
         inputs: [{type: motioncollector, paths: ["rec.csv"], sensors: [\(sensors.joined(separator: ", "))]}]
-        resample: {rate_hz: \(rate), method: \(method), max_gap_s: \(gap), antialias: \(antialias)}
+        resample: {rate_hz: \(rate), method: \(method), max_gap_s: \(gap), antialias: \(antialias)\(from)}
         window: {length_samples: \(length), stride_samples: \(stride)}
         \(labels)\(features)\(magnitude)\(transforms)output: {type: hdf5, path: out}
 

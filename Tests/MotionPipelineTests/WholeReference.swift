@@ -159,7 +159,8 @@ extension PipelineSpec {
         guard resample.antialias else { return [] }
         var warnings: [String] = []
         for i in inputs.indices {
-            let filtered = try Antialias.apply(inputs[i].stream, rateHz: resample.rateHz, maxGapS: inputs[i].maxGapS)
+            let filtered = try Antialias.apply(inputs[i].stream, rateHz: resample.rateHz, maxGapS: inputs[i].maxGapS,
+                                               leading: resample.antialiasFrom == .leading)
             inputs[i].stream = filtered.stream
             if filtered.unfilteredRuns > 0 {
                 warnings.append(Self.unfilteredWarning(recording: recording, runs: filtered.unfilteredRuns, stream: inputs[i].stream.name))

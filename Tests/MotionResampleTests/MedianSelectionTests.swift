@@ -27,6 +27,22 @@ import Testing
         var times = [0.0]
         for d in intervals { times.append(times.last! + d) }
         #expect(Antialias.medianInterval(times).bitPattern == Self.sortedMedian(times).bitPattern)
+        // `antialias_from: leading`: the first 256 intervals (all of them when there are fewer).
+        #expect(Antialias.leadingMedianInterval(times).bitPattern == Self.sortedMedian(Array(times.prefix(257))).bitPattern)
+    }
+
+    @Test func leadingSpanAtItsEdges() {
+        // 255, 256 and 257 intervals, the last one far out: only what lies within the first 256 counts.
+        for n in [256, 257, 258] {
+            var times = (0..<(n - 1)).map { Double($0) * 0.01 }
+            times.append(times.last! + (n % 2 == 0 ? 1 : 100))
+            let head = Array(times.prefix(257))
+            #expect(Antialias.leadingMedianInterval(times) == Self.sortedMedian(head))
+        }
+        #expect(Antialias.leadingMedianInterval([]) == 0 && Antialias.leadingMedianInterval([1]) == 0)
+        #expect(Antialias.leadingMedianInterval([1, 1.5]) == 0.5)
+        var none: [Double] = []
+        #expect(Antialias.median(of: &none) == 0)
     }
 
     @Test func allEqualIntervalsAndSelectionFallback() {

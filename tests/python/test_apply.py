@@ -176,6 +176,35 @@ def test_applying_to_its_own_recordings_reproduces_the_dataset(data, tmp_path, s
         assert hashlib.sha256((out / path).read_bytes()).hexdigest() == digest
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_dataset_of_the_whole_recording_median_is_reproduced(data, tmp_path, streamed):
+    """A manifest written before `resample.antialias_from` existed has no key in `pipeline.resolved` or `chain`;
+    `antialias_from: recording` writes exactly that form (docs/pipeline.md). `apply` reads it as `recording` (the
+    filter from the whole recording's median) and reproduces the dataset bit for bit; read as `leading` (the
+    default of a pipeline file) it would not: the two datasets differ."""
+    (data / "old.yaml").write_text(PIPELINE.format(labels=LABELS, type="hdf5")
+                                   .replace("max_gap_s: 0.2}", "max_gap_s: 0.2, antialias_from: recording}")
+                                   .replace("out/dataset", "out/old"))
+    motionprep("run", data / "old.yaml", "--quiet")
+    old = data / "out" / "old"
+    manifest = json.loads((old / "manifest.json").read_text())
+    assert manifest["pipeline"]["resolved"]["resample"] == {
+        "antialias": True, "max_gap_s": {"default": 0.2}, "method": {"default": "linear"}, "rate_hz": 50.0}
+    assert manifest["chain"]["antialias"] is True and "antialias_from" not in manifest["chain"]
+    env = dict(os.environ, MOTIONPREP_STREAM_BLOCK_BYTES="5000" if streamed else str(1 << 40))
+    p = run_apply(old, data / "data", "--out", tmp_path / "applied", "--json", env=env, cwd=data)
+    assert p.returncode == 0, p.stderr
+    check_reproduces(old, tmp_path / "applied", labelled=True)
+    new = make_dataset(data, name="new-default")
+    new_manifest = json.loads((new / "manifest.json").read_text())
+    assert new_manifest["pipeline"]["resolved"]["resample"]["antialias_from"] == "leading"
+    assert new_manifest["chain"]["antialias_from"] == "leading"
+    assert new_manifest["pipeline"]["sha256"] != manifest["pipeline"]["sha256"]
+    a, _ = read_windows(old)
+    b, _ = read_windows(new)
+    assert a["x"].shape == b["x"].shape and not same_bits(a["x"], b["x"])
+
+
 def run_apply(*args, env=None, cwd=None):
     import subprocess
     from conftest import BIN

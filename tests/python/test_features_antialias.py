@@ -36,9 +36,21 @@ def dataset(walk_data):
     return walk_data / "feat"
 
 
-def antialias(t, v):
+@pytest.fixture(scope="module")
+def dataset_recording(walk_data):
+    """The pipeline with `antialias_from: recording`: the filter from the whole recording's median."""
+    (walk_data / "features_rec.yaml").write_text(
+        PIPELINE.replace(f"max_gap_s: {MAX_GAP}}}", f"max_gap_s: {MAX_GAP}, antialias_from: recording}}")
+                .replace("path: feat}", "path: feat_rec}"))
+    motionprep("run", walk_data / "features_rec.yaml", "--quiet")
+    return walk_data / "feat_rec"
+
+
+def antialias(t, v, leading=True):
+    """docs/signal.md, "Anti-aliasing": the median of the first 256 intervals (`antialias_from: leading`,
+    the default) or of all of them (`recording`), of the times after the time rules."""
     d = np.diff(t)
-    median = np.median(d)
+    median = np.median(d[:256] if leading else d)
     if not median < 0.9 / RATE:
         return v
     sos = ss.butter(4, 0.4 * RATE, fs=1.0 / median, output="sos")
@@ -50,14 +62,16 @@ def antialias(t, v):
     return out
 
 
-def test_antialiased_x_matches_scipy(walk_data, dataset):
+@pytest.mark.parametrize("antialias_from", ["leading", "recording"])
+def test_antialiased_x_matches_scipy(walk_data, request, antialias_from):
+    dataset = request.getfixturevalue("dataset" if antialias_from == "leading" else "dataset_recording")
     with h5py.File(dataset / "train.h5") as f:
         x, ridx, starts = f["x"][...], f["recording_index"][...], f["start_time_s"][...]
         recordings = list(f.attrs["recording_names"])
     checked = 0
     for path in sorted((walk_data / "data").glob("**/*.csv")):
         streams, _ = ref.read_motioncollector(path)
-        filtered = [(t, antialias(t, v)) for t, v in (streams["A"], streams["G"])]
+        filtered = [(t, antialias(t, v, antialias_from == "leading")) for t, v in (streams["A"], streams["G"])]
         grid, values, valid = ref.resample(filtered, RATE, MAX_GAP)
         acc_mag = np.sqrt((values[:, :3].astype(np.float64) ** 2).sum(axis=1)).astype(np.float32)
         values = np.concatenate([values, acc_mag[:, None]], axis=1)

@@ -98,7 +98,7 @@ def test_inspect_dataset_shows_the_processing_chain(tmp_path):
     motionprep("run", os.path.join(root, "uci-har-style.yaml"), "--quiet", "--out", out)
     text = motionprep("inspect", out).stdout
     assert "  streams: A (acc_x…z; linear, max gap 0.2 s), G (gyro_x…z; linear, max gap 0.2 s)" in text
-    assert "  anti-aliasing: on" in text
+    assert "  anti-aliasing: on (filter from each stream's first 256 intervals)" in text
     assert "    1. median 3: acc_x…z, gyro_x…z, in place" in text
     assert "    3. gravity (zero phase): acc_x…z → acc_body_x…z, acc_gravity_x…z" in text
     assert "    5. magnitude: " in text and "→ acc_body_mag, acc_gravity_mag, acc_body_jerk_mag, gyro_mag, gyro_jerk_mag" in text

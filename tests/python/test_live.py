@@ -1,5 +1,6 @@
 """The live library (docs/live.md) through its example app, examples/live (another Swift package
-that depends on the MotionLive product): every recording of a dataset, replayed sample by sample
+that depends on the MotionLive product): every recording of a dataset (synthesized here, and the
+repository's sample recordings, datasets/walk), replayed sample by sample with no knowledge but the manifest,
 in the order a phone delivers them (each sensor in bursts of 1-24 samples, 0-80 ms late, the
 sensors interleaved), gives the dataset's windows bit for bit: x, features and start_time_s as
 h5py reads them, x_normalized as numpy computes (x - mean) / std from the manifest. Also checks
@@ -27,8 +28,8 @@ WALK = """\
 version: 1
 name: livetest
 inputs:
-  - {{type: motioncollector, paths: ["data/**/*.csv"], sensors: [A, G]}}
-resample: {{rate_hz: 50, method: linear, max_gap_s: 0.2, antialias: true}}
+  - {{type: motioncollector, paths: ["{paths}"], sensors: [A, G]}}
+resample: {{rate_hz: 50, method: linear, max_gap_s: 0.2, antialias: true{antialias_from}}}
 window: {{length_s: 2.56, stride_s: 1.28}}
 labels: {{from: rows, policy: majority, min_fraction: 0.8, map: {{W: walk, T: turn}}, classes: [walk, turn]}}
 magnitude: [acc]
@@ -60,8 +61,9 @@ def data(tmp_path_factory):
     return root
 
 
-def run_dataset(root, name, transforms=""):
-    (root / f"{name}.yaml").write_text(WALK.format(name=name, transforms=transforms))
+def run_dataset(root, name, transforms="", paths="data/**/*.csv", antialias_from=""):
+    (root / f"{name}.yaml").write_text(WALK.format(name=name, transforms=transforms, paths=paths,
+                                                   antialias_from=f", antialias_from: {antialias_from}" if antialias_from else ""))
     motionprep("run", root / f"{name}.yaml", "--quiet")
     return root / "out" / name
 
@@ -104,7 +106,9 @@ def arrival_order(streams, seed):
     return [(code, k) for _, _, code, k in events]
 
 
-def replay(replay_bin, dataset, recording_csv, tmp, seed):
+def replay(replay_bin, dataset, recording_csv, tmp, seed, intervals=False):
+    """Replays a recording with jitter; `intervals` gives the live library each stream's median interval over the
+    whole recording (only a dataset of `antialias_from: recording` needs it)."""
     streams = read_samples(recording_csv)
     lines = []
     for code, k in arrival_order(streams, seed):
@@ -115,7 +119,8 @@ def replay(replay_bin, dataset, recording_csv, tmp, seed):
     out = tmp / "windows.bin"
     args = [str(replay_bin), str(dataset), str(samples), str(out)]
     for code, s in streams.items():
-        args += ["--interval", f"{code}={float(median_interval(s))!r}"]
+        if intervals:
+            args += ["--interval", f"{code}={float(median_interval(s))!r}"]
     proc = subprocess.run(args, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     info = json.loads(proc.stdout)
@@ -143,12 +148,23 @@ def dataset_windows(dataset, manifest):
     return {k: (np.concatenate(v) if k != "recording" else v) for k, v in parts.items()}
 
 
-@pytest.mark.parametrize("transforms", ["", UCI], ids=["walk", "uci-har-style"])
-def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, data, tmp_path, transforms):
-    name = "uci" if transforms else "walk"
-    dataset = run_dataset(data, name, transforms)
+@pytest.mark.parametrize("transforms,antialias_from,recordings", [
+    ("", "", "synth"), (UCI, "", "synth"), ("", "", "sample"), ("", "recording", "synth")],
+    ids=["walk", "uci-har-style", "sample-recordings", "recording-median"])
+def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, data, tmp_path, transforms, antialias_from,
+                                                                 recordings):
+    """With no knowledge but the manifest (`antialias_from: leading`, the default: no intervals given), or given the
+    recordings' median intervals (a dataset of `antialias_from: recording`). `sample-recordings`: the repository's
+    sample recordings (datasets/walk: MotionCollector files at ~100 Hz, synthesized), replayed with jitter."""
+    name = "-".join(filter(None, ["uci" if transforms else "walk", antialias_from, recordings]))
+    folder = data / "data" if recordings == "synth" else ROOT / "datasets" / "walk"
+    dataset = run_dataset(data, name, transforms, paths=f"{folder}/**/*.csv", antialias_from=antialias_from)
     manifest = json.loads((dataset / "manifest.json").read_text())
     assert manifest["chain"]["antialias"] is True
+    if antialias_from:
+        assert "antialias_from" not in manifest["chain"] and "antialias_from" not in manifest["pipeline"]["resolved"]["resample"]
+    else:
+        assert manifest["chain"]["antialias_from"] == manifest["pipeline"]["resolved"]["resample"]["antialias_from"] == "leading"
     stored = dataset_windows(dataset, manifest)
     mean = np.array(manifest["normalization"]["x"]["mean"])
     std = np.array(manifest["normalization"]["x"]["std"])
@@ -156,7 +172,8 @@ def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, dat
     fstd = np.array(manifest["normalization"]["features"]["std"])
     emitted, matched = 0, 0
     for r, recording in enumerate(manifest["recordings"]):
-        windows, info = replay(replay_bin, dataset, data / "data" / f"{recording}.csv", tmp_path, seed=r)
+        windows, info = replay(replay_bin, dataset, folder / f"{recording}.csv", tmp_path, seed=r,
+                               intervals=antialias_from == "recording")
         emitted += len(windows)
         by_start = {w["start"].tobytes(): w for w in windows}
         mine = [i for i, rec in enumerate(stored["recording"]) if rec == recording]
@@ -176,15 +193,75 @@ def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, dat
     assert emitted == matched + dropped.get("below_min_fraction", 0) + dropped.get("no_label", 0)
 
 
-def test_missing_interval_is_one_sentence(replay_bin, data, tmp_path):
-    dataset = run_dataset(data, "walk2")
+def test_a_recording_of_two_files_and_a_1_hz_stream_bit_for_bit(replay_bin, tmp_path):
+    """datasets/stairs: each recording is two csv files (Accelerometer.csv at ~100 Hz in g, Barometer.csv at 1 Hz,
+    17-18 samples: fewer than the 256 intervals the filter is designed from, so the live library holds it until
+    the end), replayed with jitter as two streams of a phone. Every window is the dataset's, bit for bit. The
+    pipeline is pipelines/stairs.yaml with each input's stream named (`sensor:`): a chain stream named `{stem}`
+    carries the default settings only (docs/dataset-format.md), so the live library could not run the 1 Hz
+    stream's `previous` and `max_gap_s: 1.5` from it."""
+    text = (ROOT / "pipelines" / "stairs.yaml").read_text().replace("../datasets/", f"{ROOT}/datasets/")
+    text = text.replace("    recording:", "    sensor: SENSOR\n    recording:", 2)
+    text = text.replace("SENSOR", "Accelerometer", 1).replace("SENSOR", "Barometer", 1)
+    (tmp_path / "stairs.yaml").write_text(text)
+    dataset = tmp_path / "stairs"
+    motionprep("run", tmp_path / "stairs.yaml", "--quiet", "--out", dataset)
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    assert manifest["chain"]["antialias_from"] == "leading"
+    assert [(s["name"], s["method"], s["max_gap_s"]) for s in manifest["chain"]["streams"]] == [
+        ("Accelerometer", "linear", 0.2), ("Barometer", "previous", 1.5)]
+    stored = dataset_windows(dataset, manifest)
+    matched = 0
+    for r, recording in enumerate(manifest["recordings"]):
+        folder = ROOT / "datasets" / "stairs" / recording
+        streams = {}
+        for k, (name, factor) in enumerate([("Accelerometer", G), ("Barometer", 1.0)]):
+            with open(folder / f"{name}.csv", newline="") as f:
+                rows = list(csv.reader(f))[1:]
+            streams[name] = [(float(row[0]), [float(v) * factor for v in row[1:-1]]) for row in rows if row]
+        assert len(streams["Barometer"]) < 257 < len(streams["Accelerometer"])
+        lines = []
+        for code, k in arrival_order(streams, r):
+            t, values = streams[code][k]
+            lines.append(",".join([code, repr(t)] + [repr(v) for v in values]))
+        (tmp_path / "samples.csv").write_text("\n".join(lines) + "\n")
+        proc = subprocess.run([str(replay_bin), str(dataset), str(tmp_path / "samples.csv"), str(tmp_path / "w.bin")],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        info = json.loads(proc.stdout)
+        T, C, F = info["window_length"], info["channels"], info["features"]
+        fields = [("start", "<f8"), ("x", "<f4", (T, C))]
+        fields += [("xn", "<f4", (T, C))] if info["x_normalized"] else []
+        fields += [("f", "<f4", (F,))] + ([("fn", "<f4", (F,))] if info["features_normalized"] else [])
+        windows = np.fromfile(tmp_path / "w.bin", dtype=np.dtype(fields))
+        assert len(windows) == info["windows"]
+        by_start = {w["start"].tobytes(): w for w in windows}
+        for i in [i for i, rec in enumerate(stored["recording"]) if rec == recording]:
+            w = by_start.get(stored["start_time_s"][i].tobytes())
+            assert w is not None, f"{recording}: the window at {stored['start_time_s'][i]} s was not emitted"
+            assert w["x"].tobytes() == stored["x"][i].tobytes(), f"{recording}: x differs at {stored['start_time_s'][i]} s"
+            matched += 1
+    assert matched == len(stored["x"]) > 20
+
+
+def test_missing_or_needless_interval_is_one_sentence(replay_bin, data, tmp_path):
+    """A dataset of `antialias_from: recording` needs each stream's interval; one of `leading` takes none."""
     (tmp_path / "s.csv").write_text("A,0.0,1,2,3\n")
-    proc = subprocess.run([str(replay_bin), str(dataset), str(tmp_path / "s.csv"), str(tmp_path / "o.bin")],
+    old = run_dataset(data, "walk2", antialias_from="recording")
+    proc = subprocess.run([str(replay_bin), str(old), str(tmp_path / "s.csv"), str(tmp_path / "o.bin")],
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert proc.stderr == ("live-replay: the dataset low-passes its streams before resampling (antialias: true) with a "
-                           "filter designed from each stream's median sampling interval; give stream `A`'s interval in "
-                           "seconds in sampleIntervals (0.01 for 100 Hz)\n")
+                           "filter designed from each recording's median sampling interval (it was made before "
+                           "antialias_from: leading); give stream `A`'s interval in seconds in sampleIntervals (0.01 for "
+                           "100 Hz)\n")
+    new = run_dataset(data, "walk3")
+    proc = subprocess.run([str(replay_bin), str(new), str(tmp_path / "s.csv"), str(tmp_path / "o.bin"),
+                           "--interval", "A=0.01"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr == ("live-replay: sampleIntervals gives stream `A` an interval, but the dataset designs its "
+                           "anti-aliasing filter from each stream's first 256 sampling intervals (antialias_from: "
+                           "leading), which the processor measures itself; give no sampleIntervals\n")
 
 
 def test_the_library_needs_no_hdf5_zstd_yaml_or_libcrypto():
@@ -219,6 +296,8 @@ def test_live_vectors_replay_on_the_device_bit_for_bit(replay_bin, data, tmp_pat
     doc = json.loads(vectors.read_text())
     assert doc["format"] == "motionprep.live-vectors" and doc["format_version"] == 1
     assert doc["pipeline_sha256"] == manifest["pipeline"]["sha256"]
+    # `antialias_from: leading`: the processor measures the intervals; the vectors carry none.
+    assert doc["sample_intervals"] == {}
     # The samples are the file's rows, as the dataset reads them (A in m/s² from g), in time order.
     times = [np.frombuffer(bytes.fromhex(s[1]), ">f8")[0] for s in doc["samples"]]
     assert times == sorted(times) and {s[0] for s in doc["samples"]} == {"A", "G"}

@@ -188,6 +188,27 @@ def test_c3_agrees_with_validate(chain_copy):
         motionprep.open_dataset(chain_copy, verify=True)
 
 
+def test_c3_chain_antialias_from_disagreeing_with_the_pipeline(walk_data, tmp_path):
+    """`antialias_from` (absent: "recording", a dataset made before the key) must be the same in `chain` and
+    `pipeline.resolved.resample`: a chain that lost the key would make the live library ask for intervals it does
+    not need, or design the filter from the wrong rate. Python verify and `motionprep validate` say the same."""
+    text = PIPELINE.format(output="{type: hdf5, path: verify-leading}", features="mean")
+    (walk_data / "verify-leading.yaml").write_text(text.replace("antialias: false", "antialias: true"))
+    run_motionprep("run", walk_data / "verify-leading.yaml", "--quiet")
+    root = tmp_path / "dataset"
+    shutil.copytree(walk_data / "verify-leading", root)
+    m = manifest_of(root)
+    assert m["chain"]["antialias_from"] == m["pipeline"]["resolved"]["resample"]["antialias_from"] == "leading"
+    motionprep.open_dataset(root, verify=True)
+    del m["chain"]["antialias_from"]
+    write_manifest(root, m)
+    sentence = ("`chain.antialias_from` is \"recording\", but `pipeline.resolved.resample.antialias_from` is "
+                "\"leading\" (absent: \"recording\"): the chain must be the pipeline's")
+    refused(root, f"{root}/manifest.json: rule C3 ({RULES}): {sentence}")
+    p = run_motionprep("validate", root, check=False)
+    assert p.returncode != 0 and sentence in p.stdout + p.stderr, p.stdout + p.stderr
+
+
 # MARK: C2 in the files
 
 

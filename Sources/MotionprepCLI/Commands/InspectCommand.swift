@@ -294,7 +294,12 @@ enum InspectCommand {
             }
             lines.append("  streams: " + text.joined(separator: ", "))
         }
-        if case .bool(let on)? = chain["antialias"] { lines.append("  anti-aliasing: " + (on ? "on" : "off")) }
+        if case .bool(let on)? = chain["antialias"] {
+            // The filter's rate: the first 256 intervals, or (a chain without the key) the recording's median.
+            let from = chain["antialias_from"]?.stringValue == "leading" ? " (filter from each stream's first 256 intervals)"
+                : " (filter from each recording's median interval)"
+            lines.append("  anti-aliasing: " + (on ? "on" + from : "off"))
+        }
         if case .array(let mags)? = chain["magnitudes"], !mags.isEmpty {
             lines.append("  magnitudes: " + mags.map { "\($0["name"]?.stringValue ?? "?") of \(short(strings($0["axes"])))" }.joined(separator: ", "))
         }

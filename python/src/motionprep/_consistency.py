@@ -188,6 +188,13 @@ def _check_chain(where: Path, c: Dict[str, Any], resolved: Dict[str, Any]) -> No
     if isinstance(a, bool) and isinstance(r, bool) and a != r:
         raise _fail(where, "C3", f"`chain.antialias` is {_show(a)}, but `pipeline.resolved.resample.antialias` is "
                                  f"{_show(r)}: the chain must be the pipeline's")
+    # `antialias_from`: absent is "recording" in both (a dataset written before the key).
+    if a is True:
+        af, rf = c.get("antialias_from", "recording"), resample.get("antialias_from", "recording")
+        if not _same(af, rf):
+            raise _fail(where, "C3", f"`chain.antialias_from` is {_show_json(af)}, but "
+                                     f"`pipeline.resolved.resample.antialias_from` is {_show_json(rf)} "
+                                     "(absent: \"recording\"): the chain must be the pipeline's")
     # Each stream's method and max_gap_s: the resolved pipeline's override for its name, else the default.
     streams = c.get("streams")
     if isinstance(streams, list):

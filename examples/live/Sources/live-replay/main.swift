@@ -11,6 +11,10 @@
 // x standardised (float32, same count, when the dataset has train statistics), features
 // (float32) and features standardised (when it has them). A line of JSON on standard output
 // gives the counts and sizes.
+//
+// --interval: a stream's median sampling interval, for a dataset whose anti-aliasing filter is
+// the whole recording's (`antialias_from: recording`, or made before the key); a dataset of
+// `antialias_from: leading` (the default) needs none.
 import Foundation
 import MotionLive
 

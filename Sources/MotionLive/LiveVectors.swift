@@ -15,6 +15,9 @@ public struct LiveVectors: Sendable {
     public var samples: [(stream: String, time: Double, values: [Double])]
     /// The windows: start time and `x`.
     public var windows: [(startTime: Double, x: [Float])]
+    /// The rows the windows are cut from (`LiveProcessor.emitsRows`): time and the row of `x`;
+    /// empty in vectors written before they carried rows.
+    public var rows: [(time: Double, values: [Float])] = []
 
     /// What `check` found.
     public struct Result: Sendable, Equatable {
@@ -22,6 +25,10 @@ public struct LiveVectors: Sendable {
         public var windowsGot: Int
         /// Windows equal in start time and every bit of `x`.
         public var windowsEqual: Int
+        /// The rows, likewise (0 expected in vectors without rows).
+        public var rowsExpected = 0
+        public var rowsGot = 0
+        public var rowsEqual = 0
         /// The first difference, in one sentence; nil when every window is equal.
         public var firstDifference: String?
         public var passed: Bool { firstDifference == nil }
@@ -73,6 +80,14 @@ public struct LiveVectors: Sendable {
             windows.append((t, x))
         }
         self.windows = windows
+        if let r = o["rows"] {
+            guard case .array(let rs) = r else { throw bad("`rows` is not a list") }
+            for (i, row) in rs.enumerated() {
+                guard case .array(let f) = row, f.count == 2, case .string(let th) = f[0], let t = Self.double(th),
+                      case .string(let vh) = f[1], let v = Self.floats(vh) else { throw bad("`rows[\(i)]` is not [time, x]") }
+                rows.append((t, v))
+            }
+        }
     }
 
     /// Replays the samples through a new processor of `configuration` and compares its windows
@@ -83,10 +98,17 @@ public struct LiveVectors: Sendable {
         }
         let live = try LiveProcessor(configuration: configuration,
                                      sampleIntervals: configuration.antialias && !configuration.antialiasFromLeading ? sampleIntervals : [:])
-        var got: [LiveWindow] = []
-        for s in samples { got += try live.push(s.stream, time: s.time, values: s.values) }
+        live.emitsRows = !rows.isEmpty
+        var got: [LiveWindow] = [], gotRows: [LiveRow] = []
+        for s in samples {
+            got += try live.push(s.stream, time: s.time, values: s.values)
+            if live.emitsRows { gotRows += live.takeRows() }
+        }
         got += live.finish()
+        if live.emitsRows { gotRows += live.takeRows() }
         var result = Result(windowsExpected: windows.count, windowsGot: got.count, windowsEqual: 0, firstDifference: nil)
+        result.rowsExpected = rows.count
+        result.rowsGot = gotRows.count
         for (i, w) in windows.prefix(got.count).enumerated() {
             if got[i].startTime.bitPattern != w.startTime.bitPattern {
                 result.firstDifference = result.firstDifference ?? "window \(i) starts at \(got[i].startTime) s, the dataset's at \(w.startTime) s"
@@ -99,6 +121,19 @@ public struct LiveVectors: Sendable {
         }
         if result.firstDifference == nil && got.count != windows.count {
             result.firstDifference = "the processor gave \(got.count) windows, the dataset \(windows.count)"
+        }
+        for (i, r) in rows.prefix(gotRows.count).enumerated() {
+            if gotRows[i].time.bitPattern != r.time.bitPattern {
+                result.firstDifference = result.firstDifference ?? "row \(i) is at \(gotRows[i].time) s, the dataset's at \(r.time) s"
+            } else if let k = Self.firstDifference(gotRows[i].values, r.values) {
+                result.firstDifference = result.firstDifference
+                    ?? "row \(i) (at \(r.time) s): value \(k) is \(k < gotRows[i].values.count ? "\(gotRows[i].values[k])" : "missing"), the dataset's \(k < r.values.count ? "\(r.values[k])" : "missing")"
+            } else {
+                result.rowsEqual += 1
+            }
+        }
+        if result.firstDifference == nil && gotRows.count != rows.count {
+            result.firstDifference = "the processor gave \(gotRows.count) rows, the dataset \(rows.count)"
         }
         return result
     }

@@ -39,7 +39,9 @@ public enum LiveVectorsWriter {
             unlink(folder + "/r.mprec.tmp")
             rmdir(folder)
         }
-        let record = try RecordingProcessor(spec: spec, layout: layout, keepUnlabelled: true)
+        let processor = RecordingProcessor(spec: spec, layout: layout, keepUnlabelled: true)
+        processor.collectRows = true
+        let record = try processor
             .processToRecord(source, isTrain: false, intervals: nil, ledger: InputLedger(baseDirectory: spec.baseDirectory),
                              recordPath: folder + "/r.mprec", pipelineSHA256: dataset.pipelineSHA256, isCancelled: { false })
         var x: [Float] = [], starts: [Double] = []
@@ -72,7 +74,13 @@ public enum LiveVectorsWriter {
             .object(["start_time": .string(hex(starts[w])),
                      "x": .string(x[(w * T * C)..<((w + 1) * T * C)].map { hex32($0) }.joined())])
         }
+        // The rows the windows are cut from (`LiveProcessor.emitsRows`), each its time and `x` row.
+        let rowData = record.processed.rows ?? RecordingRows()
+        let rows: [JSONValue] = rowData.times.indices.map { r in
+            .array([.string(hex(rowData.times[r])), .string(rowData.values[(r * C)..<((r + 1) * C)].map { hex32($0) }.joined())])
+        }
         return .object([
+            "rows": .array(rows),
             "format": .string(format), "format_version": .int(formatVersion),
             "pipeline_sha256": .string(dataset.pipelineSHA256),
             "recording": .string(source.name),

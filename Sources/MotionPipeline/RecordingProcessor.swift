@@ -31,12 +31,23 @@ public struct ProcessedRecording: Sendable {
     /// `output.type: createml`: the recording's labelled stretches of rows (held in memory, not
     /// in the record file).
     public var createml: RowStretches? = nil
+    /// With `RecordingProcessor.collectRows`: every valid row of `x` the chain settled, with its
+    /// time (`motionprep live-vectors`' expected rows).
+    public var rows: RecordingRows? = nil
+}
+
+/// A recording's valid rows of `x` (the grid after every transform), row-major, with their times.
+public struct RecordingRows: Sendable, Equatable {
+    public var times: [Double] = []
+    public var values: [Float] = []
 }
 
 /// Runs one recording through ingest → resample → window → label → features, streamed in
 /// blocks (`StreamingRecording`, the one engine). Stateless apart from per-thread scratch (the
 /// feature extractor), so one instance serves one worker thread.
 final class RecordingProcessor {
+    /// Keep every valid row of `x` in `ProcessedRecording.rows` (`motionprep live-vectors`).
+    var collectRows = false
     let spec: PipelineSpec
     let layout: ChannelLayout
     let windowPlan: WindowPlan
@@ -120,7 +131,7 @@ final class RecordingProcessor {
                                        reserved: reserved, reserve: reserve)
             }) { streaming in
                 try streaming.run(recordPath: recordPath, recordFolder: recordFolder, pipelineSHA256: pipelineSHA256,
-                                  isCancelled: isCancelled, bytesRead: bytesRead, keep: keepWindows)
+                                  isCancelled: isCancelled, bytesRead: bytesRead, keep: keepWindows, collectRows: collectRows)
             }
         }
     }

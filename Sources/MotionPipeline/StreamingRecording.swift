@@ -178,9 +178,9 @@ final class StreamingRecording {
     /// (`RecordWriter`): the record's `kept`.
     func run(recordPath: String, recordFolder: WritableFolder? = nil, pipelineSHA256: String,
              isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in },
-             keep: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
+             keep: @escaping (Int) -> Bool = { _ in false }, collectRows: Bool = false) throws -> RecordingRecord {
         try designFilters(isCancelled: isCancelled, bytesRead: bytesRead)
-        if spec.output.type == .createml, aligner != nil {
+        if (spec.output.type == .createml && aligner != nil) || collectRows {
             let collector = _RowCollector(channels: C)
             rowCollector = collector
             chain.rowListener = { first, rows, valid in collector.add(first: first, rows: rows, valid: valid) }
@@ -197,7 +197,7 @@ final class StreamingRecording {
         let duplicates = grid.streams.reduce(0) { $0 + $1.duplicates }
         if duplicates > 0 { rowsDropped["duplicate_time", default: 0] += duplicates }
         var createml: RowStretches?
-        if let collector = rowCollector, let aligner {
+        if let collector = rowCollector, let aligner, spec.output.type == .createml {
             if dropped == nil {
                 // Each row's class is its grid point's (the label stage's own per-point decision).
                 let track = fixedTrack ?? labelTrack ?? LabelTrack(names: eventNames, times: eventTimes, labels: eventLabels)
@@ -219,6 +219,9 @@ final class StreamingRecording {
                                             gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
             } ?? [])
         processed.createml = createml
+        if collectRows, let collector = rowCollector, dropped == nil {
+            processed.rows = RecordingRows(times: collector.points.map { self.time($0) }, values: collector.values)
+        }
         let inputs = try (ledger ?? InputLedger(baseDirectory: spec.baseDirectory)).inputs(for: source)
         let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
                                        length: T, channels: C, featureCount: featurePlan?.count ?? 0)

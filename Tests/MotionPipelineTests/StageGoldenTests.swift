@@ -39,14 +39,19 @@ import Testing
             resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: false}
             """, digest: "74aa6c6a7718d36ffedad82e056722936fe961498a62180e622667785c73849c"),
         Rung(stage: "antialias", version: 1, body: """
-            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true}
+            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true, antialias_from: recording}
             """, digest: "01cf845376f4590b1090f237434333866ccadf8680a9099acdaa709917c72b1d"),
+        // The filter designed from each stream's first 256 intervals (the default since
+        // `antialias_from` exists); the rungs around it keep the whole-recording median.
+        Rung(stage: "antialias", version: 1, body: """
+            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true, antialias_from: leading}
+            """, digest: "bcbf11368e6eb03b8a05cbe82f637cdccaafe0726441af7c6b308eb0039982ec"),
         Rung(stage: "magnitude", version: 1, body: """
-            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true}
+            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true, antialias_from: recording}
             magnitude: [acc, gyro]
             """, digest: "821177642a15c21cca6112e7fff2208eedf889670188d1515de18d58595cab8a"),
         Rung(stage: "transforms", version: 1, body: """
-            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true}
+            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true, antialias_from: recording}
             magnitude: [acc]
             transforms:
               - median: {channels: [A, G], samples: 3}
@@ -56,7 +61,7 @@ import Testing
               - magnitude: {channels: [acc_body, acc_gravity, acc_body_jerk, gyro, gyro_jerk]}
             """, digest: "2073864a78f0a2c50ba343e8bc838a407df7f2b0218318fba65d1334215b857f"),
         Rung(stage: "features", version: 1, body: """
-            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true}
+            resample: {rate_hz: 40, method: {default: linear, G: nearest}, max_gap_s: {default: 0.2, G: 0.15}, antialias: true, antialias_from: recording}
             magnitude: [acc, gyro]
             features: [mean, std, var, min, max, range, median, iqr, rms, mad, skew, kurtosis, zero_crossings, energy, dominant_freq_hz, spectral_entropy, spectral_centroid_hz]
             """, digest: "9b807a26197ba8aaa2dc8013875bef1fe2d17b885dd8ea04224227c7516e1f3f"),

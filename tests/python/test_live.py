@@ -313,7 +313,24 @@ def test_live_vectors_replay_on_the_device_bit_for_bit(replay_bin, data, tmp_pat
     assert proc.returncode == 0, proc.stdout + proc.stderr
     r = json.loads(proc.stdout)
     assert r["windows_expected"] == r["windows_got"] == r["windows_equal"] == len(doc["windows"]) >= len(mine)
+    # The rows the windows are cut from: every window's x is T consecutive rows of them.
+    assert r["rows_expected"] == r["rows_got"] == r["rows_equal"] == len(doc["rows"]) > len(doc["windows"])
+    T = manifest["window_length"]
+    row_at = {np.frombuffer(bytes.fromhex(t), ">f8")[0].tobytes(): i for i, (t, _) in enumerate(doc["rows"])}
+    for w in doc["windows"][:20]:
+        i = row_at[np.frombuffer(bytes.fromhex(w["start_time"]), ">f8")[0].tobytes()]
+        assert "".join(v for _, v in doc["rows"][i:i + T]) == w["x"]
     assert r["first_difference"] is None
+    # One flipped bit in a row: the check says which.
+    bad_row = json.loads(vectors.read_text())
+    t, v = bad_row["rows"][7]
+    bad_row["rows"][7] = [t, v[:8] + format(int(v[8:16], 16) ^ 1, "08x") + v[16:]]
+    (tmp_path / "bad-row.json").write_text(json.dumps(bad_row))
+    proc = subprocess.run([str(check), str(dataset), str(tmp_path / "bad-row.json")], capture_output=True, text=True)
+    assert proc.returncode == 1
+    r = json.loads(proc.stdout)
+    assert r["rows_equal"] == len(doc["rows"]) - 1 and r["first_difference"].startswith("row 7 (at "), r
+    assert "value 1 is" in r["first_difference"]
     # One flipped bit in one value of the fifth window: the check says where.
     x = doc["windows"][4]["x"]
     doc["windows"][4]["x"] = x[:8 * 10] + format(int(x[8 * 10:8 * 11], 16) ^ 1, "08x") + x[8 * 11:]

@@ -19,7 +19,7 @@ do {
     let vectors = try LiveVectors(contentsOf: args[1])
     let r = try vectors.check(configuration)
     let difference = r.firstDifference.map { "\"\($0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" } ?? "null"
-    print("{\"recording\": \"\(vectors.recording)\", \"windows_expected\": \(r.windowsExpected), \"windows_got\": \(r.windowsGot), \"windows_equal\": \(r.windowsEqual), \"first_difference\": \(difference)}")
+    print("{\"recording\": \"\(vectors.recording)\", \"windows_expected\": \(r.windowsExpected), \"windows_got\": \(r.windowsGot), \"windows_equal\": \(r.windowsEqual), \"rows_expected\": \(r.rowsExpected), \"rows_got\": \(r.rowsGot), \"rows_equal\": \(r.rowsEqual), \"first_difference\": \(difference)}")
     exit(r.passed ? 0 : 1)
 } catch {
     fail("\(error)")

@@ -132,7 +132,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
     .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore",
-                                                          "MotionIngest", "MotionReference"]),
+                                                          "MotionIngest", "MotionReference", "MotionChecksum"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionTestSupport", "MotionHDF5"]),
     .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionTestSupport", "MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),

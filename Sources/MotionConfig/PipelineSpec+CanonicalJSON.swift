@@ -138,10 +138,11 @@ extension InputSpec {
         }
         if let csv {
             o["delimiter"] = .string(String(UnicodeScalar(csv.delimiter)))
-            // `skip_lines` and `time.format` appear only when set, so that the hash of a pipeline written before they
+            // `skip_lines`, `time.format` and `time.zone` appear only when set, so that the hash of a pipeline written before they
             // existed does not change (docs/pipeline.md, "Inputs").
             var time: [String: JSONValue] = ["column": .string(csv.timeColumn), "unit": .string(csv.timeUnit.rawValue)]
             if let format = csv.timeFormat { time["format"] = .string(format) }
+            if let zone = csv.timeZone { time["zone"] = .string(zone.name) }
             o["time"] = .object(time)
             if csv.skipLines != 0 { o["skip_lines"] = .int(csv.skipLines) }
             o["label_column"] = csv.labelColumn.map(JSONValue.string) ?? .null

@@ -179,6 +179,9 @@ public struct CSVOptions: Sendable, Equatable {
     public var skipLines = 0
     /// `time.format`: a wall-clock format (docs/inputs.md, "Delimited text (csv)"), read instead of `time.unit`.
     public var timeFormat: String?
+    /// `time.zone`: the local zone of wall-clock times written without one (docs/inputs.md,
+    /// "Local wall time"); nil: they are UTC.
+    public var timeZone: WallClockZone?
     /// Phone-logger presets: what the app writes, for messages about a file that is not the
     /// app's (not part of the canonical JSON: it changes no byte that is read).
     public var app: CSVFormat.AppExport?
@@ -436,7 +439,9 @@ public struct SplitSpec: Sendable, Equatable {
 /// `output` (docs/dataset-format.md).
 public struct OutputSpec: Sendable, Equatable {
     public enum OutputType: String, Sendable, CaseIterable {
-        case hdf5, shards
+        /// One `.h5` per split; WebDataset tar shards; a Create ML activity-classifier folder of
+        /// labelled row stretches per split (docs/dataset-format.md, "Create ML folders").
+        case hdf5, shards, createml
     }
     public var type: OutputType
     /// `path` as written (relative to the pipeline file).

@@ -294,7 +294,7 @@ extension SpecDecoder {
             }
         }
         if let n = f["time"] {
-            if let tf = fields(n, path: "\(path).time", allowed: ["column", "unit", "format"]) {
+            if let tf = fields(n, path: "\(path).time", allowed: ["column", "unit", "format", "zone"]) {
                 if let c = tf["column"] {
                     if let column = string(c, "\(path).time.column") { options.timeColumn = column } else { ok = false }
                 } else {
@@ -315,6 +315,26 @@ extension SpecDecoder {
                         } catch {
                             report(fm.mark, "`\(path).time.format` at \(at(fm.mark)) \(error.reason) (expected a pattern of \(Text.alternatives(CSVTimeFormat.directives)) "
                                 + "and literal characters, with `%Y`, `%m`, `%d`, `%H`, `%M` and `%S` once each, such as `%Y-%m-%d %H:%M:%S:%f`)")
+                            ok = false
+                        }
+                    } else {
+                        ok = false
+                    }
+                }
+                if let z = tf["zone"] {
+                    // docs/inputs.md, "Local wall time": for times written as a local clock shows them.
+                    if let name = string(z, "\(path).time.zone") {
+                        if options.timeFormat?.contains("%z") == true {
+                            notApplicable("zone", in: tf, "does not apply with a `format` that reads each time's zone (`%z`)")
+                            ok = false
+                        } else if options.timeFormat == nil && options.timeUnit != .iso8601 {
+                            notApplicable("zone", in: tf, "applies to wall-clock times (`unit: iso8601` or a `format`); a time in `unit: \(options.timeUnit.rawValue)` counts from the Unix epoch, the same instant in every zone")
+                            ok = false
+                        } else if let zone = WallClockZone.named(name) {
+                            options.timeZone = zone
+                        } else {
+                            let near = Text.suggestion(for: name, among: WallClockZone.knownNames).map { "; did you mean `\($0)`?" } ?? ""
+                            report(z.mark, "`\(path).time.zone` at \(at(z.mark)) is `\(name)`, which is not a time zone name this system knows (expected an IANA name such as `Europe/Berlin`, `America/New_York`, `Asia/Kolkata` or `UTC`)\(near)")
                             ok = false
                         }
                     } else {

@@ -77,6 +77,10 @@ extension SpecDecoder {
             crossCheck(stratifyNode: node, labels: labels)
         }
 
+        if output?.type == .createml, labelsOK, let outputNode = f["output"] {
+            crossCheck(createml: outputNode, labels: labels)
+        }
+
         guard let version, let name, let inputs, let units, let resample, let window, labelsOK,
               let features, let magnitude, let transforms, let split, let onError, let output, issues.isEmpty else { return nil }
         var spec = PipelineSpec(file: file, baseDirectory: baseDirectory, version: version, name: name, inputs: inputs,
@@ -110,6 +114,24 @@ extension SpecDecoder {
                    + "but the labels come from `\(labels.from.rawValue)`, which can give a recording several classes; remove `stratify` (with `allocation: exact` and `by: recording` each split still gets its share of recordings), or label recordings by their folder with `from: path`")
             return
         }
+    }
+
+    /// `output.type: createml` writes one folder per class (docs/dataset-format.md, "Create ML
+    /// folders"): it needs `labels`, and class names that are folder names.
+    func crossCheck(createml node: YAMLNode, labels: LabelsSpec?) {
+        let typeNode = node.mapping?.first { $0.key.scalar?.value == "type" }?.value ?? node
+        guard let labels else {
+            report(typeNode.mark, "`output.type: createml` at \(at(typeNode.mark)) writes one folder per class, but the pipeline has no `labels`; add `labels`, or use `type: hdf5` or `shards`")
+            return
+        }
+        for name in labels.classes where !Self.isFolderName(name) {
+            report(typeNode.mark, "`output.type: createml` at \(at(typeNode.mark)) names a folder after each class, and class `\(name)` is not a folder name (it must be non-empty, not `.` or `..`, without `/` or a control character); rename it in `labels.map` or `labels.classes`")
+        }
+    }
+
+    /// A class name usable as one folder name of a Create ML folder.
+    static func isFolderName(_ s: String) -> Bool {
+        !s.isEmpty && s != "." && s != ".." && !s.unicodeScalars.contains { $0 == "/" || $0.properties.generalCategory == .control }
     }
 
     /// Checks that the label source can be served by the inputs.

@@ -403,6 +403,9 @@ extension SpecDecoder {
                 if type == .shards {
                     report(n.mark, "`output.deflate_level` is the HDF5 deflate level, and this output is `type: shards`; shards are compressed with zstd at `compression_level`")
                     ok = false
+                } else if type == .createml {
+                    report(n.mark, "`output.deflate_level` is the HDF5 deflate level, and this output is `type: createml`, whose CSV files are not compressed")
+                    ok = false
                 } else {
                     deflate = v
                 }
@@ -411,6 +414,11 @@ extension SpecDecoder {
         var partitioned = false
         if let n = f["partitioned"] {
             if let v = bool(n, "output.partitioned") { partitioned = v } else { ok = false }
+            if partitioned && type == .createml {
+                // Create ML folders are refused with `--worker` too (docs/dataset-format.md, "Create ML folders").
+                report(n.mark, "`output.partitioned` writes each `--worker` part's split files for `merge` to move, and this output is `type: createml`, which is written by one `run` (without `--worker`); remove `partitioned` or write `type: hdf5` or `shards`")
+                ok = false
+            }
         }
         guard ok, let type, let path else { return nil }
         return OutputSpec(type: type, path: path, windowsPerShard: perShard, compressionLevel: level, compression: compression,

@@ -113,6 +113,9 @@ public enum DatasetConsistency {
     static func chainProblems(_ chain: JSONValue, _ resolved: [String: JSONValue]) -> [String] {
         guard case .object(let c) = chain else { return [] }
         var out: [String] = []
+        if let record = c["implementation"], case .failure(let e) = StageImplementation.decode(record) {
+            out.append("`chain.implementation` \(e.problem) (docs/dataset-format.md, \"Implementation versions\")")
+        }
         let resample: [String: JSONValue]
         if case .object(let r)? = resolved["resample"] { resample = r } else { resample = [:] }
         if case .bool(let a)? = c["antialias"], case .bool(let r)? = resample["antialias"], a != r {

@@ -248,6 +248,9 @@ public struct DatasetManifest: Sendable, Equatable {
     /// The processing chain (docs/dataset-format.md, "The processing chain"), as written; nil
     /// in manifests written before it existed. Read by the live library.
     public var chain: JSONValue?
+    /// `storage: "createml"`: the Create ML layout, its files and counts (docs/dataset-format.md,
+    /// "Create ML folders"), as written; nil for the other storages.
+    public var createml: JSONValue?
     /// `partitions`: the number of partitions of a partitioned dataset (`output.partitioned`,
     /// docs/scale.md, "The partitioned layout"), whose split files are listed partition by
     /// partition, each with its `partition`; nil (absent) for the default layout.
@@ -257,8 +260,10 @@ public struct DatasetManifest: Sendable, Equatable {
                 sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
                 featureNames: [String], inputs: [Input], subjects: [String], recordings: [String],
                 arrays: [String: ArraySchema], splitPolicy: SplitPolicy?, normalization: Normalization, counts: Counts,
-                splits: [SplitName: Split], chain: JSONValue? = nil, applied: Applied? = nil, partitions: Int? = nil) {
+                splits: [SplitName: Split], chain: JSONValue? = nil, createml: JSONValue? = nil, applied: Applied? = nil,
+                partitions: Int? = nil) {
         self.chain = chain
+        self.createml = createml
         self.partitions = partitions
         self.applied = applied
         self.formatVersion = formatVersion
@@ -382,6 +387,7 @@ public struct DatasetManifest: Sendable, Equatable {
                                              "pipeline_sha256": .string(applied.pipelineSHA256)])
         }
         if let chain { top["chain"] = chain }
+        if let createml { top["createml"] = createml }
         if let partitions { top["partitions"] = .int(partitions) }
         return .object(top)
     }

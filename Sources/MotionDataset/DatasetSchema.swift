@@ -51,7 +51,7 @@ public enum DatasetSchema {
     /// The checksum file's name.
     public static let sumsFileName = "SHA256SUMS"
     /// The manifest's `storage` values.
-    public static let storages = ["hdf5", "shards"]
+    public static let storages = ["hdf5", "shards", "createml"]
     /// Array names in the contract's table order.
     public static let arrayNames = ["x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index",
                                     "x_normalized", "features_normalized"]

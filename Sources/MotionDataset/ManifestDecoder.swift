@@ -98,7 +98,16 @@ public struct ManifestDecoder {
         if applied {
             checkKeys(top, path: "", allowed: Self.appliedTopLevelKeys, required: Self.appliedTopLevelKeys)
         } else {
-            checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain", "partitions"], required: Self.topLevelKeys)
+            checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain", "createml", "partitions"], required: Self.topLevelKeys)
+        }
+        // `createml` (only with `storage: "createml"`, and then required) is kept as written;
+        // `validate` checks the files against it.
+        let createml = top["createml"]
+        switch (createml, top["storage"]) {
+        case (nil, .string("createml")?): problems.append("`createml` is missing: a dataset of `storage: \"createml\"` lists its files and counts there")
+        case (.object?, .string("createml")?), (nil, _): break
+        case (.object?, _): problems.append("`createml` is only for `storage: \"createml\"`")
+        default: problems.append("`createml` must be an object, not \(Self.kind(createml))")
         }
         // `partitions` (optional: only a partitioned dataset has it, docs/dataset-format.md).
         var partitions: Int?
@@ -146,7 +155,7 @@ public struct ManifestDecoder {
         if pipeline == nil { undecoded.insert(.pipeline) }
         var storage = string(top["storage"], "storage")
         if let s = storage, !DatasetSchema.storages.contains(s) {
-            problems.append("`storage` must be \"hdf5\" or \"shards\", not \"\(s)\"")
+            problems.append("`storage` must be \"hdf5\", \"shards\" or \"createml\", not \"\(s)\"")
             storage = nil
         }
         let rate = number(top["sample_rate_hz"], "sample_rate_hz")
@@ -450,7 +459,7 @@ public struct ManifestDecoder {
             counts: counts ?? DatasetManifest.Counts(recordings: countedRecordings ?? 0, rowsRead: 0, rowsDropped: [:],
                                                      windowsDropped: windowsDropped ?? [:], recordingsDropped: nil,
                                                      skippedRecordings: nil, labelRowsIgnored: nil, gaps: 0, gapSeconds: 0),
-            splits: splits, chain: chain,
+            splits: splits, chain: chain, createml: createml,
             applied: applied ? (source ?? DatasetManifest.Applied(name: "", manifestSHA256: "", pipelineSHA256: "")) : nil,
             partitions: partitions)
         return DecodedManifest(manifest: manifest, undecoded: undecoded)

@@ -6,7 +6,11 @@ import MotionCore
 public final class CSVBlockReader: IngestBlockReader {
     private let reader: _TextBlockReader<_CSVParser>
     public var rowsDropped: [String: Int] { reader.rowsDropped }
-    public var warnings: [String] { [] }
+    /// The rows whose local time the clocks went back or forward over (`time.zone`).
+    public var warnings: [String] {
+        guard let zone = reader.parser.timeZone else { return [] }
+        return reader.parser.zoneNotes.messages(file: reader.parser.displayPath, zone: zone.name)
+    }
 
     /// Opens `path` (`.cannotOpen`, 66, as `CSVReader.read(path:…)`); the other parameters are
     /// those of `CSVReader.read`.

@@ -13,6 +13,9 @@ public struct CSVFile: Sendable, Equatable {
     /// Rows left out, by reason: `missing_value` counts rows of kept streams with a missing time
     /// or channel value. Only reasons that occurred are present.
     public var rowsDropped: [String: Int]
+    /// What the run reports about the file without it being an error: the rows whose local wall
+    /// time the clocks went back or forward over (`time.zone`).
+    public var notes: [String] = []
 
     public init(streams: [RawStream], rowLabels: LabelEvents, rowsRead: Int, rowsDropped: [String: Int]) {
         self.streams = streams

@@ -57,6 +57,9 @@ public struct CSVFormat: Sendable, Equatable {
     public var skipLines: Int
     /// `time.format`: a wall-clock format read instead of `timeUnit`.
     public var timeFormat: CSVTimeFormat?
+    /// `time.zone`: the zone of a wall-clock time written without one (docs/inputs.md, "Local
+    /// wall time"); nil: such a time is UTC.
+    public var timeZone: WallClockZone?
     /// Set when the input is a phone-logger preset (docs/inputs.md, "Phone-logger presets"): a
     /// header without a column the input reads is then reported as not being the app's file,
     /// naming the header the app writes.

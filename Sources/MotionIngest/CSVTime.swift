@@ -104,6 +104,21 @@ enum CSVTime {
 
     // MARK: - ISO 8601
 
+    /// True when an ISO 8601 time `[start, end)` ends in a zone (`Z`, `±HH:MM`, `±HHMM`): a `Z`, `z`,
+    /// `+` or `-` after the date and the `T`. Only asked of fields that parsed as times.
+    static func hasZoneDesignator(_ start: Pointer, _ end: Pointer) -> Bool {
+        var p = start
+        while p < end && (p.pointee == 0x20 || p.pointee == 0x09) { p += 1 }
+        p += 11  // `YYYY-MM-DDT`: the date's own `-` are before this
+        while p < end {
+            switch p.pointee {
+            case UInt8(ascii: "Z"), UInt8(ascii: "z"), UInt8(ascii: "+"), UInt8(ascii: "-"): return true
+            default: p += 1
+            }
+        }
+        return false
+    }
+
     /// Reads exactly `count` digits at `p` as a number, or nil.
     @inline(__always)
     private static func digits(_ p: inout Pointer, _ end: Pointer, _ count: Int) -> Int? {

@@ -66,6 +66,8 @@ public struct IngestError: UserFacingError, Equatable {
         /// csv: a time field is neither a time in `unit` (`s`, `ms`, `us`, `ns`, `iso8601`) nor a
         /// missing value.
         case notATime(value: String, unit: String)
+        /// A time written with its own zone in an input whose `time.zone` is set.
+        case zonedTimeWithTimeZone(value: String, zone: String)
         /// csv: a quoted field is still open at the end of the file.
         case unterminatedQuote
         /// csv: a row lacks a field the input reads, or has non-empty fields beyond the header's.
@@ -203,6 +205,9 @@ public struct IngestError: UserFacingError, Equatable {
                 + "(`\(secondRaw)`), which are equal after trimming spaces and tabs (expected each column the input reads to be named once)"
         case .notATime(let value, let unit):
             return "\(at): `\(value)` is not a time (expected \(Self.timeForm(unit)); empty or NA mark a missing value)"
+        case .zonedTimeWithTimeZone(let value, let zone):
+            return "\(at): `\(value)` gives its own zone, but the input's `time.zone` is `\(zone)` (expected local wall times "
+                + "without a zone, such as `2024-05-01 14:30:00`; remove `time.zone` to read times that carry their zone)"
         case .unterminatedQuote:
             return "\(at): a quoted field is not closed before the end of the file (expected a closing `\"`; "
                 + "write a `\"` inside a quoted field as `\"\"`)"

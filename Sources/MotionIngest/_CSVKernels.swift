@@ -104,6 +104,11 @@ struct _CSVParser {
 
     var rowsRead = 0
     var missingRows = 0
+    /// `time.zone`: the UTC time of the row before (for the fold rule) and the rows whose wall
+    /// time the clocks went back or forward over (docs/inputs.md, "Local wall time").
+    let timeZone: WallClockZone?
+    var zonePrevious: Double?
+    var zoneNotes = WallClockNotes()
 
     var labelNames: [String] = []
     var labelIDs: [String: Int32] = [:]
@@ -122,6 +127,7 @@ struct _CSVParser {
         self.delimiter = format.delimiter
         self.timeUnit = format.timeUnit
         self.timeFormat = format.timeFormat
+        self.timeZone = format.timeZone
         self.rawLinesLeft = format.skipLines
         self.expectedTotalBytes = expectedTotalBytes
         func accumulator(_ name: String, _ channels: [CSVFormat.Channel], role: String) -> Accumulator {
@@ -323,8 +329,10 @@ struct _CSVParser {
         }
         var dropped: [String: Int] = [:]
         if missingRows > 0 { dropped["missing_value"] = missingRows }
-        return CSVFile(streams: out, rowLabels: LabelEvents(names: labelNames, times: rowLabelTimes, labels: rowLabelIDs),
-                       rowsRead: rowsRead, rowsDropped: dropped)
+        var file = CSVFile(streams: out, rowLabels: LabelEvents(names: labelNames, times: rowLabelTimes, labels: rowLabelIDs),
+                           rowsRead: rowsRead, rowsDropped: dropped)
+        if let zone = timeZone { file.notes = zoneNotes.messages(file: displayPath, zone: zone.name) }
+        return file
     }
 
     /// One record `[start, end)` without its final `\n`. `hasQuote` nil: look.
@@ -529,7 +537,12 @@ struct _CSVParser {
         let time: Number
         let ts = fields.starts[timeIndex], te = fields.ends[timeIndex]
         switch timeFormat.map({ $0.parse(ts, te) }) ?? CSVTime.parse(ts, te, unit: timeUnit) {
-        case .value(let v): time = Number(value: v, ok: true)
+        case .value(let v):
+            if let zone = timeZone {
+                time = Number(value: try local(v, zone, row), ok: true)
+            } else {
+                time = Number(value: v, ok: true)
+            }
         case .missing: time = Number(value: 0, ok: false)
         case .invalid: throw notATime(row)
         }
@@ -606,6 +619,20 @@ struct _CSVParser {
             return IngestError(.notANumberInApp(value: value, note: note), at: location(i, row))
         }
         return IngestError(.notANumber(value: value), at: location(i, row))
+    }
+
+    /// A local wall time `wall` (read as if UTC) as UTC, by `zone`; a time written with its own
+    /// zone is refused (docs/inputs.md, "Local wall time").
+    @inline(never)
+    private mutating func local(_ wall: Double, _ zone: WallClockZone, _ row: Row) throws -> Double {
+        if timeFormat == nil && CSVTime.hasZoneDesignator(fields.starts[timeIndex], fields.ends[timeIndex]) {
+            let value = _FieldText.display(fields.starts[timeIndex], fields.ends[timeIndex])
+            throw IngestError(.zonedTimeWithTimeZone(value: value, zone: zone.name), at: location(timeIndex, row))
+        }
+        let (utc, kind) = zone.utc(wall: wall, previous: zonePrevious)
+        zonePrevious = utc
+        zoneNotes.add(kind, wall: wall, line: row.firstLine)
+        return utc
     }
 
     /// The error for the time field, which is neither a time nor a missing value.

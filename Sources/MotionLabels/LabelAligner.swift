@@ -58,6 +58,23 @@ public struct LabelAligner: Sendable {
     /// - Complexity: O(grid points + windows × length).
     public func label(track: LabelTrack, gridCount: Int, gridTime: (Int) -> Double,
                       starts: [Int], length: Int) -> Result {
+        let (point, mappedCount, classOf) = pointLabels(track: track, gridCount: gridCount, gridTime: gridTime)
+        return label(point: point, mappedCount: mappedCount, classOf: classOf, starts: starts, length: length)
+    }
+
+    /// The class id of every grid point `0..<gridCount` (−1: no label, or a label not in
+    /// `classes`): the label in force at the point's time, renamed, looked up in `classes` — each
+    /// point's own decision, from which a window's label is chosen by the policy (the
+    /// `createml` output's rows; docs/dataset-format.md, "Create ML folders").
+    public func pointClasses(track: LabelTrack, gridCount: Int, gridTime: (Int) -> Double) -> [Int64] {
+        let (point, _, classOf) = pointLabels(track: track, gridCount: gridCount, gridTime: gridTime)
+        return point.map { $0 < 0 ? -1 : classOf[Int($0)] }
+    }
+
+    /// The mapped label (index into the renamed labels, or −1) at every grid point, how many
+    /// renamed labels there are, and each one's class id (or −1).
+    private func pointLabels(track: LabelTrack, gridCount: Int, gridTime: (Int) -> Double)
+        -> (point: [Int32], mappedCount: Int, classOf: [Int64]) {
         // Mapped label table: raw index → mapped index; mapped index → class id (or -1).
         var mappedNames: [String] = []
         var mappedIndex: [String: Int32] = [:]
@@ -87,9 +104,13 @@ public struct LabelAligner: Sendable {
                 point[k] = raw < 0 ? -1 : rawToMapped[Int(raw)]
             }
         }
+        return (point, mappedNames.count, classOf)
+    }
+
+    private func label(point: [Int32], mappedCount: Int, classOf: [Int64], starts: [Int], length: Int) -> Result {
         var result = Result(kept: [], classIds: [], dropped: [:])
-        var counts = [Int](repeating: 0, count: mappedNames.count)
-        var firstSeen = [Int](repeating: 0, count: mappedNames.count)
+        var counts = [Int](repeating: 0, count: mappedCount)
+        var firstSeen = [Int](repeating: 0, count: mappedCount)
         func drop(_ w: Int, _ reason: WindowDropReason) {
             result.dropped[reason.rawValue, default: 0] += 1
             if keepUnlabelled {

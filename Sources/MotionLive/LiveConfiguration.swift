@@ -49,6 +49,10 @@ public struct LiveConfiguration: Sendable {
     /// belongs to.
     public var pipelineName: String
     public var pipelineSHA256: String
+    /// The version of each stage's code that made the dataset (`chain.implementation`;
+    /// docs/dataset-format.md, "Implementation versions"), every one of which this library
+    /// implements: reading a manifest made by another one throws.
+    public var implementation: [String: Int] = StageImplementation.beforeVersions
 
     /// Reads the manifest of a dataset folder (`DIR/manifest.json`) or the file itself.
     public init(contentsOf path: String) throws(LiveError) {
@@ -172,6 +176,18 @@ struct _ManifestReader {
             throw LiveError("\(name) has no `chain` record (it was written by \(by), before datasets recorded their processing chain); run `motionprep run` on its pipeline again with this version to write one")
         }
         let chain = try object(chainValue, "chain")
+        // The versions first: a dataset made by stage code this library does not have is refused
+        // before anything else of it is read (its other keys may mean something else there).
+        var implementation = StageImplementation.beforeVersions
+        if let v = chain["implementation"] {
+            switch StageImplementation.decode(v) {
+            case .success(let versions): implementation = versions
+            case .failure(let e): throw fail("chain.implementation", e.problem)
+            }
+        }
+        if let problem = StageImplementation.problem(implementation) {
+            throw LiveError("\(name): this MotionLive cannot reproduce the dataset's processing: \(problem) (`chain.implementation`); use the MotionLive of the motionprep that wrote the dataset, or write the dataset again with the motionprep this MotionLive comes with")
+        }
         let channelList = try array(top["channels"], "channels")
         var channelNames: [String] = [], channelUnits: [String] = []
         for (i, c) in channelList.enumerated() {
@@ -246,13 +262,15 @@ struct _ManifestReader {
             throw fail("pipeline.resolved.features", "is missing, but the dataset has features")
         }
         let norm = try object(top["normalization"], "normalization")
-        return LiveConfiguration(
+        var configuration = LiveConfiguration(
             streams: streams, magnitudes: magnitudes, transforms: transforms, antialias: antialias, rateHz: rate,
             windowLength: length, windowStride: stride, channelNames: channelNames, channelUnits: channelUnits,
             features: features, featureNames: featureNames,
             xNormalization: try moments(norm["x"], "normalization.x", columns: channelNames.count),
             featureNormalization: featureNames.isEmpty ? nil : try moments(norm["features"], "normalization.features", columns: featureNames.count),
             pipelineName: try string(pipeline["name"], "pipeline.name"), pipelineSHA256: try string(pipeline["sha256"], "pipeline.sha256"))
+        configuration.implementation = implementation
+        return configuration
     }
 
     /// `chain.transforms`: each step's operation, input and output channels (by name).

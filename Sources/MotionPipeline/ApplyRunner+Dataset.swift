@@ -24,6 +24,17 @@ import MotionDataset
 /// The data files are not hashed (that is `validate`'s work): a file changed in place with its
 /// size kept is found by `validate`; the train files are read once, for their statistics.
 extension ApplyRunner {
+    /// Refuses a dataset made by stage code this build does not implement (`chain.implementation`,
+    /// docs/dataset-format.md, "Implementation versions"): 78, before anything else is trusted.
+    /// A manifest without the record was made by every stage's first version. A record that does
+    /// not decode is left to `checkDatasetFiles` (rule C3 names it).
+    static func checkImplementation(_ dataset: SourceDataset) throws {
+        guard case .object(let top)? = try? JSONParser.parse(dataset.manifestBytes), case .object(let chain)? = top["chain"],
+              let record = chain["implementation"], case .success(let versions) = StageImplementation.decode(record),
+              let problem = StageImplementation.problem(versions) else { return }
+        throw MotionError(.config, "\(dataset.manifestPath): `apply` cannot reproduce this dataset's processing: \(problem) (`chain.implementation`); apply it with the motionprep that wrote it, or run its pipeline again with this one")
+    }
+
     static func checkDatasetFiles(_ dataset: SourceDataset) throws {
         let manifestPath = dataset.manifestPath
         let root: JSONValue

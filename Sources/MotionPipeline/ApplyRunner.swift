@@ -90,6 +90,9 @@ public enum ApplyRunner {
             features: dataset.featureStatistics.map { Standardization(mean: $0.mean, std: $0.std) })
         let sink: SplitSink
         switch spec.output.type {
+        case .createml:
+            // Refused by `check` (a Create ML folder has no statistics to apply).
+            throw MotionError(.config, "\(dataset.directory) is a Create ML folder; `apply` writes hdf5 or shards only")
         case .hdf5:
             sink = try HDF5SplitSink(directory: staging.folder, split: splitName, description: description,
                                      compression: HDF5ChunkCompressionPool(threads: Swift.max(1, options.jobs),
@@ -194,9 +197,13 @@ public enum ApplyRunner {
     /// manifest's `pipeline.sha256` (edited, or written by another motionprep), a dataset
     /// without train statistics, and one whose manifest or files `checkDatasetFiles` refuses.
     static func check(_ dataset: SourceDataset) throws {
+        try checkImplementation(dataset)
         let hash = SHA256Text.hex(dataset.spec.canonicalJSON())
         guard hash == dataset.pipelineSHA256 else {
             throw MotionError(.config, "\(dataset.manifestPath): `pipeline.resolved` does not give the manifest's `pipeline.sha256` (\(dataset.pipelineSHA256.prefix(12))…; it gives \(hash.prefix(12))…), so it is not the pipeline the dataset was made with: the manifest was edited, or written by another version of motionprep")
+        }
+        if dataset.spec.output.type == .createml {
+            throw MotionError(.config, "\(dataset.directory) is a Create ML folder (`storage: \"createml\"`): it holds rows for Create ML, no windows or train statistics to apply; make the dataset with `output.type: hdf5` or `shards` to use `apply`")
         }
         guard dataset.xStatistics != nil else {
             throw MotionError(.config, "\(dataset.directory) has no train statistics (its manifest's `normalization.x` is null: the train split is empty), so `apply` cannot write `x_normalized`; rerun `motionprep run` with a train split that holds windows")

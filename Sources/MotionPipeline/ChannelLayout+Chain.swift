@@ -17,6 +17,7 @@ extension ChannelLayout {
     ///   `derivative`, `magnitude`, `calibrate`), the channels it reads (`inputs`) and writes
     ///   (`outputs`), and its parameters: `samples`; `sos` (the designed second-order sections
     ///   `[b0, b1, b2, 1, a1, a2]`) and `zero_phase`; `groups`; `scale` and `offset`.
+    /// - `implementation`: the version of each stage's code that ran (`StageImplementation`).
     func chain(spec: PipelineSpec) -> JSONValue {
         let names = channelNames
         func list(_ indices: [Int]) -> JSONValue { .array(indices.map { .string(names[$0]) }) }
@@ -63,6 +64,7 @@ extension ChannelLayout {
             "magnitudes": .array(magnitudes),
             "antialias": .bool(spec.resample.antialias),
             "transforms": .array(steps),
+            "implementation": StageImplementation.record,
         ])
     }
 }

@@ -54,6 +54,9 @@ final class DatasetWriter {
                                                     compressionLevel: plan.spec.output.compressionLevel,
                                                     compress: plan.spec.output.compression == .zstd, seed: plan.spec.split.seed,
                                                     threads: Swift.max(1, jobs), partition: partition)
+                case .createml:
+                    // Never partitioned: the pipeline refuses `partitioned` with `createml`.
+                    out[split] = try CreateMLSplitSink(directory: staging.folder, split: split.rawValue, description: plan.description)
                 }
             }
             return out
@@ -97,6 +100,9 @@ final class DatasetWriter {
                 try sink.append(batch, subjectIndex: plan.subjectIndex[source.subject]!,
                                 recordingIndex: plan.recordingIndex[source.name]!, foldIndex: plan.foldOf[i])
             }
+            if let rowSink = sink as? CreateMLSplitSink {
+                try rowSink.append(rows: done.createml ?? RowStretches(), recording: source.name)
+            }
             for w in done.warnings { log("warning: \(w)") }
         }
     }
@@ -122,9 +128,14 @@ final class DatasetWriter {
             return try complete(partitions: summaries, runInputs: runInputs)
         }
         var files: [SplitName: [WrittenFile]] = [:]
-        for split in SplitName.datasetSplits { files[split] = try sinks[split]!.finish() }
+        // `createml`: the rows written, and the windows the pipeline cut (for the warnings below).
+        var rowSinks: [SplitName: CreateMLSplitSink] = [:]
+        for split in SplitName.datasetSplits {
+            files[split] = try sinks[split]!.finish()
+            if let r = sinks[split] as? CreateMLSplitSink { rowSinks[split] = r }
+        }
         sinks.removeAll()
-        return try complete(files: files, totals: totals, recordInputs: inputs, runInputs: runInputs)
+        return try complete(files: files, totals: totals, recordInputs: inputs, runInputs: runInputs, rowSinks: rowSinks)
     }
 
     /// Closes every partition's split files, hashes them, and describes each partition
@@ -171,17 +182,24 @@ final class DatasetWriter {
 
     /// Warnings, the no-window check, SHA256SUMS and manifest.json for the split files `files`.
     private func complete(files: [SplitName: [WrittenFile]], totals: Totals, recordInputs: [InputEntry],
-                          runInputs: [InputEntry]) throws -> RunSummary {
+                          runInputs: [InputEntry], rowSinks: [SplitName: CreateMLSplitSink] = [:]) throws -> RunSummary {
         let spec = plan.spec
         let rate = spec.resample.rateHz
         var files = files
         for split in SplitName.datasetSplits where files[split] == nil { files[split] = [] }
+        // The windows of each split, as written (or, for `createml`, as cut and kept).
+        let windowFiles: [SplitName: [WrittenFile]] = rowSinks.isEmpty ? files : rowSinks.mapValues {
+            [WrittenFile(path: "", numWindows: $0.windowCount, classCounts: $0.windowClassCounts)]
+        }
         var warnings = plan.planWarnings
         if let ignored = plan.ignoredLabelRows, let w = IgnoredLabelRows.noOverlapWarning(totals.labelRowsNoOverlap.sorted(), path: ignored.path) {
             warnings.append(w)
         }
-        let count = { (s: SplitName) in files[s]!.reduce(0) { $0 + $1.numWindows } }
+        let count = { (s: SplitName) in windowFiles[s]!.reduce(0) { $0 + $1.numWindows } }
         let total = SplitName.datasetSplits.reduce(0) { $0 + count($1) }
+        if !rowSinks.isEmpty, rowSinks.values.allSatisfy({ $0.files.isEmpty }) {
+            throw MotionError(.dataError, "\(spec.file): the run produced no Create ML stretch (a labelled, gap-free run of rows of one class at least one window, \(plan.windowLength) samples, long): \(CreateMLSummary(rowSinks).explanation); \(totals.explanation(windowLength: plan.windowLength, rateHz: rate, recordings: plan.sources.count))")
+        }
         if total == 0 {
             let at = spec.window.location.map { "\($0): " } ?? ""
             let cause = explainNoWindow?().map { $0 + "; " } ?? ""
@@ -210,12 +228,12 @@ final class DatasetWriter {
         let classNames = plan.description.classNames
         if !classNames.isEmpty {
             var perClass = [Int](repeating: 0, count: classNames.count)
-            for f in files.values.joined() { for (c, n) in f.classCounts.enumerated() where c < perClass.count { perClass[c] += n } }
+            for f in windowFiles.values.joined() { for (c, n) in f.classCounts.enumerated() where c < perClass.count { perClass[c] += n } }
             for (c, n) in perClass.enumerated() where n == 0 && !spec.ignoreWarnings.contains(.emptyClass) {
                 warnings.append("class `\(classNames[c])` got no window in any split; check `labels.map` and `labels.classes` against the labels in the data (`motionprep inspect`); " + PipelineSpec.WarningName.emptyClass.silenceHint)
             }
             if !spec.ignoreWarnings.contains(.splitMissingClass) {
-                warnings += Self.missingClassWarnings(files: files, classNames: classNames, split: spec.split)
+                warnings += Self.missingClassWarnings(files: windowFiles, classNames: classNames, split: spec.split)
             }
         }
         for w in warnings { log("warning: \(w)") }
@@ -230,14 +248,22 @@ final class DatasetWriter {
                 totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
                 foldCount: plan.foldCount,
                 ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } },
-                chain: plan.layout.chain(spec: spec), partitions: partitioning?.count).text
+                chain: plan.layout.chain(spec: spec),
+                createml: rowSinks.isEmpty ? nil : CreateMLSummary(rowSinks).manifestValue(description: plan.description),
+                partitions: partitioning?.count).text
         }
-        return RunSummary(
+        var summary = RunSummary(
             outputDirectory: staging.outputDirectory, recordings: plan.sources.count, rowsRead: totals.rowsRead,
             rowsDropped: totals.rowsDropped, windowsDropped: totals.windowsDropped, recordingsDropped: totals.recordingsDropped,
             skipped: totals.skipped, gaps: totals.gaps, gapSeconds: Double(totals.invalidPoints) / rate,
             windowsPerSplit: SplitName.datasetSplits.map { ($0.rawValue, count($0)) },
             warnings: warnings, bytesWritten: checksums.reduce(0) { $0 + $1.bytes })
+        if !rowSinks.isEmpty {
+            summary.createmlPerSplit = CreateMLSummary(rowSinks).sinks.map {
+                ($0.split.rawValue, $0.sink.files.count, $0.sink.files.reduce(0) { $0 + $1.rows })
+            }
+        }
+        return summary
     }
 }
 extension DatasetWriter {

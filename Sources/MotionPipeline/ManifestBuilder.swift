@@ -14,7 +14,7 @@ enum ManifestBuilder {
                          recordings: Int, files: [SplitName: [WrittenFile]],
                          checksums: [(path: String, sha256: String, bytes: Int)],
                          foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil,
-                         partitions: Int? = nil) -> DatasetManifest {
+                         createml: JSONValue? = nil, partitions: Int? = nil) -> DatasetManifest {
         var splits: [SplitName: DatasetManifest.Split] = [:]
         for split in SplitName.datasetSplits {
             let list = files[split] ?? []
@@ -29,7 +29,8 @@ enum ManifestBuilder {
                                                     partition: partitions == nil ? nil : DatasetPartition.of(path: f.path)?.index)
                 })
         }
-        let trainEmpty = (files[.train] ?? []).reduce(0) { $0 + $1.numWindows } == 0
+        // `createml` holds rows, which are not normalised: no statistics (docs/dataset-format.md, "Create ML folders").
+        let trainEmpty = (files[.train] ?? []).reduce(0) { $0 + $1.numWindows } == 0 || createml != nil
         func stats(_ m: RunningMoments) -> DatasetManifest.Moments { DatasetManifest.Moments(mean: m.mean, std: m.std) }
         let F = d.featureNames.count
         var assign: [String: [String]]?
@@ -62,6 +63,6 @@ enum ManifestBuilder {
             splitPolicy: policy,
             normalization: DatasetManifest.Normalization(x: trainEmpty ? nil : stats(totals.xMoments),
                                                          features: trainEmpty || F == 0 ? nil : stats(totals.featureMoments)),
-            counts: counts, splits: splits, chain: chain, partitions: partitions)
+            counts: counts, splits: splits, chain: chain, createml: createml, partitions: partitions)
     }
 }

@@ -21,6 +21,8 @@ enum StagingEntry {
         let notOurs = "is not a file motionprep writes while staging"
         if e.isDirectory {
             if parts.count == 1 && (parts[0] == "records" || splitNames.contains(parts[0])) { return nil }
+            // `createml`: a class's folder in a split (docs/dataset-format.md, "Create ML folders").
+            if parts.count == 2 && splitNames.contains(parts[0]) && !parts[1].hasPrefix(".") { return nil }
             return "is a folder motionprep does not make while staging"
         }
         guard e.isRegular else { return "is \(OutputFolder.describe(e.mode)), which motionprep never writes" }
@@ -54,6 +56,17 @@ enum StagingEntry {
             let name = parts[1]
             guard name.hasSuffix(".mprec") || name.hasSuffix(".mprec.tmp") else { return notOurs }
             return isRecord(full, complete: false) ? nil : "is not a record file motionprep writes"
+        }
+        // `createml`: a stretch's CSV in its class's folder, a split's annotation file.
+        if parts.count == 3 && splitNames.contains(parts[0]) {
+            var name = parts[2]
+            if name.hasSuffix(".tmp") { name = String(name.dropLast(4)) }
+            guard name.hasSuffix(".csv") else { return notOurs }
+            return startsLike(full, size: e.size, magic: Array("time,".utf8), at: 0) ? nil : "is not a Create ML file motionprep writes"
+        }
+        if parts.count == 2 && splitNames.contains(parts[0]) && parts[1].hasPrefix("annotations.csv") {
+            guard parts[1] == "annotations.csv" || parts[1] == "annotations.csv.tmp" else { return notOurs }
+            return startsLike(full, size: e.size, magic: Array("file,label,".utf8), at: 0) ? nil : "is not a Create ML annotation file motionprep writes"
         }
         if parts.count == 2 && splitNames.contains(parts[0]) {
             var name = parts[1]

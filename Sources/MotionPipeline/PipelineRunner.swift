@@ -18,6 +18,11 @@ public struct RunInterrupted: UserFacingError {
 /// finished dataset into place. With `--worker I/N` it writes a part for `merge` instead.
 public enum PipelineRunner {
     public static func run(_ spec: PipelineSpec, options: RunOptions) throws -> RunSummary {
+        if spec.output.type == .createml, options.worker != nil || options.resume {
+            // A Create ML folder's rows are held in memory by the writer, not in the record
+            // files that `--resume` and `merge` replay (docs/dataset-format.md, "Create ML folders").
+            throw MotionError(.usage, "`\(options.worker != nil ? "--worker" : "--resume")` cannot be used with `output.type: createml` (\(spec.file)): its rows are not kept in the record files that `--resume` and `merge` replay; run without it (or with `--jobs`), or write `type: hdf5` or `shards`")
+        }
         // `output.partitioned` (docs/scale.md, "The partitioned layout"): one machine writes
         // `--partitions N` partitions, a worker its own.
         if let n = options.partitions {

@@ -293,6 +293,8 @@ enum RecordStore {
             "x_moments": .int(p.xMoments == nil ? 0 : 1),
             "feature_moments": .int(p.featureMoments == nil ? 0 : 1),
             "inputs": .array(inputs.map(\.json)),
+            // The stage code that made the windows: a record of other code is never resumed or merged.
+            "implementation": StageImplementation.record,
         ]
     }
 
@@ -347,6 +349,17 @@ enum RecordStore {
         let json = Array(covered[0..<Int(hlen)])
         guard let h = try? JSONParser.parse(json), h.objectValue != nil,
               h["version"]?.intValue == version else { throw damaged("its header is not a format \(version) record header") }
+        // Windows of other stage code (docs/dataset-format.md, "Implementation versions"): not
+        // this run's, even under the same pipeline. A record without the field is every stage's
+        // first version.
+        if let v = h["implementation"] {
+            guard case .success(let versions) = StageImplementation.decode(v) else { throw damaged("its `implementation` is not valid") }
+            if versions != StageImplementation.versions {
+                throw damaged("it was made by other stage code (\(StageImplementation.problem(versions) ?? "another version of a stage"))")
+            }
+        } else if StageImplementation.beforeVersions != StageImplementation.versions {
+            throw damaged("it was made by other stage code (before stage versions were recorded)")
+        }
         func int(_ k: String) -> Int { h[k]?.intValue ?? 0 }
         func counts(_ k: String) -> [String: Int] { (h[k]?.objectValue ?? [:]).mapValues { $0.intValue ?? 0 } }
         let T = int("length"), C = int("channels"), F = int("feature_count"), N = int("windows")

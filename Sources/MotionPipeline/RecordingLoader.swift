@@ -146,5 +146,6 @@ extension CSVFormat {
                   // The decoder has checked the pattern; a pattern built in code that is not valid reads as no format.
                   timeFormat: options.timeFormat.flatMap { try? CSVTimeFormat(pattern: $0) }, app: options.app)
         labelColumnOptional = options.labelColumnOptional
+        timeZone = options.timeZone
     }
 }

@@ -28,6 +28,9 @@ public struct ProcessedRecording: Sendable {
     /// Lines of the intervals file whose row (of this recording, label in `classes`) covers no
     /// grid point of it (`counts.label_rows_ignored.no_overlap`).
     public var labelRowsNoOverlap: [Int] = []
+    /// `output.type: createml`: the recording's labelled stretches of rows (held in memory, not
+    /// in the record file).
+    public var createml: RowStretches? = nil
 }
 
 /// Runs one recording through ingest → resample → window → label → features, streamed in

@@ -98,6 +98,9 @@ public struct RunSummary: Sendable {
     /// a reservation at once (`MemoryBudget`).
     public var memoryBudgetPeak: Int = 0
     public var memoryBudgetPeakHolders: Int = 0
+    /// `output.type: createml`: the stretches and rows written per split (the windows in
+    /// `windowsPerSplit` are then those cut, not written); nil for the other outputs.
+    public var createmlPerSplit: [(split: String, stretches: Int, rows: Int)]? = nil
     /// `merge` of a partitioned run: data files moved from the parts, and how many of them were
     /// copied (another filesystem) rather than linked.
     public var movedFiles: Int = 0

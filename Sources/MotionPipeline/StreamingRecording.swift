@@ -127,6 +127,9 @@ final class StreamingRecording {
     var rowsRead = 0
     var rowsDropped: ReasonCounts = [:]
     var warnings: [String] = []
+    /// `output.type: createml`: the valid rows of `x` as they settle (the chain's `rowListener`).
+    /// The label events are then kept whole, for each row's class at the end.
+    var rowCollector: _RowCollector?
 
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
@@ -177,6 +180,12 @@ final class StreamingRecording {
              isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in },
              keep: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
         try designFilters(isCancelled: isCancelled, bytesRead: bytesRead)
+        if spec.output.type == .createml, aligner != nil {
+            let collector = _RowCollector(channels: C)
+            rowCollector = collector
+            chain.rowListener = { first, rows, valid in collector.add(first: first, rows: rows, valid: valid) }
+        }
+        defer { chain.rowListener = nil }
         let writer = try RecordWriter(path: recordPath, in: recordFolder, keep: keep)
         let dropped = try stream(writer: writer, isCancelled: isCancelled, bytesRead: bytesRead)
         for s in grid.streams.indices {
@@ -187,7 +196,19 @@ final class StreamingRecording {
         if chain.shortSegmentWindows > 0 { windowsDropped["short_segment", default: 0] += chain.shortSegmentWindows }
         let duplicates = grid.streams.reduce(0) { $0 + $1.duplicates }
         if duplicates > 0 { rowsDropped["duplicate_time", default: 0] += duplicates }
-        let processed = ProcessedRecording(
+        var createml: RowStretches?
+        if let collector = rowCollector, let aligner {
+            if dropped == nil {
+                // Each row's class is its grid point's (the label stage's own per-point decision).
+                let track = fixedTrack ?? labelTrack ?? LabelTrack(names: eventNames, times: eventTimes, labels: eventLabels)
+                let classes = aligner.pointClasses(track: track, gridCount: grid.nextPoint, gridTime: { self.time($0) })
+                createml = RowStretches(gridPoints: collector.points, values: collector.values, channels: C, classes: classes,
+                                        minRows: T, time: { self.time($0) })
+            } else {
+                createml = RowStretches()
+            }
+        }
+        var processed = ProcessedRecording(
             source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0),
             rowsRead: rowsRead, rowsDropped: rowsDropped, windowsDropped: dropped == nil ? windowsDropped : [:],
             recordingDropped: dropped, gaps: dropped == nil ? chain.gaps : 0, invalidPoints: dropped == nil ? chain.invalidPoints : 0,
@@ -197,6 +218,7 @@ final class StreamingRecording {
                 LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
                                             gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
             } ?? [])
+        processed.createml = createml
         let inputs = try (ledger ?? InputLedger(baseDirectory: spec.baseDirectory)).inputs(for: source)
         let stored = try writer.finish(processed, inputs: inputs, pipelineSHA256: pipelineSHA256,
                                        length: T, channels: C, featureCount: featurePlan?.count ?? 0)
@@ -459,7 +481,7 @@ final class StreamingRecording {
             classIds = labelled.classIds
             windowsDropped.add(labelled.dropped)
             labelledThrough = Swift.max(labelledThrough, time(starts[count - 1] + T - 1))
-            if fixedTrack == nil && labelTrack == nil { trimEvents() }
+            if fixedTrack == nil && labelTrack == nil && rowCollector == nil { trimEvents() }
         } else {
             keptStarts = starts
             classIds = [Int64](repeating: -1, count: count)
@@ -510,5 +532,23 @@ final class StreamingRecording {
         }
         try writer?.append(out)
         out = WindowBatch(length: T, channelCount: C, featureCount: featurePlan?.count ?? 0)
+    }
+}
+
+/// The valid rows of `x` a recording's chain settles, with their grid points, for the `createml`
+/// output (`WindowChain.rowListener`: the rows the windows are cut from, after every transform).
+final class _RowCollector {
+    let channels: Int
+    private(set) var points: [Int] = []
+    private(set) var values: [Float] = []
+
+    init(channels: Int) { self.channels = channels }
+
+    func add(first: Int, rows: UnsafeBufferPointer<Float>, valid: UnsafeBufferPointer<Bool>) {
+        let C = channels
+        for i in 0..<valid.count where valid[i] {
+            points.append(first + i)
+            values.append(contentsOf: rows[(i * C)..<((i + 1) * C)])
+        }
     }
 }

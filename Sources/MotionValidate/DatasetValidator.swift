@@ -108,6 +108,10 @@ final class _ValidationRun {
 
         let storage = options.storages.first { $0.name == decoded.storage }
         builder.ran(.storageSupported)
+        if decoded.storage == Self.createMLStorage {
+            runCreateML()
+            return
+        }
         if storage == nil {
             builder.fail(.storageSupported, Self.manifestName,
                          "storage \"\(decoded.storage)\" cannot be read by this build (it reads "
@@ -145,6 +149,45 @@ final class _ValidationRun {
         checkDisjointWindows()
         checkTimeOrder()
         checkNormalization()
+        checkExpectations()
+    }
+
+    /// A Create ML folder: its files as bytes, then as CSV against `createml` (`+CreateML`).
+    private func runCreateML() {
+        for c in Self.windowChecks { builder.skip(c, "a Create ML folder holds rows, not windows") }
+        checkSHA256SUMS()
+        checkTree()
+        let entries = createMLEntries()
+        for file in manifest.files {
+            guard checkFileExists(file) else {
+                incomplete.insert(file.path)
+                continue
+            }
+            let digest = _DigestJob(path: path(file.path))
+            if let entries { checkCreateMLFile(file, entries: entries) }
+            guard checkFileDigest(file, digest.wait()) else {
+                incomplete.insert(file.path)
+                continue
+            }
+        }
+        if let entries {
+            let listed = Set(manifest.files.map(\.path))
+            for p in entries.keys.sorted() where !listed.contains(p) {
+                builder.fail(.countsFile, Self.manifestName, "`createml.files` lists `\(p)`, which no split's `files` lists")
+            }
+        }
+        checkSplitCounts()
+        builder.skip(.splitsDisjointSubjects, "a Create ML file names its recording, not its subject")
+        builder.ran(.splitsDisjointRecordings)
+        var owner: [String: DatasetManifest.DataFile] = [:]
+        for f in manifest.files {
+            guard let e = entries?[f.path] else { continue }
+            if let o = owner[e.recording], o.split != f.split {
+                builder.fail(.splitsDisjointRecordings, f.path, "recording `\(e.recording)` has rows in split `\(o.split.rawValue)` (\(o.path)) and in split `\(f.split.rawValue)`: a recording in two splits leaks between training and evaluation")
+            } else if owner[e.recording] == nil {
+                owner[e.recording] = f
+            }
+        }
         checkExpectations()
     }
 

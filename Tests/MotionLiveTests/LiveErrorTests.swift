@@ -71,6 +71,26 @@ import Testing
         #expect(w.xNormalized.isEmpty && w.featuresNormalized.isEmpty)
     }
 
+    /// A dataset made by stage code this library does not implement (docs/live.md, "Parity that
+    /// an app can check"): refused, naming the stage and both versions.
+    @Test func aDatasetOfAnotherStageVersionIsRefused() throws {
+        func chain(_ implementation: JSONValue?) -> JSONValue {
+            guard case .object(var c) = Self.manifest()["chain"]! else { fatalError() }
+            c["implementation"] = implementation
+            return .object(c)
+        }
+        // Absent (a manifest from before the record) and the current versions: read.
+        #expect(try Self.configuration(Self.manifest(chain: chain(nil))).implementation == StageImplementation.beforeVersions)
+        #expect(try Self.configuration(Self.manifest(chain: chain(StageImplementation.record))).implementation
+                == StageImplementation.beforeVersions)
+        #expect(Self.message { _ = try Self.configuration(Self.manifest(chain: chain(.object(["features": .int(3)])))) }
+                == "m.json: this MotionLive cannot reproduce the dataset's processing: it was made by features version 3, and this build implements features version 1 only (`chain.implementation`); use the MotionLive of the motionprep that wrote the dataset, or write the dataset again with the motionprep this MotionLive comes with")
+        #expect(Self.message { _ = try Self.configuration(Self.manifest(chain: chain(.object(["qa": .int(1)])))) }?
+                .contains("it was made with a stage `qa` (version 1) that this build does not have") == true)
+        #expect(Self.message { _ = try Self.configuration(Self.manifest(chain: chain(.array([])))) }
+                == "m.json: `chain.implementation` must be an object of stage names and version numbers")
+    }
+
     @Test func refusedSamplesLeaveTheProcessorAsItWas() throws {
         let configuration = try Self.configuration()
         let live = try LiveProcessor(configuration: configuration)

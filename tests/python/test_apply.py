@@ -253,6 +253,21 @@ def test_refusals_of_the_dataset(data, tmp_path):
             "error: unknown key `lenght_s` in `window`", "did you mean `length_s`?")
     refused(edited(dataset, tmp_path / "nonorm", lambda m: m["normalization"].update(x=None)), 78,
             "has no train statistics", "normalization.x")
+    # Made by stage code this build does not implement (docs/dataset-format.md, "Implementation
+    # versions"): refused first, naming the stage and both versions.
+    assert json.loads((dataset / "manifest.json").read_text())["chain"]["implementation"]["antialias"] == 1
+    refused(edited(dataset, tmp_path / "impl", lambda m: m["chain"]["implementation"].update(antialias=2)), 78,
+            "`apply` cannot reproduce this dataset's processing: it was made by antialias version 2, "
+            "and this build implements antialias version 1 only")
+    refused(edited(dataset, tmp_path / "stage", lambda m: m["chain"]["implementation"].update(qa=1)), 78,
+            "it was made with a stage `qa` (version 1) that this build does not have")
+    # A malformed record is rule C3 (validate's sentence).
+    refused(edited(dataset, tmp_path / "implbad", lambda m: m["chain"]["implementation"].update(features="1")), 78,
+            "`chain.implementation` `features` must be a whole number of at least 1")
+    # A manifest from before versions were recorded (no record): every stage at version 1, applied.
+    old = edited(dataset, tmp_path / "noimpl", lambda m: m["chain"].pop("implementation"))
+    p = run_apply(old, rec, "--out", tmp_path / "applied-old")
+    assert p.returncode == 0, p.stderr
     applied = tmp_path / "applied"
     assert run_apply(dataset, rec, "--out", applied).returncode == 0
     refused(applied, 78, "is the output of `motionprep apply`, not a dataset")

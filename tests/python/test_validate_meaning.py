@@ -265,6 +265,36 @@ def test_chain_disagreeing_with_the_pipeline(copy):
     ], proc.stdout
 
 
+@pytest.mark.parametrize("record, shown", [
+    (["resample"], "must be an object of stage names and version numbers"),
+    ({"resample": 0}, "`resample` must be a whole number of at least 1, not 0"),
+    ({"features": "1"}, '`features` must be a whole number of at least 1, not "1"'),
+])
+def test_a_malformed_implementation_record(copy, record, shown):
+    """`chain.implementation` (docs/dataset-format.md, "Implementation versions") is C3's: validate
+    and the Python package's verify give the same sentence; a version this build does not
+    implement is not a fault of the dataset."""
+    import motionprep as package
+    m = manifest_of(copy)
+    assert m["chain"]["implementation"]["resample"] == 1
+    m["chain"]["implementation"] = record
+    write_manifest(copy, m)
+    proc, failed, lines = failures(copy)
+    sentence = f"`chain.implementation` {shown} (docs/dataset-format.md, \"Implementation versions\")"
+    assert failed == ["manifest.consistency"], proc.stdout
+    assert lines == [f"{copy}/manifest.json: manifest.consistency: {sentence}"], proc.stdout
+    with pytest.raises(package.ConsistencyError) as e:
+        package.open_dataset(copy, verify=True)
+    assert str(e.value).endswith(sentence), str(e.value)
+
+
+def test_an_implementation_of_a_newer_build_still_validates(copy):
+    m = manifest_of(copy)
+    m["chain"]["implementation"]["antialias"] = 7
+    write_manifest(copy, m)
+    assert motionprep("validate", copy, check=False).returncode == 0
+
+
 def test_classes_disagreeing_with_the_pipeline(copy, storage):
     """`classes` renamed in the manifest and, for HDF5, in every file's `class_names`, so that the
     files and the manifest agree with each other but not with the pipeline."""

@@ -109,7 +109,12 @@ enum RunCommand {
                 + "worker \(worker.slot) (\(worker.origin))\njobs: \(jobs)"
         }
         var lines: [String] = []
-        lines.append("wrote \(s.outputDirectory): " + s.windowsPerSplit.map { "\($0.split) \($0.windows)" }.joined(separator: ", ") + " windows (\(s.bytesWritten) bytes)")
+        if let cml = s.createmlPerSplit {
+            lines.append("wrote \(s.outputDirectory) for Create ML: " + cml.map { "\($0.split) \($0.stretches) stretches (\($0.rows) rows)" }.joined(separator: ", ") + " (\(s.bytesWritten) bytes)")
+            lines.append("windows cut (not written): " + s.windowsPerSplit.map { "\($0.split) \($0.windows)" }.joined(separator: ", "))
+        } else {
+            lines.append("wrote \(s.outputDirectory): " + s.windowsPerSplit.map { "\($0.split) \($0.windows)" }.joined(separator: ", ") + " windows (\(s.bytesWritten) bytes)")
+        }
         lines.append("read \(s.recordings) recording(s), \(s.rowsRead) rows")
         func reasons(_ d: [String: Int]) -> String { d.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
         if !s.rowsDropped.isEmpty { lines.append("rows dropped: " + reasons(s.rowsDropped)) }
@@ -142,6 +147,11 @@ enum RunCommand {
             "jobs": .int(jobs.count),
             "jobs_from": .string(jobs.source),
         ]
+        if let cml = s.createmlPerSplit {
+            o["createml"] = .object(Dictionary(uniqueKeysWithValues: cml.map {
+                ($0.split, JSONValue.object(["stretches": .int($0.stretches), "rows": .int($0.rows)]))
+            }))
+        }
         if let worker {
             o["worker"] = .string(worker.slot.description)
             o["worker_from"] = .string(worker.origin)

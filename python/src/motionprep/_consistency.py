@@ -173,6 +173,16 @@ def _show_json(v: Any) -> str:
 
 def _check_chain(where: Path, c: Dict[str, Any], resolved: Dict[str, Any]) -> None:
     """C3, as DatasetConsistency.chainProblems (MotionDataset) states it."""
+    if "implementation" in c:
+        impl = c["implementation"]
+        if not isinstance(impl, dict):
+            raise _fail(where, "C3", "`chain.implementation` must be an object of stage names and version numbers "
+                                     "(docs/dataset-format.md, \"Implementation versions\")")
+        for key in sorted(impl, key=lambda k: k.encode()):
+            v = impl[key]
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 2**31 - 1:
+                raise _fail(where, "C3", f"`chain.implementation` `{key}` must be a whole number of at least 1, not "
+                                         f"{_show_json(v)} (docs/dataset-format.md, \"Implementation versions\")")
     resample = resolved.get("resample") if isinstance(resolved.get("resample"), dict) else {}
     a, r = c.get("antialias"), resample.get("antialias")
     if isinstance(a, bool) and isinstance(r, bool) and a != r:

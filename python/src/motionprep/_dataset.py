@@ -549,6 +549,10 @@ def open_dataset(path: Union[str, "os.PathLike[str]"], verify: bool = False) -> 
     missing = [k for k in ("storage", "splits", "arrays", "channels", "classes", "feature_names", "subjects", "recordings",
                            "source_dataset" if applied else "split_policy", "sample_rate_hz", "window_length",
                            "window_stride") if k not in manifest]
+    if manifest.get("storage") == "createml":
+        raise NotADatasetError(f"{manifest_path}: a Create ML folder (storage 'createml'): it holds CSV rows for Create ML's "
+                               "activity classifier, not windows; read its CSVs, or write the dataset with `output.type: hdf5` "
+                               "or `shards` (docs/dataset-format.md, \"Create ML folders\")")
     if missing or manifest.get("storage") not in ("hdf5", "shards"):
         what = f"lacks {', '.join(missing)}" if missing else f"has storage {manifest.get('storage')!r}"
         raise NotADatasetError(f"{manifest_path}: {what}; run `motionprep validate {root}`")

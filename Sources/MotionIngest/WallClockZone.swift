@@ -1,0 +1,145 @@
+/// A time zone's offsets from UTC over time, for inputs whose clock is local wall time
+/// (`time.zone`, docs/inputs.md, "Local wall time"): a wall time read as if it were UTC becomes
+/// UTC by subtracting the offset in force at it.
+///
+/// Built from the zone's transitions (MotionConfig asks Foundation's `TimeZone`); this type only
+/// does the arithmetic, on whole seconds, so a wall time's fraction is never touched: `wall −
+/// offset` is exact for any wall time of a double (the offset is a whole number of seconds, a
+/// multiple of the value's last place).
+public struct WallClockZone: Sendable, Equatable {
+    /// The IANA name (`Europe/Berlin`).
+    public let name: String
+    /// UTC instants (Unix seconds) where each period after the first begins, ascending.
+    let starts: [Int64]
+    /// The offset (seconds east of UTC) of each period: `offsets[0]` before `starts[0]`,
+    /// `offsets[i + 1]` from `starts[i]` on.
+    let offsets: [Int64]
+    /// Per transition i: wall times below `wallBefore[i]` are reachable by the period before it,
+    /// and wall times from `wallAfter[i]` on by the period after it. Where `wallAfter < wallBefore`
+    /// the clocks went back (a fold: those wall times occur twice); where `wallAfter > wallBefore`
+    /// they went forward (a gap: those wall times never occur).
+    let wallBefore: [Int64]
+    let wallAfter: [Int64]
+
+    /// - Parameters:
+    ///   - transitions: each transition's UTC instant and the offset from then on, ascending.
+    ///   - initialOffset: the offset before the first transition.
+    public init(name: String, initialOffset: Int, transitions: [(utc: Int64, offset: Int)]) {
+        self.name = name
+        var starts: [Int64] = [], offsets: [Int64] = [Int64(initialOffset)]
+        for t in transitions where Int64(t.offset) != offsets.last! {
+            // Two transitions closer than the offsets' change would make the wall-time table
+            // non-monotonic; no zone has them, but keep the table ordered whatever it is given.
+            if let last = starts.last, t.utc <= last + 2 * 86_400 { starts.removeLast(); offsets.removeLast() }
+            if Int64(t.offset) == offsets.last! { continue }
+            starts.append(t.utc)
+            offsets.append(Int64(t.offset))
+        }
+        self.starts = starts
+        self.offsets = offsets
+        wallBefore = starts.indices.map { starts[$0] + offsets[$0] }
+        wallAfter = starts.indices.map { starts[$0] + offsets[$0 + 1] }
+    }
+
+    /// How a wall time maps to UTC.
+    public enum Kind: Sendable, Equatable {
+        /// One instant.
+        case plain
+        /// The clocks went back over it, so it occurred twice; `second` is whether the later
+        /// occurrence was taken.
+        case fold(second: Bool)
+        /// The clocks went forward over it, so it never occurred; taken with the offset before
+        /// the change (as a clock not yet set forward shows it, and as POSIX `mktime` and
+        /// Python's `zoneinfo` with `fold=0` take it).
+        case gap
+    }
+
+    /// UTC seconds of the wall time `wall` (seconds since 1970-01-01T00:00 on the local clock).
+    ///
+    /// - Parameter previous: the UTC time of the file's row before, when there is one. A wall
+    ///   time the clocks went back over is taken at its first occurrence unless `previous` is
+    ///   more than half the fold past that occurrence: then the file's clock has gone back, and
+    ///   the row is the second occurrence (docs/inputs.md, "Local wall time").
+    @inline(__always)
+    public func utc(wall: Double, previous: Double?) -> (utc: Double, kind: Kind) {
+        let w = Int64(wall.rounded(.down))
+        // The last transition whose after-period reaches w (the table is ascending).
+        var lo = 0, hi = wallAfter.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if wallAfter[mid] <= w { lo = mid + 1 } else { hi = mid }
+        }
+        let p = lo  // period index: offsets[p] is in force after transition p − 1
+        let inPeriod = p >= wallBefore.count || w < wallBefore[p]
+        let inEarlier = p >= 1 && w < wallBefore[p - 1]
+        if inPeriod && inEarlier {
+            let first = wall - Double(offsets[p - 1]), second = wall - Double(offsets[p])
+            if let previous, previous - first > (second - first) / 2 { return (second, .fold(second: true)) }
+            return (first, .fold(second: false))
+        }
+        if inPeriod { return (wall - Double(offsets[p]), .plain) }
+        return (wall - Double(offsets[p]), .gap)
+    }
+}
+
+/// What a file's `time.zone` conversion met that the run reports (docs/inputs.md, "Local wall
+/// time"): rows whose wall time occurred twice (taken at the first or the second occurrence) or
+/// never (the clocks went forward over it), with the first line of each kind.
+public struct WallClockNotes: Sendable, Equatable {
+    public var firstOccurrence = 0, secondOccurrence = 0, gap = 0
+    var firstLines: [Int] = [0, 0, 0]
+    var firstWalls: [Double] = [0, 0, 0]
+
+    public init() {}
+
+    @inline(__always)
+    mutating func add(_ kind: WallClockZone.Kind, wall: Double, line: Int) {
+        let k: Int
+        switch kind {
+        case .plain: return
+        case .fold(false): k = 0
+        case .fold(true): k = 1
+        case .gap: k = 2
+        }
+        let count = k == 0 ? firstOccurrence : k == 1 ? secondOccurrence : gap
+        if count == 0 { firstLines[k] = line; firstWalls[k] = wall }
+        switch k {
+        case 0: firstOccurrence += 1
+        case 1: secondOccurrence += 1
+        default: gap += 1
+        }
+    }
+
+    /// One sentence per kind that occurred, naming the file and the first line.
+    public func messages(file: String, zone: String) -> [String] {
+        var out: [String] = []
+        if firstOccurrence + secondOccurrence > 0 {
+            let line = firstOccurrence > 0 ? firstLines[0] : firstLines[1]
+            let wall = firstOccurrence > 0 ? firstWalls[0] : firstWalls[1]
+            out.append("\(file):\(line): \(firstOccurrence + secondOccurrence) row(s) have a local time that occurred twice in `\(zone)` (the clocks went back; the first at \(Self.show(wall))): \(firstOccurrence) taken at the first occurrence and \(secondOccurrence) at the second, after the file's times went back (docs/inputs.md, \"Local wall time\")")
+        }
+        if gap > 0 {
+            out.append("\(file):\(firstLines[2]): \(gap) row(s) have a local time that never occurred in `\(zone)` (the clocks went forward over it; the first at \(Self.show(firstWalls[2]))); each is taken with the offset before the change, as a clock not yet set forward shows it (docs/inputs.md, \"Local wall time\")")
+        }
+        return out
+    }
+
+    /// A wall time as `YYYY-MM-DD HH:MM:SS` (whole seconds).
+    static func show(_ wall: Double) -> String {
+        let s = Int64(wall.rounded(.down))
+        let days = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
+        let rest = s - days * 86_400
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(y)-\(two(m))-\(two(d)) \(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))"
+    }
+}

@@ -111,10 +111,10 @@ final class RecordingProcessor {
                          keepWindows: @escaping (Int) -> Bool = { _ in false }) throws -> RecordingRecord {
         let bytes = source.keepBlocksMeasure(spec)
         // A recording below `keepBlocksBytes` is parsed once and held as blocks when the
-        // anti-aliasing median needs an extra pass over the whole recording (about the bytes of
-        // the files, in values; `antialias_from: leading` reads only the files' heads again). A
+        // anti-aliasing median needs an extra pass (about the bytes of the files, in values; with
+        // `antialias_from: leading` the pass reads only the files' heads, and keeps those). A
         // compressed file is read (and decompressed) again instead: its text's size is unknown.
-        let keep = spec.resample.antialias && spec.resample.antialiasFrom == .recording && bytes < keepBlocksBytes
+        let keep = spec.resample.antialias && bytes < keepBlocksBytes
         let reserved = ResourceLimits.streamedEstimate(blockBytes: streamBlockBytes, channels: layout.channelNames.count,
                                                        length: windowPlan.length, features: featurePlan?.count ?? 0)
             + (keep ? bytes / 4 : 0)

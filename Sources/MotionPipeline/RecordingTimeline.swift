@@ -118,7 +118,7 @@ public enum RecordingTimeline {
         let bytes = source.keepBlocksMeasure(spec)
         let rate = spec.resample.rateHz
         let plan = WindowPlan(length: spec.window.length.samples(atRateHz: rate), stride: spec.window.stride.samples(atRateHz: rate))
-        let keep = spec.resample.antialias && spec.resample.antialiasFrom == .recording && bytes < RunOptions.defaultKeepBlocksBytes
+        let keep = spec.resample.antialias && bytes < RunOptions.defaultKeepBlocksBytes
         var buckets = Buckets(channels: layout.channelNames.count, maxBuckets: max(1, maxPoints / 2))
         let result = try StreamingRecording.attempt(source, isCancelled: { false }, make: { track in
             // A second attempt (label rows read first) starts its buckets again.

@@ -174,8 +174,9 @@ extension StreamingRecording {
     /// is pushed them in; an equal time replaces the sample and adds no interval. The files are
     /// read a block at a time in turn (a stream lives in one file), until every stream has its
     /// intervals or every file has ended; a stream with fewer has the median of those it has.
-    /// A file whose head is its first block keeps it for the main pass (`keptFiles`, read on
-    /// from there), so that a small file is parsed once; a longer head is read again.
+    /// A file keeps the blocks of its head for the main pass (`keptFiles`, read on from there),
+    /// so that it is parsed once: all of them in a recording small enough to hold
+    /// (`keepBlocks`), else a head of one block (a longer head is read again).
     /// Nil when a stream's time decreases there: the main pass reports that.
     func leadingMedians(isCancelled: () -> Bool) throws -> [Double]? {
         let n = Antialias.leadingIntervals
@@ -183,9 +184,9 @@ extension StreamingRecording {
         var last = [Double?](repeating: nil, count: grid.streams.count)
         var owner = [Int?](repeating: nil, count: grid.streams.count)
         // Per file: its reader, the blocks read (kept while there is one), whether it ended.
-        var files: [(reader: IngestBlockReader, file: InputFile, index: Int, reads: Int, kept: IngestBlock?, ended: Bool)] = []
+        var files: [(reader: IngestBlockReader, file: InputFile, index: Int, reads: Int, kept: [IngestBlock], ended: Bool)] = []
         for (r, file) in source.files.enumerated() {
-            if let reader = try openReader(file, index: r) { files.append((reader, file, r, 0, nil, false)) }
+            if let reader = try openReader(file, index: r) { files.append((reader, file, r, 0, [], false)) }
         }
         func complete() -> Bool { !intervals.contains { $0.count < n } }
         while !complete() && files.contains(where: { !$0.ended }) {
@@ -196,7 +197,9 @@ extension StreamingRecording {
                     continue
                 }
                 files[k].reads += 1
-                files[k].kept = files[k].reads == 1 ? block : nil
+                // A small recording (`keepBlocks`) keeps every block of its heads, as the whole
+                // median's pass keeps its files; another keeps a head of one block.
+                if keepBlocks || files[k].reads == 1 { files[k].kept.append(block) } else { files[k].kept = [] }
                 for raw in block.streams {
                     guard let s = streamIndex(raw, files[k].file) else { continue }
                     // A stream in two files is the main pass's error; its first file counts here.
@@ -219,8 +222,8 @@ extension StreamingRecording {
         }
         // The main pass reads on from a head of at most one block (memory stays that of its own
         // blocks); a file read further is read again.
-        for f in files where f.reads <= 1 {
-            keptFiles[f.index] = _KeptFile(blocks: f.kept.map { [$0] } ?? [], reader: f.reader, complete: f.ended)
+        for f in files where f.reads == f.kept.count {
+            keptFiles[f.index] = _KeptFile(blocks: f.kept, reader: f.reader, complete: f.ended)
         }
         return intervals.indices.map { Antialias.median(of: &intervals[$0]) }
     }

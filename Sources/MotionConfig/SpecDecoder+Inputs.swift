@@ -73,18 +73,9 @@ extension SpecDecoder {
             if type == .cwa, let n = f["time"] {
                 // A CWA file's clock is the device's, often local time: only `zone` applies
                 // (docs/inputs.md, "Local wall time").
-                if let tf = fields(n, path: "\(path).time", allowed: ["zone"]), let z = tf["zone"] {
-                    if let name = string(z, "\(path).time.zone") {
-                        if let zone = WallClockZone.named(name) {
-                            spec.wallClockZone = zone
-                        } else {
-                            let near = Text.suggestion(for: name, among: WallClockZone.knownNames).map { "; did you mean `\($0)`?" } ?? ""
-                            report(z.mark, "`\(path).time.zone` at \(at(z.mark)) is `\(name)`, which is not a time zone name this system knows (expected an IANA name such as `Europe/Berlin`, `America/New_York`, `Asia/Kolkata` or `UTC`)\(near)")
-                            ok = false
-                        }
-                    } else {
-                        ok = false
-                    }
+                if let tf = fields(n, path: "\(path).time", allowed: ["zone"]), let z = tf["zone"],
+                   let zone = wallClockZone(z, "\(path).time.zone") {
+                    spec.wallClockZone = zone
                 } else {
                     ok = false
                 }
@@ -354,20 +345,14 @@ extension SpecDecoder {
                 }
                 if let z = tf["zone"] {
                     // docs/inputs.md, "Local wall time": for times written as a local clock shows them.
-                    if let name = string(z, "\(path).time.zone") {
-                        if options.timeFormat?.contains("%z") == true {
-                            notApplicable("zone", in: tf, "does not apply with a `format` that reads each time's zone (`%z`)")
-                            ok = false
-                        } else if options.timeFormat == nil && options.timeUnit != .iso8601 {
-                            notApplicable("zone", in: tf, "applies to wall-clock times (`unit: iso8601` or a `format`); a time in `unit: \(options.timeUnit.rawValue)` counts from the Unix epoch, the same instant in every zone")
-                            ok = false
-                        } else if let zone = WallClockZone.named(name) {
-                            options.timeZone = zone
-                        } else {
-                            let near = Text.suggestion(for: name, among: WallClockZone.knownNames).map { "; did you mean `\($0)`?" } ?? ""
-                            report(z.mark, "`\(path).time.zone` at \(at(z.mark)) is `\(name)`, which is not a time zone name this system knows (expected an IANA name such as `Europe/Berlin`, `America/New_York`, `Asia/Kolkata` or `UTC`)\(near)")
-                            ok = false
-                        }
+                    if options.timeFormat?.contains("%z") == true {
+                        notApplicable("zone", in: tf, "does not apply with a `format` that reads each time's zone (`%z`)")
+                        ok = false
+                    } else if options.timeFormat == nil && options.timeUnit != .iso8601 {
+                        notApplicable("zone", in: tf, "applies to wall-clock times (`unit: iso8601` or a `format`); a time in `unit: \(options.timeUnit.rawValue)` counts from the Unix epoch, the same instant in every zone")
+                        ok = false
+                    } else if let zone = wallClockZone(z, "\(path).time.zone") {
+                        options.timeZone = zone
                     } else {
                         ok = false
                     }
@@ -522,5 +507,15 @@ extension SpecDecoder {
         var sensor: String?
         if let n = f["sensor"], !n.isNull { sensor = string(n, "\(path).sensor") }
         return InputPreset(app: app, entry: entry, sensor: sensor, paths: paths)
+    }
+
+    /// `time.zone` (docs/inputs.md, "Local wall time"): an IANA name this system knows, or a
+    /// reported problem with the closest known name.
+    func wallClockZone(_ z: YAMLNode, _ path: String) -> WallClockZone? {
+        guard let name = string(z, path) else { return nil }
+        if let zone = WallClockZone.named(name) { return zone }
+        let near = Text.suggestion(for: name, among: WallClockZone.knownNames).map { "; did you mean `\($0)`?" } ?? ""
+        report(z.mark, "`\(path)` at \(at(z.mark)) is `\(name)`, which is not a time zone name this system knows (expected an IANA name such as `Europe/Berlin`, `America/New_York`, `Asia/Kolkata` or `UTC`)\(near)")
+        return nil
     }
 }

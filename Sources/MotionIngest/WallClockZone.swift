@@ -1,3 +1,5 @@
+import MotionCore
+
 /// A time zone's offsets from UTC over time, for inputs whose clock is local wall time
 /// (`time.zone`, docs/inputs.md, "Local wall time"): a wall time read as if it were UTC becomes
 /// UTC by subtracting the offset in force at it.
@@ -127,21 +129,5 @@ public struct WallClockNotes: Sendable, Equatable {
     }
 
     /// A wall time as `YYYY-MM-DD HH:MM:SS` (whole seconds).
-    static func show(_ wall: Double) -> String {
-        let s = Int64(wall.rounded(.down))
-        let days = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
-        let rest = s - days * 86_400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(y)-\(two(m))-\(two(d)) \(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))"
-    }
+    static func show(_ wall: Double) -> String { CivilTime(epochSeconds: Int64(wall.rounded(.down))).text() }
 }

@@ -163,18 +163,9 @@ enum CWAWriter {
     /// Seconds since 1970 (UTC, years 2000–2063) packed as (MSB) `YYYYYYMM MMDDDDDh hhhhmmmm
     /// mmssssss` (LSB), the year from 2000 (the civil date by Howard Hinnant's `civil_from_days`).
     static func packedTime(_ seconds: Int64) -> UInt32 {
-        let days = Int(seconds / 86_400), rest = Int(seconds % 86_400)
-        let z = days + 719_468
-        let era = z / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        return UInt32(year - 2000) << 26 | UInt32(month) << 22 | UInt32(day) << 17
-            | UInt32(rest / 3600) << 12 | UInt32(rest / 60 % 60) << 6 | UInt32(rest % 60)
+        let c = CivilTime(epochSeconds: seconds)
+        return UInt32(c.year - 2000) << 26 | UInt32(c.month) << 22 | UInt32(c.day) << 17
+            | UInt32(c.hour) << 12 | UInt32(c.minute) << 6 | UInt32(c.second)
     }
 
     static func put16(_ b: inout [UInt8], _ at: Int, _ v: UInt16) {

@@ -284,19 +284,6 @@ enum PhoneAppWriter {
 
     /// UTC civil time of `epochSeconds` as `YYYY{d}MM{d}DD{between}HH{t}MM{t}SS` (proleptic Gregorian).
     static func civil(_ epochSeconds: Int64, dateSeparator d: String, between: String, timeSeparator t: String) -> String {
-        let days = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
-        let secondOfDay = epochSeconds - days * 86_400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(year)\(d)\(two(month))\(d)\(two(day))\(between)\(two(secondOfDay / 3600))\(t)\(two(secondOfDay / 60 % 60))\(t)\(two(secondOfDay % 60))"
+        CivilTime(epochSeconds: epochSeconds).text(dateSeparator: d, between: between, timeSeparator: t)
     }
 }

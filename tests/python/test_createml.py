@@ -229,6 +229,12 @@ def test_workers_merged_equal_one_run_byte_for_byte(outputs, tmp_path):
             data = (part / f["path"]).read_bytes()
             assert len(data) == f["bytes"] and hashlib.sha256(data).hexdigest() == f["sha256"]
         assert not list(part.rglob("annotations.csv"))
+    # A part is motionprep's own: rerunning its worker replaces it, a split folder with no CSV too
+    # (worker 0 of 2 holds no recording of the test split).
+    two = tmp_path / "part-0-of-2"
+    for _ in range(2):
+        motionprep("run", outputs / "cml.yaml", "--worker", "0/2", "--out", two, "--quiet")
+    assert (two / "test").is_dir() and not list((two / "test").iterdir())
     before = {p: tree(p) for p in parts}
     out = tmp_path / "merged"
     proc = motionprep("merge", out, parts[0], parts[2], check=False)

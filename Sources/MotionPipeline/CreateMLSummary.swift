@@ -6,9 +6,9 @@ import MotionSinks
 /// Create ML reads the folders, the files of every split and what was left out, summed over the
 /// split sinks in split order.
 struct CreateMLSummary {
-    let sinks: [(split: SplitName, sink: CreateMLSplitSink)]
+    let sinks: [(split: SplitName, sink: CreateMLSplitRows)]
 
-    init(_ sinks: [SplitName: CreateMLSplitSink]) {
+    init(_ sinks: [SplitName: CreateMLSplitRows]) {
         self.sinks = SplitName.datasetSplits.compactMap { s in sinks[s].map { (s, $0) } }
     }
 

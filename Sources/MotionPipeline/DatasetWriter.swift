@@ -129,10 +129,10 @@ final class DatasetWriter {
         }
         var files: [SplitName: [WrittenFile]] = [:]
         // `createml`: the rows written, and the windows the pipeline cut (for the warnings below).
-        var rowSinks: [SplitName: CreateMLSplitSink] = [:]
+        var rowSinks: [SplitName: CreateMLSplitRows] = [:]
         for split in SplitName.datasetSplits {
             files[split] = try sinks[split]!.finish()
-            if let r = sinks[split] as? CreateMLSplitSink { rowSinks[split] = r }
+            if let r = sinks[split] as? CreateMLSplitSink { rowSinks[split] = r.rows }
         }
         sinks.removeAll()
         return try complete(files: files, totals: totals, recordInputs: inputs, runInputs: runInputs, rowSinks: rowSinks)
@@ -180,9 +180,67 @@ final class DatasetWriter {
         return try complete(files: files, totals: combined, recordInputs: recordInputs, runInputs: runInputs)
     }
 
+    /// A `--worker I/N` part of a `createml` output (docs/scale.md, "Many machines"): its CSVs
+    /// (closed, with sizes and SHA-256), what each split holds and left out, its counters and
+    /// its recordings' input files, for `part.json`. No annotation file: `merge` writes it.
+    func finishCreateMLPart(worker: Int) throws -> PartitionSummary {
+        var files: [(split: SplitName, file: WrittenFile)] = []
+        var rows: [SplitName: CreateMLSplitRows] = [:]
+        for split in SplitName.datasetSplits {
+            guard let sink = sinks[split] as? CreateMLSplitSink else { preconditionFailure("finishCreateMLPart without createml") }
+            for f in sink.finishPart() { files.append((split, f)) }
+            rows[split] = sink.rows
+        }
+        sinks.removeAll()
+        var s = PartitionSummary(partition: worker, files: files, totals: totals, inputs: inputs)
+        s.createml = rows
+        return s
+    }
+
+    /// `merge` of a `createml` output's parts (their CSVs already moved into the staging
+    /// folder): each split's files in canonical order (subject, recording, stretch — the order
+    /// of a single run), its `annotations.csv` written from them, then counters summed and
+    /// SHA256SUMS and manifest.json written as a single run writes them.
+    func completeCreateML(parts summaries: [PartitionSummary], runInputs: [InputEntry]) throws -> RunSummary {
+        let byIndex = Dictionary(uniqueKeysWithValues: plan.sources.enumerated().map { ($1.name, $0) })
+        var combined = Totals(channels: plan.description.channelNames.count, features: plan.description.featureNames.count)
+        var written: [String: WrittenFile] = [:]
+        var recordInputs: [InputEntry] = []
+        let classes = plan.description.classNames.count
+        var rows: [SplitName: CreateMLSplitRows] = [:]
+        for split in SplitName.datasetSplits { rows[split] = CreateMLSplitRows(classes: classes) }
+        for s in summaries.sorted(by: { $0.partition < $1.partition }) {
+            combined.merge(s.totals)
+            for f in s.files { written[f.file.path] = f.file }
+            recordInputs += s.inputs
+            for (split, r) in s.createml ?? [:] {
+                rows[split]!.files += r.files
+                rows[split]!.windowCount += r.windowCount
+                for (c, n) in r.windowClassCounts.enumerated() where c < classes { rows[split]!.windowClassCounts[c] += n }
+                rows[split]!.rowsUnlabelled += r.rowsUnlabelled
+                rows[split]!.stretchesTooShort += r.stretchesTooShort
+                rows[split]!.rowsTooShort += r.rowsTooShort
+            }
+        }
+        combined.skipped.sort { (byIndex[$0.0] ?? 0) < (byIndex[$1.0] ?? 0) }
+        combined.labelRowsNoOverlap.sort()
+        var files: [SplitName: [WrittenFile]] = [:]
+        for split in SplitName.datasetSplits {
+            // Stable: a recording's stretches keep their order; recordings in canonical order.
+            rows[split]!.files = rows[split]!.files.enumerated().sorted { a, b in
+                let x = byIndex[a.element.recording] ?? 0, y = byIndex[b.element.recording] ?? 0
+                return x != y ? x < y : a.offset < b.offset
+            }.map(\.element)
+            let folder = try staging.folder.subfolder(split.rawValue)
+            files[split] = rows[split]!.files.map { written[$0.path]! }
+                + [try CreateMLSplitSink.writeAnnotations(in: folder, split: split.rawValue, files: rows[split]!.files, classes: classes)]
+        }
+        return try complete(files: files, totals: combined, recordInputs: recordInputs, runInputs: runInputs, rowSinks: rows)
+    }
+
     /// Warnings, the no-window check, SHA256SUMS and manifest.json for the split files `files`.
     private func complete(files: [SplitName: [WrittenFile]], totals: Totals, recordInputs: [InputEntry],
-                          runInputs: [InputEntry], rowSinks: [SplitName: CreateMLSplitSink] = [:]) throws -> RunSummary {
+                          runInputs: [InputEntry], rowSinks: [SplitName: CreateMLSplitRows] = [:]) throws -> RunSummary {
         let spec = plan.spec
         let rate = spec.resample.rateHz
         var files = files

@@ -257,7 +257,7 @@ extension PipelineRunner {
         for p in parts {
             for e in p.inputs { try checkReachable(e, part: p) }
         }
-        if spec.output.partitioned {
+        if spec.output.partitioned || spec.output.type == .createml {
             return try mergePartitioned(outputDirectory: outputDirectory, parts: parts, plan: plan, runInputs: runInputs, options: options)
         }
         if let p = parts.first(where: { $0.partition != nil }) {

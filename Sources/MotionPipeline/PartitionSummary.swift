@@ -15,13 +15,34 @@ struct PartitionSummary {
     var files: [(split: SplitName, file: WrittenFile)]
     var totals: Totals
     var inputs: [InputEntry]
+    /// A `createml` part (not partitioned): per split, its files' labels, recordings, rows and
+    /// time spans, the windows cut and kept, and the rows left out (`createml` in the JSON).
+    var createml: [SplitName: CreateMLSplitRows]? = nil
 
     var json: JSONValue {
         func ints(_ d: [String: Int]) -> JSONValue { .object(d.mapValues { .int($0) }) }
         func moments(_ m: RunningMoments) -> JSONValue {
             .object(["count": .double(m.count), "mean": .array(m.mean.map { .double($0) }), "m2": .array(m.m2.map { .double($0) })])
         }
-        return .object([
+        var extra: [String: JSONValue] = [:]
+        if let createml {
+            var o: [String: JSONValue] = [:]
+            for (split, r) in createml {
+                o[split.rawValue] = .object([
+                    "files": .array(r.files.map { f in
+                        .object(["path": .string(f.path), "label": .string(f.label), "recording": .string(f.recording),
+                                 "rows": .int(f.rows), "start_time": .double(f.startTime), "end_time": .double(f.endTime)])
+                    }),
+                    "window_count": .int(r.windowCount),
+                    "window_class_counts": .array(r.windowClassCounts.map { .int($0) }),
+                    "rows_unlabelled": .int(r.rowsUnlabelled),
+                    "stretches_too_short": .int(r.stretchesTooShort),
+                    "rows_too_short": .int(r.rowsTooShort),
+                ])
+            }
+            extra["createml"] = .object(o)
+        }
+        return .object(extra.merging([
             "partition": .int(partition),
             "files": .array(files.map { f in
                 .object(["split": .string(f.split.rawValue), "path": .string(f.file.path), "bytes": .int(f.file.bytes ?? 0),
@@ -40,7 +61,7 @@ struct PartitionSummary {
             "x_moments": moments(totals.xMoments),
             "feature_moments": moments(totals.featureMoments),
             "inputs": .array(inputs.map(\.json)),
-        ])
+        ]) { a, _ in a })
     }
 
     init(partition: Int, files: [(split: SplitName, file: WrittenFile)], totals: Totals, inputs: [InputEntry]) {
@@ -111,5 +132,34 @@ struct PartitionSummary {
         totals = t
         guard let list = o["inputs"]?.arrayValue else { throw bad("inputs") }
         inputs = try list.map { guard let e = InputEntry(json: $0) else { throw bad("inputs") }; return e }
+        if let c = o["createml"] {
+            guard let splits = c.objectValue else { throw bad("createml") }
+            var out: [SplitName: CreateMLSplitRows] = [:]
+            for (name, v) in splits {
+                let field = "createml.\(name)"
+                guard let split = SplitName(rawValue: name), SplitName.datasetSplits.contains(split),
+                      let list = v["files"]?.arrayValue,
+                      let wcc = v["window_class_counts"]?.arrayValue?.compactMap(\.intValue),
+                      wcc.count == v["window_class_counts"]?.arrayValue?.count, classes == nil || wcc.count == classes
+                else { throw bad(field) }
+                var r = CreateMLSplitRows(classes: wcc.count)
+                r.windowClassCounts = wcc
+                r.windowCount = try int(field + ".window_count", v["window_count"])
+                r.rowsUnlabelled = try int(field + ".rows_unlabelled", v["rows_unlabelled"])
+                r.stretchesTooShort = try int(field + ".stretches_too_short", v["stretches_too_short"])
+                r.rowsTooShort = try int(field + ".rows_too_short", v["rows_too_short"])
+                for (k, f) in list.enumerated() {
+                    let ff = field + ".files[\(k)]"
+                    guard let path = f["path"]?.stringValue, path.hasPrefix(name + "/"), !path.split(separator: "/").contains(".."),
+                          let label = f["label"]?.stringValue, let recording = f["recording"]?.stringValue,
+                          let start = f["start_time"]?.doubleValue, let end = f["end_time"]?.doubleValue
+                    else { throw bad(ff) }
+                    r.files.append(CreateMLFile(path: path, split: name, label: label, recording: recording,
+                                                rows: try int(ff + ".rows", f["rows"]), startTime: start, endTime: end))
+                }
+                out[split] = r
+            }
+            createml = out
+        }
     }
 }

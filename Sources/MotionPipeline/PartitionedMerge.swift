@@ -26,20 +26,42 @@ extension PipelineRunner {
                                  runInputs: [InputEntry], options: RunOptions) throws -> RunSummary {
         let count = parts[0].workers
         let ordered = parts.sorted { $0.worker < $1.worker }
+        // `output.type: createml` (not partitioned): each part holds its recordings' CSVs in
+        // `{split}/{class}/`; merge writes the annotation files (docs/scale.md, "Many machines").
+        let createml = plan.spec.output.type == .createml
         var moves: [(from: String, to: String, bytes: Int, sha256: String)] = []
         var summaries: [PartitionSummary] = []
         for p in ordered {
             let rerun = "rerun worker \(p.worker)/\(count)"
             guard let s = p.partition else {
+                if createml {
+                    throw MotionError(.dataError, "\(p.directory) holds records but no Create ML files (no `partition_summary` in its \(PartManifest.fileName)), while the pipeline says `output.type: createml`; \(rerun) with this motionprep")
+                }
                 throw MotionError(.dataError, "\(p.directory) holds records but no data files (a part of the default layout), while the pipeline says `output.partitioned: true`; \(rerun) with this motionprep")
             }
             let partition = DatasetPartition(index: p.worker, count: count)
-            for split in SplitName.datasetSplits where !s.files.contains(where: { $0.split == split }) {
+            if createml {
+                guard let rows = s.createml else {
+                    throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName) has no `partition_summary.createml` (the Create ML files' labels, recordings and times), while the pipeline says `output.type: createml`; \(rerun)")
+                }
+                let listed = s.files.map { $0.file.path }
+                let described = rows.values.flatMap { $0.files.map(\.path) }
+                let listedSet = Set(listed), describedSet = Set(described)
+                if let f = described.first(where: { !listedSet.contains($0) }) ?? listed.first(where: { !describedSet.contains($0) }) {
+                    throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName) lists `\(f)` among its files or its Create ML files but not in both; the part is damaged; \(rerun)")
+                }
+            }
+            for split in SplitName.datasetSplits where !createml && !s.files.contains(where: { $0.split == split }) {
                 throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName) lists no file of split `\(split.rawValue)` (every partition writes each split, an empty one too); \(rerun)")
             }
             for f in s.files {
-                let parts = f.file.path.split(separator: "/").map(String.init)
-                guard parts.count == 2, parts[0] == f.split.rawValue, DatasetPartition.of(path: parts[1]) == partition else {
+                let parts = f.file.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+                if createml {
+                    guard parts.count == 3, parts[0] == f.split.rawValue, plan.description.classNames.contains(parts[1]),
+                          parts[2].hasSuffix(".csv"), !parts[2].hasPrefix("."), parts[2] != CreateMLSplitSink.annotationFileName else {
+                        throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName) lists `\(f.file.path)` in split `\(f.split.rawValue)`, which is not a Create ML file name (`\(f.split.rawValue)/CLASS/RECORDING__NNN.csv`, CLASS one of the pipeline's classes); \(rerun)")
+                    }
+                } else if parts.count != 2 || parts[0] != f.split.rawValue || DatasetPartition.of(path: parts[1]) != partition {
                     throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName) lists `\(f.file.path)` in split `\(f.split.rawValue)`, which is not a file name of partition \(partition.name) (`\(f.split.rawValue)/\(partition.name)…`); \(rerun)")
                 }
                 let from = p.directory + "/" + f.file.path
@@ -63,18 +85,24 @@ extension PipelineRunner {
         defer { job.end() }
         try job.begin()
         let writer = try DatasetWriter(plan: plan, job: job, jobs: options.jobs, log: options.log, checkpoint: options.checkpoint,
-                                       partitioning: ([], count))
+                                       partitioning: createml ? nil : ([], count))
         var progress = RunProgress(total: moves.count)
         var copied = 0
         var folders: [String: WritableFolder] = [:]
         for m in moves {
-            let split = String(m.to.prefix { $0 != "/" }), name = String(m.to.dropFirst(split.count + 1))
-            if folders[split] == nil { folders[split] = try job.staging.folder.subfolder(split) }
+            // The folder is `{split}` or, for `createml`, `{split}/{class}`.
+            let split = String(m.to[..<m.to.lastIndex(of: "/")!]), name = String(m.to.dropFirst(split.count + 1))
+            if folders[split] == nil {
+                var folder = job.staging.folder
+                for component in split.split(separator: "/") { folder = try folder.subfolder(String(component)) }
+                folders[split] = folder
+            }
             if try adopt(m.from, into: folders[split]!, name: name, bytes: m.bytes, sha256: m.sha256) { copied += 1 }
             progress.add(windows: 0, bytes: m.bytes)
             options.progress(progress)
         }
-        var summary = try writer.complete(partitions: summaries, runInputs: runInputs)
+        var summary = try createml ? writer.completeCreateML(parts: summaries, runInputs: runInputs)
+            : writer.complete(partitions: summaries, runInputs: runInputs)
         try job.commit(checkpoint: options.checkpoint)
         // The dataset holds every file now: the parts let go of theirs.
         var left: [String] = []
@@ -83,7 +111,12 @@ extension PipelineRunner {
             if lstat(PathText.join(job.staging.outputDirectory, m.to), &st) == 0, Int(st.st_size) == m.bytes, unlink(m.from) == 0 { continue }
             left.append(m.from)
         }
-        for p in ordered { for split in SplitName.datasetSplits { rmdir(p.directory + "/" + split.rawValue) } }
+        for p in ordered {
+            for split in SplitName.datasetSplits {
+                for c in plan.description.classNames where createml { rmdir(p.directory + "/" + split.rawValue + "/" + c) }
+                rmdir(p.directory + "/" + split.rawValue)
+            }
+        }
         if !left.isEmpty { options.log("notice: \(OutputFolder.list(left, or: left)) could not be removed from its part after the merge; the dataset holds its own copy") }
         options.log("notice: moved \(moves.count) data file(s) of \(ordered.count) part(s) into \(job.staging.outputDirectory) (\(moves.count - copied) linked, \(copied) copied from another filesystem); each part keeps its part.json")
         summary.movedFiles = moves.count

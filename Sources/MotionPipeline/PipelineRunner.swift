@@ -18,10 +18,10 @@ public struct RunInterrupted: UserFacingError {
 /// finished dataset into place. With `--worker I/N` it writes a part for `merge` instead.
 public enum PipelineRunner {
     public static func run(_ spec: PipelineSpec, options: RunOptions) throws -> RunSummary {
-        if spec.output.type == .createml, options.worker != nil || options.resume {
+        if spec.output.type == .createml, options.resume {
             // A Create ML folder's rows are held in memory by the writer, not in the record
-            // files that `--resume` and `merge` replay (docs/dataset-format.md, "Create ML folders").
-            throw MotionError(.usage, "`\(options.worker != nil ? "--worker" : "--resume")` cannot be used with `output.type: createml` (\(spec.file)): its rows are not kept in the record files that `--resume` and `merge` replay; run without it (or with `--jobs`), or write `type: hdf5` or `shards`")
+            // files that `--resume` replays (docs/dataset-format.md, "Create ML folders").
+            throw MotionError(.usage, "`--resume` cannot be used with `output.type: createml` (\(spec.file)): its rows are not kept in the record files that `--resume` replays; run again without it (or write `type: hdf5` or `shards`)")
         }
         // `output.partitioned` (docs/scale.md, "The partitioned layout"): one machine writes
         // `--partitions N` partitions, a worker its own.
@@ -53,7 +53,8 @@ public enum PipelineRunner {
 
         let owned = sources.indices.filter { options.worker == nil || RunPlan.worker(of: sources[$0].name, count: options.worker!.count) == options.worker!.index }
         let isTrain = plan.splitOf.map { $0 == .train }
-        let writer: DatasetWriter? = options.worker == nil || partitioning != nil
+        // A `createml` part writes its recordings' CSVs, as a partitioned part its files.
+        let writer: DatasetWriter? = options.worker == nil || partitioning != nil || spec.output.type == .createml
             ? try DatasetWriter(plan: plan, job: job, jobs: options.jobs, log: options.log,
                                  checkpoint: options.checkpoint, partitioning: partitioning) : nil
         // Runs before the partial folder is removed: no data file is still open, or written
@@ -122,8 +123,8 @@ public enum PipelineRunner {
         var summary: RunSummary
         if let writer, let worker = options.worker {
             // A part of a partitioned run: its partition's data files, described in part.json;
-            // the records are not needed any more.
-            let partition = try writer.finishPartitions()[0]
+            // the records are not needed any more. A `createml` part: its recordings' CSVs.
+            let partition = try partitioning != nil ? writer.finishPartitions()[0] : writer.finishCreateMLPart(worker: worker.index)
             try PartManifest.write(plan: plan, worker: worker, owned: owned, failures: failures,
                                    runInputs: ledger.otherEntries(), staging: staging, partition: partition)
             staging.removeRecords()
@@ -132,7 +133,7 @@ public enum PipelineRunner {
                                  rowsDropped: partition.totals.rowsDropped, windowsDropped: partition.totals.windowsDropped,
                                  recordingsDropped: partition.totals.recordingsDropped, skipped: failures.map { (sources[$0.0].name, $0.1) },
                                  gaps: partition.totals.gaps, gapSeconds: Double(partition.totals.invalidPoints) / spec.resample.rateHz,
-                                 windowsPerSplit: SplitName.datasetSplits.map { s in (s.rawValue, partition.files.filter { $0.split == s }.reduce(0) { $0 + $1.file.numWindows }) },
+                                 windowsPerSplit: SplitName.datasetSplits.map { s in (s.rawValue, partition.createml.map { $0[s]?.windowCount ?? 0 } ?? partition.files.filter { $0.split == s }.reduce(0) { $0 + $1.file.numWindows }) },
                                  warnings: [], bytesWritten: partition.files.reduce(0) { $0 + ($1.file.bytes ?? 0) })
         } else if let writer {
             summary = try writer.finish(runInputs: ledger.otherEntries())

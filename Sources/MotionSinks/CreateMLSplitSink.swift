@@ -61,6 +61,16 @@ public struct RowStretches: Sendable, Equatable {
 
 /// One CSV file of a `createml` output, as the manifest's `createml.files` lists it.
 public struct CreateMLFile: Sendable, Equatable {
+    public init(path: String, split: String, label: String, recording: String, rows: Int, startTime: Double, endTime: Double) {
+        self.path = path
+        self.split = split
+        self.label = label
+        self.recording = recording
+        self.rows = rows
+        self.startTime = startTime
+        self.endTime = endTime
+    }
+
     /// Relative to the dataset folder: `{split}/{class}/{recording}__{NNN}.csv`.
     public var path: String
     public var split: String
@@ -69,6 +79,20 @@ public struct CreateMLFile: Sendable, Equatable {
     public var rows: Int
     public var startTime: Double
     public var endTime: Double
+}
+
+/// What one split of a `createml` output holds and left out: its CSV files in the order
+/// written, the windows the pipeline cut and kept (not written), and the rows left out. A
+/// `--worker I/N` part stores it in `part.json`; `merge` sums the parts' (docs/scale.md).
+public struct CreateMLSplitRows: Sendable, Equatable {
+    public var files: [CreateMLFile] = []
+    public var windowCount = 0
+    public var windowClassCounts: [Int]
+    public var rowsUnlabelled = 0
+    public var stretchesTooShort = 0
+    public var rowsTooShort = 0
+
+    public init(classes: Int) { windowClassCounts = [Int](repeating: 0, count: classes) }
 }
 
 /// Writes one split of a `createml` output (docs/dataset-format.md, "Create ML folders"): a CSV
@@ -155,17 +179,39 @@ public final class CreateMLSplitSink: SplitSink {
 
     /// Writes `annotations.csv`; returns the CSVs in the order written, then the annotation file.
     public func finish() throws -> [WrittenFile] {
-        let file = try _ShardFile(in: splitFolder, name: Self.annotationFileName)
-        var text = Self.annotationColumns.joined(separator: ",") + "\n"
+        written + [try Self.writeAnnotations(in: splitFolder, split: split, files: files, classes: description.classNames.count)]
+    }
+
+    /// A `--worker I/N` part: the CSVs in the order written (with their sizes and SHA-256), no
+    /// annotation file (`merge` writes it from every part's files).
+    public func finishPart() -> [WrittenFile] { written }
+
+    /// What the split holds and left out, for a part's `part.json` and the manifest.
+    public var rows: CreateMLSplitRows {
+        var r = CreateMLSplitRows(classes: windowClassCounts.count)
+        r.files = files
+        r.windowCount = windowCount
+        r.windowClassCounts = windowClassCounts
+        r.rowsUnlabelled = rowsUnlabelled
+        r.stretchesTooShort = stretchesTooShort
+        r.rowsTooShort = rowsTooShort
+        return r
+    }
+
+    /// Writes `{split}/annotations.csv` into `splitFolder`, one line per file of `files` in
+    /// their order; returns it as a written file.
+    public static func writeAnnotations(in splitFolder: WritableFolder, split: String, files: [CreateMLFile], classes: Int) throws -> WrittenFile {
+        let file = try _ShardFile(in: splitFolder, name: annotationFileName)
+        var text = annotationColumns.joined(separator: ",") + "\n"
         let prefix = split + "/"
         for f in files {
-            text += Self.field(String(f.path.dropFirst(prefix.count))) + "," + Self.field(f.label) + ",\(f.startTime),\(f.endTime)\n"
+            text += field(String(f.path.dropFirst(prefix.count))) + "," + field(f.label) + ",\(f.startTime),\(f.endTime)\n"
         }
-        try Self.write(text, to: file)
+        try write(text, to: file)
         let digest = try file.commit()
-        return written + [WrittenFile(path: prefix + Self.annotationFileName, numWindows: 0,
-                                      classCounts: [Int](repeating: 0, count: description.classNames.count),
-                                      sha256: digest.sha256, bytes: digest.bytes)]
+        return WrittenFile(path: prefix + annotationFileName, numWindows: 0,
+                           classCounts: [Int](repeating: 0, count: classes),
+                           sha256: digest.sha256, bytes: digest.bytes)
     }
 
     /// A recording's name as a file name: `/` becomes `__`.

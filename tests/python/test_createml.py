@@ -186,8 +186,6 @@ def test_refusals(outputs, tmp_path):
     (tmp_path / "nolabels.yaml").write_text(head + "features:" + rest.partition("features:")[2])
     proc = motionprep("run", tmp_path / "nolabels.yaml", check=False)
     assert proc.returncode == 78 and "no `labels`" in proc.stderr
-    proc = motionprep("run", outputs / "cml.yaml", "--worker", "0/2", "--out", tmp_path / "part", check=False)
-    assert proc.returncode == 64 and "`--worker` cannot be used with `output.type: createml`" in proc.stderr
     proc = motionprep("apply", outputs / "cml", REPO / "datasets/walk/subject01/rec-01.csv", "--out", tmp_path / "applied", check=False)
     assert proc.returncode == 78 and "Create ML folder" in proc.stderr
 
@@ -215,6 +213,50 @@ def test_labels_from_path_give_whole_segments(tmp_path):
             # a's end is the grid point after its last row, an invalid one; b starts after it.
             assert b["start_time"] > a["end_time"] + 0.5 / rate
     assert motionprep("validate", tmp_path / "out", check=False).returncode == 0
+
+
+def test_workers_merged_equal_one_run_byte_for_byte(outputs, tmp_path):
+    """`run --worker I/3` writes its recordings' CSVs into its part; `merge` moves them into the
+    dataset, writes each split's annotation file in canonical order and the manifest: every file
+    (CSVs, annotations.csv, manifest.json, SHA256SUMS) equals the single run's, byte for byte. A
+    missing part, or a part's CSV cut short, is refused and nothing is moved."""
+    import subprocess
+    parts = [tmp_path / f"part-{i}" for i in range(3)]
+    for i, part in enumerate(parts):
+        motionprep("run", outputs / "cml.yaml", "--worker", f"{i}/3", "--jobs", 2, "--out", part, "--quiet")
+        summary = json.loads((part / "part.json").read_text())["partition_summary"]
+        for f in summary["files"]:
+            data = (part / f["path"]).read_bytes()
+            assert len(data) == f["bytes"] and hashlib.sha256(data).hexdigest() == f["sha256"]
+        assert not list(part.rglob("annotations.csv"))
+    # A part is motionprep's own: rerunning its worker replaces it, a split folder with no CSV too
+    # (worker 0 of 2 holds no recording of the test split).
+    two = tmp_path / "part-0-of-2"
+    for _ in range(2):
+        motionprep("run", outputs / "cml.yaml", "--worker", "0/2", "--out", two, "--quiet")
+    assert (two / "test").is_dir() and not list((two / "test").iterdir())
+    before = {p: tree(p) for p in parts}
+    out = tmp_path / "merged"
+    proc = motionprep("merge", out, parts[0], parts[2], check=False)
+    assert proc.returncode == 66 and "worker(s) 1/3" in proc.stderr
+    victim = next(p for p in sorted(parts[1].rglob("*.csv")))
+    saved = victim.read_bytes()
+    victim.write_bytes(saved[:-1])
+    proc = motionprep("merge", out, *parts, check=False)
+    assert proc.returncode == 65 and "rerun worker 1/3" in proc.stderr, proc.stderr
+    assert not out.exists() and not Path(str(out) + ".partial").exists()
+    victim.write_bytes(saved)
+    assert {p: tree(p) for p in parts} == before
+    motionprep("merge", out, *parts, "--quiet")
+    a, b = tree(outputs / "cml"), tree(out)
+    assert a.keys() == b.keys()
+    assert [k for k in a if a[k] != b[k]] == []
+    assert len([k for k in a if k.endswith(".csv")]) > 20
+    subprocess.run(["sha256sum", "--check", "--quiet", "SHA256SUMS"], cwd=out, check=True)
+    proc = motionprep("validate", out, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # The parts let go of their CSVs; each keeps its part.json.
+    assert all(not list(p.rglob("*.csv")) and (p / "part.json").exists() for p in parts)
 
 
 def test_resume_is_refused(outputs, tmp_path):

@@ -248,9 +248,9 @@ final class StreamingRecording {
     /// Reads every file and pushes it through the stages (windows to `writer`; none without
     /// one); the recording's drop reason (`too_few_samples`) or nil.
     func stream(writer: RecordWriter?, isCancelled: () -> Bool, bytesRead: (Int) -> Void) throws -> String? {
-        var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
+        var readers: [(reader: IngestBlockReader, file: InputFile)] = []
         for (r, file) in source.files.enumerated() {
-            if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
+            if let reader = try openReader(file, index: r) { readers.append((reader, file)) }
         }
         if chain.observer != nil, fixedTrack == nil, labelTrack == nil, spec.labels != nil {
             timelineEvents = StreamedInspection.EventFold(sources: readers.count)
@@ -258,23 +258,17 @@ final class StreamingRecording {
         keptFiles = [:]  // the readers hold what they replay
         keepBlocks = false  // a later extra pass (T0's) reads the files again
         var readerBytes = [Int](repeating: 0, count: readers.count)
-        while true {
-            // The file furthest behind in time (one that gave no sample yet first).
-            var pick: Int?
-            for r in readers.indices where !readers[r].done {
-                guard let p = pick else { pick = r; continue }
-                if readers[r].progress == nil && readers[p].progress != nil { pick = r; continue }
-                if let a = readers[r].progress, let b = readers[p].progress, a < b { pick = r }
-            }
-            guard let r = pick else { break }
+        var order = FileInterleave(files: readers.count)
+        while let r = order.next() {
             if isCancelled() { throw RunInterrupted(message: "") }
             let ready = chain.ready.count
             if let block = try readers[r].reader.next() {
-                try take(block, from: r, file: readers[r].file, progress: &readers[r].progress)
+                order.advance(r, by: block)
+                try take(block, from: r, file: readers[r].file)
                 readerBytes[r] = block.bytesRead
                 report(readerBytes.reduce(0, +), to: bytesRead)
             } else {
-                readers[r].done = true
+                order.end(r)
                 timelineEvents?.end(source: r)
                 rowsDropped.add(readers[r].reader.rowsDropped)
                 try _KeptFileReader.iio(readers[r].reader)?.requireWholeScan()
@@ -366,7 +360,7 @@ final class StreamingRecording {
 
     // MARK: - Input
 
-    func take(_ block: IngestBlock, from reader: Int, file: InputFile, progress: inout Double?) throws {
+    func take(_ block: IngestBlock, from reader: Int, file: InputFile) throws {
         rowsRead += block.rowsRead
         for raw in block.streams {
             guard let s = streamIndex(raw, file) else { continue }
@@ -381,7 +375,6 @@ final class StreamingRecording {
             streamFile[s] = reader
             streamInput[s] = file
             grid.streams[s].append(name: raw.name, times: raw.times, channels: raw.channels, lines: raw.lines)
-            if let last = raw.times.last { progress = Swift.max(progress ?? last, last) }
         }
         if !checking, fixedTrack == nil, labelTrack == nil, let labels = spec.labels {
             let events = labels.from == .markers ? block.markers : block.rowLabels

@@ -130,6 +130,9 @@ final class StreamingRecording {
     /// `output.type: createml`: the valid rows of `x` as they settle (the chain's `rowListener`).
     /// The label events are then kept whole, for each row's class at the end.
     var rowCollector: _RowCollector?
+    /// The recording's memory reservation: the estimate it started with, plus what the chain's
+    /// held segment and the collected rows grow to.
+    let reservation: _Reservation
 
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
@@ -158,7 +161,9 @@ final class StreamingRecording {
         chain = WindowChain(windowPlan: windowPlan, channelCount: layout.channelNames.count, transforms: layout.transforms,
                             rateHz: spec.resample.rateHz, holdsSegments: spec.transformsLookahead == .segment,
                             windowValueLimit: valueLimit)
-        chain.reserve = { try reserve(reserved + $0) }
+        let reservation = _Reservation(base: reserved, reserve: reserve)
+        self.reservation = reservation
+        chain.reserve = { try reservation.set(chain: $0) }
         streamFile = Array(repeating: nil, count: layout.sensors.count)
         streamInput = Array(repeating: nil, count: layout.sensors.count)
         givers = Array(repeating: [], count: layout.sensors.count)
@@ -284,6 +289,7 @@ final class StreamingRecording {
             }
             try label(count: ready, writer: writer)
             try emit(final: false, writer: writer)
+            try reserveRows()
         }
         // Every file has ended; their warnings in file order.
         for r in readers { warnings += r.reader.warnings }
@@ -312,8 +318,16 @@ final class StreamingRecording {
             }
             try label(count: chain.ready.count, writer: writer)
             try flush(writer: writer)
+            try reserveRows()
         }
         return dropped
+    }
+
+    /// Collected rows are held until the writer takes the recording: they count in its memory
+    /// reservation (the run's `MemoryBudget`), in steps of 2^18 values (1 MiB).
+    func reserveRows() throws {
+        guard let rows = rowCollector?.values4, rows > reservation.rows else { return }
+        try reservation.set(rows: rows + (1 << 18))
     }
 
     /// The grid's resource limit (`ResourceLimits.checkGrid`), from each stream's earliest
@@ -539,6 +553,8 @@ final class _RowCollector {
     let channels: Int
     private(set) var points: [Int] = []
     private(set) var values: [Float] = []
+    /// What the rows hold, in 4-byte values (a point index takes two).
+    var values4: Int { points.count * 2 + values.count }
 
     init(channels: Int) { self.channels = channels }
 
@@ -548,5 +564,31 @@ final class _RowCollector {
             points.append(first + i)
             values.append(contentsOf: rows[(i * C)..<((i + 1) * C)])
         }
+    }
+}
+
+/// A streamed recording's memory reservation, in values (`MemoryBudget`): its starting
+/// estimate plus what may grow while it runs, each part set to its latest size.
+final class _Reservation {
+    let base: Int
+    private let reserve: (Int) throws -> Void
+    private(set) var chain = 0
+    private(set) var rows = 0
+
+    init(base: Int, reserve: @escaping (Int) throws -> Void) {
+        self.base = base
+        self.reserve = reserve
+    }
+
+    /// The chain holds a zero-phase segment of `values`.
+    func set(chain values: Int) throws {
+        chain = values
+        try reserve(base + chain + rows)
+    }
+
+    /// Collected rows take `values`.
+    func set(rows values: Int) throws {
+        rows = values
+        try reserve(base + chain + rows)
     }
 }

@@ -9,8 +9,9 @@ import MotionYAML
 /// pipeline file (`SpecDecoder` in resolved mode), and what the manifest says the pipeline
 /// gave: channels, classes, features, rate, window and the train split's normalisation.
 ///
-/// The manifest is JSON, which is YAML's flow style, so it is read with the pipeline files'
-/// parser: a problem in `pipeline.resolved` is reported at its `manifest.json:line:column`.
+/// The manifest is read with MotionCore's `JSONNode`, each problem naming the key path; its
+/// `pipeline.resolved` also with the pipeline files' YAML parser (JSON is YAML's flow style), so
+/// that a problem there is reported at its `manifest.json:line:column`.
 public struct SourceDataset: Sendable {
     /// A normalisation's per-column mean and population standard deviation.
     public struct Statistics: Sendable, Equatable {
@@ -85,128 +86,83 @@ public struct SourceDataset: Sendable {
             }
             throw MotionError(.ioError, "cannot read \(path): \(error.reason)")
         }
-        let root: YAMLNode
+        let root: JSONNode
         do {
-            root = try YAMLParser.parse(bytes: bytes, file: path)
+            root = JSONNode(try JSONParser.parse(bytes), document: "the manifest")
         } catch {
-            throw MotionError(.config, "\(path) is not a motionprep manifest: it does not parse as JSON (\(error.message))")
+            throw MotionError(.config, "\(path) is not a motionprep manifest: it does not parse as JSON (line \(error.line), column \(error.column): \(error.problem))")
         }
-        let reader = _ManifestReader(file: path, root: root)
-        let format = try reader.string(["format"])
+        func read<T>(_ body: () throws(JSONProblem) -> T) throws -> T {
+            do { return try body() } catch {
+                throw MotionError(.config, "\(error.message(file: path)); this is not a manifest motionprep wrote")
+            }
+        }
+        let format = try read { () throws(JSONProblem) in try root["format"].string() }
         if format == appliedFormat {
             throw MotionError(.config, "\(directory) is the output of `motionprep apply`, not a dataset; give the dataset `motionprep run` wrote (its manifest's `source_dataset` names it)")
         }
         guard format == Self.format else {
             throw MotionError(.config, "\(path) is not a motionprep dataset manifest: its `format` is `\(format)`, not `\(Self.format)`")
         }
-        let version = try reader.int(["format_version"])
+        let version = try read { () throws(JSONProblem) in try root["format_version"].int() }
         guard version == formatVersion else {
             if version == 1 {
                 throw MotionError(.config, "\(directory) was written by an older motionprep (format_version 1), whose manifest has no `pipeline.resolved`; rerun `motionprep run` to rewrite it")
             }
             throw MotionError(.config, "\(path) has format_version \(version); this motionprep reads format_version \(formatVersion) (rerun `motionprep run` with this version, or use the motionprep that wrote it)")
         }
-        let resolvedNode = try reader.node(["pipeline", "resolved"])
+        // `pipeline.resolved` through the pipeline files' own decoder, which reads YAML nodes (JSON
+        // is YAML's flow style): a problem there is reported at its `manifest.json:line:column`.
+        let yaml: YAMLNode
+        do {
+            yaml = try YAMLParser.parse(bytes: bytes, file: path)
+        } catch {
+            throw MotionError(.config, "\(path) is not a motionprep manifest: it does not parse as JSON (\(error.message))")
+        }
+        guard let resolvedNode = yaml.mapping?.first(where: { $0.key.scalar?.value == "pipeline" })?.value.mapping?
+            .first(where: { $0.key.scalar?.value == "resolved" })?.value else {
+            throw MotionError(.config, "\(path): missing key `resolved` in `pipeline`; this is not a manifest motionprep wrote")
+        }
         let decoder = SpecDecoder(file: path, baseDirectory: ".", resolved: true)
         guard let spec = decoder.decodePipeline(resolvedNode), decoder.issues.isEmpty else {
             throw PipelineFileError(file: path, issues: decoder.sortedIssues())
         }
-        var dataset = SourceDataset(
-            directory: directory, manifestPath: path, manifestBytes: bytes, spec: spec,
-            pipelineName: try reader.string(["pipeline", "name"]), pipelineSHA256: try reader.string(["pipeline", "sha256"]),
-            channelNames: [], channelUnits: [], classes: try reader.strings(["classes"]),
-            featureNames: try reader.strings(["feature_names"]), sampleRateHz: try reader.double(["sample_rate_hz"]),
-            windowLength: try reader.int(["window_length"]), windowStride: try reader.int(["window_stride"]),
-            xStatistics: nil, featureStatistics: nil)
-        let channels = try reader.list(["channels"])
-        for (i, c) in channels.enumerated() {
-            dataset.channelNames.append(try reader.string(["channels", "\(i)", "name"], in: c, keys: ["name"]))
-            dataset.channelUnits.append(try reader.string(["channels", "\(i)", "unit"], in: c, keys: ["unit"]))
+        return try read { () throws(JSONProblem) in
+            let pipeline = root["pipeline"], channels = try root["channels"].items()
+            let featureNames = try root["feature_names"].strings()
+            return SourceDataset(
+                directory: directory, manifestPath: path, manifestBytes: bytes, spec: spec,
+                pipelineName: try pipeline["name"].string(), pipelineSHA256: try pipeline["sha256"].string(),
+                channelNames: try channels.map { c throws(JSONProblem) in try c["name"].string() },
+                channelUnits: try channels.map { c throws(JSONProblem) in try c["unit"].string() },
+                classes: try root["classes"].strings(), featureNames: featureNames,
+                sampleRateHz: try Self.finite(root["sample_rate_hz"]),
+                windowLength: try root["window_length"].int(), windowStride: try root["window_stride"].int(),
+                xStatistics: try Self.statistics(root["normalization"]["x"], columns: channels.count),
+                featureStatistics: try Self.statistics(root["normalization"]["features"], columns: featureNames.count))
         }
-        dataset.xStatistics = try reader.statistics("x", columns: dataset.channelNames.count)
-        dataset.featureStatistics = try reader.statistics("features", columns: dataset.featureNames.count)
-        return dataset
-    }
-}
-
-/// Typed access to a parsed manifest, each miss a sentence naming the key and `line:column`.
-private struct _ManifestReader {
-    let file: String
-    let root: YAMLNode
-
-    init(file: String, root: YAMLNode) {
-        self.file = file
-        self.root = root
     }
 
-    func fail(_ keys: [String], _ node: YAMLNode?, _ expected: String) -> MotionError {
-        let at = node.map { "\(file):\($0.mark.line):\($0.mark.column)" } ?? file
-        return MotionError(.config, "\(at): `\(keys.joined(separator: "."))` of the manifest must be \(expected); this is not a manifest motionprep wrote")
-    }
-
-    /// The node at `keys` below `start` (the root by default); `keys` of `start` name it in messages.
-    func node(_ path: [String], in start: YAMLNode? = nil, keys: [String]? = nil) throws -> YAMLNode {
-        var node = start ?? root
-        for key in keys ?? path {
-            guard let pairs = node.mapping, let next = pairs.first(where: { $0.key.scalar?.value == key })?.value else {
-                throw MotionError(.config, "\(file):\(node.mark.line):\(node.mark.column): the manifest has no `\(path.joined(separator: "."))`; this is not a manifest motionprep wrote")
-            }
-            node = next
-        }
-        return node
-    }
-
-    func string(_ path: [String], in start: YAMLNode? = nil, keys: [String]? = nil) throws -> String {
-        let n = try node(path, in: start, keys: keys)
-        guard let s = n.scalar, !s.isPlain else { throw fail(path, n, "a string") }
-        return s.value
-    }
-
-    func int(_ path: [String]) throws -> Int {
-        let n = try node(path)
-        guard let i = n.scalar?.int else { throw fail(path, n, "a whole number") }
-        return i
-    }
-
-    func double(_ path: [String]) throws -> Double {
-        let n = try node(path)
-        guard let d = n.scalar?.double, d.isFinite else { throw fail(path, n, "a number") }
+    /// A finite number.
+    private static func finite(_ n: JSONNode) throws(JSONProblem) -> Double {
+        let d = try n.double()
+        guard d.isFinite else { throw n.problem("must be a finite number, not \(d)") }
         return d
     }
 
-    func list(_ path: [String]) throws -> [YAMLNode] {
-        let n = try node(path)
-        guard let items = n.sequence else { throw fail(path, n, "a list") }
-        return items
-    }
-
-    func strings(_ path: [String]) throws -> [String] {
-        try list(path).map { item in
-            guard let s = item.scalar, !s.isPlain else { throw fail(path, item, "a list of strings") }
-            return s.value
+    /// `normalization.{x,features}`: nil when null; else `mean` and `std`, `columns` finite
+    /// numbers each (a std below 0 is refused).
+    private static func statistics(_ n: JSONNode, columns: Int) throws(JSONProblem) -> Statistics? {
+        if n.value == .null { return nil }
+        try n.object()
+        func numbers(_ key: String) throws(JSONProblem) -> [Double] {
+            let list = try n[key].items()
+            guard list.count == columns else { throw n[key].problem("must hold \(columns) numbers (one per column), not \(list.count)") }
+            return try list.map { v throws(JSONProblem) in try finite(v) }
         }
-    }
-
-    /// `normalization.{name}`: nil when null; else `mean` and `std`, `columns` finite numbers each
-    /// (a std below 0 is refused).
-    func statistics(_ name: String, columns: Int) throws -> SourceDataset.Statistics? {
-        let path = ["normalization", name]
-        let n = try node(path)
-        if n.isNull { return nil }
-        func numbers(_ key: String) throws -> [Double] {
-            let p = path + [key]
-            let l = try node(p)
-            guard let items = l.sequence, items.count == columns else {
-                throw fail(p, l, "a list of \(columns) numbers (one per column)")
-            }
-            return try items.map { item in
-                guard let d = item.scalar?.double, d.isFinite else { throw fail(p, item, "a list of finite numbers") }
-                return d
-            }
-        }
-        let stats = SourceDataset.Statistics(mean: try numbers("mean"), std: try numbers("std"))
+        let stats = Statistics(mean: try numbers("mean"), std: try numbers("std"))
         if let bad = stats.std.firstIndex(where: { $0 < 0 }) {
-            throw fail(path + ["std"], n, "a list of standard deviations of at least 0, not \(stats.std[bad]) at index \(bad)")
+            throw n["std"][bad].problem("must be a standard deviation of at least 0, not \(stats.std[bad])")
         }
         return stats
     }

@@ -465,41 +465,32 @@ public struct ManifestDecoder {
         return DecodedManifest(manifest: manifest, undecoded: undecoded)
     }
 
-    // MARK: - Typed accessors (each reports its problem and returns nil)
+    // MARK: - Typed accessors: MotionCore's JSONNode, each problem collected and nil returned
 
-    public static func kind(_ v: JSONValue?) -> String {
-        switch v {
-        case nil: return "missing"
-        case .null?: return "null"
-        case .bool(let b)?: return "`\(b)`"
-        case .int(let i)?: return "`\(i)`"
-        case .double(let d)?: return "`\(JSONValue.format(d))`"
-        case .string(let s)?: return "\"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
-        case .array?: return "a list"
-        case .object?: return "an object"
-        }
-    }
+    public static func kind(_ v: JSONValue?) -> String { JSONNode.shown(v) }
 
     /// `[null, 128, 7]`.
     public static func shape(_ rowShape: [Int]) -> String {
         ArraySchema(dtype: "", rowShape: rowShape).shapeText
     }
 
+    /// `body`'s value, or nil with its problem collected (a missing key is `checkKeys`' to report).
+    private mutating func take<T>(_ body: () throws(JSONProblem) -> T) -> T? {
+        do { return try body() } catch {
+            if !error.isMissing { problems.append(error.sentence) }
+            return nil
+        }
+    }
+
+    private static func node(_ v: JSONValue?, _ path: String) -> JSONNode { JSONNode(v, path: path, document: "the manifest") }
+
     private mutating func mustBe(_ path: String, _ v: JSONValue?, _ what: String) {
-        if v == nil { return }  // missing keys are reported by checkKeys
-        problems.append("`\(path)` must be \(what), not \(Self.kind(v))")
+        let p = Self.node(v, path).mustBe(what)
+        if !p.isMissing { problems.append(p.sentence) }
     }
 
     private mutating func checkKeys(_ o: [String: JSONValue], path: String, allowed: [String], required: [String]) {
-        let place = path.isEmpty ? "the manifest" : "`\(path)`"
-        for key in o.keys.sorted() where !allowed.contains(key) {
-            var m = "unknown key `\(key)` in \(place)"
-            if let s = Text.suggestion(for: key, among: allowed) { m += "; did you mean `\(s)`?" }
-            problems.append(m)
-        }
-        for key in required where o[key] == nil {
-            problems.append("missing key `\(key)` in \(place)")
-        }
+        problems += Self.node(.object(o), path).keyProblems(allowed: allowed, required: required).map(\.sentence)
     }
 
     private mutating func object(_ v: JSONValue?, _ path: String) -> [String: JSONValue]? {
@@ -514,37 +505,11 @@ public struct ManifestDecoder {
         return nil
     }
 
-    private mutating func string(_ v: JSONValue?, _ path: String) -> String? {
-        if case .string(let s)? = v { return s }
-        mustBe(path, v, "a string")
-        return nil
-    }
-
-    private mutating func int(_ v: JSONValue?, _ path: String, min: Int? = nil) -> Int? {
-        if case .int(let i)? = v {
-            if let min, i < min {
-                problems.append("`\(path)` must be a whole number ≥ \(min), not \(i)")
-                return nil
-            }
-            return Int(i)
-        }
-        mustBe(path, v, min.map { "a whole number ≥ \($0)" } ?? "a whole number")
-        return nil
-    }
-
-    private mutating func int64(_ v: JSONValue?, _ path: String) -> Int64? {
-        if case .int(let i)? = v { return i }
-        mustBe(path, v, "a whole number")
-        return nil
-    }
-
-    private mutating func number(_ v: JSONValue?, _ path: String) -> Double? {
-        switch v {
-        case .int(let i)?: return Double(i)
-        case .double(let d)?: return d
-        default: mustBe(path, v, "a number"); return nil
-        }
-    }
+    private mutating func string(_ v: JSONValue?, _ path: String) -> String? { take { () throws(JSONProblem) in try Self.node(v, path).string() } }
+    private mutating func int(_ v: JSONValue?, _ path: String, min: Int? = nil) -> Int? { take { () throws(JSONProblem) in try Self.node(v, path).int(min: min) } }
+    private mutating func int64(_ v: JSONValue?, _ path: String) -> Int64? { take { () throws(JSONProblem) in try Self.node(v, path).int64() } }
+    private mutating func number(_ v: JSONValue?, _ path: String) -> Double? { take { () throws(JSONProblem) in try Self.node(v, path).double() } }
+    private mutating func sha256(_ v: JSONValue?, _ path: String) -> String? { take { () throws(JSONProblem) in try Self.node(v, path).sha256() } }
 
     private mutating func strings(_ v: JSONValue?, _ path: String) -> [String]? {
         guard let list = array(v, path) else { return nil }
@@ -560,15 +525,6 @@ public struct ManifestDecoder {
         for n in names where !seen.insert(n).inserted {
             problems.append("`\(path)` lists \"\(n)\" twice")
         }
-    }
-
-    private mutating func sha256(_ v: JSONValue?, _ path: String) -> String? {
-        guard let s = string(v, path) else { return nil }
-        guard s.utf8.count == 64, s.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
-            problems.append("`\(path)` must be 64 lowercase hex digits, not \(Self.kind(v))")
-            return nil
-        }
-        return s
     }
 
     /// A path relative to the dataset folder that stays inside it.

@@ -116,50 +116,27 @@ struct _ManifestReader {
         LiveError("\(name): `\(key)` \(what)")
     }
 
+    // Each value through MotionCore's `JSONNode`: one sentence naming the key path.
+    func node(_ v: JSONValue?, _ key: String) -> JSONNode { JSONNode(v, path: key, document: "the manifest") }
+
+    func read<T>(_ body: () throws(JSONProblem) -> T) throws(LiveError) -> T {
+        do { return try body() } catch { throw LiveError(error.message(file: name)) }
+    }
+
     func object(_ v: JSONValue?, _ key: String) throws(LiveError) -> [String: JSONValue] {
-        guard case .object(let o)? = v else { throw fail(key, v == nil ? "is missing" : "must be an object") }
-        return o
+        try read { () throws(JSONProblem) in try node(v, key).object() }.value?.objectValue ?? [:]
     }
 
     func array(_ v: JSONValue?, _ key: String) throws(LiveError) -> [JSONValue] {
-        guard case .array(let a)? = v else { throw fail(key, v == nil ? "is missing" : "must be a list") }
-        return a
+        try read { () throws(JSONProblem) in try node(v, key).items() }.compactMap(\.value)
     }
 
-    func string(_ v: JSONValue?, _ key: String) throws(LiveError) -> String {
-        guard case .string(let s)? = v else { throw fail(key, v == nil ? "is missing" : "must be a string") }
-        return s
-    }
-
-    func number(_ v: JSONValue?, _ key: String) throws(LiveError) -> Double {
-        switch v {
-        case .double(let d)?: return d
-        case .int(let i)?: return Double(i)
-        default: throw fail(key, v == nil ? "is missing" : "must be a number")
-        }
-    }
-
-    func int(_ v: JSONValue?, _ key: String) throws(LiveError) -> Int {
-        guard case .int(let i)? = v, let n = Int(exactly: i) else { throw fail(key, v == nil ? "is missing" : "must be an integer") }
-        return n
-    }
-
-    func bool(_ v: JSONValue?, _ key: String) throws(LiveError) -> Bool {
-        guard case .bool(let b)? = v else { throw fail(key, v == nil ? "is missing" : "must be true or false") }
-        return b
-    }
-
-    func strings(_ v: JSONValue?, _ key: String) throws(LiveError) -> [String] {
-        var out: [String] = []
-        for (i, e) in try array(v, key).enumerated() { out.append(try string(e, "\(key)[\(i)]")) }
-        return out
-    }
-
-    func numbers(_ v: JSONValue?, _ key: String) throws(LiveError) -> [Double] {
-        var out: [Double] = []
-        for (i, e) in try array(v, key).enumerated() { out.append(try number(e, "\(key)[\(i)]")) }
-        return out
-    }
+    func string(_ v: JSONValue?, _ key: String) throws(LiveError) -> String { try read { () throws(JSONProblem) in try node(v, key).string() } }
+    func number(_ v: JSONValue?, _ key: String) throws(LiveError) -> Double { try read { () throws(JSONProblem) in try node(v, key).double() } }
+    func int(_ v: JSONValue?, _ key: String) throws(LiveError) -> Int { try read { () throws(JSONProblem) in try node(v, key).int() } }
+    func bool(_ v: JSONValue?, _ key: String) throws(LiveError) -> Bool { try read { () throws(JSONProblem) in try node(v, key).bool() } }
+    func strings(_ v: JSONValue?, _ key: String) throws(LiveError) -> [String] { try read { () throws(JSONProblem) in try node(v, key).strings() } }
+    func numbers(_ v: JSONValue?, _ key: String) throws(LiveError) -> [Double] { try read { () throws(JSONProblem) in try node(v, key).doubles() } }
 
     func moments(_ v: JSONValue?, _ key: String, columns: Int) throws(LiveError) -> Standardization? {
         if case .null? = v { return nil }
@@ -172,7 +149,7 @@ struct _ManifestReader {
     }
 
     mutating func configuration(_ root: JSONValue) throws(LiveError) -> LiveConfiguration {
-        let top = try object(root, "(the manifest)")
+        let top = try object(root, "")
         let format = try string(top["format"], "format")
         guard format == "motionprep.dataset" else {
             throw fail("format", "is \"\(format)\"; the live library reads the manifest of a dataset written by `motionprep run` (motionprep.dataset)")

@@ -334,21 +334,27 @@ struct RunState {
     }
 
     static func load(path: String) throws -> RunState {
-        guard let data = try RegularFile.contents(atPath: path),
-              let obj = try? JSONParser.parse(Array(data)),
-              let hash = obj["pipeline_sha256"]?.stringValue else {
+        guard let data = try RegularFile.contents(atPath: path) else {
             throw MotionError(.dataError, "cannot resume: \(path) is not readable resume state; run without `--resume` to start over")
         }
-        var inputs: [InputEntry]?
-        if let list = obj["inputs"]?.arrayValue {
-            inputs = try list.map {
-                guard let e = InputEntry(json: $0) else {
-                    throw MotionError(.dataError, "cannot resume: \(path) is not readable resume state (an entry of `inputs` is not valid); run without `--resume` to start over")
-                }
-                return e
-            }
+        do {
+            return try JSONFile.decode(RunState.self, from: Array(data), file: path, document: "the resume state")
+        } catch {
+            throw MotionError(.dataError, "cannot resume: \(error.message); run without `--resume` to start over")
         }
-        return RunState(pipelineSHA256: hash, worker: obj["worker"]?.stringValue, inputs: inputs)
+    }
+}
+
+extension RunState: JSONDecodable {
+    init(json o: JSONNode) throws(JSONProblem) {
+        pipelineSHA256 = try o["pipeline_sha256"].string()
+        worker = try o["worker"].optional { n throws(JSONProblem) in try n.string() }
+        // Absent in the state of an older motionprep.
+        inputs = try o["inputs"].optional { n throws(JSONProblem) in
+            var out: [InputEntry] = []
+            for item in try n.items() { out.append(try item.decode()) }
+            return out
+        }
     }
 }
 

@@ -8,7 +8,7 @@ import MotionSinks
 
 /// One input file as the manifest lists it: a recording's file, or (`role`) a labels file or a
 /// file of an IIO layout folder.
-struct InputEntry: Sendable, Equatable {
+struct InputEntry: Sendable, Equatable, JSONDecodable {
     var inputIndex: Int       // the `inputs` entry of a recording file; -1 for the other roles
     var path: String          // relative to the pipeline file's folder
     var bytes: Int
@@ -21,13 +21,22 @@ struct InputEntry: Sendable, Equatable {
                  "role": .string(role.rawValue)])
     }
 
-    /// Parses `json`'s form; nil when a field is missing or of the wrong type.
+    /// Decodes `json`'s form.
+    init(json o: JSONNode) throws(JSONProblem) {
+        let path = try o["path"].string()
+        guard !path.isEmpty else { throw o["path"].problem("must not be empty") }
+        let roleName = try o["role"].string()
+        guard let role = InputRole(rawValue: roleName) else {
+            throw o["role"].problem("must be \"recording\", \"labels\" or \"iio_layout\", not \"\(roleName)\"")
+        }
+        self.init(inputIndex: try o["input_index"].int(), path: path, bytes: try o["bytes"].int(min: 0),
+                  sha256: try o["sha256"].sha256(), role: role)
+    }
+
+    /// `json`'s form, or nil (for `part.json`'s reader, until it decodes through `JSONNode` too).
     init?(json o: JSONValue) {
-        guard let index = o["input_index"]?.intValue, let path = o["path"]?.stringValue, !path.isEmpty,
-              let bytes = o["bytes"]?.intValue, bytes >= 0, let sha = o["sha256"]?.stringValue,
-              sha.utf8.count == 64, sha.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-              let role = InputRole(rawValue: o["role"]?.stringValue ?? "") else { return nil }
-        self.init(inputIndex: index, path: path, bytes: bytes, sha256: sha, role: role)
+        guard let e = try? InputEntry(json: JSONNode(o)) else { return nil }
+        self = e
     }
 
     init(inputIndex: Int, path: String, bytes: Int, sha256: String, role: InputRole = .recording) {
@@ -347,12 +356,13 @@ enum RecordStore {
         }
         guard XXH3Hasher.hash(covered) == digest else { throw damaged("its header does not match its checksum") }
         let json = Array(covered[0..<Int(hlen)])
-        guard let h = try? JSONParser.parse(json), h.objectValue != nil,
-              h["version"]?.intValue == version else { throw damaged("its header is not a format \(version) record header") }
+        guard let root = try? JSONParser.parse(json), case .object = root else { throw damaged("its header is not a JSON object") }
+        let h = JSONNode(root, document: "the header")
+        guard (try? h["version"].int()) == version else { throw damaged("its header is not a format \(version) record header") }
         // Windows of other stage code (docs/dataset-format.md, "Implementation versions"): not
         // this run's, even under the same pipeline. A record without the field is every stage's
         // first version.
-        if let v = h["implementation"] {
+        if let v = h["implementation"].value {
             guard case .success(let versions) = StageImplementation.decode(v) else { throw damaged("its `implementation` is not valid") }
             if versions != StageImplementation.versions {
                 throw damaged("it was made by other stage code (\(StageImplementation.problem(versions) ?? "another version of a stage"))")
@@ -360,13 +370,12 @@ enum RecordStore {
         } else if StageImplementation.beforeVersions != StageImplementation.versions {
             throw damaged("it was made by other stage code (before stage versions were recorded)")
         }
-        func int(_ k: String) -> Int { h[k]?.intValue ?? 0 }
-        func counts(_ k: String) -> [String: Int] { (h[k]?.objectValue ?? [:]).mapValues { $0.intValue ?? 0 } }
-        let T = int("length"), C = int("channels"), F = int("feature_count"), N = int("windows")
-        guard T >= 0, C >= 0, F >= 0, N >= 0 else { throw damaged("its header gives a negative size") }
+        let header: RecordHeader
+        do { header = try h.decode() } catch { throw damaged("its header is not valid: \(error.sentence)") }
+        let T = header.length, C = header.channels, F = header.featureCount, N = header.windows
         var momentsAt = Int(hlen)
-        func moments(_ flag: String, _ cols: Int) -> RunningMoments?? {
-            guard int(flag) == 1 else { return .some(nil) }
+        func moments(_ present: Bool, _ cols: Int) -> RunningMoments?? {
+            guard present else { return .some(nil) }
             let n = (1 + 2 * cols) * 8
             guard momentsAt + n <= covered.count else { return nil }
             let a: [Double] = covered[momentsAt..<(momentsAt + n)].withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
@@ -377,27 +386,22 @@ enum RecordStore {
             m.m2 = Array(a[(cols + 1)...])
             return .some(m)
         }
-        guard let xm = moments("x_moments", C), let fm = moments("feature_moments", F), momentsAt == covered.count else {
+        guard let xm = moments(header.xMoments, C), let fm = moments(header.featureMoments, F), momentsAt == covered.count else {
             throw damaged("its moments do not fit its header")
         }
-        var inputs: [InputEntry] = []
-        for item in h["inputs"]?.arrayValue ?? [] {
-            guard let e = InputEntry(json: item) else { throw damaged("an entry of its `inputs` is not valid") }
-            inputs.append(e)
-        }
-        guard let name = h["recording"]?.stringValue, name == source.name else {
-            throw damaged("it holds recording `\(h["recording"]?.stringValue ?? "?")`, not `\(source.name)`")
+        guard header.recording == source.name else {
+            throw damaged("it holds recording `\(header.recording)`, not `\(source.name)`")
         }
         let processed = ProcessedRecording(
-            source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: F), rowsRead: int("rows_read"),
-            rowsDropped: counts("rows_dropped"), windowsDropped: counts("windows_dropped"),
-            recordingDropped: h["recording_dropped"]?.stringValue,
-            gaps: int("gaps"), invalidPoints: int("invalid_points"), warnings: (h["warnings"]?.arrayValue ?? []).compactMap(\.stringValue),
+            source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: F), rowsRead: header.rowsRead,
+            rowsDropped: header.rowsDropped, windowsDropped: header.windowsDropped,
+            recordingDropped: header.recordingDropped,
+            gaps: header.gaps, invalidPoints: header.invalidPoints, warnings: header.warnings,
             xMoments: xm, featureMoments: fm,
-            labelRowsNoOverlap: (h["label_rows_no_overlap"]?.arrayValue ?? []).compactMap(\.intValue))
+            labelRowsNoOverlap: header.labelRowsNoOverlap)
         let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F)
         if verify { try stored.verify() }
-        return (RecordingRecord(processed: processed, inputs: inputs, stored: stored), h["pipeline_sha256"]?.stringValue ?? "")
+        return (RecordingRecord(processed: processed, inputs: header.inputs, stored: stored), header.pipelineSHA256)
     }
 }
 
@@ -555,5 +559,58 @@ final class _RecordFile: @unchecked Sendable {
         }
         guard ok else { throw damaged("it ends early") }
         return a
+    }
+}
+
+/// A record file's JSON header (docs/hardening.md, "Records"), as `RecordStore.header` and
+/// `RecordWriter.finish` write it; `version` and `implementation` are checked before it is decoded.
+struct RecordHeader: JSONDecodable {
+    var pipelineSHA256: String
+    var recording: String
+    var rowsRead: Int
+    var rowsDropped: [String: Int]
+    var windowsDropped: [String: Int]
+    var recordingDropped: String?
+    var gaps: Int
+    var invalidPoints: Int
+    var warnings: [String]
+    var labelRowsNoOverlap: [Int]
+    var xMoments: Bool
+    var featureMoments: Bool
+    var inputs: [InputEntry]
+    var windows: Int
+    var length: Int
+    var channels: Int
+    var featureCount: Int
+
+    init(json h: JSONNode) throws(JSONProblem) {
+        pipelineSHA256 = try h["pipeline_sha256"].string()
+        recording = try h["recording"].string()
+        rowsRead = try h["rows_read"].int(min: 0)
+        rowsDropped = try h["rows_dropped"].counts()
+        windowsDropped = try h["windows_dropped"].counts()
+        recordingDropped = try h["recording_dropped"].optional { n throws(JSONProblem) in try n.string() }
+        gaps = try h["gaps"].int(min: 0)
+        invalidPoints = try h["invalid_points"].int(min: 0)
+        warnings = try h["warnings"].strings()
+        labelRowsNoOverlap = []
+        for item in try h["label_rows_no_overlap"].items() { labelRowsNoOverlap.append(try item.int()) }
+        xMoments = try Self.flag(h["x_moments"])
+        featureMoments = try Self.flag(h["feature_moments"])
+        inputs = []
+        for item in try h["inputs"].items() { inputs.append(try item.decode()) }
+        windows = try h["windows"].int(min: 0)
+        length = try h["length"].int(min: 0)
+        channels = try h["channels"].int(min: 0)
+        featureCount = try h["feature_count"].int(min: 0)
+    }
+
+    /// `x_moments` / `feature_moments`: 1 when the moments follow the header, else 0.
+    private static func flag(_ n: JSONNode) throws(JSONProblem) -> Bool {
+        switch try n.int() {
+        case 0: return false
+        case 1: return true
+        case let v: throw n.problem("must be 0 or 1, not \(v)")
+        }
     }
 }

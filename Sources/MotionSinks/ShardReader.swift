@@ -290,30 +290,30 @@ public enum ShardReader {
         return ShardContents(memberNames: members.map(\.name), samples: samples, arrays: arrays)
     }
 
-    /// The fields of `{key}.json`, parsed with MotionCore's `JSONParser` (doubles read exactly),
+    /// The fields of `{key}.json`, read with MotionCore's `JSONFile` (doubles read exactly),
     /// exactly the documented keys.
     private static func parseJSON(_ bytes: ArraySlice<UInt8>, member: String, key: String, number: Int, classID: Int64) throws -> ShardSample {
-        let fields: Set<String> = ["fold_index", "label", "recording", "start_time_s", "subject"]
-        let refusal = MotionError(.dataError, "member `\(member)` is not a JSON object of subject, recording, start_time_s, label and fold_index")
-        guard let value = try? JSONParser.parse(Array(bytes)), let o = value.objectValue,
-              Set(o.keys).isSubset(of: fields), let labelValue = o["label"],
-              let subject = o["subject"]?.stringValue, let recording = o["recording"]?.stringValue,
-              let startTimeS = o["start_time_s"]?.doubleValue else { throw refusal }
-        var label: String?
-        switch labelValue {
-        case .null: label = nil
-        case .string(let s): label = s
-        default: throw refusal
-        }
-        var foldIndex: Int?
-        switch o["fold_index"] {
-        case nil, .null?: foldIndex = nil
-        case .int(let i)?:
-            guard let f = Int(exactly: i) else { throw refusal }
-            foldIndex = f
-        default: throw refusal
-        }
-        return ShardSample(key: key, windowNumber: number, classID: classID, subject: subject, recording: recording,
-                           startTimeS: startTimeS, label: label, foldIndex: foldIndex)
+        let f = try JSONFile.decode(_SampleFields.self, from: Array(bytes), file: "member `\(member)`", document: "the sample")
+        return ShardSample(key: key, windowNumber: number, classID: classID, subject: f.subject, recording: f.recording,
+                           startTimeS: f.startTimeS, label: f.label, foldIndex: f.foldIndex)
+    }
+}
+
+/// A sample's `{key}.json` (docs/dataset-format.md, "Shards").
+private struct _SampleFields: JSONDecodable {
+    var subject: String
+    var recording: String
+    var startTimeS: Double
+    var label: String?
+    var foldIndex: Int?
+
+    init(json o: JSONNode) throws(JSONProblem) {
+        try o.onlyKeys(["fold_index", "label", "recording", "start_time_s", "subject"],
+                       required: ["label", "recording", "start_time_s", "subject"])
+        subject = try o["subject"].string()
+        recording = try o["recording"].string()
+        startTimeS = try o["start_time_s"].double()
+        label = try o["label"].optional { n throws(JSONProblem) in try n.string() }
+        foldIndex = try o["fold_index"].optional { n throws(JSONProblem) in try n.int() }
     }
 }

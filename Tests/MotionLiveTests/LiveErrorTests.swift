@@ -231,4 +231,27 @@ import Testing
         #expect(Self.message { _ = try LiveConfiguration(contentsOf: dir.path("nothing")) }
                 == "cannot read \(dir.path("nothing"))/manifest.json: give the folder of a dataset written by `motionprep run`, or its manifest.json")
     }
+
+    /// The manifest is read through MotionCore's `JSONNode`, as motionprep reads it: a value of
+    /// the wrong type or a missing key names the file and the key path.
+    @Test func aWrongTypedOrMissingKeyNamesTheManifestAndTheKeyPath() {
+        func problem(_ edit: (inout [String: JSONValue]) -> Void) -> String? {
+            guard case .object(var top) = Self.manifest() else { return "no manifest" }
+            edit(&top)
+            return Self.message { _ = try Self.configuration(.object(top)) }
+        }
+        #expect(problem { $0["window_length"] = .string("12") } == "m.json: `window_length` must be a whole number, not \"12\"")
+        #expect(problem { $0["sample_rate_hz"] = nil } == "m.json: missing key `sample_rate_hz` in the manifest")
+        #expect(problem {
+            guard case .object(var chain)? = $0["chain"] else { return }
+            chain["antialias"] = .int(1)
+            $0["chain"] = .object(chain)
+        } == "m.json: `chain.antialias` must be true or false, not `1`")
+        #expect(problem {
+            guard case .object(var chain)? = $0["chain"] else { return }
+            chain["magnitudes"] = nil
+            $0["chain"] = .object(chain)
+        } == "m.json: missing key `magnitudes` in `chain`")
+        #expect(Self.message { _ = try Self.configuration(.array([])) } == "m.json: the manifest must be an object, not a list")
+    }
 }

@@ -280,3 +280,50 @@ import Testing
         #expect(ShardReader.maximumArchiveBytes(windows: 100, arrayRowElements: [896, 1], classes: 2) == small + 100 * perWindow)
     }
 }
+
+/// A sample's `.json` is read through MotionCore's `JSONNode`: a value of the wrong type or a
+/// missing key names the member and the key.
+@Suite struct ShardSampleJSONTests {
+    func read(json: String) throws -> ShardContents {
+        var archive: [UInt8] = []
+        var tar = TarWriter { archive.append(contentsOf: $0) }
+        let x = NPYHeader(descr: "<f4", shape: [1, 1]).encoded() + [0, 0, 0, 0]
+        for (name, body) in [("train-000000000.x.npy", x), ("train-000000000.y.cls", Array("0".utf8)),
+                             ("train-000000000.json", Array(json.utf8))] {
+            try tar.beginMember(name: name, size: body.count)
+            try tar.writeContent(body)
+        }
+        try tar.finish()
+        return try ShardReader.read(archive: archive)
+    }
+
+    func message(_ json: String) -> String? {
+        do { _ = try read(json: json); return nil } catch let e as MotionError {
+            #expect(e.exitStatus == .dataError)
+            return e.message
+        } catch { return "\(error)" }
+    }
+
+    @Test func aWellFormedSampleIsRead() throws {
+        let c = try read(json: #"{"fold_index":2,"label":"walk","recording":"s1/a","start_time_s":1.5,"subject":"s1"}"#)
+        #expect(c.samples == [ShardSample(key: "train-000000000", windowNumber: 0, classID: 0, subject: "s1", recording: "s1/a",
+                                          startTimeS: 1.5, label: "walk", foldIndex: 2)])
+        let n = try read(json: #"{"label":null,"recording":"r","start_time_s":3,"subject":"s"}"#).samples[0]
+        #expect(n.label == nil && n.foldIndex == nil && n.startTimeS == 3)
+    }
+
+    @Test func aValueOfTheWrongTypeOrAMissingKeyNamesTheMemberAndTheKey() {
+        #expect(message(#"{"label":null,"recording":"r","start_time_s":"12","subject":"s"}"#)
+                == "member `train-000000000.json`: `start_time_s` must be a number, not \"12\"")
+        #expect(message(#"{"label":null,"recording":"r","start_time_s":1}"#)
+                == "member `train-000000000.json`: missing key `subject` in the sample")
+        #expect(message(#"{"fold_index":1.5,"label":null,"recording":"r","start_time_s":1,"subject":"s"}"#)
+                == "member `train-000000000.json`: `fold_index` must be a whole number, not `1.5`")
+        #expect(message(#"{"label":7,"recording":"r","start_time_s":1,"subject":"s"}"#)
+                == "member `train-000000000.json`: `label` must be a string, not `7`")
+        #expect(message(#"{"label":null,"recording":"r","start_time_s":1,"subject":"s","weight":1}"#)
+                == "member `train-000000000.json`: unknown key `weight` in the sample")
+        #expect(message("[1]") == "member `train-000000000.json`: the sample must be an object, not a list")
+        #expect(message("{")?.hasPrefix("member `train-000000000.json` is not valid JSON at member `train-000000000.json`:1:2: ") == true)
+    }
+}

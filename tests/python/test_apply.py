@@ -540,11 +540,11 @@ def test_more_refusals_of_the_dataset_and_a_run_without_windows(data, tmp_path):
     broken.mkdir()
     (broken / "manifest.json").write_text('{"format": "motionprep.dataset", ')
     refused(broken, 78, "does not parse as JSON")
-    refused(edited(dataset, tmp_path / "nochannels", lambda m: m.pop("channels")), 78, "the manifest has no `channels`")
+    refused(edited(dataset, tmp_path / "nochannels", lambda m: m.pop("channels")), 78, "manifest.json: error: missing key `channels` in the manifest")
     refused(edited(dataset, tmp_path / "shortstd", lambda m: m["normalization"]["x"]["std"].pop()), 78,
-            "`normalization.x.std` of the manifest must be a list of 7 numbers")
+            "manifest.json: error: `normalization.x.std` must hold 7 numbers (one per column), not 6")
     refused(edited(dataset, tmp_path / "negstd", lambda m: m["normalization"]["x"]["std"].__setitem__(0, -1.0)), 78,
-            "standard deviations of at least 0")
+            "`normalization.x.std[0]` must be a standard deviation of at least 0, not -1.0")
     refused(edited(dataset, tmp_path / "nofeat", lambda m: m["normalization"].update(features=None)), 78,
             "no train statistics for its features")
     refused(edited(dataset, tmp_path / "rate", lambda m: m.update(sample_rate_hz=100.0)), 78,

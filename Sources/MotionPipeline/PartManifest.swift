@@ -113,120 +113,90 @@ enum PartManifest {
         guard recorded == actual else {
             throw MotionError(.dataError, "\(path) is damaged: its SHA-256 is \(actual.prefix(12))…, \(sumPath) says \(recorded.prefix(12))…; rerun the worker")
         }
-        func bad(_ field: String, _ problem: String) -> MotionError {
-            MotionError(.dataError, "\(path): `\(field)` \(problem)")
+        let root = try JSONFile.parse(Array(data), file: path, document: "the part")
+        do {
+            return try decode(root, directory: dir)
+        } catch let problem as JSONProblem {
+            throw MotionError(.dataError, problem.message(file: path))
         }
-        guard let o = try? JSONParser.parse(Array(data)), o.objectValue != nil else {
-            throw MotionError(.dataError, "\(path) is not a JSON object, so not a part manifest")
+    }
+
+    /// `part.json`'s fields through the one JSON decoder (`JSONNode`): every problem names its
+    /// key path.
+    private static func decode(_ o: JSONNode, directory dir: String) throws -> Part {
+        _ = try o.object()
+        guard try o["format"].string() == "motionprep.part" else { throw o["format"].problem("must be \"motionprep.part\"") }
+        /// A whole number in `range`, or "must be <what>, not …".
+        func int(_ n: JSONNode, _ range: ClosedRange<Int>, _ what: String) throws(JSONProblem) -> Int {
+            guard case .int(let i)? = n.value, let v = Int(exactly: i), range.contains(v) else { throw n.mustBe(what) }
+            return v
         }
-        guard o["format"]?.stringValue == "motionprep.part" else { throw bad("format", "must be \"motionprep.part\"") }
-        func int(_ value: JSONValue?, _ field: String, _ range: ClosedRange<Int>, _ what: String) throws -> Int {
-            guard let d = value?.doubleValue, d.isFinite, d == d.rounded(), d >= Double(range.lowerBound),
-                  d <= Double(range.upperBound) else {
-                throw bad(field, "must be \(what), not \(show(value))")
-            }
-            return Int(d)
-        }
-        func string(_ value: JSONValue?, _ field: String, nonEmpty: Bool = false) throws -> String {
-            guard let s = value?.stringValue, !nonEmpty || !s.isEmpty else {
-                throw bad(field, "must be \(nonEmpty ? "a non-empty" : "a") string, not \(show(value))")
-            }
+        func nonEmpty(_ n: JSONNode) throws(JSONProblem) -> String {
+            let s = try n.string()
+            guard !s.isEmpty else { throw n.mustBe("a non-empty string") }
             return s
         }
-        func array(_ value: JSONValue?, _ field: String) throws -> [JSONValue] {
-            guard let a = value?.arrayValue else { throw bad(field, "must be a list, not \(show(value))") }
-            return a
-        }
-        func object(_ value: JSONValue?, _ field: String) throws -> [String: JSONValue] {
-            guard let d = value?.objectValue else { throw bad(field, "must be an object, not \(show(value))") }
-            return d
-        }
-        let version = try int(o["format_version"], "format_version", 0...Int(Int32.max), "a whole number")
+        let version = try int(o["format_version"], 0...Int(Int32.max), "a whole number")
         guard version == formatVersion else {
             let older = version == 2 ? " (format 2 listed every recording of the run in every part; format 3 lists only the part's own, beside a digest of the run's plan)" : ""
-            throw bad("format_version", "is \(version), but this motionprep reads parts of format \(formatVersion) only\(older); rerun the workers with it")
+            throw o["format_version"].problem("is \(version), but this motionprep reads parts of format \(formatVersion) only\(older); rerun the workers with it")
         }
-        let workers = try int(o["workers"], "workers", 1...maxWorkers, "a whole number from 1 to \(maxWorkers)")
-        let worker = try int(o["worker"], "worker", 0...(workers - 1), "a whole number from 0 to \(workers - 1) (`workers` is \(workers))")
-        let hash = try string(o["pipeline_sha256"], "pipeline_sha256")
-        func isHex64(_ s: String) -> Bool {
-            s.utf8.count == 64 && s.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-        }
-        guard isHex64(hash) else {
-            throw bad("pipeline_sha256", "must be 64 lowercase hex digits, not \(show(.string(hash)))")
-        }
-        let pipeline = try object(o["pipeline"], "pipeline")
-        let yaml = try string(pipeline["yaml"], "pipeline.yaml")
-        let file = try string(pipeline["file"], "pipeline.file", nonEmpty: true)
-        let base = try string(o["base_directory"], "base_directory", nonEmpty: true)
-        let plan = try object(o["plan"], "plan")
-        let count = try int(plan["recordings"], "plan.recordings", 1...Int(Int32.max), "a whole number from 1 (the run's recordings)")
-        let planHash = try string(plan["sha256"], "plan.sha256")
-        guard isHex64(planHash) else { throw bad("plan.sha256", "must be 64 lowercase hex digits, not \(show(.string(planHash)))") }
+        let workers = try int(o["workers"], 1...maxWorkers, "a whole number from 1 to \(maxWorkers)")
+        let worker = try int(o["worker"], 0...(workers - 1), "a whole number from 0 to \(workers - 1) (`workers` is \(workers))")
+        let hash = try o["pipeline_sha256"].sha256()
+        let yaml = try o["pipeline"]["yaml"].string()
+        let file = try nonEmpty(o["pipeline"]["file"])
+        let base = try nonEmpty(o["base_directory"])
+        let count = try int(o["plan"]["recordings"], 1...Int(Int32.max), "a whole number from 1 (the run's recordings)")
+        let planHash = try o["plan"]["sha256"].sha256()
         // This part's recordings only, in plan order, each with its index in the plan.
         var recordings: [(index: Int, source: RecordingSource)] = []
         var names = Set<String>()
-        for (r, item) in try array(o["recordings"], "recordings").enumerated() {
-            let rec = try object(item, "recordings[\(r)]")
-            let index = try int(rec["index"], "recordings[\(r)].index", 0...(count - 1), "a recording index from 0 to \(count - 1) (`plan.recordings` is \(count))")
+        for rec in try o["recordings"].items() {
+            let index = try int(rec["index"], 0...(count - 1), "a recording index from 0 to \(count - 1) (`plan.recordings` is \(count))")
             if let previous = recordings.last, index <= previous.index {
-                throw bad("recordings[\(r)].index", "is \(index), after \(previous.index): a part lists its recordings once each, in plan order")
+                throw rec["index"].problem("is \(index), after \(previous.index): a part lists its recordings once each, in plan order")
             }
-            let name = try string(rec["name"], "recordings[\(r)].name", nonEmpty: true)
-            guard names.insert(name).inserted else { throw bad("recordings[\(r)].name", "repeats recording \(show(.string(name)))") }
+            let name = try nonEmpty(rec["name"])
+            guard names.insert(name).inserted else { throw rec["name"].problem("repeats recording \(JSONNode.shown(.string(name)))") }
             let owner = RunPlan.worker(of: name, count: workers)
             guard owner == worker else {
-                throw bad("recordings[\(r)]", "is recording `\(name)`, which belongs to worker \(owner)/\(workers), not \(worker)/\(workers)")
+                throw rec.problem("is recording `\(name)`, which belongs to worker \(owner)/\(workers), not \(worker)/\(workers)")
             }
-            let subject = try string(rec["subject"], "recordings[\(r)].subject")
+            let subject = try rec["subject"].string()
             var files: [InputFile] = []
-            for (f, fileItem) in try array(rec["files"], "recordings[\(r)].files").enumerated() {
-                let field = "recordings[\(r)].files[\(f)]"
-                let fo = try object(fileItem, field)
-                let index = try int(fo["input_index"], field + ".input_index", 0...Int(Int32.max), "a whole number from 0")
-                let p = try string(fo["path"], field + ".path", nonEmpty: true)
+            for f in try rec["files"].items() {
+                let index = try int(f["input_index"], 0...Int(Int32.max), "a whole number from 0")
+                let p = try nonEmpty(f["path"])
                 files.append(InputFile(inputIndex: index, path: p, manifestPath: p))
             }
-            if files.isEmpty { throw bad("recordings[\(r)].files", "is empty; every recording has at least one file") }
+            if files.isEmpty { throw rec["files"].problem("is empty; every recording has at least one file") }
             recordings.append((index, RecordingSource(name: name, subject: subject, files: files)))
         }
         let held = Set(recordings.map(\.index))
         var failures: [Int: String] = [:]
-        for (k, item) in try array(o["failures"], "failures").enumerated() {
-            let fo = try object(item, "failures[\(k)]")
-            let i = try int(fo["recording"], "failures[\(k)].recording", 0...(count - 1), "a recording index from 0 to \(count - 1)")
-            guard held.contains(i) else { throw bad("failures[\(k)].recording", "is recording \(i), which this part does not hold") }
-            guard failures[i] == nil else { throw bad("failures[\(k)].recording", "repeats recording index \(i)") }
-            failures[i] = try string(fo["error"], "failures[\(k)].error", nonEmpty: true)
+        for f in try o["failures"].items() {
+            let i = try int(f["recording"], 0...(count - 1), "a recording index from 0 to \(count - 1)")
+            guard held.contains(i) else { throw f["recording"].problem("is recording \(i), which this part does not hold") }
+            guard failures[i] == nil else { throw f["recording"].problem("repeats recording index \(i)") }
+            failures[i] = try nonEmpty(f["error"])
         }
-        var inputs: [InputEntry] = []
-        for (k, item) in try array(o["inputs"], "inputs").enumerated() {
-            _ = try object(item, "inputs[\(k)]")
-            guard let e = InputEntry(json: item) else {
-                throw bad("inputs[\(k)]", "must have `input_index`, a non-empty `path`, `bytes` ≥ 0, a 64-hex-digit `sha256` and a `role` (recording, labels or iio_layout)")
-            }
-            inputs.append(e)
-        }
+        let inputs = try o["inputs"].items().map { (n: JSONNode) throws(JSONProblem) -> InputEntry in try n.decode() }
         var partition: PartitionSummary?
-        if let summary = o["partition_summary"] {
+        if let summary = o["partition_summary"].value {
             do {
                 partition = try PartitionSummary(json: summary)
             } catch let e as MotionError {
-                throw MotionError(.dataError, "\(path): \(e.message)")
+                throw o["partition_summary"].problem("is not valid: \(e.message)")
             }
             guard partition!.partition == worker else {
-                throw bad("partition_summary.partition", "is \(partition!.partition), but the part is worker \(worker)/\(workers)")
+                throw o["partition_summary"]["partition"].problem("is \(partition!.partition), but the part is worker \(worker)/\(workers)")
             }
         }
         return Part(directory: dir, worker: worker, workers: workers, pipelineSHA256: hash, yaml: yaml, file: file,
                     baseDirectory: base, planRecordings: count, planSHA256: planHash, recordings: recordings,
                     failures: failures, inputs: inputs,
-                    ignoredLabelRows: IgnoredLabelRows(json: o["label_rows_ignored"]), partition: partition)
-    }
-
-    /// A JSON value as a message shows it.
-    private static func show(_ value: JSONValue?) -> String {
-        value?.shown ?? "missing"
+                    ignoredLabelRows: IgnoredLabelRows(json: o["label_rows_ignored"].value), partition: partition)
     }
 
     /// The run's recordings from the parts (one per worker, already checked to share the

@@ -378,7 +378,7 @@ BAD_FIELDS = {
     "recording files empty": (lambda o, other: o["recordings"][0].update(files=[]), "`recordings[0].files`"),
     "input_index negative": (lambda o, other: o["recordings"][0]["files"][0].update(input_index=-1), "input_index"),
     "input_index past the inputs": (lambda o, other: o["recordings"][0]["files"][0].update(input_index=7), "input_index"),
-    "index missing": (lambda o, other: o["recordings"][0].pop("index"), "`recordings[0].index`"),
+    "index missing": (lambda o, other: o["recordings"][0].pop("index"), "missing key `index` in `recordings[0]`"),
     "index past the plan": (lambda o, other: o["recordings"][-1].update(index=o["plan"]["recordings"]), "`plan.recordings` is"),
     "index negative": (lambda o, other: o["recordings"][0].update(index=-1), "`recordings[0].index`"),
     "index repeated": (lambda o, other: o["recordings"][1].update(index=o["recordings"][0]["index"]), "`recordings[1].index`"),

@@ -20,10 +20,12 @@ public enum GT3XReader {
         ("acc", [("acc_x", "g"), ("acc_y", "g"), ("acc_z", "g")]),
     ]
 
-    /// Decodes a whole file held in memory (tests, the fuzz target); the same as the block
-    /// reader's concatenated blocks.
+    /// Decodes a whole file held in memory (tests, the fuzz target), fed `chunkBytes` at a time;
+    /// the same as the block reader's concatenated blocks. `sampleLimit`: stop (returning nil)
+    /// once more samples than that are decoded (the fuzz target's bound on a hostile fill).
     public static func read(bytes: [UInt8], displayPath: String, keep: Set<String>, units: UnitSystem,
-                            strict: Bool = false, zone: WallClockZone? = nil, chunkBytes: Int = 1 << 16) throws -> GT3XFile {
+                            strict: Bool = false, zone: WallClockZone? = nil, chunkBytes: Int = 1 << 16,
+                            sampleLimit: Int = .max) throws -> GT3XFile? {
         let archive = try GT3XFormat.archive(fileBytes: bytes.count, displayPath: displayPath) { offset, count in
             guard offset < bytes.count else { return [] }
             return Array(bytes[offset..<Swift.min(bytes.count, offset + count)])
@@ -31,17 +33,41 @@ public enum GT3XReader {
         var stream = try _GT3XZipStream(archive: archive, displayPath: displayPath, keep: keep, units: units, zone: zone)
         var at = 0
         let step = Swift.max(1, chunkBytes)
-        try bytes.withUnsafeBytes { all in
-            while at < all.count {
-                let end = Swift.min(all.count, at + step)
-                try stream.consume(UnsafeRawBufferPointer(rebasing: all[at..<end]))
-                at = end
+        var all: [RawStream] = []
+        var count = 0
+        func collect() throws {
+            count += stream.decoder.times.count
+            if count > sampleLimit { throw LimitReached() }
+            for s in streams(&stream.decoder, units: units) {
+                if all.isEmpty { all = [s]; continue }
+                all[0].times += s.times
+                for c in s.channels.indices { all[0].channels[c] += s.channels[c] }
+                all[0].lines += s.lines
             }
         }
-        try stream.finish(strict: strict)
-        return GT3XFile(archive: archive, streams: streams(&stream.decoder, units: units), rowsRead: stream.decoder.samples,
+        do {
+            try bytes.withUnsafeBytes { b in
+                while at < b.count {
+                    let end = Swift.min(b.count, at + step)
+                    try stream.consume(UnsafeRawBufferPointer(rebasing: b[at..<end]))
+                    at = end
+                    while try stream.step(fileDone: false, strict: strict, fillLimit: step) { try collect() }
+                    try collect()
+                }
+            }
+            try stream.endOfFile()
+            while try stream.step(fileDone: true, strict: strict, fillLimit: step) { try collect() }
+            try collect()
+            try requireData(stream.decoder)
+        } catch is LimitReached {
+            return nil
+        }
+        if all.isEmpty { all = streams(&stream.decoder, units: units) }
+        return GT3XFile(archive: archive, streams: all, rowsRead: stream.decoder.samples,
                         rowsDropped: stream.decoder.rowsDropped, warnings: stream.warnings)
     }
+
+    struct LimitReached: Error {}
 
     /// A file without one usable sample is an error (docs/inputs.md, "Empty files").
     static func requireData(_ d: _GT3XDecoder) throws {
@@ -119,7 +145,26 @@ struct _GT3XZipStream {
         }
     }
 
-    mutating func finish(strict: Bool) throws {
+    /// One step of the work left once the file's bytes so far are fed: drain a pending fill,
+    /// parse what waited behind one, and (with `fileDone`) end `log.bin`. True while there is more.
+    mutating func step(fileDone: Bool, strict: Bool, fillLimit: Int) throws -> Bool {
+        if decoder.fill != nil {
+            decoder.drainFill(limit: fillLimit)
+            return true
+        }
+        if decoder.stalled {
+            try decoder.parse(atEnd: fileDone)
+            return true
+        }
+        guard fileDone, !decoder.finished else { return false }
+        try decoder.parse(atEnd: true)
+        if decoder.fill != nil || decoder.stalled { return true }
+        try decoder.finish(strict: strict)
+        return decoder.fill != nil
+    }
+
+    /// The archive's checks at the end of the file: the deflate stream ended, the CRC-32 and size.
+    mutating func endOfFile() throws {
         let log = archive.log
         if let inflater, !inflater.ended {
             throw IngestError(.gt3x(problem: "`log.bin`'s deflate stream does not end within its \(log.compressedSize) compressed bytes (the archive is damaged)"),
@@ -128,8 +173,6 @@ struct _GT3XZipStream {
         if crc != log.crc32 || produced != log.size {
             archiveWarnings.append("\(displayPath): `log.bin` does not match the archive's CRC-32 or size for it (\(produced) bytes read, \(log.size) listed): the archive is damaged; each record was still checked against its own checksum")
         }
-        try decoder.finish(strict: strict)
-        try GT3XReader.requireData(decoder)
     }
 }
 
@@ -142,6 +185,7 @@ public final class GT3XBlockReader: IngestBlockReader {
     private let units: UnitSystem
     private let strict: Bool
     private var done = false
+    private var fileDone = false
     public private(set) var warnings: [String] = []
     public private(set) var rowsDropped: [String: Int] = [:]
     private var taken = 0
@@ -163,9 +207,16 @@ public final class GT3XBlockReader: IngestBlockReader {
 
     public func next() throws -> IngestBlock? {
         guard !done else { return nil }
-        if try file.readBlock({ try stream.consume($0) }) { return take() }
+        // A long idle-sleep fill comes out in blocks of about 2^16 samples.
+        if try stream.step(fileDone: fileDone, strict: strict, fillLimit: 1 << 16) { return take() }
+        if !fileDone {
+            if try file.readBlock({ try stream.consume($0) }) { return take() }
+            fileDone = true
+            try stream.endOfFile()
+            return take()
+        }
         done = true
-        try stream.finish(strict: strict)
+        try GT3XReader.requireData(stream.decoder)
         rowsDropped = stream.decoder.rowsDropped
         warnings = stream.warnings
         return take()

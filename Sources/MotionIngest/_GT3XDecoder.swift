@@ -31,6 +31,13 @@ struct _GT3XDecoder {
     private var lastRaw: (Int32, Int32, Int32)?
     private var lastRecordSecond: Int64?
     private var idleSince: (second: Int64, offset: Int)?
+    /// An idle-sleep stretch being filled: emitted `drainFill` by `drainFill`, so that a long
+    /// stretch never sits in memory whole; records after it wait in `buffer` (`stalled`).
+    private(set) var fill: (next: Int64, end: Int64, raw: (Int32, Int32, Int32), line: Int32, offset: Int, scale: Double)?
+    /// True when parsing stopped at a fill with bytes left to parse.
+    private(set) var stalled = false
+    /// True once `finish` has run (the end-of-file fill may still be draining).
+    private(set) var finished = false
 
     private(set) var dropped: [GT3XFormat.RecordProblem: (count: Int, first: Int)] = [:]
     private(set) var filled = 0
@@ -64,7 +71,7 @@ struct _GT3XDecoder {
 
     mutating func feed(_ chunk: UnsafeRawBufferPointer) throws {
         buffer.append(contentsOf: chunk)
-        try parse(atEnd: false)
+        if fill == nil { try parse(atEnd: false) } else { stalled = true }
     }
 
     private mutating func drop(_ problem: GT3XFormat.RecordProblem, at offset: Int) {
@@ -77,10 +84,13 @@ struct _GT3XDecoder {
         }
     }
 
-    private mutating func parse(atEnd: Bool) throws {
+    /// Parses the whole records in `buffer`, up to the start of an idle-sleep fill.
+    mutating func parse(atEnd: Bool) throws {
         var p = 0
         let n = buffer.count
+        stalled = false
         scan: while p < n {
+            if fill != nil { stalled = true; break scan }
             let b = buffer[p]
             if synced {
                 if b == 0 { p += 1; continue }  // the zero padding README.md allows between records
@@ -246,19 +256,29 @@ struct _GT3XDecoder {
         guard let last = lastSecond, let raw = lastRaw, let s = scale, end > last + 1 else { return }
         if fillStretches == 0 { fillFirst = offset }
         fillStretches += 1
-        var second = last + 1
-        while second < end {
-            emit(second: second, count: rate, line: line, offset: offset, scale: s) { _, a in a == 0 ? raw.0 : a == 1 ? raw.1 : raw.2 }
-            filled += rate
-            second += 1
-        }
+        fill = (last + 1, end, raw, line, offset, s)
         lastSecond = end - 1
     }
 
-    /// Ends `log.bin`: a record cut short is counted (`gt3x_partial_record`), or an error under
-    /// `strict`; an idle sleep mode still on is filled to the last record's second.
+    /// Emits the pending fill's next seconds, about `limit` samples (at least one second).
+    mutating func drainFill(limit: Int) {
+        guard var f = fill else { return }
+        var budget = Swift.max(1, limit / rate)
+        while f.next < f.end && budget > 0 {
+            let raw = f.raw
+            emit(second: f.next, count: rate, line: f.line, offset: f.offset, scale: f.scale) { _, a in a == 0 ? raw.0 : a == 1 ? raw.1 : raw.2 }
+            filled += rate
+            f.next += 1
+            budget -= 1
+        }
+        fill = f.next < f.end ? f : nil
+    }
+
+    /// Ends `log.bin` once every record is parsed (no fill pending, not stalled): a record cut
+    /// short is counted (`gt3x_partial_record`), or an error under `strict`; an idle sleep mode
+    /// still on is filled (by `drainFill`) to the last record's second.
     mutating func finish(strict: Bool) throws {
-        try parse(atEnd: true)
+        finished = true
         if !synced {
             drop(.unreadable, at: unreadableFrom)
         } else if !buffer.isEmpty {

@@ -267,15 +267,18 @@ def _peak_rss_kib(args, env=None):
 
 def test_a_long_recording_streams_in_bounded_memory(tmp_path):
     """Three hours at 30 Hz (324 000 samples) against 18 minutes: the peak memory of `run` does
-    not grow with the recording's length."""
+    not grow with the recording's length, nor with a 2.5-hour idle-sleep stretch (270 000 samples
+    filled, which come out in blocks)."""
     peaks = {}
-    for minutes in (18, 180):
-        root = tmp_path / f"m{minutes}"
-        synth(root, minutes=minutes)
+    for minutes, idle in ((18, 0), (180, 0), (180, 9000)):
+        root = tmp_path / f"m{minutes}-{idle}"
+        synth(root, "--gt3x-idle-seconds", idle, minutes=minutes)
         (root / "p.yaml").write_text(pipeline(window="{length_s: 1, stride_s: 30}", resample="{rate_hz: 25, antialias: false}"))
-        peaks[minutes] = _peak_rss_kib(["run", root / "p.yaml", "--quiet", "--jobs", 1],
-                                       env={"MOTIONPREP_STREAM_BLOCK_BYTES": str(64 << 10)})
-        manifest = json.loads((root / "out/manifest.json").read_text())
-        assert manifest["counts"]["rows_read"] == minutes * 1800
+        peaks[minutes, idle] = _peak_rss_kib(["run", root / "p.yaml", "--quiet", "--jobs", 1],
+                                             env={"MOTIONPREP_STREAM_BLOCK_BYTES": str(64 << 10)})
+        counts = json.loads((root / "out/manifest.json").read_text())["counts"]
+        assert counts["rows_read"] == (minutes * 60 - idle) * 30
+        assert counts["rows_dropped"] == ({"gt3x_idle_sleep_filled": idle * 30} if idle else {})
     # Ten times the samples; the three hours held as float64 would add 324 000 × 4 × 8 B ≈ 10 MiB.
-    assert peaks[180] < peaks[18] + 3 * 1024, peaks
+    assert peaks[180, 0] < peaks[18, 0] + 3 * 1024, peaks
+    assert peaks[180, 9000] < peaks[18, 0] + 3 * 1024, peaks

@@ -7,7 +7,7 @@ import MotionIngest
 
 /// A stored ZIP archive of `info.txt` and `log.bin` (CRC-32 left 0: the reader warns, and reads on).
 func fuzzArchive(_ log: [UInt8], rate: UInt8) -> [UInt8] {
-    let info = Array("Serial Number: MOS2F\nSample Rate: \(Int(rate % 8) + 1)\n".utf8)
+    let info = Array("Serial Number: MOS2F\nSample Rate: \([1, 2, 30, 100][Int(rate % 4)])\n".utf8)
     func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8 & 0xff)] }
     func le32(_ v: Int) -> [UInt8] { le16(v & 0xffff) + le16(v >> 16 & 0xffff) }
     var out: [UInt8] = [], cd: [UInt8] = []

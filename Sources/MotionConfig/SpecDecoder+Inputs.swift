@@ -258,7 +258,8 @@ extension SpecDecoder {
     static let placeholderNames = ["{stem}", "{dir}", "{dir:N}", "{dirpath}"]
 
     /// A template string whose placeholders are `{stem}`, `{dir}`, `{dir:N}` (N ≥ 1) or `{dirpath}`,
-    /// and for `type: cwa` inputs `{device_id}` and `{session_id}` (read from each file's header).
+    /// and for `type: cwa` inputs `{device_id}` and `{session_id}` (read from each file's header);
+    /// `type: gt3x` inputs take `{device_id}` (the serial number in `info.txt`), checked in `decodeInput`.
     func template(_ node: YAMLNode, _ path: String) -> String? {
         guard let text = string(node, path) else { return nil }
         guard let bad = Self.badPlaceholder(in: text) else { return text }

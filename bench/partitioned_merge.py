@@ -1,23 +1,25 @@
 """Merge time of the partitioned layout at 1x, 4x and 16x the data (docs/scale.md, "The
 partitioned layout"), beside the default layout's merge (which replays every window).
 
-    python bench/partitioned_merge.py [--bin .build/release/motionprep] [--workers 4] [--repeat 3] [--scale length|recordings]
+    python bench/partitioned_merge.py [--bin .build/release/motionprep] [--workers 4] [--repeat 3]
+        [--scale length|recordings] [--subjects 4] [--minutes 2] [--sizes 1,4,16] [--layouts default,partitioned]
 
-For each size: `motionprep synth` writes 4 subjects x 2 recordings of 2, 8 and 32 minutes
-(`--scale length`, the default: the data grows, the recordings stay the same), or 4, 16 and 64
-subjects x 2 recordings of 2 minutes (`--scale recordings`: the manifest's lists of recordings and
-inputs grow with the data too); every worker writes its part for both layouts, and each merge is timed REPEAT times on
+For each size F: `motionprep synth` writes SUBJECTS subjects x 2 recordings of F x MINUTES minutes
+(`--scale length`, the default: the data grows, the recordings stay the same), or F x SUBJECTS
+subjects x 2 recordings of MINUTES minutes (`--scale recordings`: the manifest's lists of
+recordings and inputs grow with the data too); every worker writes its part for each layout, and each merge is timed REPEAT times on
 fresh hard-linked copies of the parts (`cp -al`; a partitioned merge takes the files away from
 its parts). Before each merge the page cache is written back (`sync`): the parts were just written
 here, and a merge's fsync would otherwise wait for the workers' own data to reach the disk (on a
-cluster the parts are long written when merge runs). Prints one line per size: data bytes, windows,
-and the best wall time and CPU time (user + system) of each merge.
+cluster the parts are long written when merge runs). Prints one line per size: data bytes,
+recordings, windows, and the min and median wall time and CPU time (user + system) of each merge.
 Not a test: timings depend on the machine and its load."""
 import argparse
 import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -45,7 +47,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", default="1,4,16")
     ap.add_argument("--scale", choices=["length", "recordings"], default="length")
+    ap.add_argument("--subjects", type=int, default=4)
+    ap.add_argument("--minutes", type=float, default=2)
+    ap.add_argument("--layouts", default="default,partitioned")
     args = ap.parse_args()
+    layouts = [(name, {"default": "", "partitioned": ", partitioned: true"}[name]) for name in args.layouts.split(",")]
     binary = str(Path(args.bin).resolve())
 
     def mp(*a: object) -> None:
@@ -54,11 +60,12 @@ def main() -> None:
     for factor in map(int, args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
-            subjects, minutes = (4, 2 * factor) if args.scale == "length" else (4 * factor, 2)
+            subjects, minutes = ((args.subjects, args.minutes * factor) if args.scale == "length"
+                                 else (args.subjects * factor, args.minutes))
             mp("synth", "--out", root / "data", "--subjects", subjects, "--recordings", 2, "--minutes", minutes, "--seed", 3)
             data = sum(p.stat().st_size for p in (root / "data").rglob("*") if p.is_file())
             best = {}
-            for layout, extra in (("default", ""), ("partitioned", ", partitioned: true")):
+            for layout, extra in layouts:
                 (root / f"{layout}.yaml").write_text(PIPELINE.format(extra=extra))
                 parts = []
                 for i in range(args.workers):
@@ -84,10 +91,16 @@ def main() -> None:
                     windows = sum(s["num_windows"] for s in json.loads((out / "manifest.json").read_text())["splits"].values())
                     shutil.rmtree(out)
                     shutil.rmtree(root / f"{layout}-copy{r}")
-                best[layout] = (min(t[0] for t in times), min(t[1] for t in times))
-            print(f"{factor:>3}x  {data / 1e6:8.1f} MB of input  {windows:>7} windows  merge wall (CPU): "
-                  f"default {best['default'][0]:.3f} s ({best['default'][1]:.3f} s)  "
-                  f"partitioned {best['partitioned'][0]:.3f} s ({best['partitioned'][1]:.3f} s)", flush=True)
+                best[layout] = times
+            recordings = subjects * 2
+
+            def shown(times):
+                walls, cpus = sorted(t[0] for t in times), sorted(t[1] for t in times)
+                return (f"wall min {walls[0]:.3f} median {statistics.median(walls):.3f} s, "
+                        f"CPU min {cpus[0]:.3f} median {statistics.median(cpus):.3f} s")
+            print(f"{factor:>3}x  {data / 1e6:8.1f} MB of input  {recordings:>6} recordings  {windows:>7} windows  "
+                  + "  ".join(f"{layout}: {shown(t)}" for layout, t in best.items())
+                  + f"  (load {os.getloadavg()[0]:.1f})", flush=True)
 
 
 if __name__ == "__main__":

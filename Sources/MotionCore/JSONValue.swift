@@ -73,6 +73,12 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     private static func writeString(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings (keys, names, paths, digests) need no escape: appended whole.
+        guard s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

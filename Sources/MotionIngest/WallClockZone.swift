@@ -30,9 +30,16 @@ public struct WallClockZone: Sendable, Equatable {
         self.name = name
         var starts: [Int64] = [], offsets: [Int64] = [Int64(initialOffset)]
         for t in transitions where Int64(t.offset) != offsets.last! {
-            // Two transitions closer than the offsets' change would make the wall-time table
-            // non-monotonic; no zone has them, but keep the table ordered whatever it is given.
-            if let last = starts.last, t.utc <= last + 2 * 86_400 { starts.removeLast(); offsets.removeLast() }
+            // `utc(wall:previous:)` relies on each wall time lying in at most two adjacent
+            // periods (one fold or gap at a time), which holds when the period between two
+            // transitions is longer than the two offset changes together. No zone of the tz
+            // database comes near (changes are days apart, and at most a day each), but a
+            // transition that would break it replaces the one before it, whatever the table.
+            while let last = starts.last, t.utc - last <= abs(offsets[offsets.count - 1] - offsets[offsets.count - 2])
+                                                         + abs(Int64(t.offset) - offsets.last!) {
+                starts.removeLast()
+                offsets.removeLast()
+            }
             if Int64(t.offset) == offsets.last! { continue }
             starts.append(t.utc)
             offsets.append(Int64(t.offset))

@@ -106,36 +106,37 @@ public struct LiveVectors: Sendable {
         }
         got += live.finish()
         if live.emitsRows { gotRows += live.takeRows() }
-        var result = Result(windowsExpected: windows.count, windowsGot: got.count, windowsEqual: 0, firstDifference: nil)
+        let w = Self.compare("window", "starts at", " of x", got: got.map { ($0.startTime, $0.x) },
+                           expected: windows.map { ($0.startTime, $0.x) })
+        let r = Self.compare("row", "is at", "", got: gotRows.map { ($0.time, $0.values) }, expected: rows)
+        var result = Result(windowsExpected: windows.count, windowsGot: got.count, windowsEqual: w.equal,
+                            firstDifference: w.difference ?? r.difference)
         result.rowsExpected = rows.count
         result.rowsGot = gotRows.count
-        for (i, w) in windows.prefix(got.count).enumerated() {
-            if got[i].startTime.bitPattern != w.startTime.bitPattern {
-                result.firstDifference = result.firstDifference ?? "window \(i) starts at \(got[i].startTime) s, the dataset's at \(w.startTime) s"
-            } else if let k = Self.firstDifference(got[i].x, w.x) {
-                result.firstDifference = result.firstDifference
-                    ?? "window \(i) (at \(w.startTime) s): value \(k) of x is \(k < got[i].x.count ? "\(got[i].x[k])" : "missing"), the dataset's \(k < w.x.count ? "\(w.x[k])" : "missing")"
-            } else {
-                result.windowsEqual += 1
-            }
-        }
-        if result.firstDifference == nil && got.count != windows.count {
-            result.firstDifference = "the processor gave \(got.count) windows, the dataset \(windows.count)"
-        }
-        for (i, r) in rows.prefix(gotRows.count).enumerated() {
-            if gotRows[i].time.bitPattern != r.time.bitPattern {
-                result.firstDifference = result.firstDifference ?? "row \(i) is at \(gotRows[i].time) s, the dataset's at \(r.time) s"
-            } else if let k = Self.firstDifference(gotRows[i].values, r.values) {
-                result.firstDifference = result.firstDifference
-                    ?? "row \(i) (at \(r.time) s): value \(k) is \(k < gotRows[i].values.count ? "\(gotRows[i].values[k])" : "missing"), the dataset's \(k < r.values.count ? "\(r.values[k])" : "missing")"
-            } else {
-                result.rowsEqual += 1
-            }
-        }
-        if result.firstDifference == nil && gotRows.count != rows.count {
-            result.firstDifference = "the processor gave \(gotRows.count) rows, the dataset \(rows.count)"
-        }
+        result.rowsEqual = r.equal
         return result
+    }
+
+    /// Windows or rows, one by one (the time's bits, then the first value whose bits differ),
+    /// then their counts: how many are equal, and the first difference in words.
+    static func compare(_ noun: String, _ at: String, _ of: String, got: [(time: Double, values: [Float])],
+                        expected: [(time: Double, values: [Float])]) -> (equal: Int, difference: String?) {
+        var equal = 0
+        var difference: String?
+        for (i, e) in expected.prefix(got.count).enumerated() {
+            let g = got[i]
+            if g.time.bitPattern != e.time.bitPattern {
+                difference = difference ?? "\(noun) \(i) \(at) \(g.time) s, the dataset's at \(e.time) s"
+            } else if let k = firstDifference(g.values, e.values) {
+                difference = difference ?? "\(noun) \(i) (at \(e.time) s): value \(k)\(of) is \(k < g.values.count ? "\(g.values[k])" : "missing"), the dataset's \(k < e.values.count ? "\(e.values[k])" : "missing")"
+            } else {
+                equal += 1
+            }
+        }
+        if difference == nil && got.count != expected.count {
+            difference = "the processor gave \(got.count) \(noun)s, the dataset \(expected.count)"
+        }
+        return (equal, difference)
     }
 
     /// The first index where the bits differ, or the shorter count when one is a prefix of the other.

@@ -294,6 +294,7 @@ final class DatasetWriter {
                 warnings += Self.missingClassWarnings(files: windowFiles, classNames: classNames, split: spec.split)
             }
         }
+        warnings += plan.layout.chainWarnings(spec: spec, sources: plan.sources)
         for w in warnings { log("warning: \(w)") }
 
         let manifestInputs = try Self.manifestInputs(recordInputs + runInputs).map {
@@ -306,7 +307,7 @@ final class DatasetWriter {
                 totals: totals, recordings: plan.sources.count, files: files, checksums: checksums,
                 foldCount: plan.foldCount,
                 ignoredLabelRows: plan.ignoredLabelRows.map { $0.counts.merging(["no_overlap": totals.labelRowsNoOverlap.count]) { a, _ in a } },
-                chain: plan.layout.chain(spec: spec),
+                chain: plan.layout.chain(spec: spec, sources: plan.sources),
                 createml: rowSinks.isEmpty ? nil : CreateMLSummary(rowSinks).manifestValue(description: plan.description),
                 partitions: partitioning?.count).text
         }

@@ -4,17 +4,48 @@ import MotionConfig
 import MotionCore
 
 /// `part.json` of a `--worker I/N` output: the pipeline it ran (as YAML text, so `merge` can
-/// rebuild the plan), every recording of the whole run, the ones this part holds, and the
-/// run-wide files it read (labels, IIO layout files; each record lists its own). Its SHA-256 is
-/// in `part.json.sha256` (`sha256sum` format), so a damaged or edited part.json is refused.
-/// `merge` checks every field (docs/hardening.md, "Data safety: provenance and intermediate state").
+/// rebuild the plan), the run's plan as a count and a digest (`plan`: the number of recordings and
+/// the SHA-256 of their listing, ``planSHA256(_:)``), the recordings this part holds (with their
+/// index in the plan), and the run-wide files it read (labels, IIO layout files; each record lists
+/// its own). A part lists only its own recordings, so N parts of a run of R recordings list R in
+/// all, not N × R (format 3; format 2 listed every recording in every part). Its SHA-256 is in
+/// `part.json.sha256` (`sha256sum` format), so a damaged or edited part.json is refused. `merge`
+/// checks every field, and that the parts' recordings together hash to the plan's digest
+/// (docs/hardening.md, "Data safety: provenance and intermediate state"; docs/scale.md).
 enum PartManifest {
     static let fileName = "part.json"
     static let checksumFileName = "part.json.sha256"
-    static let formatVersion = 2
+    static let formatVersion = 3
     /// More workers than this is not a real run; the bound keeps a damaged count from
     /// allocating per-worker tables.
     static let maxWorkers = WorkerSlot.maxWorkers
+
+    /// One recording as the plan's listing and a part give it: name, subject, and its files
+    /// (input index and path as the manifest writes it).
+    static func listing(_ s: RecordingSource) -> [String: JSONValue] {
+        ["name": .string(s.name), "subject": .string(s.subject),
+         "files": .array(s.files.map { .object(["input_index": .int($0.inputIndex), "path": .string($0.manifestPath)]) })]
+    }
+
+    /// The digest of a run's plan: the SHA-256 of the compact JSON text (keys sorted, no
+    /// spaces, as motionprep writes JSON) of its recordings in canonical order,
+    /// `[{"files":[{"input_index":0,"path":"…"}],"name":"…","subject":"…"},…]`. Every worker
+    /// writes it; `merge` recomputes it from the union of the parts' recordings.
+    static func planSHA256(_ sources: [RecordingSource]) -> String {
+        var hasher = SHA256Hasher()
+        var text = "["
+        for (k, s) in sources.enumerated() {
+            if k > 0 { text += "," }
+            text += JSONValue.object(listing(s)).compact()
+            if text.utf8.count >= 1 << 16 {
+                hasher.update(Array(text.utf8))
+                text = ""
+            }
+        }
+        text += "]"
+        hasher.update(Array(text.utf8))
+        return hasher.finalizeHex()
+    }
 
     static func write(plan: RunPlan, worker: WorkerSlot, owned: [Int], failures: [(Int, String)], runInputs: [InputEntry],
                       staging: DatasetStaging, partition: PartitionSummary? = nil) throws {
@@ -28,11 +59,10 @@ enum PartManifest {
             "pipeline": .object(["file": .string(PathText.lastComponent(plan.spec.file)), "yaml": .string(yaml)]),
             // Only for `merge` to re-check the inputs where it can still reach them.
             "base_directory": .string(PathText.absolute(plan.spec.baseDirectory)),
-            "recordings": .array(plan.sources.map { s in
-                .object(["name": .string(s.name), "subject": .string(s.subject),
-                         "files": .array(s.files.map { .object(["input_index": .int($0.inputIndex), "path": .string($0.manifestPath)]) })])
+            "plan": .object(["recordings": .int(plan.sources.count), "sha256": .string(planSHA256(plan.sources))]),
+            "recordings": .array(owned.sorted().map { i in
+                .object(listing(plan.sources[i]).merging(["index": .int(i)]) { a, _ in a })
             }),
-            "owned": .array(owned.map { .int($0) }),
             "failures": .array(failures.map { .object(["recording": .int($0.0), "error": .string($0.1)]) }),
             "inputs": .array(runInputs.map(\.json)),
             "label_rows_ignored": plan.ignoredLabelRows?.json ?? .null,
@@ -50,8 +80,12 @@ enum PartManifest {
         var yaml: String
         var file: String
         var baseDirectory: String
-        var sources: [RecordingSource]
-        var owned: Set<Int>
+        /// The run's plan as the worker made it: its number of recordings and the digest of
+        /// their listing (``planSHA256(_:)``).
+        var planRecordings: Int
+        var planSHA256: String
+        /// This part's recordings with their index in the plan, in plan order.
+        var recordings: [(index: Int, source: RecordingSource)]
         var failures: [Int: String]
         var inputs: [InputEntry]
         /// What the worker's plan counted of the intervals file (nil without one).
@@ -109,24 +143,41 @@ enum PartManifest {
         }
         let version = try int(o["format_version"], "format_version", 0...Int(Int32.max), "a whole number")
         guard version == formatVersion else {
-            throw bad("format_version", "is \(version), but this motionprep reads parts of format \(formatVersion) only; rerun the worker with it")
+            let older = version == 2 ? " (format 2 listed every recording of the run in every part; format 3 lists only the part's own, beside a digest of the run's plan)" : ""
+            throw bad("format_version", "is \(version), but this motionprep reads parts of format \(formatVersion) only\(older); rerun the workers with it")
         }
         let workers = try int(o["workers"], "workers", 1...maxWorkers, "a whole number from 1 to \(maxWorkers)")
         let worker = try int(o["worker"], "worker", 0...(workers - 1), "a whole number from 0 to \(workers - 1) (`workers` is \(workers))")
         let hash = try string(o["pipeline_sha256"], "pipeline_sha256")
-        guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+        func isHex64(_ s: String) -> Bool {
+            s.utf8.count == 64 && s.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        }
+        guard isHex64(hash) else {
             throw bad("pipeline_sha256", "must be 64 lowercase hex digits, not \(show(.string(hash)))")
         }
         let pipeline = try object(o["pipeline"], "pipeline")
         let yaml = try string(pipeline["yaml"], "pipeline.yaml")
         let file = try string(pipeline["file"], "pipeline.file", nonEmpty: true)
         let base = try string(o["base_directory"], "base_directory", nonEmpty: true)
-        var sources: [RecordingSource] = []
+        let plan = try object(o["plan"], "plan")
+        let count = try int(plan["recordings"], "plan.recordings", 1...Int(Int32.max), "a whole number from 1 (the run's recordings)")
+        let planHash = try string(plan["sha256"], "plan.sha256")
+        guard isHex64(planHash) else { throw bad("plan.sha256", "must be 64 lowercase hex digits, not \(show(.string(planHash)))") }
+        // This part's recordings only, in plan order, each with its index in the plan.
+        var recordings: [(index: Int, source: RecordingSource)] = []
         var names = Set<String>()
         for (r, item) in try array(o["recordings"], "recordings").enumerated() {
             let rec = try object(item, "recordings[\(r)]")
+            let index = try int(rec["index"], "recordings[\(r)].index", 0...(count - 1), "a recording index from 0 to \(count - 1) (`plan.recordings` is \(count))")
+            if let previous = recordings.last, index <= previous.index {
+                throw bad("recordings[\(r)].index", "is \(index), after \(previous.index): a part lists its recordings once each, in plan order")
+            }
             let name = try string(rec["name"], "recordings[\(r)].name", nonEmpty: true)
             guard names.insert(name).inserted else { throw bad("recordings[\(r)].name", "repeats recording \(show(.string(name)))") }
+            let owner = RunPlan.worker(of: name, count: workers)
+            guard owner == worker else {
+                throw bad("recordings[\(r)]", "is recording `\(name)`, which belongs to worker \(owner)/\(workers), not \(worker)/\(workers)")
+            }
             let subject = try string(rec["subject"], "recordings[\(r)].subject")
             var files: [InputFile] = []
             for (f, fileItem) in try array(rec["files"], "recordings[\(r)].files").enumerated() {
@@ -137,24 +188,14 @@ enum PartManifest {
                 files.append(InputFile(inputIndex: index, path: p, manifestPath: p))
             }
             if files.isEmpty { throw bad("recordings[\(r)].files", "is empty; every recording has at least one file") }
-            sources.append(RecordingSource(name: name, subject: subject, files: files))
+            recordings.append((index, RecordingSource(name: name, subject: subject, files: files)))
         }
-        if sources.isEmpty { throw bad("recordings", "is empty; a run has at least one recording") }
-        let count = sources.count
-        var owned = Set<Int>()
-        for (k, item) in try array(o["owned"], "owned").enumerated() {
-            let i = try int(item, "owned[\(k)]", 0...(count - 1), "a recording index from 0 to \(count - 1)")
-            guard owned.insert(i).inserted else { throw bad("owned[\(k)]", "repeats recording index \(i)") }
-            let owner = RunPlan.worker(of: sources[i].name, count: workers)
-            guard owner == worker else {
-                throw bad("owned[\(k)]", "is recording `\(sources[i].name)`, which belongs to worker \(owner)/\(workers), not \(worker)/\(workers)")
-            }
-        }
+        let held = Set(recordings.map(\.index))
         var failures: [Int: String] = [:]
         for (k, item) in try array(o["failures"], "failures").enumerated() {
             let fo = try object(item, "failures[\(k)]")
             let i = try int(fo["recording"], "failures[\(k)].recording", 0...(count - 1), "a recording index from 0 to \(count - 1)")
-            guard owned.contains(i) else { throw bad("failures[\(k)].recording", "is recording \(i), which this part does not hold") }
+            guard held.contains(i) else { throw bad("failures[\(k)].recording", "is recording \(i), which this part does not hold") }
             guard failures[i] == nil else { throw bad("failures[\(k)].recording", "repeats recording index \(i)") }
             failures[i] = try string(fo["error"], "failures[\(k)].error", nonEmpty: true)
         }
@@ -178,13 +219,66 @@ enum PartManifest {
             }
         }
         return Part(directory: dir, worker: worker, workers: workers, pipelineSHA256: hash, yaml: yaml, file: file,
-                    baseDirectory: base, sources: sources, owned: owned, failures: failures, inputs: inputs,
+                    baseDirectory: base, planRecordings: count, planSHA256: planHash, recordings: recordings,
+                    failures: failures, inputs: inputs,
                     ignoredLabelRows: IgnoredLabelRows(json: o["label_rows_ignored"]), partition: partition)
     }
 
     /// A JSON value as a message shows it.
     private static func show(_ value: JSONValue?) -> String {
         value?.shown ?? "missing"
+    }
+
+    /// The run's recordings from the parts (one per worker, already checked to share the
+    /// pipeline, worker count and plan): each recording held by exactly one part, and all of
+    /// them together hashing to the plan's digest. O(recordings) in all, whatever the parts.
+    ///
+    /// - Returns: the recordings in plan order, and each one's worker.
+    /// - Throws: `.dataError` (65) naming the parts when a recording is held twice, none holds
+    ///   one, or the union is not the plan the workers recorded.
+    static func union(_ parts: [Part], byWorker: [Int: Part]) throws -> (sources: [RecordingSource], owner: [Int]) {
+        let first = parts[0]
+        let count = first.planRecordings
+        let workers = first.workers
+        let ordered = parts.sorted { $0.worker < $1.worker }
+        let listed = ordered.reduce(0) { $0 + $1.recordings.count }
+        func twice(_ index: Int, _ name: String, _ a: Int, _ b: Int) -> MotionError {
+            MotionError(.dataError, "recording `\(name)` (index \(index) of the plan) is held by two parts, \(byWorker[a]!.directory) and \(byWorker[b]!.directory); merge parts of one run only")
+        }
+        guard listed == count else {
+            // Every index is below `count` (checked when read), so more listed than planned
+            // means one held twice; fewer, one held by none. Found without a table of `count`
+            // entries, which a damaged count could make huge.
+            var holder: [Int: Int] = [:]
+            for p in ordered {
+                for r in p.recordings {
+                    if let other = holder.updateValue(p.worker, forKey: r.index) { throw twice(r.index, r.source.name, other, p.worker) }
+                }
+            }
+            var lost = 0
+            while holder[lost] != nil { lost += 1 }
+            var after = ""
+            if lost > 0, let w = holder[lost - 1], let p = byWorker[w], let r = p.recordings.first(where: { $0.index == lost - 1 }) {
+                after = ", the one after `\(r.source.name)`, which \(p.directory) holds"
+            }
+            throw MotionError(.dataError, "no part holds recording \(lost) of the run's \(count) (in plan order\(after)): the parts hold \(listed) recording(s) in all; a part.json was changed, or the parts come from different runs; rerun the workers")
+        }
+        var slots = [RecordingSource?](repeating: nil, count: count)
+        var owner = [Int](repeating: -1, count: count)
+        for p in ordered {
+            for r in p.recordings {
+                if owner[r.index] >= 0 { throw twice(r.index, r.source.name, owner[r.index], p.worker) }
+                owner[r.index] = p.worker
+                slots[r.index] = r.source
+            }
+        }
+        // As many listed as planned and none twice: every slot is filled.
+        let sources = slots.map { $0! }
+        let digest = planSHA256(sources)
+        guard digest == first.planSHA256 else {
+            throw MotionError(.dataError, "the recordings the \(workers) part(s) hold (\(count), from \(Text.bounded(ordered.lazy.map(\.directory)))) are not the run's plan: their listing hashes to \(digest.prefix(12))…, the workers recorded \(first.planSHA256.prefix(12))…; a part.json was changed, or the parts come from different runs; rerun the workers")
+        }
+        return (sources, owner)
     }
 }
 
@@ -201,6 +295,9 @@ extension PipelineRunner {
         let first = parts[0]
         for p in parts where p.pipelineSHA256 != first.pipelineSHA256 || p.workers != first.workers {
             throw MotionError(.dataError, "\(p.directory) was made by a different pipeline or worker count than \(first.directory) (pipeline \(p.pipelineSHA256.prefix(12))… of \(p.workers) workers vs \(first.pipelineSHA256.prefix(12))… of \(first.workers)); merge parts of one run only")
+        }
+        for p in parts where p.planSHA256 != first.planSHA256 || p.planRecordings != first.planRecordings {
+            throw MotionError(.dataError, "\(p.directory) was planned over other recordings than \(first.directory) (\(p.planRecordings) recording(s), plan digest \(p.planSHA256.prefix(12))… vs \(first.planRecordings), \(first.planSHA256.prefix(12))…): the workers found different input files; merge parts of one run only")
         }
         var byWorker: [Int: PartManifest.Part] = [:]
         for p in parts {
@@ -221,41 +318,31 @@ extension PipelineRunner {
             ? first.baseDirectory : "."
         let spec = try PipelineLoader.load(yaml: first.yaml, file: first.file, baseDirectory: base)
         for p in parts {
-            for (r, s) in p.sources.enumerated() {
-                if let f = s.files.firstIndex(where: { $0.inputIndex >= spec.inputs.count }) {
-                    throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName): `recordings[\(r)].files[\(f)].input_index` is \(s.files[f].inputIndex), but the pipeline has \(spec.inputs.count) input(s)")
+            for (r, s) in p.recordings.enumerated() {
+                if let f = s.source.files.firstIndex(where: { $0.inputIndex >= spec.inputs.count }) {
+                    throw MotionError(.dataError, "\(p.directory)/\(PartManifest.fileName): `recordings[\(r)].files[\(f)].input_index` is \(s.source.files[f].inputIndex), but the pipeline has \(spec.inputs.count) input(s)")
                 }
             }
         }
-        for p in parts where p.sources != first.sources {
-            throw MotionError(.dataError, "\(p.directory) lists other recordings (or other files for them) than \(first.directory): the workers found different input files; merge parts of one run only")
-        }
+        // The plan is the union of the parts' recordings: each held by exactly one part, and
+        // together hashing to the digest every worker recorded of its own plan.
+        let (sources, owner) = try PartManifest.union(parts, byWorker: byWorker)
         // merge reads no labels file: what the workers' plans counted of it comes from the parts.
-        var replanned = try RunPlan(spec: spec, sources: first.sources, readLabels: false)
+        var replanned = try RunPlan(spec: spec, sources: sources, readLabels: false)
         replanned.ignoredLabelRows = first.ignoredLabelRows
         let plan = replanned
         guard plan.pipelineSHA256 == first.pipelineSHA256 else {
             throw MotionError(.dataError, "the pipeline stored in \(first.directory) no longer hashes to its recorded value; the part is damaged")
         }
         let partsByWorker = byWorker
-        var ownerOf = [Int](repeating: -1, count: plan.sources.count)
-        for p in parts {
-            for i in p.owned {
-                if ownerOf[i] >= 0 {
-                    throw MotionError(.dataError, "recording `\(plan.sources[i].name)` is held by two parts, \(byWorker[ownerOf[i]]!.directory) and \(p.directory); merge parts of one run only")
-                }
-                ownerOf[i] = p.worker
-            }
-        }
-        let owner = ownerOf
-        if let lost = owner.firstIndex(of: -1) {
-            throw MotionError(.dataError, "no part holds recording `\(plan.sources[lost].name)`; the parts are incomplete")
-        }
         // The run-wide inputs (labels, layout files): the parts must agree, and where the files
         // can still be reached they must be unchanged.
         let runInputs = try DatasetWriter.manifestInputs(parts.flatMap(\.inputs))
+        // Each such file once (every part lists the same ones): hashing a labels file again
+        // for every part would make merge grow with parts × labels.
+        var checked = Set<String>()
         for p in parts {
-            for e in p.inputs { try checkReachable(e, part: p) }
+            for e in p.inputs where checked.insert(PathText.join(p.baseDirectory, e.path)).inserted { try checkReachable(e, part: p) }
         }
         if spec.output.partitioned || spec.output.type == .createml {
             return try mergePartitioned(outputDirectory: outputDirectory, parts: parts, plan: plan, runInputs: runInputs, options: options)

@@ -10,6 +10,43 @@ import MotionResample
 // file read whole and sorted once, and a small recording's blocks kept from its first read and
 // replayed by the later passes (`StreamingRecording`).
 
+/// The order in which a recording's files are read, the same for `run` (`StreamingRecording`)
+/// and `inspect` (`StreamedInspection`): always a block of the file furthest behind in time, so
+/// that the streams and label events of several files arrive nearly in time order. A file that
+/// gave no time yet comes first; then the one whose latest time (of any stream or label event
+/// it gave) is earliest; on a tie, the first file.
+struct FileInterleave {
+    private var progress: [Double?]
+    private var done: [Bool]
+
+    init(files: Int) {
+        progress = [Double?](repeating: nil, count: files)
+        done = [Bool](repeating: false, count: files)
+    }
+
+    /// The file to read a block from next; nil once every file has ended.
+    func next() -> Int? {
+        var pick: Int?
+        for r in progress.indices where !done[r] {
+            guard let p = pick else { pick = r; continue }
+            if progress[r] == nil && progress[p] != nil { pick = r; continue }
+            if let a = progress[r], let b = progress[p], a < b { pick = r }
+        }
+        return pick
+    }
+
+    /// File `r` gave `block`.
+    mutating func advance(_ r: Int, by block: IngestBlock) {
+        var latest = progress[r] ?? -Double.infinity
+        for stream in block.streams { if let t = stream.times.last, t > latest { latest = t } }
+        for e in [block.rowLabels, block.markers] { if let t = e.times.last, t > latest { latest = t } }
+        if latest > -Double.infinity { progress[r] = latest }
+    }
+
+    /// File `r` has ended.
+    mutating func end(_ r: Int) { done[r] = true }
+}
+
 /// A file of a `sort: true` input, read to its end with its block reader (the blocks' columns
 /// joined) and each kept stream stable-sorted by time (docs/inputs.md, "Bad rows and time order":
 /// equal times keep the last sample, counted). Sorting needs the whole stream, so these streams

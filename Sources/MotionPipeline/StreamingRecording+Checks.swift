@@ -49,10 +49,9 @@ extension StreamingRecording {
         for s in grid.streams.indices { grid.streams[s].checkOnly = true }
         for (r, file) in source.files.enumerated() {
             guard let reader = try openReader(file, index: r) else { continue }
-            var progress: Double?
             while let block = try reader.next() {
                 if isCancelled() { throw RunInterrupted(message: "") }
-                try take(block, from: r, file: file, progress: &progress)
+                try take(block, from: r, file: file)
             }
             try _KeptFileReader.iio(reader)?.requireWholeScan()
             if let iio = _KeptFileReader.iio(reader) {

@@ -130,6 +130,9 @@ final class StreamingRecording {
     /// `output.type: createml`: the valid rows of `x` as they settle (the chain's `rowListener`).
     /// The label events are then kept whole, for each row's class at the end.
     var rowCollector: _RowCollector?
+    /// The recording's memory reservation: the estimate it started with, plus what the chain's
+    /// held segment and the collected rows grow to.
+    let reservation: _Reservation
 
     init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
@@ -158,7 +161,9 @@ final class StreamingRecording {
         chain = WindowChain(windowPlan: windowPlan, channelCount: layout.channelNames.count, transforms: layout.transforms,
                             rateHz: spec.resample.rateHz, holdsSegments: spec.transformsLookahead == .segment,
                             windowValueLimit: valueLimit)
-        chain.reserve = { try reserve(reserved + $0) }
+        let reservation = _Reservation(base: reserved, reserve: reserve)
+        self.reservation = reservation
+        chain.reserve = { try reservation.set(chain: $0) }
         streamFile = Array(repeating: nil, count: layout.sensors.count)
         streamInput = Array(repeating: nil, count: layout.sensors.count)
         givers = Array(repeating: [], count: layout.sensors.count)
@@ -248,9 +253,9 @@ final class StreamingRecording {
     /// Reads every file and pushes it through the stages (windows to `writer`; none without
     /// one); the recording's drop reason (`too_few_samples`) or nil.
     func stream(writer: RecordWriter?, isCancelled: () -> Bool, bytesRead: (Int) -> Void) throws -> String? {
-        var readers: [(reader: IngestBlockReader, file: InputFile, done: Bool, progress: Double?)] = []
+        var readers: [(reader: IngestBlockReader, file: InputFile)] = []
         for (r, file) in source.files.enumerated() {
-            if let reader = try openReader(file, index: r) { readers.append((reader, file, false, nil)) }
+            if let reader = try openReader(file, index: r) { readers.append((reader, file)) }
         }
         if chain.observer != nil, fixedTrack == nil, labelTrack == nil, spec.labels != nil {
             timelineEvents = StreamedInspection.EventFold(sources: readers.count)
@@ -258,23 +263,17 @@ final class StreamingRecording {
         keptFiles = [:]  // the readers hold what they replay
         keepBlocks = false  // a later extra pass (T0's) reads the files again
         var readerBytes = [Int](repeating: 0, count: readers.count)
-        while true {
-            // The file furthest behind in time (one that gave no sample yet first).
-            var pick: Int?
-            for r in readers.indices where !readers[r].done {
-                guard let p = pick else { pick = r; continue }
-                if readers[r].progress == nil && readers[p].progress != nil { pick = r; continue }
-                if let a = readers[r].progress, let b = readers[p].progress, a < b { pick = r }
-            }
-            guard let r = pick else { break }
+        var order = FileInterleave(files: readers.count)
+        while let r = order.next() {
             if isCancelled() { throw RunInterrupted(message: "") }
             let ready = chain.ready.count
             if let block = try readers[r].reader.next() {
-                try take(block, from: r, file: readers[r].file, progress: &readers[r].progress)
+                order.advance(r, by: block)
+                try take(block, from: r, file: readers[r].file)
                 readerBytes[r] = block.bytesRead
                 report(readerBytes.reduce(0, +), to: bytesRead)
             } else {
-                readers[r].done = true
+                order.end(r)
                 timelineEvents?.end(source: r)
                 rowsDropped.add(readers[r].reader.rowsDropped)
                 try _KeptFileReader.iio(readers[r].reader)?.requireWholeScan()
@@ -290,6 +289,7 @@ final class StreamingRecording {
             }
             try label(count: ready, writer: writer)
             try emit(final: false, writer: writer)
+            try reserveRows()
         }
         // Every file has ended; their warnings in file order.
         for r in readers { warnings += r.reader.warnings }
@@ -318,8 +318,16 @@ final class StreamingRecording {
             }
             try label(count: chain.ready.count, writer: writer)
             try flush(writer: writer)
+            try reserveRows()
         }
         return dropped
+    }
+
+    /// Collected rows are held until the writer takes the recording: they count in its memory
+    /// reservation (the run's `MemoryBudget`), in steps of 2^18 values (1 MiB).
+    func reserveRows() throws {
+        guard let rows = rowCollector?.values4, rows > reservation.rows else { return }
+        try reservation.set(rows: rows + (1 << 18))
     }
 
     /// The grid's resource limit (`ResourceLimits.checkGrid`), from each stream's earliest
@@ -366,7 +374,7 @@ final class StreamingRecording {
 
     // MARK: - Input
 
-    func take(_ block: IngestBlock, from reader: Int, file: InputFile, progress: inout Double?) throws {
+    func take(_ block: IngestBlock, from reader: Int, file: InputFile) throws {
         rowsRead += block.rowsRead
         for raw in block.streams {
             guard let s = streamIndex(raw, file) else { continue }
@@ -381,7 +389,6 @@ final class StreamingRecording {
             streamFile[s] = reader
             streamInput[s] = file
             grid.streams[s].append(name: raw.name, times: raw.times, channels: raw.channels, lines: raw.lines)
-            if let last = raw.times.last { progress = Swift.max(progress ?? last, last) }
         }
         if !checking, fixedTrack == nil, labelTrack == nil, let labels = spec.labels {
             let events = labels.from == .markers ? block.markers : block.rowLabels
@@ -546,6 +553,8 @@ final class _RowCollector {
     let channels: Int
     private(set) var points: [Int] = []
     private(set) var values: [Float] = []
+    /// What the rows hold, in 4-byte values (a point index takes two).
+    var values4: Int { points.count * 2 + values.count }
 
     init(channels: Int) { self.channels = channels }
 
@@ -555,5 +564,31 @@ final class _RowCollector {
             points.append(first + i)
             values.append(contentsOf: rows[(i * C)..<((i + 1) * C)])
         }
+    }
+}
+
+/// A streamed recording's memory reservation, in values (`MemoryBudget`): its starting
+/// estimate plus what may grow while it runs, each part set to its latest size.
+final class _Reservation {
+    let base: Int
+    private let reserve: (Int) throws -> Void
+    private(set) var chain = 0
+    private(set) var rows = 0
+
+    init(base: Int, reserve: @escaping (Int) throws -> Void) {
+        self.base = base
+        self.reserve = reserve
+    }
+
+    /// The chain holds a zero-phase segment of `values`.
+    func set(chain values: Int) throws {
+        chain = values
+        try reserve(base + chain + rows)
+    }
+
+    /// Collected rows take `values`.
+    func set(rows values: Int) throws {
+        rows = values
+        try reserve(base + chain + rows)
     }
 }

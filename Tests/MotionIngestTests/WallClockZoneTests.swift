@@ -54,6 +54,25 @@ import Testing
         #expect(z.utc(wall: 1_000_000.5, previous: nil) == (1_000_000.5 - 19_800, .plain))
     }
 
+    /// Two changes a day apart are both kept (Samoa skipped a whole day in 2011; a zone may
+    /// change twice within days); only a change inside the one before it (closer than the two
+    /// offset changes together, which no real zone has) replaces it.
+    @Test func changesDaysApartAreKeptAndOnlyOverlappingOnesMerge() {
+        let t0: Int64 = 1_700_000_000
+        let z = WallClockZone(name: "Test/TwoDays", initialOffset: 0,
+                              transitions: [(t0, 3600), (t0 + 86_400, 0)])
+        // One day at +1 h, between two ordinary changes.
+        #expect(z.utc(wall: Double(t0 + 43_200 + 3600), previous: nil) == (Double(t0 + 43_200), .plain))
+        #expect(z.utc(wall: Double(t0 + 2 * 86_400), previous: nil) == (Double(t0 + 2 * 86_400), .plain))
+        #expect(z.utc(wall: Double(t0 + 86_400 + 1800), previous: nil).kind == .fold(second: false))
+        // +1 h, then −1 h of that only 30 minutes later: the periods would overlap by more than
+        // one change, so the second replaces the first (the table stays a sequence of folds and gaps).
+        let m = WallClockZone(name: "Test/Overlap", initialOffset: 0,
+                              transitions: [(t0, 3600), (t0 + 1800, -3600)])
+        #expect(m.starts == [t0 + 1800] && m.offsets == [0, -3600])
+        #expect(m.utc(wall: Double(t0 + 7200 - 3600), previous: nil) == (Double(t0 + 7200), .plain))
+    }
+
     @Test func notesNameTheFirstLineOfEachKind() {
         var n = WallClockNotes()
         n.add(.plain, wall: 0, line: 2)

@@ -20,6 +20,16 @@ import Testing
         #expect(try JSONParser.parse(text: v.compact()) == v)
     }
 
+    /// The writer's strings, byte for byte: appended whole when nothing needs an escape, and
+    /// otherwise `\"`, `\\`, `\n`, `\r`, `\t` and `\u00XX` for the other control characters,
+    /// everything else (non-ASCII included) as it is.
+    @Test func writesStringsWithTheirEscapes() {
+        #expect(JSONValue.string("plain é 😀 / path").compact() == "\"plain é 😀 / path\"")
+        #expect(JSONValue.string("q\"b\\n\nr\rt\tb\u{8}f\u{c}x\u{1f}é").compact()
+                == #""q\"b\\n\nr\rt\tb\u0008f\u000cx\u001fé""#)
+        #expect(JSONValue.object(["k\u{1}": .string("")]).compact() == #"{"k\u0001":""}"#)
+    }
+
     @Test(arguments: [
         ("", 1, 1, "expected a value, found the end of the text"),
         ("{\"a\": 1,}", 1, 9, "expected a key in double quotes, found `}`"),

@@ -276,3 +276,32 @@ def test_the_python_package_refuses_it_saying_why(outputs):
     env = dict(os.environ, PYTHONPATH=str(REPO / "python/src"))
     out = subprocess.run([sys.executable, "-c", code, str(outputs / "cml")], env=env, capture_output=True, text=True, check=True)
     assert "a Create ML folder (storage 'createml')" in out.stdout
+
+
+def test_collected_rows_count_in_the_memory_budget(outputs, tmp_path):
+    """A createml recording holds its rows until the writer takes them (a week of a wrist device
+    at 100 Hz is over a gigabyte), so they are reserved in the run's memory budget
+    (docs/hardening.md §3): with one job and a budget larger than any recording, the peak
+    reservation of the createml run exceeds the hdf5 run's by at least the rows it wrote
+    (a CSV row is C values and its grid point two), and the bytes do not change."""
+    import os
+    import re
+    import subprocess
+    from conftest import BIN
+    peaks = {}
+    for name in ("h5", "cml"):
+        env = {**os.environ, "MOTIONPREP_TEST_MEMORY_BUDGET": str(1 << 30)}
+        p = subprocess.run([BIN, "run", outputs / f"{name}.yaml", "--jobs", "1", "--quiet", "--out", tmp_path / name],
+                           capture_output=True, text=True, env=env)
+        assert p.returncode == 0, p.stderr
+        peaks[name] = int(re.search(r"test hook: memory budget peak (\d+) of", p.stderr).group(1))
+    assert tree(tmp_path / "cml") == tree(outputs / "cml")
+    # The largest recording's rows: its CSVs, over every split and class.
+    rows_by_recording = {}
+    for f in (outputs / "cml").glob("*/*/*.csv"):
+        header, rows = read_csv(f)
+        recording = f.stem.rsplit("__", 1)[0]
+        rows_by_recording[recording] = rows_by_recording.get(recording, 0) + len(rows)
+        C = len(header) - 1
+    most = max(rows_by_recording.values())
+    assert peaks["cml"] - peaks["h5"] >= most * (C + 2), (peaks, most)

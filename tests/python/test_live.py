@@ -193,16 +193,18 @@ def test_replaying_every_recording_gives_the_dataset_bit_for_bit(replay_bin, dat
     assert emitted == matched + dropped.get("below_min_fraction", 0) + dropped.get("no_label", 0)
 
 
-def test_a_recording_of_two_files_and_a_1_hz_stream_bit_for_bit(replay_bin, tmp_path):
+@pytest.mark.parametrize("named", [False, True], ids=["as-shipped", "sensor-named"])
+def test_a_recording_of_two_files_and_a_1_hz_stream_bit_for_bit(replay_bin, tmp_path, named):
     """datasets/stairs: each recording is two csv files (Accelerometer.csv at ~100 Hz in g, Barometer.csv at 1 Hz,
     17-18 samples: fewer than the 256 intervals the filter is designed from, so the live library holds it until
     the end), replayed with jitter as two streams of a phone. Every window is the dataset's, bit for bit. The
-    pipeline is pipelines/stairs.yaml with each input's stream named (`sensor:`): a chain stream named `{stem}`
-    carries the default settings only (docs/dataset-format.md), so the live library could not run the 1 Hz
-    stream's `previous` and `max_gap_s: 1.5` from it."""
+    pipeline is pipelines/stairs.yaml as shipped, whose streams are named by their files (`{stem}`): every file
+    of an input has the same stem, so the chain names each stream by it, with the 1 Hz stream's own `previous`
+    and `max_gap_s: 1.5` (docs/dataset-format.md, "The processing chain"); and the same with `sensor:` names."""
     text = (ROOT / "pipelines" / "stairs.yaml").read_text().replace("../datasets/", f"{ROOT}/datasets/")
-    text = text.replace("    recording:", "    sensor: SENSOR\n    recording:", 2)
-    text = text.replace("SENSOR", "Accelerometer", 1).replace("SENSOR", "Barometer", 1)
+    if named:
+        text = text.replace("    recording:", "    sensor: SENSOR\n    recording:", 2)
+        text = text.replace("SENSOR", "Accelerometer", 1).replace("SENSOR", "Barometer", 1)
     (tmp_path / "stairs.yaml").write_text(text)
     dataset = tmp_path / "stairs"
     motionprep("run", tmp_path / "stairs.yaml", "--quiet", "--out", dataset)
@@ -279,6 +281,35 @@ def test_the_library_needs_no_hdf5_zstd_yaml_or_libcrypto():
                        "CKissFFT"}
     # No target of the package uses unsafe flags (another package could not depend on it).
     assert "unsafeFlags" not in (ROOT / "Package.swift").read_text().replace("no `unsafeFlags`", "")
+
+
+def test_a_stem_stream_whose_files_get_other_settings_is_warned_about(tmp_path):
+    """One `{stem}` stream whose files have two names, one with its own resampling override: the
+    dataset resamples each file by its name, but the chain can record one setting per stream, so
+    the run says which files the live library would not reproduce, and the chain keeps `{stem}`
+    with the default's settings (which `validate` checks against the resolved pipeline)."""
+    for rec in ["r1", "r2"]:
+        (tmp_path / "data" / rec).mkdir(parents=True)
+        for name in ["Slow", "Fast"]:
+            rows = "\n".join(f"{i * 0.02:.2f},{i % 7}" for i in range(600))
+            (tmp_path / "data" / rec / f"{name}.csv").write_text("t,v\n" + rows + "\n")
+    (tmp_path / "p.yaml").write_text("""version: 1
+name: stems
+inputs:
+  - type: csv
+    paths: ["data/*/Slow.csv", "data/r1/Fast.csv"]
+    time: {column: t, unit: s}
+    channels: {v: v}
+resample: {rate_hz: 25, method: {default: linear, Slow: previous}}
+window: {length_s: 2}
+split: {by: recording, fractions: {train: 1, validation: 0, test: 0}}
+output: {type: hdf5, path: out}
+""")
+    proc = motionprep("run", tmp_path / "p.yaml", cwd=tmp_path)
+    assert "files named `Slow` of stream `{stem}` (channels v) are resampled with previous" in proc.stderr + proc.stdout
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert [(s["name"], s["method"]) for s in manifest["chain"]["streams"]] == [("{stem}", "linear")]
+    assert motionprep("validate", tmp_path / "out").returncode == 0
 
 
 @pytest.mark.parametrize("transforms", ["", UCI], ids=["walk", "uci-har-style"])

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import BIN, motionprep
+from reference import stable_hash
 
 BASE = """\
 version: 1
@@ -201,6 +202,111 @@ def test_merge_refuses_a_missing_repeated_foreign_or_damaged_part_and_moves_noth
     data.write_bytes(saved)
     assert {p: tree(p) for p in parts} == before
     motionprep("merge", out, *parts, "--quiet")
+    assert motionprep("validate", out, check=False).returncode == 0
+
+
+def plan_parts(work, yaml, n, name, root=None):
+    """Worker parts of `yaml` (under `root`, default `work`), into work/NAME/pI."""
+    root = root or work
+    parts = []
+    for i in range(n):
+        out = work / name / f"p{i}"
+        motionprep("run", root / yaml, "--worker", f"{i}/{n}", "--out", out, "--quiet")
+        parts.append(out)
+    return parts
+
+
+def plan_digest(recordings):
+    """docs/scale.md, "The plan's digest": SHA-256 of the compact, key-sorted JSON listing."""
+    listing = [{k: r[k] for k in ("files", "name", "subject")} for r in recordings]
+    text = json.dumps(listing, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def rewrite_part(part: Path, change):
+    """Edits part.json and writes its new SHA-256, so the field checks (not the digest) decide."""
+    o = json.loads((part / "part.json").read_text())
+    change(o)
+    text = json.dumps(o, indent=2) + "\n"
+    (part / "part.json").write_text(text)
+    (part / "part.json.sha256").write_text(hashlib.sha256(text.encode()).hexdigest() + "  part.json\n")
+
+
+@pytest.mark.parametrize("yaml", ["hdf5-p.yaml", "hdf5.yaml"])
+def test_each_part_lists_only_its_own_recordings_and_the_plans_digest(work, yaml):
+    n = 3
+    parts = plan_parts(work, yaml, n, f"own-{yaml}")
+    manifest = json.loads((work / "hdf5-reference" / "manifest.json").read_text())
+    jsons = [json.loads((p / "part.json").read_text()) for p in parts]
+    union = []
+    for i, o in enumerate(jsons):
+        assert o["format_version"] == 3 and "owned" not in o
+        # Only its own: every recording it lists hashes to this worker (FNV-1a-64 + splitmix64).
+        assert all(stable_hash(r["name"]) % n == i for r in o["recordings"]), o["recordings"]
+        assert [r["index"] for r in o["recordings"]] == sorted(r["index"] for r in o["recordings"])
+        union += o["recordings"]
+    # N parts list the run's recordings once in all, not N times.
+    assert len(union) == len(manifest["recordings"]) == 18
+    assert sorted(r["name"] for r in union) == sorted(manifest["recordings"])
+    assert sorted(r["index"] for r in union) == list(range(18))
+    union.sort(key=lambda r: r["index"])
+    # Plan order is canonical: (subject, name) by UTF-8 bytes.
+    assert union == sorted(union, key=lambda r: (r["subject"].encode(), r["name"].encode()))
+    for o in jsons:
+        assert o["plan"] == {"recordings": 18, "sha256": plan_digest(union)}
+
+
+@pytest.mark.parametrize("yaml", ["hdf5-p.yaml", "hdf5.yaml"])
+def test_merge_refuses_parts_whose_recordings_are_not_the_plan(work, tmp_path, yaml):
+    parts = plan_parts(work, yaml, 2, f"notplan-{yaml}")
+    before = {p: tree(p) for p in parts}
+    out = tmp_path / "merged"
+    # A foreign part: worker 1 of the same pipeline over one more recording.
+    other = tmp_path / "other"
+    (other / "data").mkdir(parents=True)
+    for f in (work / "data").rglob("*"):
+        if f.is_file():
+            (other / f.relative_to(work)).parent.mkdir(parents=True, exist_ok=True)
+            os.link(f, other / f.relative_to(work))
+    extra = sorted((work / "data").rglob("*.csv"))[0]
+    (other / "data" / "zz-extra").mkdir()
+    (other / "data" / "zz-extra" / extra.name).write_bytes(extra.read_bytes())
+    (other / yaml).write_text((work / yaml).read_text())
+    foreign = plan_parts(tmp_path, yaml, 2, "foreign", root=other)
+    p = motionprep("merge", out, parts[0], foreign[1], check=False)
+    assert p.returncode == 65, p.stderr
+    assert f"{foreign[1]} was planned over other recordings than {parts[0]}" in p.stderr
+    assert "19 recording(s)" in p.stderr and "the workers found different input files" in p.stderr
+    assert not out.exists() and not Path(str(out) + ".partial").exists()
+
+    # A recording missing from its part (part.json edited, its checksum rewritten).
+    copies = []
+    for q in parts:
+        subprocess.run(["cp", "-a", str(q), str(tmp_path / q.name)], check=True)
+        copies.append(tmp_path / q.name)
+    held = {i: json.loads((q / "part.json").read_text())["recordings"] for i, q in enumerate(copies)}
+    lost = held[1][1]
+    rewrite_part(copies[1], lambda o: o["recordings"].remove(lost))
+    p = motionprep("merge", out, *copies, check=False)
+    assert p.returncode == 65, p.stderr
+    before_lost = {r["index"]: (i, r["name"]) for i, rs in held.items() for r in rs}[lost["index"] - 1]
+    assert f"no part holds recording {lost['index']} of the run's 18" in p.stderr, p.stderr
+    assert f"the one after `{before_lost[1]}`, which {copies[before_lost[0]]} holds" in p.stderr, p.stderr
+    assert not out.exists()
+
+    # A recording index held by two parts: part 1 claims one of part 0's indices.
+    rewrite_part(copies[1], lambda o: o["recordings"].insert(1, lost))
+    taken = next(r["index"] for r in held[0] if r["index"] < held[1][1]["index"])
+    rewrite_part(copies[1], lambda o: o["recordings"][0].update(index=taken))
+    p = motionprep("merge", out, *copies, check=False)
+    assert p.returncode == 65, p.stderr
+    assert f"(index {taken} of the plan) is held by two parts, {copies[0]} and {copies[1]}" in p.stderr, p.stderr
+    assert not out.exists()
+
+    # Put back, the same copies merge, and the originals were never touched.
+    rewrite_part(copies[1], lambda o: o["recordings"][0].update(index=held[1][0]["index"]))
+    assert {p: tree(p) for p in parts} == before
+    motionprep("merge", out, *copies, "--quiet")
     assert motionprep("validate", out, check=False).returncode == 0
 
 

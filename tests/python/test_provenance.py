@@ -345,37 +345,48 @@ def edit_part(part: Path, change):
     (part / "part.json.sha256").write_text(hashlib.sha256(text.encode()).hexdigest() + "  part.json\n")
 
 
-def other_worker_recording(o):
-    """An index of a recording that worker 0 does not hold."""
-    return next(i for i in range(len(o["recordings"])) if i not in o["owned"])
+def other_worker_recording(other):
+    """A recording of worker 1 (from its part.json `other`), which worker 0 does not hold."""
+    return other["recordings"][0]
 
 
+def add_recording(o, rec):
+    """Puts `rec` among o's recordings in plan order (so the index order is not what refuses it)."""
+    o["recordings"] = sorted(o["recordings"] + [rec], key=lambda r: r["index"])
+
+
+# Each case edits part 0's part.json (given part 1's as `other`) and names the field refused.
 BAD_FIELDS = {
-    "workers negative": (lambda o: o.update(workers=-3), "`workers`"),
-    "workers zero": (lambda o: o.update(workers=0), "`workers`"),
-    "workers absurd": (lambda o: o.update(workers=10**12), "`workers`"),
-    "workers a string": (lambda o: o.update(workers="2"), "`workers`"),
-    "workers fractional": (lambda o: o.update(workers=2.5), "`workers`"),
-    "worker out of range": (lambda o: o.update(worker=2), "`worker`"),
-    "worker negative": (lambda o: o.update(worker=-1), "`worker`"),
-    "format_version old": (lambda o: o.update(format_version=1), "`format_version`"),
-    "pipeline_sha256": (lambda o: o.update(pipeline_sha256="xyz"), "`pipeline_sha256`"),
-    "pipeline missing": (lambda o: o.pop("pipeline"), "`pipeline`"),
-    "recordings empty": (lambda o: o.update(recordings=[]), "`recordings`"),
-    "recording name empty": (lambda o: o["recordings"][0].update(name=""), "`recordings[0].name`"),
-    "recording name repeated": (lambda o: o["recordings"][1].update(name=o["recordings"][0]["name"]), "`recordings[1].name`"),
-    "recording files empty": (lambda o: o["recordings"][0].update(files=[]), "`recordings[0].files`"),
-    "input_index negative": (lambda o: o["recordings"][0]["files"][0].update(input_index=-1), "input_index"),
-    "input_index past the inputs": (lambda o: o["recordings"][0]["files"][0].update(input_index=7), "input_index"),
-    "owned out of range": (lambda o: o["owned"].append(10**6), "`owned["),
-    "owned negative": (lambda o: o["owned"].append(-1), "`owned["),
-    "owned repeated": (lambda o: o["owned"].append(o["owned"][0]), "`owned["),
-    "owned another worker's": (lambda o: o["owned"].append(other_worker_recording(o)), "`owned["),
-    "owned not a list": (lambda o: o.update(owned=5), "`owned`"),
-    "failure out of range": (lambda o: o.update(failures=[{"recording": 99, "error": "x"}]), "`failures[0].recording`"),
-    "failure not held": (lambda o: o.update(failures=[{"recording": other_worker_recording(o), "error": "x"}]),
+    "workers negative": (lambda o, other: o.update(workers=-3), "`workers`"),
+    "workers zero": (lambda o, other: o.update(workers=0), "`workers`"),
+    "workers absurd": (lambda o, other: o.update(workers=10**12), "`workers`"),
+    "workers a string": (lambda o, other: o.update(workers="2"), "`workers`"),
+    "workers fractional": (lambda o, other: o.update(workers=2.5), "`workers`"),
+    "worker out of range": (lambda o, other: o.update(worker=2), "`worker`"),
+    "worker negative": (lambda o, other: o.update(worker=-1), "`worker`"),
+    "format_version old": (lambda o, other: o.update(format_version=1), "`format_version`"),
+    "format_version 2": (lambda o, other: o.update(format_version=2), "rerun the workers"),
+    "pipeline_sha256": (lambda o, other: o.update(pipeline_sha256="xyz"), "`pipeline_sha256`"),
+    "pipeline missing": (lambda o, other: o.pop("pipeline"), "`pipeline`"),
+    "plan missing": (lambda o, other: o.pop("plan"), "`plan`"),
+    "plan recordings zero": (lambda o, other: o["plan"].update(recordings=0), "`plan.recordings`"),
+    "plan recordings absurd": (lambda o, other: o["plan"].update(recordings=10**12), "`plan.recordings`"),
+    "plan sha256": (lambda o, other: o["plan"].update(sha256="A" * 64), "`plan.sha256`"),
+    "recordings not a list": (lambda o, other: o.update(recordings=5), "`recordings`"),
+    "recording name empty": (lambda o, other: o["recordings"][0].update(name=""), "`recordings[0].name`"),
+    "recording name repeated": (lambda o, other: o["recordings"][1].update(name=o["recordings"][0]["name"]), "`recordings[1].name`"),
+    "recording files empty": (lambda o, other: o["recordings"][0].update(files=[]), "`recordings[0].files`"),
+    "input_index negative": (lambda o, other: o["recordings"][0]["files"][0].update(input_index=-1), "input_index"),
+    "input_index past the inputs": (lambda o, other: o["recordings"][0]["files"][0].update(input_index=7), "input_index"),
+    "index missing": (lambda o, other: o["recordings"][0].pop("index"), "`recordings[0].index`"),
+    "index past the plan": (lambda o, other: o["recordings"][-1].update(index=o["plan"]["recordings"]), "`plan.recordings` is"),
+    "index negative": (lambda o, other: o["recordings"][0].update(index=-1), "`recordings[0].index`"),
+    "index repeated": (lambda o, other: o["recordings"][1].update(index=o["recordings"][0]["index"]), "`recordings[1].index`"),
+    "another worker's recording": (lambda o, other: add_recording(o, other_worker_recording(other)), "belongs to worker 1/2"),
+    "failure out of range": (lambda o, other: o.update(failures=[{"recording": 99, "error": "x"}]), "`failures[0].recording`"),
+    "failure not held": (lambda o, other: o.update(failures=[{"recording": other_worker_recording(other)["index"], "error": "x"}]),
                          "`failures[0].recording`"),
-    "inputs entry": (lambda o: o.update(inputs=[{"path": "intervals.csv"}]), "`inputs[0]`"),
+    "inputs entry": (lambda o, other: o.update(inputs=[{"path": "intervals.csv"}]), "`inputs[0]`"),
 }
 
 
@@ -388,11 +399,15 @@ def test_merge_refuses_parts_that_read_an_input_with_different_contents(mc_parts
     assert not (tmp_path / "merged").exists()
 
 
-def test_merge_refuses_parts_that_list_other_recordings(mc_parts, tmp_path):
+def test_merge_refuses_parts_whose_recordings_are_not_the_plan(mc_parts, tmp_path):
+    # A recording changed in one part: all parts still agree on the plan's digest, but the
+    # union of their recordings no longer hashes to it.
     parts = copy_parts(mc_parts, tmp_path)
     edit_part(parts[1], lambda o: o["recordings"][0].update(subject="someone-else"))
     p = motionprep("merge", tmp_path / "merged", *parts, check=False)
-    assert p.returncode == 65 and "lists other recordings" in p.stderr, p.stderr
+    assert p.returncode == 65 and "are not the run's plan" in p.stderr, p.stderr
+    assert str(parts[0]) in p.stderr and str(parts[1]) in p.stderr
+    assert not (tmp_path / "merged").exists()
 
 
 def test_validate_checks_the_role_of_inputs(work, tmp_path):
@@ -407,7 +422,8 @@ def test_validate_checks_the_role_of_inputs(work, tmp_path):
 def test_merge_checks_every_field_of_part_json(mc_parts, tmp_path, case):
     parts = copy_parts(mc_parts, tmp_path)
     change, field = BAD_FIELDS[case]
-    edit_part(parts[0], change)
+    other = json.loads((parts[1] / "part.json").read_text())
+    edit_part(parts[0], lambda o: change(o, other))
     p = motionprep("merge", tmp_path / "merged", *parts, check=False)
     assert p.returncode == 65, (p.returncode, p.stderr)
     assert "part.json" in p.stderr and field in p.stderr, p.stderr

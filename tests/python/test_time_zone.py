@@ -10,6 +10,8 @@ at +05:30; a device whose clock was not set forward writes times that never occu
 reported; the refusals name the key or the field.
 """
 import json
+import re
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -189,3 +191,29 @@ def test_a_cwa_device_on_local_time(tmp_path):
     (tmp_path / "bad.yaml").write_text(CWA.format(time="    time: {zone: Asia/Kolkata, unit: s}\n", out="bad"))
     proc = motionprep("run", tmp_path / "bad.yaml", check=False)
     assert proc.returncode == 78 and "unit" in proc.stderr, proc.stderr
+
+
+def test_androsensor_local_date_column_read_as_csv_with_a_zone(tmp_path):
+    """The presets read clocks that are not wall time (docs/inputs.md, "Local wall time"), so a
+    preset takes no `time`; AndroSensor's local date column is read through `type: csv` with a
+    `format` and `zone`, as the docs' pipeline does, and the first window starts at the UTC
+    instant zoneinfo gives for the file's first date."""
+    motionprep("synth", "--out", tmp_path / "andro", "--format", "androsensor", "--subjects", "1",
+               "--recordings", "1", "--minutes", "1")
+    text = Path(__file__).resolve().parents[2].joinpath("docs/inputs.md").read_text()
+    block = re.search(r"```yaml\n(version: 1\nname: androsensor-local-time\n.*?)```", text, re.S).group(1)
+    (tmp_path / "p.yaml").write_text(block)
+    proc = motionprep("run", tmp_path / "p.yaml", cwd=tmp_path)
+    (csv,) = list((tmp_path / "andro").glob("*/*.csv"))
+    first = csv.read_text(encoding="utf-8").split("\n")[2].rstrip().split(";")[-1]
+    local = datetime.strptime(first[:19], "%Y-%m-%d %H:%M:%S").replace(tzinfo=ZoneInfo("Europe/Berlin"))
+    truth = local.timestamp() + int(first[20:]) / 1000
+    with h5py.File(tmp_path / "out" / "train.h5") as f:
+        assert f["start_time_s"][0] == pytest.approx(truth, abs=1e-6), proc.stdout
+    # The preset itself takes no `time` key (78): its clock is the time since the start.
+    (tmp_path / "q.yaml").write_text(block.replace("type: csv", "type: androsensor")
+                                     .replace('    channels: {acc_x: "ACCELEROMETER X (m/s²)", acc_y: "ACCELEROMETER Y (m/s²)", acc_z: "ACCELEROMETER Z (m/s²)"}\n', "")
+                                     .replace("    units: {acc_x: m/s^2, acc_y: m/s^2, acc_z: m/s^2}\n", "")
+                                     .replace("    sensor: acc\n", ""))
+    bad = motionprep("validate", tmp_path / "q.yaml", cwd=tmp_path, check=False)
+    assert bad.returncode == 78 and "time" in bad.stderr, bad.stderr

@@ -64,7 +64,8 @@ let swiftTargets: [Target] = [
     .target(name: "MotionChecksum", dependencies: ["CCrypto", "CXXHash", "MotionCore"]),
     .target(name: "MotionFFT", dependencies: ["CKissFFT"]),
     .target(name: "MotionDeflate", dependencies: ["CDeflate", "MotionCore"], exclude: ["README.md"]),
-    // Streaming decoders of compressed text inputs (gzip, zstd, xz, bzip2); no MotionCore, no I/O.
+    // Streaming decoders of compressed text inputs (gzip, zstd, xz, bzip2), and raw deflate for the
+    // members of GT3X archives (RawInflater); no MotionCore, no I/O.
     .target(name: "MotionDecompress", dependencies: ["CZlib", "CZstd", "CLzma", "CBzip2"], exclude: ["README.md"]),
     // Shared value types; no C, no I/O.
     .target(name: "MotionCore"),

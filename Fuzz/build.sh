@@ -16,7 +16,7 @@
 #
 #   Fuzz/build.sh [OUT_DIR]      default OUT_DIR: .build/fuzz
 #
-# Outputs OUT_DIR/fuzz-{csv,motioncollector,iio,pipeline,compressed,cwa}.
+# Outputs OUT_DIR/fuzz-{csv,motioncollector,iio,pipeline,compressed,cwa,gt3x}.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:-$ROOT/.build/fuzz}"
@@ -67,4 +67,5 @@ target iio "$ROOT/Fuzz/Targets/IIOTarget.swift" MotionCore MotionDecompress Moti
 target pipeline "$ROOT/Fuzz/Targets/PipelineTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat MotionYAML MotionResample MotionLabels MotionConfig
 target compressed "$ROOT/Fuzz/Targets/CompressedTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
 target cwa "$ROOT/Fuzz/Targets/CWATarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
+target gt3x "$ROOT/Fuzz/Targets/GT3XTarget.swift" MotionCore MotionDecompress MotionIngest CFastFloat
 echo "built: $(cd "$OUT" && ls fuzz-* | grep -v "\.log$" | tr "\n" " ")"

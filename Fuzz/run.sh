@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets built by Fuzz/build.sh, each for a bounded time (docs/hardening.md).
 #
-#   Fuzz/run.sh [SECONDS] [TARGET...]    default: 60 s each; targets csv motioncollector iio pipeline compressed cwa
+#   Fuzz/run.sh [SECONDS] [TARGET...]    default: 60 s each; targets csv motioncollector iio pipeline compressed cwa gt3x
 #
 # Each target starts from its seed corpus Fuzz/corpus/TARGET/ (read only) and keeps what it
 # finds in .build/fuzz/work/TARGET/; crashes go to .build/fuzz/artifacts/ (add each, once fixed,
@@ -10,7 +10,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 B="${FUZZ_BUILD:-$ROOT/.build/fuzz}"
 SECONDS_EACH="${1:-60}"; shift || true
-TARGETS=("$@"); [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(csv motioncollector iio pipeline compressed cwa)
+TARGETS=("$@"); [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(csv motioncollector iio pipeline compressed cwa gt3x)
 mkdir -p "$B/artifacts"
 status=0
 for t in "${TARGETS[@]}"; do

@@ -87,7 +87,7 @@ public enum OnError: String, Sendable, CaseIterable {
 /// One entry of `inputs` (docs/pipeline.md; docs/inputs.md).
 public struct InputSpec: Sendable, Equatable {
     public enum InputType: String, Sendable, CaseIterable {
-        case motioncollector, csv, iio, cwa
+        case motioncollector, csv, iio, cwa, gt3x
     }
     /// `type`.
     public var type: InputType

@@ -28,7 +28,7 @@ extension SpecDecoder {
 
     /// Every `type` an input entry may have: the formats, then the presets.
     enum InputTypeName: String, CaseIterable {
-        case motioncollector, csv, iio, cwa, sensorlogger, phyphox, androsensor
+        case motioncollector, csv, iio, cwa, gt3x, sensorlogger, phyphox, androsensor
     }
 
     func decodeInput(_ node: YAMLNode, index: Int) -> InputSpec? {
@@ -70,8 +70,9 @@ extension SpecDecoder {
 
         // Keys that belong to one input type; with an unknown type they are only checked for shape.
         if let type {
-            if type == .cwa, let n = f["time"] {
-                // A CWA file's clock is the device's, often local time: only `zone` applies
+            let device = type == .cwa || type == .gt3x
+            if device, let n = f["time"] {
+                // A CWA or GT3X file's clock is the device's, often local time: only `zone` applies
                 // (docs/inputs.md, "Local wall time").
                 if let tf = fields(n, path: "\(path).time", allowed: ["zone"]), let z = tf["zone"],
                    let zone = wallClockZone(z, "\(path).time.zone") {
@@ -81,7 +82,7 @@ extension SpecDecoder {
                 }
             }
             if type != .csv {
-                for key in Self.csvKeys where f.has(key) && !(type == .cwa && key == "time") {
+                for key in Self.csvKeys where f.has(key) && !(device && key == "time") {
                     notApplicable(key, in: f, "applies only to `type: csv`")
                     ok = false
                 }
@@ -92,11 +93,11 @@ extension SpecDecoder {
                     ok = false
                 }
             }
-            if type == .motioncollector || type == .cwa, f.has("sensor") {
+            if type == .motioncollector || device, f.has("sensor") {
                 notApplicable("sensor", in: f, "applies only to `type: csv` or `type: iio`")
                 ok = false
-            } else if type == .cwa, f.has("units") {
-                notApplicable("units", in: f, "does not apply to `type: cwa` (the format's units are fixed: g and deg/s, converted by the top-level `units`)")
+            } else if device, f.has("units") {
+                notApplicable("units", in: f, "does not apply to `type: \(type.rawValue)` (the format's units are fixed: g\(type == .cwa ? " and deg/s" : ""), converted by the top-level `units`)")
                 ok = false
             } else if type == .csv, f.has("sensor"), f.has("sensor_column") {
                 notApplicable("sensor", in: f, "does not apply with `sensor_column` (long format names streams by that column)")
@@ -106,8 +107,14 @@ extension SpecDecoder {
             }
             if type != .cwa {
                 for key in ["subject", "recording", "layout"] {
-                    if let n = f[key], let t = n.scalar?.value, t.contains("{device_id}") || t.contains("{session_id}") {
-                        report(n.mark, "`\(path).\(key)` at \(at(n.mark)) uses `{device_id}` or `{session_id}`, which only `type: cwa` inputs have (they are read from each file's header)")
+                    guard let n = f[key], let t = n.scalar?.value else { continue }
+                    if type == .gt3x && key != "layout" {
+                        if t.contains("{session_id}") {
+                            report(n.mark, "`\(path).\(key)` at \(at(n.mark)) uses `{session_id}`, which only `type: cwa` inputs have (a GT3X file has `{device_id}`, its serial number)")
+                            ok = false
+                        }
+                    } else if t.contains("{device_id}") || t.contains("{session_id}") {
+                        report(n.mark, "`\(path).\(key)` at \(at(n.mark)) uses `{device_id}` or `{session_id}`, which only `type: cwa` inputs have (they are read from each file's header; `type: gt3x` has `{device_id}`)")
                         ok = false
                     }
                 }
@@ -251,7 +258,8 @@ extension SpecDecoder {
     static let placeholderNames = ["{stem}", "{dir}", "{dir:N}", "{dirpath}"]
 
     /// A template string whose placeholders are `{stem}`, `{dir}`, `{dir:N}` (N ≥ 1) or `{dirpath}`,
-    /// and for `type: cwa` inputs `{device_id}` and `{session_id}` (read from each file's header).
+    /// and for `type: cwa` inputs `{device_id}` and `{session_id}` (read from each file's header);
+    /// `type: gt3x` inputs take `{device_id}` (the serial number in `info.txt`), checked in `decodeInput`.
     func template(_ node: YAMLNode, _ path: String) -> String? {
         guard let text = string(node, path) else { return nil }
         guard let bad = Self.badPlaceholder(in: text) else { return text }

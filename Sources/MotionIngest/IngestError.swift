@@ -90,6 +90,11 @@ public struct IngestError: UserFacingError, Equatable {
         /// An Axivity CWA file that cannot be read (not CWA, cut inside its header, no usable
         /// block, a block without the kept gyroscope); the location holds the byte offset.
         case cwa(problem: String)
+        /// An ActiGraph GT3X file that cannot be read (not a ZIP archive, cut short, no
+        /// `log.bin` or `info.txt`, a sample rate or acceleration scale missing or impossible, no
+        /// usable record); the location holds the byte offset (of the file, or of `log.bin` or
+        /// the line of `info.txt`, as the message says).
+        case gt3x(problem: String)
     }
 
     /// What went wrong.
@@ -182,6 +187,8 @@ public struct IngestError: UserFacingError, Equatable {
             return "\(location.file): scan \(scan)\(offset): `\(stream)` timestamp \(time) s is earlier than the previous scan's "
                 + "\(previousTime) s (times in a stream must not decrease; `sort: true` on the input sorts them)"
         case .cwa(let problem):
+            return "\(at): \(problem)"
+        case .gt3x(let problem):
             return "\(at): \(problem)"
         case .missingColumn(let column, let role, let header):
             let hint = Text.suggestion(for: column, among: header).map { "; did you mean `\($0)`?" } ?? ""

@@ -40,6 +40,22 @@ enum _Syscalls {
         }
     }
 
+    /// `pread(2)` of `buffer.count` bytes at `offset` (fewer at the end of the file), retrying
+    /// `EINTR` and short reads: the byte count, or the C `errno`.
+    static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Result<Int, Errno> {
+        var done = 0
+        while done < buffer.count {
+            let n = Glibc.pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(Errno(errno))
+            }
+            done += n
+        }
+        return .success(done)
+    }
+
     /// `close(2)`; errors are ignored (the file was only read).
     static func close(_ fd: Int32) {
         _ = Glibc.close(fd)

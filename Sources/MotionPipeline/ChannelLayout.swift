@@ -135,6 +135,15 @@ public struct ChannelLayout: Sendable, Equatable {
                     let conv = def.channels.map { PhysicalUnit.conversion(from: $0.1, to: spec.units).unit }
                     sensors.append(Sensor(inputIndex: i, name: name, channelNames: def.channels.map(\.0), channelUnits: conv))
                 }
+            case .gt3x:
+                // docs/inputs.md, "ActiGraph GT3X (gt3x)": `acc`, the one stream.
+                for name in input.sensors ?? ["acc"] {
+                    guard let def = GT3XReader.sensors.first(where: { $0.name == name }) else {
+                        throw MotionError(.config, "inputs[\(i)] of \(spec.file) keeps sensor `\(name)`, but GT3X files have only `acc`")
+                    }
+                    let conv = def.channels.map { PhysicalUnit.conversion(from: $0.1, to: spec.units).unit }
+                    sensors.append(Sensor(inputIndex: i, name: name, channelNames: def.channels.map(\.0), channelUnits: conv))
+                }
             case .iio:
                 // One stream, named by `sensor` or each file's stem; channels in scan-index order.
                 if let sensor = try IIOLayoutResolver.sensor(inputIndex: i, spec: spec, ledger: ledger) { sensors.append(sensor) }

@@ -187,6 +187,10 @@ public enum InputDiscovery {
                 if input.type == .cwa, (input.subject + (input.recording ?? "")).contains("_id}") {
                     let header = try CWAFormat.header(path: file.path, displayPath: file.path)
                     fields = ["device_id": String(header.deviceID), "session_id": String(header.sessionID)]
+                } else if input.type == .gt3x, (input.subject + (input.recording ?? "")).contains("{device_id}") {
+                    // A GT3X file's `{device_id}` is `info.txt`'s serial number (docs/inputs.md, "ActiGraph GT3X (gt3x)").
+                    let archive = try GT3XFormat.archive(path: file.path, displayPath: file.path)
+                    fields = ["device_id": archive.info.serialNumber ?? ""]
                 }
                 let subject = render(input.subject, file: file.path, base: spec.baseDirectory, fields: fields)
                 let name: String

@@ -110,8 +110,19 @@ public enum PipelineDraft {
                 } catch let e as UserFacingError { f.skipped = e.message } catch { f.skipped = "\(error)" }
                 continue
             }
+            if rel.lowercased().hasSuffix(".gt3x") {
+                // An ActiGraph file: its info.txt says the serial number and the rate.
+                do {
+                    let archive = try GT3XFormat.archive(path: full, displayPath: rel)
+                    f.kind = "gt3x"
+                    let i = add(&groups, key: "gt3x", kind: .gt3x, file: rel, finding: &f)
+                    f.streams.append("\(archive.info.serialNumber ?? "no serial number"), \(archive.info.sampleRate) Hz (info.txt)")
+                    groups[i].rates.append(Double(archive.info.sampleRate))
+                } catch let e as UserFacingError { f.skipped = e.message } catch { f.skipped = "\(error)" }
+                continue
+            }
             guard let kind = sniffed[Text.Bytes(rel)] else {
-                f.skipped = "not a .csv, .txt or .tsv file (plain or compressed: .csv.gz, .csv.zst, .csv.xz, .csv.bz2), nor a .cwa file, nor an iio dump with a `sysfs` folder beside it"
+                f.skipped = "not a .csv, .txt or .tsv file (plain or compressed: .csv.gz, .csv.zst, .csv.xz, .csv.bz2), nor a .cwa or .gt3x file, nor an iio dump with a `sysfs` folder beside it"
                 continue
             }
             switch kind {
@@ -210,6 +221,7 @@ public enum PipelineDraft {
         case csv(CSVSniffer.Guess, stem: String)
         case iio(layout: String)
         case cwa(gyro: Bool)
+        case gt3x
     }
 
     struct Group {
@@ -573,6 +585,11 @@ public enum PipelineDraft {
                 y.append("  - type: cwa")
                 y.append(paths(pattern))
                 y.append("    sensors: [" + (gyro ? "acc, gyro" : "acc") + "]   # also: temperature (one reading per block)")
+            case .gt3x:
+                y.append("  # \(g.files.count) ActiGraph GT3X file(s), \(rateNote)")
+                y.append("  - type: gt3x")
+                y.append(paths(pattern))
+                y.append("    sensors: [acc]")
             case .iio(let layout):
                 y.append("  # \(g.files.count) IIO dump(s) with a copied sysfs folder, \(rateNote)")
                 y.append("  - type: iio")
@@ -632,7 +649,7 @@ public enum PipelineDraft {
                 note(streamName(g) ?? stem, median(g.rates))
             case .motioncollector:
                 for sensor in g.commonStreams ?? [] { note(sensor, median(g.rateByStream[sensor] ?? [])) }
-            case .cwa:
+            case .cwa, .gt3x:
                 break
             case .iio:
                 if let r = median(g.rates), r < SlowStreams.slowBelowHz { slowDefault = Swift.max(slowDefault, SlowStreams.suggestedMaxGap(medianIntervalS: 1 / r)) }

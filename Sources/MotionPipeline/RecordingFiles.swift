@@ -188,7 +188,7 @@ extension RecordingSource {
     /// 10 times, since a 4-byte packed sample becomes a time, three values and a line (about 36 bytes).
     func keepBlocksMeasure(_ spec: PipelineSpec) -> Int {
         files.reduce(0) { sum, file in
-            let factor = spec.inputs[file.inputIndex].type == .cwa ? 10 : 1
+            let factor = spec.inputs[file.inputIndex].type == .cwa ? 10 : spec.inputs[file.inputIndex].type == .gt3x ? 40 : 1
             return Swift.min(PathText.unknownTextBytes, sum + Swift.min(PathText.unknownTextBytes / 10, PathText.textSize(file.path)) * factor)
         }
     }

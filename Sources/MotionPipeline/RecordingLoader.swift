@@ -88,10 +88,14 @@ enum RecordingLoader {
                 dropped.add(csv.rowsDropped)
                 for s in csv.streams { raw[file.inputIndex, default: []].append((s, file)) }
                 rowLabels.append(csv.rowLabels)
-            case .cwa:
-                let cwa = try CWABlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
-                                             units: spec.units, strict: input.strict, blockBytes: RunOptions.defaultStreamBlockBytes,
-                                             observer: observer, zone: input.wallClockZone)
+            case .cwa, .gt3x:
+                let cwa: any IngestBlockReader = input.type == .cwa
+                    ? try CWABlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
+                                         units: spec.units, strict: input.strict, blockBytes: RunOptions.defaultStreamBlockBytes,
+                                         observer: observer, zone: input.wallClockZone)
+                    : try GT3XBlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
+                                          units: spec.units, strict: input.strict, blockBytes: RunOptions.defaultStreamBlockBytes,
+                                          observer: observer, zone: input.wallClockZone)
                 var joined: [String: RawStream] = [:]
                 var order: [String] = []
                 while let block = try cwa.next() {

@@ -75,7 +75,7 @@ extension StreamingRecording {
     func readLabelTrack(isCancelled: () -> Bool) throws -> LabelTrack {
         var events = LabelEvents()
         let fromMarkers = spec.labels?.from == .markers
-        for (r, file) in source.files.enumerated() where spec.inputs[file.inputIndex].type != .iio && spec.inputs[file.inputIndex].type != .cwa {
+        for (r, file) in source.files.enumerated() where ![.iio, .cwa, .gt3x].contains(spec.inputs[file.inputIndex].type) {
             guard let reader = try openReader(file, index: r) else { continue }
             while let block = try reader.next() {
                 if isCancelled() { throw RunInterrupted(message: "") }

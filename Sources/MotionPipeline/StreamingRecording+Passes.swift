@@ -56,6 +56,10 @@ extension StreamingRecording {
             return try CWABlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
                                       units: spec.units, strict: input.strict, blockBytes: blockBytes,
                                       observer: ledger?.observer(.recording), zone: input.wallClockZone)
+        case .gt3x:
+            return try GT3XBlockReader(path: file.path, displayPath: file.path, keep: layout.keptNames(input: file.inputIndex),
+                                       units: spec.units, strict: input.strict, blockBytes: blockBytes,
+                                       observer: ledger?.observer(.recording), zone: input.wallClockZone)
         case .motioncollector:
             let keep = layout.keptNames(input: file.inputIndex)
             return try MotionCollectorBlockReader(path: file.path, displayPath: file.path, units: spec.units,

@@ -339,7 +339,7 @@ final class StreamingRecording {
             let file = files[r]
             let type = spec.inputs[file.inputIndex].type
             func at(_ line: Int32) -> String {
-                type == .iio ? "\(file.path) scan \(line)" : type == .cwa ? "\(file.path) block \(line)" : "\(file.path):\(line)"
+                type == .iio ? "\(file.path) scan \(line)" : type == .cwa ? "\(file.path) block \(line)" : type == .gt3x ? "\(file.path) record \(line)" : "\(file.path):\(line)"
             }
             extents.append(ResourceLimits.Extent(first: e.first, firstAt: at(e.firstLine), last: e.last, lastAt: at(e.lastLine),
                                                  count: grid.streams[s].received))

@@ -63,6 +63,8 @@ public enum Synth {
                     files.append(stem + ".bin")
                 case .cwa:
                     files.append(stem + ".cwa")
+                case .gt3x:
+                    files.append(stem + ".gt3x")
                 case .sensorlogger:
                     try makeDirectory(root + "/" + stem)
                     files += ["Accelerometer.csv", "Annotation.csv", "Barometer.csv", "Gravity.csv", "Gyroscope.csv", "Magnetometer.csv",
@@ -113,6 +115,9 @@ public enum Synth {
         case .cwa:
             let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
             return try CWAWriter.write(plan: plan, options: options, subject: subject, recording: recording, to: stem + ".cwa")
+        case .gt3x:
+            let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndTurn)
+            return try GT3XWriter.write(plan: plan, options: options, subject: subject, recording: recording, to: stem + ".gt3x")
         case .sensorlogger:
             let plan = RecordingPlan(options: options, subject: subject, recording: recording, scenario: .walkAndStairs)
             return try PhoneAppWriter.writeSensorLogger(plan: plan, options: options, subject: subject, recording: recording, to: stem)

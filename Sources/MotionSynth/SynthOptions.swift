@@ -19,6 +19,16 @@ public enum SynthFormat: String, Sendable, CaseIterable {
     case androsensor
     /// Axivity CWA files (docs/inputs.md, "Axivity CWA (cwa)"): `subjectNN/rec-NN.cwa`, 100 Hz, the device of `cwaDevice`.
     case cwa
+    /// ActiGraph GT3X files (docs/inputs.md, "ActiGraph GT3X (gt3x)"): `subjectNN/rec-NN.gt3x`, 30 Hz, the records of `gt3xRecord`.
+    case gt3x
+}
+
+/// The activity record type `motionprep synth --format gt3x` writes.
+public enum SynthGT3XRecord: String, Sendable, CaseIterable {
+    /// ACTIVITY2 (0x1A): int16 x, y, z at 256 LSB/g, a wGT3X-BT (serial MOS…).
+    case activity2
+    /// ACTIVITY (0x00): 12-bit y, x, z packed, 341 LSB/g, a GT3X+ (serial NEO…).
+    case activity
 }
 
 /// The device and sample packing `motionprep synth --format cwa` writes.
@@ -86,6 +96,13 @@ public struct SynthOptions: Sendable {
     /// cwa only: blocks per recording followed by a damaged block (a failed checksum, a repeated
     /// block, a block back in time, in turn); 0 for none.
     public var cwaDamagedBlocks: Int = 0
+    /// gt3x only: the activity record type (and device).
+    public var gt3xRecord: SynthGT3XRecord = .activity2
+    /// gt3x only: activity records per recording followed by a damaged record (a failed
+    /// checksum, a repeated second, a second back in time, in turn); 0 for none.
+    public var gt3xDamagedRecords: Int = 0
+    /// gt3x only: seconds of idle sleep mode in the middle of each recording; 0 for none.
+    public var gt3xIdleSeconds: Int = 0
 
     /// Creates options; only the output folder is required.
     public init(outDirectory: String, subjects: Int = 3, minutes: Double = 2, seed: UInt64 = 1,

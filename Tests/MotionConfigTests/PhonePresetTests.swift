@@ -151,7 +151,7 @@ import Testing
         #expect(msgs("  - type: phyphox\n    sensors: [Gyroscope]")
                 == ["missing required key `paths` in `inputs[0]` at walk.yaml:3:5"])
         #expect(msgs("  - type: sensorloger\n    paths: [sl/*]")
-                == ["`inputs[0].type` at walk.yaml:3:11 must be `motioncollector`, `csv`, `iio`, `cwa`, `sensorlogger`, `phyphox` or `androsensor`, not `sensorloger`; did you mean `sensorlogger`?"])
+                == ["`inputs[0].type` at walk.yaml:3:11 must be `motioncollector`, `csv`, `iio`, `cwa`, `gt3x`, `sensorlogger`, `phyphox` or `androsensor`, not `sensorloger`; did you mean `sensorlogger`?"])
         #expect(msgs("  - type: csv\n    paths: [x.csv]\n    time: {column: t}\n    channels: {a: b}\n    raw_data: true")
                 == ["unknown key `raw_data` in `inputs[0]` at walk.yaml:7:5"])
         #expect(msgs("  - type: androsensor\n    paths: [a.csv]\n    subject: \"{folder}\"").count == 1)

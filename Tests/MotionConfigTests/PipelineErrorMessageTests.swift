@@ -113,7 +113,7 @@ let badPipelines: [BadPipeline] = [
     BadPipeline("misspelt method", edited("rate_hz: 50", "rate_hz: 50\n  method: {default: lineer}"),
                 "`resample.method.default` at walk.yaml:7:21 must be `linear`, `nearest` or `previous`, not `lineer`; did you mean `linear`?"),
     BadPipeline("bad input type", edited("type: motioncollector", "type: parquet"),
-                "`inputs[0].type` at walk.yaml:3:11 must be `motioncollector`, `csv`, `iio`, `cwa`, `sensorlogger`, `phyphox` or `androsensor`, not `parquet`"),
+                "`inputs[0].type` at walk.yaml:3:11 must be `motioncollector`, `csv`, `iio`, `cwa`, `gt3x`, `sensorlogger`, `phyphox` or `androsensor`, not `parquet`"),
     BadPipeline("bad on_error", minimalPipeline + "on_error: ignore\n",
                 "`on_error` at walk.yaml:11:11 must be `fail` or `skip`, not `ignore`"),
     // Templates.

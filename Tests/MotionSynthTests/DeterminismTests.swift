@@ -46,6 +46,16 @@ import MotionSynth
                     // The sample count at offset 28 of each 512-byte block after the 1024-byte header.
                     for at in stride(from: 1024, to: data.count, by: 512) { rows += Int(data[at + 28]) | Int(data[at + 29]) << 8 }
                 }
+                if file.hasSuffix(".gt3x") {
+                    // The stored `log.bin` comes first: records after its 37-byte local header; ACTIVITY2 holds payload / 6 samples.
+                    let size = Int(data[18]) | Int(data[19]) << 8 | Int(data[20]) << 16
+                    var at = 37
+                    while at < 37 + size {
+                        let payload = Int(data[at + 6]) | Int(data[at + 7]) << 8
+                        if data[at + 1] == 0x1A { rows += payload / 6 }
+                        at += 9 + payload
+                    }
+                }
             }
             #expect(bytes == summary.bytes)
             #expect(rows == summary.rows)
@@ -58,9 +68,10 @@ import MotionSynth
             case .phyphox: expected = ["subject01/rec-01/Linear Acceleration.csv", "subject03/rec-02/meta/time.csv", "subject02/rec-01/Pressure.csv"]
             case .androsensor: expected = ["subject01/Sensor_record_20240501_080000_AndroSensor.csv", "subject03/Sensor_record_20240503_090000_AndroSensor.csv"]
             case .cwa: expected = ["subject01/rec-01.cwa", "subject03/rec-02.cwa"]
+            case .gt3x: expected = ["subject01/rec-01.gt3x", "subject03/rec-02.gt3x"]
             }
             for file in expected { #expect(summary.files.contains(file), "missing \(file)") }
-            let counts: [SynthFormat: Int] = [.motioncollector: 6, .csv: 12, .iio: 54, .sensorlogger: 54, .phyphox: 42, .androsensor: 6, .cwa: 6]
+            let counts: [SynthFormat: Int] = [.motioncollector: 6, .csv: 12, .iio: 54, .sensorlogger: 54, .phyphox: 42, .androsensor: 6, .cwa: 6, .gt3x: 6]
             #expect(summary.files.count == counts[format])
         }
     }

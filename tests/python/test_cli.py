@@ -26,7 +26,7 @@ def test_version_and_top_level_help():
     (["run", "x.yaml", "--jbos", "2"], "unknown option `--jbos` for `motionprep run`\n  did you mean `--jobs`?"),
     (["run", "x.yaml", "--jobs", "0"], "must be a whole number from 1 to 4096, not `0`"),
     (["run", "x.yaml", "--worker", "3/3"], "must be I/N with 0 ≤ I < N"),
-    (["synth", "--out", "x", "--format", "xml"], "must be `motioncollector`, `csv`, `iio`, `sensorlogger`, `phyphox`, `androsensor` or `cwa`, not `xml`"),
+    (["synth", "--out", "x", "--format", "xml"], "must be `motioncollector`, `csv`, `iio`, `sensorlogger`, `phyphox`, `androsensor`, `cwa` or `gt3x`, not `xml`"),
     (["merge", "only-one"], "needs an output folder and at least one part folder"),
 ])
 def test_usage_errors_exit_64(args, fragment):

@@ -80,6 +80,10 @@ def data(tmp_path_factory):
                "--subjects", 2, "--recordings", 1, "--minutes", 2, "--seed", 25)
     with open(sorted((root / "cwa").rglob("*.cwa"))[0], "ab") as f:
         f.write(b"\x41\x58\x00")
+    # ActiGraph files with damaged records and idle sleep (a stretch filled with the last sample,
+    # in blocks): counted, never passed on, the same for every block size.
+    motionprep("synth", "--out", root / "gt3x", "--format", "gt3x", "--gt3x-damaged-records", 3, "--gt3x-idle-seconds", 20,
+               "--subjects", 2, "--recordings", 1, "--minutes", 2, "--seed", 26)
     # An isolated run of 10 accelerometer samples between two gaps: too short to filter, warned about.
     acc = sorted((root / "phone").rglob("Accelerometer.csv"))[-1]
     lines = acc.read_bytes().split(b"\n")
@@ -176,6 +180,13 @@ window: {length_samples: 64, stride_samples: 32}
 split: {fractions: {train: 0.5, validation: 0.5, test: 0.0}}
 output: {type: hdf5, path: out}
 """,
+    "gt3x-idle-damaged": """
+inputs: [{type: gt3x, paths: ["gt3x/**/*.gt3x"]}]
+resample: {rate_hz: 25, max_gap_s: 0.2}
+window: {length_samples: 50, stride_samples: 25}
+split: {fractions: {train: 0.5, validation: 0.5, test: 0.0}}
+output: {type: hdf5, path: out}
+""",
     "iio-stem-shards": """
 inputs: [{type: iio, paths: ["iio/**/*.bin"], layout: "{dirpath}/sysfs"}]
 resample: {rate_hz: 100, antialias: false, method: nearest}
@@ -264,6 +275,10 @@ def test_streamed_equals_whole(data, name):
         assert summary["rows_dropped"] == {"cwa_bad_checksum": 2, "cwa_repeated_block": 2, "cwa_backwards_block": 2,
                                            "cwa_partial_block": 1}
         assert "cwa_partial_block" in whole.stderr and "cwa_bad_checksum" in whole.stderr
+    if "gt3x/" in PIPELINES[name]:
+        assert summary["rows_dropped"] == {"gt3x_bad_checksum": 2, "gt3x_repeated_record": 2, "gt3x_backwards_record": 2,
+                                           "gt3x_idle_sleep_filled": 2 * 600}
+        assert "gt3x_idle_sleep_filled" in whole.stderr and "gt3x_bad_checksum" in whole.stderr
     if "iio/" in PIPELINES[name]:
         assert summary["rows_dropped"] == {"partial_scan": 1}
         assert "W_TRUNCATED_TAIL:3B" in whole.stderr

@@ -6,8 +6,9 @@ import MotionSynth
 /// `motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format …]`.
 enum SynthCommand {
     static let help = """
-        usage: motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format motioncollector|csv|iio|sensorlogger|phyphox|androsensor|cwa] [--legacy]
+        usage: motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format motioncollector|csv|iio|sensorlogger|phyphox|androsensor|cwa|gt3x] [--legacy]
                                [--precision fixed6|full] [--cwa-device ax3-packed|ax3-unpacked|ax6] [--cwa-damaged-blocks N]
+                               [--gt3x-record activity2|activity] [--gt3x-damaged-records N] [--gt3x-idle-seconds N]
 
         Writes realistic synthetic recordings, deterministic from the seed:
           motioncollector  DIR/subjectNN/rec-NN.csv, interleaved A/G/M/D rows at ~100 Hz with jitter,
@@ -19,6 +20,7 @@ enum SynthCommand {
           phyphox          phyphox experiment exports DIR/subjectNN/rec-NN/{Accelerometer,Gyroscope,…}.csv + meta/
           androsensor      AndroSensor files DIR/subjectNN/Sensor_record_YYYYMMDD_HHMMSS_AndroSensor.csv
           cwa              Axivity CWA files DIR/subjectNN/rec-NN.cwa, 100 Hz, one device per subject
+          gt3x             ActiGraph GT3X files DIR/subjectNN/rec-NN.gt3x, 30 Hz, one device per subject
 
         options:
           --subjects N   subjects (default 3)
@@ -33,6 +35,14 @@ enum SynthCommand {
           --cwa-damaged-blocks N
                          cwa: N blocks per recording are followed by a damaged one: a failed
                          checksum, a repeated block, a block back in time, in turn (default 0)
+          --gt3x-record R
+                         gt3x: activity2 (default; int16, 256 LSB/g, a wGT3X-BT) or activity
+                         (12-bit packed, 341 LSB/g, a GT3X+)
+          --gt3x-damaged-records N
+                         gt3x: N activity records per recording are followed by a damaged one: a
+                         failed checksum, a repeated second, a second back in time, in turn (default 0)
+          --gt3x-idle-seconds N
+                         gt3x: N seconds of idle sleep mode in the middle of each recording (default 0)
         """
 
     static func run(_ args: [String]) throws -> ExitStatus {
@@ -82,6 +92,14 @@ enum SynthCommand {
             options.cwaDevice = v
         }
         options.cwaDamagedBlocks = try a.int("--cwa-damaged-blocks", in: 0...1_000_000, command: "synth") ?? 0
+        if let r = a.value("--gt3x-record") {
+            guard let v = SynthGT3XRecord(rawValue: r) else {
+                throw UsageError(message: "option `--gt3x-record` of `motionprep synth` must be \(Text.alternatives(SynthGT3XRecord.allCases.map(\.rawValue))), not `\(r)`")
+            }
+            options.gt3xRecord = v
+        }
+        options.gt3xDamagedRecords = try a.int("--gt3x-damaged-records", in: 0...1_000_000, command: "synth") ?? 0
+        options.gt3xIdleSeconds = try a.int("--gt3x-idle-seconds", in: 0...1_000_000, command: "synth") ?? 0
         // docs/hardening.md, "One output policy": the folder is new, empty, or an earlier synth's
         // output whose every file is unchanged (listed in .motionprep-synth), never the user's.
         let folder = OwnedFolder(directory: out.isEmpty ? "." : out, marker: ".motionprep-synth", writer: "`motionprep synth`")

@@ -213,6 +213,15 @@ def test_shards_hold_y_seq_npy_equal_to_the_hdf5_rows(work):
             np.testing.assert_array_equal(seq, seqs[w])
 
 
+def test_inspect_and_report_read_a_dataset_with_y_seq(work, tmp_path):
+    root, _ = work
+    for name in ("h5", "shards"):
+        motionprep("inspect", root / name)
+        motionprep("report", root / name, "-o", tmp_path / f"{name}.html")
+    shard = sorted((root / "shards/train").glob("*.tar.zst"))[0]
+    assert "y_seq" in motionprep("inspect", shard).stdout
+
+
 def test_validate_passes_and_the_check_is_reported(work):
     root, _ = work
     for name in ("h5", "shards"):
@@ -283,6 +292,7 @@ def test_python_package_reads_y_seq(work):
             np.testing.assert_array_equal(a["y_seq"], f["y_seq"][...])
         for s in ds.iter_windows("validation"):
             assert s["y_seq"].shape == (T,) and s["y_seq"].dtype == np.int64
+        ds.verify()                                    # checksums and C1, C2, C4-C6 with y_seq in the files
     torch = pytest.importorskip("torch")
     ds = motionprep_py.open_dataset(root / "h5")
     x, y = ds.torch_dataset("train", y_seq=True)[0]
@@ -343,6 +353,17 @@ def test_validate_fails_a_y_seq_inconsistent_with_y(work, tmp_path):
     assert list(bad) == ["labels.per_sample"], bad
     [message] = bad["labels.per_sample"]
     assert message.startswith("window 4 of split `train`: `y` is ") and "rule C8" in message
+
+
+def test_python_verify_checks_rule_c8(work, tmp_path):
+    motionprep_py = pytest.importorskip("motionprep")
+
+    def edit(f):
+        y = int(f["y"][4])
+        f["y_seq"][4] = np.full(T, 1 - y, np.int64)
+    copy = forge_h5(work, tmp_path, edit)
+    with pytest.raises(motionprep_py.ConsistencyError, match=r"train\.h5: rule C8 .*window 4: `y` is \d, but `policy: majority`"):
+        motionprep_py.open_dataset(copy, verify=True)
 
 
 def test_validate_fails_a_y_seq_of_the_wrong_shape(work, tmp_path):

@@ -143,8 +143,9 @@ public enum ShardReader {
     public static let maximumJSONBytes = 16 << 10
 
     /// The most bytes the tar archive of a shard can legitimately hold, per window: every array
-    /// row at 8 bytes an element (the widest dtype), eight members each with its tar header, tar
-    /// padding and up to 4 KiB of npy header or class id, and a `{key}.json` of at most
+    /// row at 8 bytes an element (the widest dtype), four times a tar header, tar padding and
+    /// 4 KiB of npy header or class id (room for the up to seven members a sample has, `y_seq.npy`
+    /// and `apply`'s normalised arrays included, each needing at most 1.2 KiB of these), and a `{key}.json` of at most
     /// ``maximumJSONBytes``; plus the end blocks, a tar record and 1 MiB of slack. Saturates at
     /// `Int.max` rather than overflow.
     ///
@@ -156,7 +157,7 @@ public enum ShardReader {
     ///     so callers need not change).
     public static func maximumArchiveBytes(windows: Int, arrayRowElements: [Int], classes: Int) -> Int {
         let block = TarWriter.blockSize
-        var perWindow = 8 * (2 * block + 4096) + maximumJSONBytes
+        var perWindow = 4 * (2 * block + 4096) + maximumJSONBytes
         for elements in arrayRowElements {
             let (bytes, o1) = max(0, elements).multipliedReportingOverflow(by: 8)
             let (sum, o2) = perWindow.addingReportingOverflow(bytes)

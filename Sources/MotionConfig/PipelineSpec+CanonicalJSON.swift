@@ -41,6 +41,11 @@ extension PipelineSpec {
             r["antialias_from"] = .string(ResampleSpec.AntialiasFrom.leading.rawValue)
             o["resample"] = .object(r)
         }
+        // `labels.per_sample` only when true, likewise.
+        if labels?.perSample == true, case .object(var l)? = o["labels"] {
+            l["per_sample"] = .bool(true)
+            o["labels"] = .object(l)
+        }
         // Only when set, so that the hash of a pipeline without it is as before.
         if let stratify = split.stratify, case .object(var split) = o["split"] {
             split["stratify"] = .string(stratify.rawValue)

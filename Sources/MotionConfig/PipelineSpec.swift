@@ -390,6 +390,10 @@ public struct LabelsSpec: Sendable, Equatable {
     public var classes: [String]
     /// Where `labels` starts in the pipeline file (for messages).
     public var location: SourceLocation?
+    /// `per_sample`: also write `y_seq` [N, T], each grid point's class id (−1: none), beside `y`
+    /// (docs/pipeline.md, "labels"). In the resolved pipeline only when true, so that pipelines
+    /// without it keep their hash.
+    public var perSample = false
 
     public init(from: Source = .rows, policy: Policy = .majority, minFraction: Double = 0.5, path: String? = nil,
                 clock: Clock = .input, template: String? = nil, map: [KeyValue<String>] = [], classes: [String]) {
@@ -407,6 +411,7 @@ public struct LabelsSpec: Sendable, Equatable {
     public static func == (a: LabelsSpec, b: LabelsSpec) -> Bool {
         a.from == b.from && a.policy == b.policy && a.minFraction == b.minFraction && a.path == b.path
             && a.clock == b.clock && a.template == b.template && a.map == b.map && a.classes == b.classes
+            && a.perSample == b.perSample
     }
 }
 

@@ -124,6 +124,9 @@ extension SpecDecoder {
             report(typeNode.mark, "`output.type: createml` at \(at(typeNode.mark)) writes one folder per class, but the pipeline has no `labels`; add `labels`, or use `type: hdf5` or `shards`")
             return
         }
+        if labels.perSample {
+            report(typeNode.mark, "`labels.per_sample: true` writes `y_seq`, each window's per-point classes, and `output.type: createml` at \(at(typeNode.mark)) writes rows, not windows, each row already filed under its own class; remove `per_sample`, or use `type: hdf5` or `shards`")
+        }
         for name in labels.classes where !Self.isFolderName(name) {
             report(typeNode.mark, "`output.type: createml` at \(at(typeNode.mark)) names a folder after each class, and class `\(name)` is not a folder name (it must be non-empty, not `.` or `..`, without `/` or a control character); rename it in `labels.map` or `labels.classes`")
         }

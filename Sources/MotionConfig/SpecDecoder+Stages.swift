@@ -146,7 +146,8 @@ extension SpecDecoder {
     // MARK: - labels
 
     func decodeLabels(_ node: YAMLNode) -> LabelsSpec? {
-        guard let f = fields(node, path: "labels", allowed: ["from", "policy", "min_fraction", "path", "clock", "template", "map", "classes"]) else { return nil }
+        guard let f = fields(node, path: "labels", allowed: ["from", "policy", "min_fraction", "path", "clock", "template", "map", "classes",
+                                                              "per_sample"]) else { return nil }
         var ok = true
         var from: LabelsSpec.Source? = .rows
         if let n = f["from"] { from = choice(n, "labels.from") }
@@ -218,10 +219,15 @@ extension SpecDecoder {
             missing("classes` or `map", in: f, note: "; `classes` lists the class names in order")
             ok = false
         }
+        var perSample = false
+        if let n = f["per_sample"] {
+            if let v = bool(n, "labels.per_sample") { perSample = v } else { ok = false }
+        }
         guard ok, let from, let policy else { return nil }
         var spec = LabelsSpec(from: from, policy: policy, minFraction: minFraction, path: path, clock: clock, template: template,
                               map: map, classes: classes)
         spec.location = location(node.mark)
+        spec.perSample = perSample
         return spec
     }
 

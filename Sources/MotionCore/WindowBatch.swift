@@ -7,6 +7,9 @@ public struct WindowBatch: Sendable {
     public var x: [Float]
     /// y[N]: class index, or -1 when unlabelled.
     public var y: [Int64]
+    /// y_seq[N, T] flattened (`labels.per_sample`): each point's class index, −1 where
+    /// unlabelled; empty when the dataset has no `y_seq`.
+    public var ySeq: [Int64] = []
     /// features[N, F] flattened; empty when no features are computed.
     public var features: [Float]
     public var featureCount: Int

@@ -205,3 +205,79 @@ public enum DatasetConsistency {
 
     static func list(_ items: [String]) -> String { "[" + items.map(quote).joined(separator: ", ") + "]" }
 }
+
+// MARK: - C8: `y` and `y_seq`
+
+/// Rule C8 (docs/validate.md, "Consistency rules"): a window's `y` is what the pipeline's label
+/// policy gives from its `y_seq` (`labels.per_sample`), the class of each of its points.
+///
+/// `y_seq` shows a point's class, or −1 for a point with no label *or* a label not in `classes`,
+/// so the rule checks what `y_seq` can show: `center` and `pure` are decided by it entirely;
+/// `majority` only for a labelled window (its winner must have the most points of any class,
+/// a tie going to the class seen first, and reach `min_fraction`), since a label outside
+/// `classes` that is hidden among the −1s may have won a window kept unlabelled (`apply`).
+public struct PerSampleRule: Sendable, Equatable {
+    public var policy: String
+    public var minFraction: Double
+    public var classes: Int
+
+    public init(policy: String, minFraction: Double, classes: Int) {
+        self.policy = policy
+        self.minFraction = minFraction
+        self.classes = classes
+    }
+
+    /// The rule of a resolved pipeline (`pipeline.resolved.labels`), nil without `per_sample`.
+    public init?(resolved: JSONValue, classes: Int) {
+        guard DatasetSchema.hasYSeq(resolved: resolved), case .object(let o) = resolved, case .object(let l)? = o["labels"],
+              case .string(let policy)? = l["policy"] else { return nil }
+        var minFraction = 0.5
+        switch l["min_fraction"] {
+        case .double(let d)?: minFraction = d
+        case .int(let i)?: minFraction = Double(i)
+        default: break
+        }
+        self.init(policy: policy, minFraction: minFraction, classes: classes)
+    }
+
+    /// The first value of `ySeq` that is not a class id or −1, with its time step.
+    public func badValue(_ ySeq: ArraySlice<Int64>) -> (step: Int, value: Int64)? {
+        for (k, v) in ySeq.enumerated() where v < -1 || v >= Int64(classes) { return (k, v) }
+        return nil
+    }
+
+    /// Why `y` is not what the policy gives from `ySeq` (a clause for a sentence), or nil when
+    /// it is. `ySeq` must hold only class ids and −1 (``badValue(_:)`` first).
+    public func problem(y: Int64, ySeq: ArraySlice<Int64>) -> String? {
+        let T = ySeq.count
+        guard T > 0 else { return nil }
+        let s = Array(ySeq)
+        switch policy {
+        case "center":
+            let c = s[T / 2]
+            if c != y { return "`policy: center` gives the class of point \(T / 2), which `y_seq` holds as \(c)" }
+        case "pure":
+            let expected: Int64 = s.allSatisfy { $0 == s[0] } ? s[0] : -1
+            if expected != y {
+                return expected < 0 ? "`policy: pure` keeps a window only when every point has one class, and its `y_seq` holds \(Set(s).count) different values"
+                    : "`policy: pure` gives \(expected), the class of every point of its `y_seq`"
+            }
+        default:  // majority
+            guard y >= 0 else { return nil }
+            var count = [Int](repeating: 0, count: classes), first = [Int](repeating: T, count: classes)
+            for (k, v) in s.enumerated() where v >= 0 {
+                if count[Int(v)] == 0 { first[Int(v)] = k }
+                count[Int(v)] += 1
+            }
+            let n = count[Int(y)]
+            if n == 0 { return "no point of its `y_seq` has class \(y)" }
+            for c in 0..<classes where c != Int(y) && (count[c] > n || (count[c] == n && first[c] < first[Int(y)])) {
+                return "`policy: majority` gives \(c) (\(count[c]) point(s)\(count[c] == n ? ", the first seen of a tie" : "")), not \(y) (\(n) point(s))"
+            }
+            if Double(n) / Double(T) < minFraction {
+                return "class \(y) has \(n) of \(T) points in its `y_seq`, below `min_fraction` \(JSONValue.format(minFraction))"
+            }
+        }
+        return nil
+    }
+}

@@ -303,11 +303,15 @@ public struct DatasetManifest: Sendable, Equatable {
     /// this manifest's channels, features and folds.
     public var expectedArrays: [String: ArraySchema] {
         if isApplied {
-            return DatasetSchema.appliedArrays(windowLength: windowLength, channels: channels.count, features: featureNames.count)
+            return DatasetSchema.appliedArrays(windowLength: windowLength, channels: channels.count, features: featureNames.count,
+                                               hasYSeq: hasYSeq)
         }
         return DatasetSchema.arrays(windowLength: windowLength, channels: channels.count, features: featureNames.count,
-                                    hasFolds: splitPolicy?.folds != nil)
+                                    hasFolds: splitPolicy?.folds != nil, hasYSeq: hasYSeq)
     }
+
+    /// Whether the dataset has `y_seq` (`pipeline.resolved.labels.per_sample: true`).
+    public var hasYSeq: Bool { DatasetSchema.hasYSeq(resolved: pipeline.resolved) }
 
     // MARK: - Encoding
 

@@ -407,10 +407,12 @@ public struct ManifestDecoder {
 
         // Cross-field consistency: arrays against channels, window length, features and folds.
         if let arrays, let length, let channelNames, let features, foldsOK {
+            // `y_seq` with `pipeline.resolved.labels.per_sample: true`.
+            let ySeq = pipeline.map { DatasetSchema.hasYSeq(resolved: $0.resolved) } ?? (arrays["y_seq"] != nil)
             let expected = applied
-                ? DatasetSchema.appliedArrays(windowLength: length, channels: channelNames.count, features: features.count)
+                ? DatasetSchema.appliedArrays(windowLength: length, channels: channelNames.count, features: features.count, hasYSeq: ySeq)
                 : DatasetSchema.arrays(windowLength: length, channels: channelNames.count, features: features.count,
-                                       hasFolds: folds != nil)
+                                       hasFolds: folds != nil, hasYSeq: ySeq)
             for name in DatasetSchema.arrayOrder(Set(expected.keys).union(arrays.keys)) {
                 switch (expected[name], arrays[name]) {
                 case (let e?, nil):

@@ -101,6 +101,8 @@ final class ShardFileReader: DatasetFileReader {
     }
 
     func readInt64s(_ name: String, rows: Range<Int>) throws -> [Int64] {
+        // `y_seq` has T values a row; the other integer arrays one.
+        let perRow = name == "y_seq" ? try array(name).shape.dropFirst().reduce(1, *) : 1
         if integers[name] == nil {
             switch name {
             case "subject_index", "recording_index":
@@ -111,7 +113,7 @@ final class ShardFileReader: DatasetFileReader {
                 integers[name] = a.dtype == "<i4" ? try a.int32Values().map { Int64($0) } : try a.int64Values()
             }
         }
-        return rowSlice(integers[name]!, perRow: 1, rows)
+        return rowSlice(integers[name]!, perRow: perRow, rows)
     }
 
     func metadataProblems(expected e: ExpectedFileMetadata) throws -> [String] {

@@ -25,6 +25,9 @@ public struct LabelAligner: Sendable {
     /// under its reason in `Result.dropped`). `motionprep apply` labels this way, so that a new
     /// recording gives every window (docs/commands.md, "apply").
     public var keepUnlabelled = false
+    /// Also give each kept window's points' class ids (`Result.pointClassIds`), for
+    /// `labels.per_sample`'s `y_seq` (docs/pipeline.md, "labels").
+    public var perSample = false
     private var renames: [String: String]
 
     /// - Parameters:
@@ -47,6 +50,17 @@ public struct LabelAligner: Sendable {
         public var classIds: [Int64]
         /// Windows dropped (with `keepUnlabelled`: kept with class id −1), by reason.
         public var dropped: [String: Int]
+        /// With `perSample`: the class id of each point of each kept window, `length` per window
+        /// in `kept` order (−1: no label, or a label not in `classes`), the decision
+        /// `pointClasses` makes; empty otherwise.
+        public var pointClassIds: [Int64] = []
+
+        public init(kept: [Int], classIds: [Int64], dropped: [String: Int], pointClassIds: [Int64] = []) {
+            self.kept = kept
+            self.classIds = classIds
+            self.dropped = dropped
+            self.pointClassIds = pointClassIds
+        }
     }
 
     /// Labels the windows starting at `starts` (grid indices) of `length` points.
@@ -111,11 +125,19 @@ public struct LabelAligner: Sendable {
         var result = Result(kept: [], classIds: [], dropped: [:])
         var counts = [Int](repeating: 0, count: mappedCount)
         var firstSeen = [Int](repeating: 0, count: mappedCount)
+        func points(_ s: Int) {
+            guard perSample else { return }
+            for k in s..<(s + length) {
+                let l = point[k]
+                result.pointClassIds.append(l < 0 ? -1 : classOf[Int(l)])
+            }
+        }
         func drop(_ w: Int, _ reason: WindowDropReason) {
             result.dropped[reason.rawValue, default: 0] += 1
             if keepUnlabelled {
                 result.kept.append(w)
                 result.classIds.append(-1)
+                points(starts[w])
             }
         }
         for (w, s) in starts.enumerated() {
@@ -158,6 +180,7 @@ public struct LabelAligner: Sendable {
             if cls < 0 { drop(w, .labelNotInClasses); continue }
             result.kept.append(w)
             result.classIds.append(cls)
+            points(s)
         }
         return result
     }

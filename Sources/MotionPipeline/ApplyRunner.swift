@@ -66,7 +66,8 @@ public enum ApplyRunner {
         let description = DatasetDescription(
             sampleRateHz: d.sampleRateHz, windowLength: d.windowLength, windowStride: d.windowStride,
             channelNames: d.channelNames, channelUnits: d.channelUnits, classNames: dataset.classes,
-            featureNames: d.featureNames, subjectNames: d.subjectNames, recordingNames: d.recordingNames, hasFolds: false)
+            featureNames: d.featureNames, subjectNames: d.subjectNames, recordingNames: d.recordingNames, hasFolds: false,
+            hasYSeq: dataset.spec.labels?.perSample ?? false)
         guard description.featureNames == dataset.featureNames, description.windowLength == dataset.windowLength,
               description.windowStride == dataset.windowStride, description.sampleRateHz == dataset.sampleRateHz else {
             throw MotionError(.config, "\(dataset.manifestPath) does not agree with its own `pipeline.resolved` (window, rate or feature names differ from what the pipeline gives); the manifest was edited")
@@ -149,6 +150,11 @@ public enum ApplyRunner {
                     inputs += record.inputs
                     totals.add(record.processed)
                     try record.forEachBatch { batch in
+                        var batch = batch
+                        // `from: intervals` is not read by `apply` (no labels): `y_seq` is −1 throughout.
+                        if description.hasYSeq && batch.ySeq.isEmpty {
+                            batch.ySeq = [Int64](repeating: -1, count: batch.count * batch.length)
+                        }
                         try sink.append(batch, subjectIndex: plan.subjectIndex[source.subject]!,
                                         recordingIndex: plan.recordingIndex[source.name]!, foldIndex: nil)
                     }
@@ -270,7 +276,7 @@ public enum ApplyRunner {
             inputs: inputs.map { DatasetManifest.Input(path: $0.path, bytes: $0.bytes, sha256: $0.sha256, role: $0.role.rawValue) },
             subjects: d.subjectNames, recordings: d.recordingNames,
             arrays: DatasetSchema.appliedArrays(windowLength: d.windowLength, channels: d.channelNames.count,
-                                                features: d.featureNames.count),
+                                                features: d.featureNames.count, hasYSeq: d.hasYSeq),
             splitPolicy: nil,
             normalization: DatasetManifest.Normalization(x: moments(dataset.xStatistics), features: moments(dataset.featureStatistics)),
             counts: DatasetManifest.Counts(

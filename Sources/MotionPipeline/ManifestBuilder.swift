@@ -59,7 +59,7 @@ enum ManifestBuilder {
             classes: d.classNames, featureNames: d.featureNames, inputs: inputs,
             subjects: d.subjectNames, recordings: d.recordingNames,
             arrays: DatasetSchema.arrays(windowLength: d.windowLength, channels: d.channelNames.count, features: F,
-                                         hasFolds: d.hasFolds),
+                                         hasFolds: d.hasFolds, hasYSeq: d.hasYSeq),
             splitPolicy: policy,
             normalization: DatasetManifest.Normalization(x: trainEmpty ? nil : stats(totals.xMoments),
                                                          features: trainEmpty || F == 0 ? nil : stats(totals.featureMoments)),

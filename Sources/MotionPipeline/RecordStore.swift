@@ -89,6 +89,8 @@ struct StoredWindows: Sendable {
     var length: Int
     var channels: Int
     var featureCount: Int
+    /// Values of `y_seq` per window: T with `labels.per_sample`, else 0.
+    var ySeqLength = 0
 
     /// Reads the blocks in order, each into one `WindowBatch`, checking each block's checksum
     /// before handing it on.
@@ -97,6 +99,7 @@ struct StoredWindows: Sendable {
             var batch = WindowBatch(length: length, channelCount: channels, featureCount: featureCount)
             batch.x = try reader.readArray(Float.self, count: n * length * channels)
             batch.y = try reader.readArray(Int64.self, count: n)
+            batch.ySeq = try reader.readArray(Int64.self, count: n * ySeqLength)
             batch.features = try reader.readArray(Float.self, count: n * featureCount)
             batch.startTimes = try reader.readArray(Double.self, count: n)
             guard try reader.readU64() == RecordStore.checksum(of: batch) else {
@@ -111,7 +114,7 @@ struct StoredWindows: Sendable {
         try walkBlocks { reader, n, seen in
             var hasher = XXH3Hasher()
             withUnsafeBytes(of: UInt64(n).littleEndian) { hasher.update($0) }
-            try reader.hash(count: n * (length * channels * 4 + 8 + featureCount * 4 + 8), into: &hasher)
+            try reader.hash(count: n * (length * channels * 4 + 8 + ySeqLength * 8 + featureCount * 4 + 8), into: &hasher)
             guard try reader.readU64() == hasher.digest() else {
                 throw reader.damaged("its block of windows \(seen)..<\(seen + n) does not match the block's checksum")
             }
@@ -147,6 +150,8 @@ final class RecordWriter {
     let path: String
     private let file: _RecordFile
     private(set) var windows = 0
+    /// Values of `y_seq` per window in the blocks appended (0: none).
+    private(set) var ySeqLength = 0
     private var closed = false
     private let keep: (Int) -> Bool
     /// The blocks appended so far, while every one of them was granted.
@@ -182,9 +187,14 @@ final class RecordWriter {
     /// Appends the windows of `batch` as one block (nothing for an empty batch).
     func append(_ batch: WindowBatch) throws {
         guard batch.count > 0 else { return }
+        let perWindow = batch.ySeq.count / batch.count
+        precondition(batch.ySeq.count == perWindow * batch.count && (windows == 0 || perWindow == ySeqLength),
+                     "RecordWriter: a block of \(batch.count) windows with \(batch.ySeq.count) y_seq values, after blocks of \(ySeqLength) a window")
+        ySeqLength = perWindow
         try file.writeU64(UInt64(batch.count))
         try file.writeArray(batch.x)
         try file.writeArray(batch.y)
+        try file.writeArray(batch.ySeq)
         try file.writeArray(batch.features)
         try file.writeArray(batch.startTimes)
         try file.writeU64(RecordStore.checksum(of: batch))
@@ -192,7 +202,7 @@ final class RecordWriter {
         if kept != nil {
             // The first block is the output batch the recording's reservation already counts
             // (`ResourceLimits.streamedEstimate`); each later one must be granted.
-            if kept!.isEmpty || keep(batch.x.count + batch.y.count * 2 + batch.features.count + batch.startTimes.count * 2) {
+            if kept!.isEmpty || keep(batch.x.count + batch.y.count * 2 + batch.ySeq.count * 2 + batch.features.count + batch.startTimes.count * 2) {
                 kept!.append(batch)
             } else {
                 kept = nil
@@ -213,6 +223,7 @@ final class RecordWriter {
         header["length"] = .int(length)
         header["channels"] = .int(channels)
         header["feature_count"] = .int(featureCount)
+        header["y_seq_length"] = .int(ySeqLength)
         let json = Array(JSONValue.object(header).compact().utf8)
         var hasher = XXH3Hasher()
         hasher.update(json)
@@ -236,17 +247,19 @@ final class RecordWriter {
             if let folder { folder.remove(name + ".tmp") } else { unlink(path + ".tmp") }
             throw MotionError(.cannotCreate, "cannot move resume state into place at \(path): \(reason)")
         }
-        return StoredWindows(path: path, windows: windows, length: length, channels: channels, featureCount: featureCount)
+        return StoredWindows(path: path, windows: windows, length: length, channels: channels, featureCount: featureCount,
+                             ySeqLength: ySeqLength)
     }
 }
 
-/// Saves and loads `RecordingRecord`s as files (format 4):
+/// Saves and loads `RecordingRecord`s as files (format 5):
 ///
-///     "MPREC4\n\0"
-///     blocks: u64 n > 0, x f32[n·T·C], y i64[n], features f32[n·F], start times f64[n],
-///             u64 XXH3-64 of the block from its n on
+///     "MPREC5\n\0"
+///     blocks: u64 n > 0, x f32[n·T·C], y i64[n], y_seq i64[n·S], features f32[n·F],
+///             start times f64[n], u64 XXH3-64 of the block from its n on
 ///     u64 0
-///     header: compact JSON (recording, counts, T, C, F, windows, inputs, pipeline hash)
+///     header: compact JSON (recording, counts, T, C, F, S = `y_seq_length`, windows, inputs,
+///             pipeline hash)
 ///     moments: f64 [count, mean…, m2…] for x, then for features, when present
 ///     u64 XXH3-64 of the header and the moments
 ///     u64 header length, u64 header offset, "MPRECEND"
@@ -257,10 +270,11 @@ final class RecordWriter {
 /// header's checksum; `--resume` and `merge` also check every block's (`StoredWindows.verify`)
 /// before using a record, and the writer checks each block again as it reads it back. Formats 2
 /// and 3 (SHA-256 digests) are not read: a resumed run redoes such a recording, `merge` refuses
-/// the part.
+/// the part. Format 5 added `y_seq` (`labels.per_sample`; S = T with it, else 0): a format-4
+/// record is refused as older, so it is redone or its part rerun.
 enum RecordStore {
-    static let version = 4
-    static let magic: [UInt8] = Array("MPREC4\n\0".utf8)
+    static let version = 5
+    static let magic: [UInt8] = Array("MPREC5\n\0".utf8)
     /// Bytes after the moments: checksum, two lengths, end mark.
     static let trailerBytes = 8 + 16 + 8
 
@@ -270,6 +284,7 @@ enum RecordStore {
         withUnsafeBytes(of: UInt64(batch.count).littleEndian) { hasher.update($0) }
         hasher.update(batch.x)
         hasher.update(batch.y)
+        hasher.update(batch.ySeq)
         hasher.update(batch.features)
         hasher.update(batch.startTimes)
         return hasher.digest()
@@ -372,7 +387,8 @@ enum RecordStore {
         }
         let header: RecordHeader
         do { header = try h.decode() } catch { throw damaged("its header is not valid: \(error.sentence)") }
-        let T = header.length, C = header.channels, F = header.featureCount, N = header.windows
+        let T = header.length, C = header.channels, F = header.featureCount, N = header.windows, S = header.ySeqLength
+        guard S == 0 || S == T else { throw damaged("its header's `y_seq_length` is \(S), neither 0 nor its window length \(T)") }
         var momentsAt = Int(hlen)
         func moments(_ present: Bool, _ cols: Int) -> RunningMoments?? {
             guard present else { return .some(nil) }
@@ -399,7 +415,7 @@ enum RecordStore {
             gaps: header.gaps, invalidPoints: header.invalidPoints, warnings: header.warnings,
             xMoments: xm, featureMoments: fm,
             labelRowsNoOverlap: header.labelRowsNoOverlap)
-        let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F)
+        let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F, ySeqLength: S)
         if verify { try stored.verify() }
         return (RecordingRecord(processed: processed, inputs: header.inputs, stored: stored), header.pipelineSHA256)
     }
@@ -422,6 +438,7 @@ extension WindowBatch {
         let tc = length * channelCount
         b.x = Array(x[(range.lowerBound * tc)..<(range.upperBound * tc)])
         b.y = Array(y[range])
+        if !ySeq.isEmpty { b.ySeq = Array(ySeq[(range.lowerBound * length)..<(range.upperBound * length)]) }
         b.features = Array(features[(range.lowerBound * featureCount)..<(range.upperBound * featureCount)])
         b.startTimes = Array(startTimes[range])
         return b
@@ -582,6 +599,8 @@ struct RecordHeader: JSONDecodable {
     var length: Int
     var channels: Int
     var featureCount: Int
+    /// Each window's `y_seq` length: T with `labels.per_sample`, else 0.
+    var ySeqLength: Int
 
     init(json h: JSONNode) throws(JSONProblem) {
         pipelineSHA256 = try h["pipeline_sha256"].string()
@@ -603,6 +622,7 @@ struct RecordHeader: JSONDecodable {
         length = try h["length"].int(min: 0)
         channels = try h["channels"].int(min: 0)
         featureCount = try h["feature_count"].int(min: 0)
+        ySeqLength = try h["y_seq_length"].int(min: 0)
     }
 
     /// `x_moments` / `feature_moments`: 1 when the moments follow the header, else 0.

@@ -82,6 +82,7 @@ final class RecordingProcessor {
             var a = LabelAligner(policy: l.policy, minFraction: l.minFraction,
                                  map: l.map.map { ($0.key, $0.value) }, classes: l.classes)
             a.keepUnlabelled = keepUnlabelled
+            a.perSample = l.perSample
             aligner = a
         } else {
             aligner = nil

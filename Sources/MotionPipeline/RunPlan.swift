@@ -59,7 +59,8 @@ struct RunPlan: Sendable {
         description = DatasetDescription(
             sampleRateHz: rate, windowLength: windowLength, windowStride: stride, channelNames: layout.channelNames,
             channelUnits: layout.channelUnits, classNames: spec.labels?.classes ?? [], featureNames: featureNames,
-            subjectNames: subjects, recordingNames: recordingNames, hasFolds: assignment.foldCount != nil)
+            subjectNames: subjects, recordingNames: recordingNames, hasFolds: assignment.foldCount != nil,
+            hasYSeq: spec.labels?.perSample ?? false)
         pipelineSHA256 = SHA256Text.hex(spec.canonicalJSON())
         // `from: path`: every file of a recording must give it one label, checked before anything is read.
         if readLabels { for source in sources { _ = try LabelSources.pathLabel(source, spec: spec) } }

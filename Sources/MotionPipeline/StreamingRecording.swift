@@ -482,6 +482,7 @@ final class StreamingRecording {
         chain.removeReady(count)
         var keptStarts: [Int]
         var classIds: [Int64]
+        var pointClassIds: [Int64] = []
         if let aligner {
             let a = starts[0]
             let span = starts[count - 1] + T - a
@@ -491,6 +492,7 @@ final class StreamingRecording {
                                          starts: starts.map { $0 - a }, length: T)
             keptStarts = labelled.kept.map { starts[$0] }
             classIds = labelled.classIds
+            pointClassIds = labelled.pointClassIds
             windowsDropped.add(labelled.dropped)
             labelledThrough = Swift.max(labelledThrough, time(starts[count - 1] + T - 1))
             if fixedTrack == nil && labelTrack == nil && rowCollector == nil { trimEvents() }
@@ -502,6 +504,7 @@ final class StreamingRecording {
             chain.appendWindow(at: s, to: &out.x)
             out.startTimes.append(time(s))
             out.y.append(classIds[w])
+            if !pointClassIds.isEmpty { out.ySeq.append(contentsOf: pointClassIds[(w * T)..<((w + 1) * T)]) }
             if out.count == RecordStore.blockWindows { try flush(writer: writer) }
         }
         chain.trim(nextPoint: grid.nextPoint)

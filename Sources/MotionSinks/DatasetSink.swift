@@ -13,9 +13,14 @@ public struct DatasetDescription: Sendable {
     public var recordingNames: [String]
     /// Whether `fold_index` is written.
     public var hasFolds: Bool
+    /// Whether `y_seq` [N, T] is written (`labels.per_sample`): every batch then carries
+    /// `WindowBatch.ySeq`.
+    public var hasYSeq: Bool
 
     public init(sampleRateHz: Double, windowLength: Int, windowStride: Int, channelNames: [String], channelUnits: [String],
-                classNames: [String], featureNames: [String], subjectNames: [String], recordingNames: [String], hasFolds: Bool) {
+                classNames: [String], featureNames: [String], subjectNames: [String], recordingNames: [String], hasFolds: Bool,
+                hasYSeq: Bool = false) {
+        self.hasYSeq = hasYSeq
         self.sampleRateHz = sampleRateHz
         self.windowLength = windowLength
         self.windowStride = windowStride

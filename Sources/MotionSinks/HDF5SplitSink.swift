@@ -16,6 +16,8 @@ public final class HDF5SplitSink: SplitSink {
     private let queue: HDF5ChunkWriteQueue
     private let x: HDF5ChunkAppender
     private let y: HDF5ChunkAppender
+    /// `y_seq` [N, T] int64 (`labels.per_sample` only).
+    private let ySeq: HDF5ChunkAppender?
     private let features: HDF5ChunkAppender?
     private let subjectIndex: HDF5ChunkAppender
     private let recordingIndex: HDF5ChunkAppender
@@ -79,6 +81,8 @@ public final class HDF5SplitSink: SplitSink {
         // About 64 KiB per chunk of x; 4096 rows for 1-D datasets.
         x = try column("x", .float32, [T, C], chunkRows: Swift.max(1, 65536 / Swift.max(1, T * C * 4)))
         y = try column("y", .int64, [], chunkRows: 4096)
+        // About 64 KiB per chunk, as x.
+        ySeq = description.hasYSeq ? try column("y_seq", .int64, [T], chunkRows: Swift.max(1, 65536 / Swift.max(1, T * 8))) : nil
         let F = description.featureNames.count
         features = F > 0 ? try column("features", .float32, [F], chunkRows: Swift.max(1, Swift.min(4096, 65536 / (F * 4)))) : nil
         subjectIndex = try column("subject_index", .int32, [], chunkRows: 4096)
@@ -106,7 +110,9 @@ public final class HDF5SplitSink: SplitSink {
     public func append(_ batch: WindowBatch, subjectIndex s: Int32, recordingIndex r: Int32, foldIndex f: Int32?) throws {
         let n = batch.count
         guard n > 0 else { return }
-        let tc = batch.length * batch.channelCount, fc = batch.featureCount
+        let tc = batch.length * batch.channelCount, fc = batch.featureCount, T = batch.length
+        precondition(!description.hasYSeq || batch.ySeq.count == n * T,
+                     "HDF5SplitSink: a batch of \(n) windows has \(batch.ySeq.count) y_seq values; expected \(T) per window")
         var start = 0
         while start < n {
             let take = Swift.min(n - start, Self.stageWindows - stage.count)
@@ -114,6 +120,7 @@ public final class HDF5SplitSink: SplitSink {
             try x.append(batch.x[(start * tc)..<(end * tc)], rows: take)
             if let normalization { stage.x += normalization.x.apply(batch.x[(start * tc)..<(end * tc)]) }
             stage.y.append(contentsOf: batch.y[start..<end])
+            if ySeq != nil { stage.ySeq.append(contentsOf: batch.ySeq[(start * T)..<(end * T)]) }
             stage.features.append(contentsOf: batch.features[(start * fc)..<(end * fc)])
             stage.startTimes.append(contentsOf: batch.startTimes[start..<end])
             stageSubject.append(contentsOf: repeatElement(s, count: take))
@@ -130,6 +137,7 @@ public final class HDF5SplitSink: SplitSink {
         let n = stage.count
         guard n > 0 else { return }
         try y.append(stage.y, rows: n)
+        if let ySeq { try ySeq.append(stage.ySeq, rows: n) }
         if let features { try features.append(stage.features, rows: n) }
         try subjectIndex.append(stageSubject, rows: n)
         try recordingIndex.append(stageRecording, rows: n)
@@ -139,6 +147,7 @@ public final class HDF5SplitSink: SplitSink {
         if let featuresNormalized, let f = normalization?.features { try featuresNormalized.append(f.apply(stage.features), rows: n) }
         stage.x.removeAll(keepingCapacity: true)
         stage.y.removeAll(keepingCapacity: true)
+        stage.ySeq.removeAll(keepingCapacity: true)
         stage.features.removeAll(keepingCapacity: true)
         stage.startTimes.removeAll(keepingCapacity: true)
         stageSubject.removeAll(keepingCapacity: true)
@@ -154,7 +163,7 @@ public final class HDF5SplitSink: SplitSink {
     public func finish() throws -> [WrittenFile] {
         do {
             try writeStage()
-            for column in [x, y, features, subjectIndex, recordingIndex, startTime, foldIndex, xNormalized, featuresNormalized] {
+            for column in [x, y, ySeq, features, subjectIndex, recordingIndex, startTime, foldIndex, xNormalized, featuresNormalized] {
                 try column?.finish()
             }
             try queue.flush()

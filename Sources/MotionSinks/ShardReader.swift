@@ -65,7 +65,8 @@ public struct ShardContents: Sendable, Equatable {
     public var memberNames: [String]
     /// One per window, in archive order.
     public var samples: [ShardSample]
-    /// `x` [N, T, C] `<f4`, `y` [N] `<i8`, `features` [N, F] `<f4` (when the samples have
+    /// `x` [N, T, C] `<f4`, `y` [N] `<i8`, `y_seq` [N, T] `<i8` (when the samples have it),
+    /// `features` [N, F] `<f4` (when the samples have
     /// features), `start_time_s` [N] `<f8`, `fold_index` [N] `<i4` (when the samples have one).
     /// Empty for a shard with no window.
     public var arrays: [ShardArray]
@@ -98,9 +99,9 @@ public struct ShardContents: Sendable, Equatable {
 /// Checks the structure, not the dataset's rules: for `.tar.zst`, one zstd frame with content
 /// size and checksum and nothing after it; ustar headers with correct checksums; only
 /// regular-file members, grouped by key, each sample exactly `{key}.x.npy`, `{key}.y.cls`,
-/// optionally `{key}.features.npy`, optionally `{key}.x_normalized.npy` and (with features)
+/// optionally `{key}.y_seq.npy` (`<i8` [T], `labels.per_sample`), optionally `{key}.features.npy`, optionally `{key}.x_normalized.npy` and (with features)
 /// `{key}.features_normalized.npy` (`motionprep apply`), and `{key}.json`, in that order, every sample alike; the
-/// npy members v1.0, C order, `<f4`, with data matching their shape; `y.cls` an ASCII
+/// npy members v1.0, C order, `<f4` (`y_seq.npy` `<i8`), with data matching their shape; `y.cls` an ASCII
 /// integer; the JSON an object of `subject`, `recording`, `start_time_s`, `label` and
 /// optionally `fold_index`. Key and file names, counts and values against the manifest are left
 /// to the caller.
@@ -142,8 +143,9 @@ public enum ShardReader {
     public static let maximumJSONBytes = 16 << 10
 
     /// The most bytes the tar archive of a shard can legitimately hold, per window: every array
-    /// row at 8 bytes an element (the widest dtype), four members each with its tar header, tar
-    /// padding and up to 4 KiB of npy header or class id, and a `{key}.json` of at most
+    /// row at 8 bytes an element (the widest dtype), four times a tar header, tar padding and
+    /// 4 KiB of npy header or class id (room for the up to seven members a sample has, `y_seq.npy`
+    /// and `apply`'s normalised arrays included, each needing at most 1.2 KiB of these), and a `{key}.json` of at most
     /// ``maximumJSONBytes``; plus the end blocks, a tar record and 1 MiB of slack. Saturates at
     /// `Int.max` rather than overflow.
     ///
@@ -179,15 +181,16 @@ public enum ShardReader {
         let members = try TarReader.members(archive)
         var samples: [ShardSample] = []
         var x: [UInt8] = [], features: [UInt8] = [], y: [Int64] = [], start: [Double] = [], fold: [Int32] = []
-        var xShape: [Int]?, fShape: [Int]?
-        var hasFeatures: Bool?, hasFold: Bool?
+        var xShape: [Int]?, fShape: [Int]?, sShape: [Int]?
+        var hasFeatures: Bool?, hasFold: Bool?, hasYSeq: Bool?
+        var ySeq: [UInt8] = []
         // `motionprep apply`'s samples also have `{key}.x_normalized.npy` (and
         // `{key}.features_normalized.npy` with features) after `features.npy` (docs/dataset-format.md,
         // "Applied windows"); a dataset's shard holding them fails validate's `arrays.shape`.
         var xNormalized: [UInt8] = [], featuresNormalized: [UInt8] = []
         var hasNormalized: Bool?
         var m = 0
-        func npy(_ member: TarReader.Member, rank: Int) throws -> (shape: [Int], data: ArraySlice<UInt8>) {
+        func npy(_ member: TarReader.Member, rank: Int, dtype: String = "<f4") throws -> (shape: [Int], data: ArraySlice<UInt8>) {
             let (h, offset): (NPYHeader, Int)
             do {
                 (h, offset) = try NPYHeader.parse(archive[member.data])
@@ -195,13 +198,13 @@ public enum ShardReader {
                 throw MotionError(.dataError, "member `\(member.name)`: \(e.message)")
             }
             guard !h.fortranOrder else { throw MotionError(.dataError, "member `\(member.name)` is in Fortran order; expected C order") }
-            guard h.descr == "<f4" else { throw MotionError(.dataError, "member `\(member.name)` has dtype \(h.descr); expected <f4") }
+            guard h.descr == dtype else { throw MotionError(.dataError, "member `\(member.name)` has dtype \(h.descr); expected \(dtype)") }
             guard h.shape.count == rank else {
                 throw MotionError(.dataError, "member `\(member.name)` has shape \(h.shapeLiteral); expected \(rank) dimension(s)")
             }
-            let expected = h.elementCount * 4, actual = member.data.count - offset
+            let expected = h.elementCount * (dtype == "<i8" ? 8 : 4), actual = member.data.count - offset
             guard actual == expected else {
-                throw MotionError(.dataError, "member `\(member.name)` holds \(actual) data bytes; shape \(h.shapeLiteral) of <f4 needs \(expected)")
+                throw MotionError(.dataError, "member `\(member.name)` holds \(actual) data bytes; shape \(h.shapeLiteral) of \(dtype) needs \(expected)")
             }
             return (h.shape, archive[(member.data.lowerBound + offset)..<member.data.upperBound])
         }
@@ -216,8 +219,11 @@ public enum ShardReader {
                 throw MotionError(.dataError, "sample key `\(key)` is not `{split}-NNNNNNNNN`")
             }
             var names = [".x.npy", ".y.cls"]
-            if m + 2 < members.count, members[m + 2].name == key + ".features.npy" { names.append(".features.npy") }
-            let withFeatures = names.count == 3
+            if m + 2 < members.count, members[m + 2].name == key + ".y_seq.npy" { names.append(".y_seq.npy") }
+            let withYSeq = names.count == 3
+            if m + names.count < members.count, members[m + names.count].name == key + ".features.npy" { names.append(".features.npy") }
+            let withFeatures = names.contains(".features.npy")
+            let featuresAt = m + (withYSeq ? 3 : 2)
             let normalizedAt = m + names.count
             if normalizedAt < members.count, members[normalizedAt].name == key + ".x_normalized.npy" {
                 names.append(".x_normalized.npy")
@@ -237,6 +243,10 @@ public enum ShardReader {
                 throw MotionError(.dataError, "sample `\(key)` \(withFeatures ? "has" : "has no") `features.npy` member, unlike the samples before it")
             }
             hasFeatures = withFeatures
+            if let h = hasYSeq, h != withYSeq {
+                throw MotionError(.dataError, "sample `\(key)` \(withYSeq ? "has" : "has no") `y_seq.npy` member, unlike the samples before it")
+            }
+            hasYSeq = withYSeq
             let (xs, xd) = try npy(members[m], rank: 2)
             if let s = xShape, s != xs { throw MotionError(.dataError, "member `\(members[m].name)` has shape \(xs); the samples before it have \(s)") }
             xShape = xs
@@ -246,14 +256,20 @@ public enum ShardReader {
                 throw MotionError(.dataError, "member `\(members[m + 1].name)` holds \(clsText.debugDescription); expected a class id in ASCII decimal")
             }
             y.append(cls)
+            if withYSeq {
+                let (ss, sd) = try npy(members[m + 2], rank: 1, dtype: "<i8")
+                if let s = sShape, s != ss { throw MotionError(.dataError, "member `\(members[m + 2].name)` has shape \(ss); the samples before it have \(s)") }
+                sShape = ss
+                ySeq += sd
+            }
             if withFeatures {
-                let (fs, fd) = try npy(members[m + 2], rank: 1)
-                if let s = fShape, s != fs { throw MotionError(.dataError, "member `\(members[m + 2].name)` has shape \(fs); the samples before it have \(s)") }
+                let (fs, fd) = try npy(members[featuresAt], rank: 1)
+                if let s = fShape, s != fs { throw MotionError(.dataError, "member `\(members[featuresAt].name)` has shape \(fs); the samples before it have \(s)") }
                 fShape = fs
                 features += fd
             }
             if withNormalized {
-                let at = m + (withFeatures ? 3 : 2)
+                let at = featuresAt + (withFeatures ? 1 : 0)
                 let (xns, xnd) = try npy(members[at], rank: 2)
                 guard xns == xs else { throw MotionError(.dataError, "member `\(members[at].name)` has shape \(xns); its `x.npy` has \(xs)") }
                 xNormalized += xnd
@@ -279,6 +295,7 @@ public enum ShardReader {
             let n = samples.count
             arrays.append(ShardArray(name: "x", dtype: "<f4", shape: [n] + xs, data: x))
             arrays.append(ShardArray(name: "y", dtype: "<i8", shape: [n], data: y.withUnsafeBytes { Array($0) }))
+            if let ss = sShape { arrays.append(ShardArray(name: "y_seq", dtype: "<i8", shape: [n] + ss, data: ySeq)) }
             if let fs = fShape { arrays.append(ShardArray(name: "features", dtype: "<f4", shape: [n] + fs, data: features)) }
             arrays.append(ShardArray(name: "start_time_s", dtype: "<f8", shape: [n], data: start.withUnsafeBytes { Array($0) }))
             if hasFold == true { arrays.append(ShardArray(name: "fold_index", dtype: "<i4", shape: [n], data: fold.withUnsafeBytes { Array($0) })) }

@@ -16,7 +16,8 @@ import MotionZstd
 /// writes every shard by gathering its windows from the spool with random-access reads, on
 /// `threads` lanes, so at most one shard's windows per lane are in memory.
 ///
-/// Each window is one WebDataset sample: `{key}.x.npy`, `{key}.y.cls`, `{key}.features.npy`
+/// Each window is one WebDataset sample: `{key}.x.npy`, `{key}.y.cls`, `{key}.y_seq.npy` (with
+/// `labels.per_sample`), `{key}.features.npy`
 /// (with features) and `{key}.json`, the key `{split}-{canonical window number, 9 digits}`.
 /// A `.tar.zst` shard is exactly one zstd frame with the content size and a checksum. Files
 /// are written under a temporary name and renamed into place; the same windows always give the
@@ -35,6 +36,8 @@ public final class ShardSplitSink: SplitSink {
     private var count = 0
     private let rowFloats: Int
     private let rowBytes: Int
+    /// Bytes of `y_seq` (8 × T with `labels.per_sample`, else 0), at the end of a spool row.
+    private let ySeqBytes: Int
     /// False: samples in canonical order (`motionprep apply`), no write-time shuffle.
     private let shuffle: Bool
     /// Also write `{key}.x_normalized.npy` (and `{key}.features_normalized.npy`), `motionprep apply`.
@@ -78,7 +81,8 @@ public final class ShardSplitSink: SplitSink {
         self.normalization = normalization
         self.partition = partition
         rowFloats = description.windowLength * description.channelNames.count + description.featureNames.count
-        rowBytes = rowFloats * 4 + 32
+        ySeqBytes = description.hasYSeq ? description.windowLength * 8 : 0
+        rowBytes = rowFloats * 4 + 32 + ySeqBytes
         splitFolder = try directory.subfolder(split)
         spool = try _SpoolFile(in: directory, name: split + (partition.map { "." + $0.name } ?? "") + ".spool.tmp")
     }
@@ -87,8 +91,10 @@ public final class ShardSplitSink: SplitSink {
         let n = batch.count
         let rowX = description.windowLength * description.channelNames.count
         let rowF = description.featureNames.count
-        precondition(batch.x.count == n * rowX && batch.startTimes.count == n && batch.features.count == n * rowF,
-                     "ShardSplitSink: a batch of \(n) windows has \(batch.x.count) x values, \(batch.features.count) feature values and \(batch.startTimes.count) start times; expected \(rowX), \(rowF) and 1 per window")
+        let rowS = ySeqBytes / 8
+        precondition(batch.x.count == n * rowX && batch.startTimes.count == n && batch.features.count == n * rowF
+                        && batch.ySeq.count == n * rowS,
+                     "ShardSplitSink: a batch of \(n) windows has \(batch.x.count) x values, \(batch.features.count) feature values, \(batch.ySeq.count) y_seq values and \(batch.startTimes.count) start times; expected \(rowX), \(rowF), \(rowS) and 1 per window")
         guard let spool else { preconditionFailure("ShardSplitSink: append after finish") }
         var row = [UInt8](repeating: 0, count: rowBytes)
         for i in 0..<n {
@@ -105,6 +111,9 @@ public final class ShardSplitSink: SplitSink {
                 tail.storeBytes(of: subjectIndex, toByteOffset: 16, as: Int32.self)
                 tail.storeBytes(of: recordingIndex, toByteOffset: 20, as: Int32.self)
                 tail.storeBytes(of: foldIndex ?? -1, toByteOffset: 24, as: Int32.self)
+                if rowS > 0 {
+                    batch.ySeq.withUnsafeBytes { (tail + 32).copyMemory(from: $0.baseAddress! + i * ySeqBytes, byteCount: ySeqBytes) }
+                }
             }
             try spool.append(row)
         }
@@ -162,6 +171,7 @@ public final class ShardSplitSink: SplitSink {
         let T = description.windowLength, C = description.channelNames.count, F = description.featureNames.count
         let xHeader = NPYHeader(descr: "<f4", shape: [T, C]).encoded()
         let fHeader = NPYHeader(descr: "<f4", shape: [F]).encoded()
+        let sHeader = NPYHeader(descr: "<i8", shape: [T]).encoded()
         var counts = [Int](repeating: 0, count: description.classNames.count)
         var members: [(name: String, size: Int)] = []
         var texts: [(cls: [UInt8], json: [UInt8])] = []
@@ -185,6 +195,7 @@ public final class ShardSplitSink: SplitSink {
             let key = Self.key(split: split, window: number, partition: partition)
             members.append((key + ".x.npy", xHeader.count + T * C * 4))
             members.append((key + ".y.cls", text.cls.count))
+            if ySeqBytes > 0 { members.append((key + ".y_seq.npy", sHeader.count + ySeqBytes)) }
             if F > 0 { members.append((key + ".features.npy", fHeader.count + F * 4)) }
             if normalization != nil { members.append((key + ".x_normalized.npy", xHeader.count + T * C * 4)) }
             if F > 0, normalization?.features != nil { members.append((key + ".features_normalized.npy", fHeader.count + F * 4)) }
@@ -211,6 +222,12 @@ public final class ShardSplitSink: SplitSink {
             try rows.withUnsafeBytes { try tar.writeContent(UnsafeRawBufferPointer(rebasing: $0[base..<(base + T * C * 4)])) }
             try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
             try tar.writeContent(texts[slot].cls)
+            if ySeqBytes > 0 {
+                try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
+                try tar.writeContent(sHeader)
+                let at = base + rowFloats * 4 + 32
+                try rows.withUnsafeBytes { try tar.writeContent(UnsafeRawBufferPointer(rebasing: $0[at..<(at + ySeqBytes)])) }
+            }
             if F > 0 {
                 try tar.beginMember(name: members[m].name, size: members[m].size); m += 1
                 try tar.writeContent(fHeader)

@@ -62,6 +62,9 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public static let countsSplit = CheckID("counts.split")
     /// Every `y` is a class id; −1 throughout an unlabelled dataset.
     public static let labelsRange = CheckID("labels.range")
+    /// `y_seq` (`labels.per_sample`) holds class ids or −1, and each window's `y` is what the
+    /// label policy gives from it (rule C8). Reported only for a dataset with `y_seq`.
+    public static let labelsPerSample = CheckID("labels.per_sample")
     /// `subject_index`, `recording_index` and `fold_index` point into the manifest's lists.
     public static let indicesRange = CheckID("indices.range")
     /// No NaN or infinity in `x`, `features` or `start_time_s`.
@@ -119,6 +122,7 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
         (.countsFile, "window and class counts of each file match the data"),
         (.countsSplit, "window and class counts of each split add up and match the data"),
         (.labelsRange, "every y is a valid class id (-1 when unlabelled)"),
+        (.labelsPerSample, "y_seq holds class ids or -1, and each y is what the label policy gives from its y_seq"),
         (.indicesRange, "subject, recording and fold indices are in range"),
         (.valuesFinite, "no NaN or Inf in x, features or start_time_s"),
         (.normalizationStats, "normalization matches the train split"),

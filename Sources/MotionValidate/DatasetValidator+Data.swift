@@ -9,6 +9,7 @@ extension _ValidationRun {
     func checkData(_ file: DatasetManifest.DataFile, storage: any DatasetStorage) {
         for c in [CheckID.filesContainer, CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
                   .indicesRange, .valuesFinite] { builder.ran(c) }
+        if manifest.hasYSeq { builder.ran(.labelsPerSample) }
         let reader: any DatasetFileReader
         let expectedContents = ExpectedFileContents(
             windows: file.numWindows, arrayRowElements: manifest.arrays.values.map { $0.rowShape.reduce(1, *) },
@@ -187,6 +188,26 @@ extension _ValidationRun {
                     + (manifest.isApplied ? ", or -1 for a window kept unlabelled" : "")
             builder.fail(.labelsRange, file.path,
                          "`y` holds \(scan.badLabels.count) invalid value(s); \(allowed); first: \(first.value) at \(describe(first.location, array: "y"))")
+        }
+        // labels.per_sample (rule C8)
+        if manifest.hasYSeq {
+            let numbers = try? reader.windowNumbers()
+            let partition = DatasetPartition.of(path: file.path)
+            func window(_ l: ValueLocation) -> String {
+                var s = "window \(l.window)"
+                if let numbers, l.window < numbers.count {
+                    s = "window \(numbers[l.window]) (sample `\(ShardSplitSink.key(split: file.split.rawValue, window: numbers[l.window], partition: partition))`)"
+                }
+                return s + " of split `\(file.split.rawValue)`" + (l.timeStep.map { ", time step \($0)" } ?? "")
+            }
+            if let bad = scan.badYSeqValues, bad.count > 0, let first = bad.first {
+                builder.fail(.labelsPerSample, file.path,
+                             "`y_seq` holds \(bad.count) invalid value(s); a point's class id is 0 to \(manifest.classes.count - 1) (\(manifest.classes.joined(separator: ", "))), or -1 where it has none; first: \(first.value) at \(window(first.location))")
+            }
+            if let bad = scan.ySeqInconsistent, bad.count > 0, let first = bad.first {
+                builder.fail(.labelsPerSample, file.path,
+                             "\(window(first.location)): \(first.value) (rule C8: `y` is what the label policy gives from `y_seq`); \(bad.count) window(s) of this file break it")
+            }
         }
         // indices.range
         for (name, list) in [("subject_index", "subjects"), ("recording_index", "recordings"), ("fold_index", "folds")] {

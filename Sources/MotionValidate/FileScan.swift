@@ -95,6 +95,11 @@ struct FileScan {
     /// An applied output's normalised arrays against their recomputation
     /// (`normalization.applied`), by array name; absent where not compared.
     var normalizedComparisons: [String: NormalizedComparison] = [:]
+    /// `y_seq` (`labels.per_sample`): values that are not a class id or −1 (`first`'s location
+    /// has the time step), and windows whose `y` is not what the policy gives from their
+    /// `y_seq` (rule C8); nil when not compared.
+    var badYSeqValues: BadValues?
+    var ySeqInconsistent: BadValues?
     /// Arrays read to the end without an error.
     var completeArrays: Set<String> = []
 }

@@ -103,6 +103,10 @@ struct FileScanner {
             guard let a = readable[name] else { continue }
             attempt(name) { try scanIndex(name, a, limit: size, into: &scan) }
         }
+        if let y = readable["y"], let s = readable["y_seq"], y.rows == s.rows, s.rowShape == [manifest.windowLength],
+           let rule = PerSampleRule(resolved: manifest.pipeline.resolved, classes: manifest.classes.count) {
+            attempt("y_seq") { try scanLabelSequences(s, rule: rule, into: &scan) }
+        }
         if let t = readable["start_time_s"] {
             attempt("start_time_s") {
                 var bad = BadValues()
@@ -153,6 +157,27 @@ struct FileScanner {
         scan.windows = y.rows
         scan.classCounts = counts
         scan.badLabels = bad
+    }
+
+    /// `y_seq` against the class ids and, window by window, against `y` (rule C8).
+    private func scanLabelSequences(_ s: StoredArray, rule: PerSampleRule, into scan: inout FileScan) throws {
+        let T = manifest.windowLength
+        var bad = BadValues(), inconsistent = BadValues()
+        for start in blocks(s, bytesPerRow: T * 8) {
+            let rows = blockRange(start, s, bytesPerRow: T * 8)
+            let seq = try reader.readInt64s("y_seq", rows: rows)
+            let y = try reader.readInt64s("y", rows: rows)
+            for i in 0..<rows.count {
+                let window = seq[(i * T)..<((i + 1) * T)]
+                if let (step, value) = rule.badValue(window) {
+                    bad.add(ValueLocation(window: rows.lowerBound + i, timeStep: step), "\(value)")
+                } else if let why = rule.problem(y: y[i], ySeq: window) {
+                    inconsistent.add(ValueLocation(window: rows.lowerBound + i), "`y` is \(y[i]), but \(why)")
+                }
+            }
+        }
+        scan.badYSeqValues = bad
+        scan.ySeqInconsistent = inconsistent
     }
 
     private func scanIndex(_ name: String, _ a: StoredArray, limit: Int, into scan: inout FileScan) throws {

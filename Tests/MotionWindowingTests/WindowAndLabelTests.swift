@@ -87,6 +87,32 @@ enum WindowSpecAmount {
         #expect(majority.label(track: track, gridCount: 12, gridTime: { Double($0) }, starts: [2], length: 4).dropped == ["below_min_fraction": 1])
     }
 
+    @Test func perSampleGivesEachKeptWindowsPointClassesAsPointClassesDoes() {
+        // W W W W T T T T T T T T, classes [turn] only: W's points are −1.
+        for policy in LabelPolicy.allCases {
+            for keep in [false, true] {
+                var aligner = LabelAligner(policy: policy, minFraction: 0.5, map: map, classes: ["turn"])
+                aligner.keepUnlabelled = keep
+                aligner.perSample = true
+                let starts = [0, 2, 4, 6]
+                let r = aligner.label(track: track, gridCount: 12, gridTime: { Double($0) }, starts: starts, length: 6)
+                let points = aligner.pointClasses(track: track, gridCount: 12, gridTime: { Double($0) })
+                #expect(r.pointClassIds.count == r.kept.count * 6)
+                for (i, w) in r.kept.enumerated() {
+                    #expect(Array(r.pointClassIds[(i * 6)..<((i + 1) * 6)]) == Array(points[starts[w]..<(starts[w] + 6)]))
+                }
+                // Without perSample nothing else changes.
+                aligner.perSample = false
+                let plain = aligner.label(track: track, gridCount: 12, gridTime: { Double($0) }, starts: starts, length: 6)
+                #expect(plain.kept == r.kept && plain.classIds == r.classIds && plain.dropped == r.dropped && plain.pointClassIds.isEmpty)
+            }
+        }
+        var pure = LabelAligner(policy: .pure, minFraction: 0.5, map: map, classes: ["walk", "turn"])
+        pure.perSample = true
+        let r = pure.label(track: track, gridCount: 12, gridTime: { Double($0) }, starts: [0, 2, 4], length: 4)
+        #expect(r.kept == [0, 2] && r.pointClassIds == [0, 0, 0, 0, 1, 1, 1, 1])
+    }
+
     @Test func labelsOutsideClassesAreDropped() {
         let r = run(.majority, classes: ["walk"], starts: [0, 4], length: 4)
         #expect(r.kept == [0] && r.dropped == ["label_not_in_classes": 1])

@@ -1,7 +1,8 @@
 """The consistency rules of docs/validate.md ("Consistency rules") that ``Dataset.verify()`` checks:
 C1 (split_policy is the pipeline's), C2 (classes are the pipeline's, in every file), C3 (the chain is
-the pipeline's), C4 (an HDF5 file holds only what the format defines), C5 (no window in two splits)
-and C6 (windows of a recording start later and later). C7 (features recomputed from x) is
+the pipeline's), C4 (an HDF5 file holds only what the format defines), C5 (no window in two splits),
+C6 (windows of a recording start later and later) and C8 (with ``labels.per_sample``: ``y`` is
+what the label policy gives from ``y_seq``). C7 (features recomputed from x) is
 ``motionprep validate``'s only: it needs MotionFeatures, the code the run computes them with, bit for
 bit (docs/python.md).
 
@@ -304,6 +305,41 @@ def _check_time_order(ds: "Dataset", split: str, files: List[Path], seen: _Windo
         last[rec] = (t, w)
 
 
+def _per_sample_rule(ds: "Dataset") -> Optional[Tuple[str, float]]:
+    """(policy, min_fraction) of a dataset made with ``labels.per_sample``, else None."""
+    labels = (ds.manifest.get("pipeline", {}).get("resolved") or {}).get("labels")
+    if not isinstance(labels, dict) or labels.get("per_sample") is not True:
+        return None
+    return str(labels.get("policy")), float(_number(labels.get("min_fraction")) or 0.5)
+
+
+def _check_y_seq(ds: "Dataset", path: Path, where: str, y: int, seq: np.ndarray, rule: Tuple[str, float]) -> None:
+    """C8: ``y`` is what the label policy gives from ``y_seq`` (the checks of validate's
+    `labels.per_sample`: values are class ids or -1; center and pure decided by y_seq; majority
+    for a labelled window)."""
+    k, t = len(ds.classes), len(seq)
+    bad = np.flatnonzero((seq < -1) | (seq >= k))
+    if len(bad):
+        raise _fail(path, "C8", f"{where}: `y_seq` holds {int(seq[bad[0]])} at time step {int(bad[0])}; a point's class "
+                                f"id is 0 to {k - 1}, or -1 where it has none")
+    policy, min_fraction = rule
+    expected: Optional[int] = None
+    if policy == "center":
+        expected = int(seq[t // 2])
+    elif policy == "pure":
+        expected = int(seq[0]) if (seq == seq[0]).all() else -1
+    elif y >= 0:
+        counts = [int((seq == c).sum()) for c in range(k)]
+        firsts = [int(np.argmax(seq == c)) if counts[c] else t for c in range(k)]
+        best = max(range(k), key=lambda c: (counts[c], -firsts[c]))
+        if best != y or counts[y] == 0 or counts[y] / t < min_fraction:
+            raise _fail(path, "C8", f"{where}: `y` is {y}, but `policy: majority` (min_fraction {min_fraction!r}) gives "
+                                    f"{best if counts[best] / t >= min_fraction else 'no class'} from its `y_seq` "
+                                    f"({counts[best]} of {t} points)")
+    if expected is not None and expected != y:
+        raise _fail(path, "C8", f"{where}: `y` is {y}, but `policy: {policy}` gives {expected} from its `y_seq`")
+
+
 def _digest(row: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(row, dtype="<f4").tobytes(), digest_size=16).digest()
 
@@ -343,6 +379,13 @@ def _hdf5_file(ds: "Dataset", path: Path, names: List[str]) -> Iterator[Tuple[in
                                         f"is {_names(list(ds.classes))}")
         x, rec, start = f["x"], f["recording_index"], f["start_time_s"]
         n = len(x)
+        rule = _per_sample_rule(ds)
+        if rule is not None and "y_seq" in f:
+            y_all, seqs = f["y"], f["y_seq"]
+            for lo in range(0, n, BLOCK):
+                ys, ss = y_all[lo:lo + BLOCK], seqs[lo:lo + BLOCK]
+                for j in range(len(ys)):
+                    _check_y_seq(ds, path, f"window {lo + j}", int(ys[j]), ss[j], rule)
         for lo in range(0, n, BLOCK):
             xs, rs, ts = x[lo:lo + BLOCK], rec[lo:lo + BLOCK], start[lo:lo + BLOCK]
             for k in range(len(xs)):
@@ -357,8 +400,11 @@ def _shard_file(ds: "Dataset", path: Path, recording_index: Dict[str, int],
                 names: List[str]) -> Iterator[Tuple[int, int, float, bytes]]:
     """C2 of each sample of one shard, and (window, recording, start, digest of x) per sample."""
     classes = list(ds.classes)
+    rule = _per_sample_rule(ds)
     for s in iter_shard(path):
         y, meta = s["y"], s["meta"]
+        if rule is not None and s.get("y_seq") is not None:
+            _check_y_seq(ds, path, f"window {s['window']} (sample `{s['key']}`)", y, s["y_seq"], rule)
         expected = classes[y] if 0 <= y < len(classes) else None
         if meta.get("label") != expected:
             raise _fail(path, "C2", f"sample `{s['key']}` has the label {_show(meta.get('label'))} in its `json`, but its "

@@ -155,6 +155,8 @@ class Dataset:
         self.num_folds: Optional[int] = (manifest["split_policy"].get("folds")
                                          if "fold_index" in manifest["arrays"] and not self.is_applied else None)
         self.has_features: bool = "features" in manifest["arrays"]
+        #: True when the windows carry ``y_seq`` [T], each point's class id (``labels.per_sample``).
+        self.has_y_seq: bool = "y_seq" in manifest["arrays"]
         norm = manifest.get("normalization")
         #: The train split's statistics (an applied output's: its source dataset's), None when the
         #: train split has no window.
@@ -255,7 +257,7 @@ class Dataset:
                 meta["fold_index"] = int(a["fold_index"][i])
             sample = {"key": f"{view.split}-{int(w):09d}", "window": int(w), "x": a["x"][i], "y": int(a["y"][i]),
                       "features": a["features"][i] if "features" in a else None, "meta": meta}
-            for name in NORMALIZED_ARRAYS:
+            for name in ("y_seq", *NORMALIZED_ARRAYS):
                 if name in a:
                     sample[name] = a[name][i]
             yield sample
@@ -263,7 +265,8 @@ class Dataset:
     def arrays(self, split: SplitLike, normalize: bool = False) -> Dict[str, np.ndarray]:
         """The windows of a split or view as numpy arrays, in canonical order (the HDF5 file's order).
 
-        Keys: ``x`` float32 [N, T, C], ``y`` int64 [N], ``features`` float32 [N, F] (when computed),
+        Keys: ``x`` float32 [N, T, C], ``y`` int64 [N], ``y_seq`` int64 [N, T] (with
+        ``labels.per_sample``: each point's class id, -1 where none), ``features`` float32 [N, F] (when computed),
         ``subject_index``, ``recording_index`` int32 [N], ``start_time_s`` float64 [N], ``fold_index``
         int32 [N] (with folds) and ``window`` int64 [N], the window numbers within the split; an
         applied output adds ``x_normalized`` float32 [N, T, C] and ``features_normalized`` float32
@@ -279,8 +282,8 @@ class Dataset:
             parts: Dict[str, List[np.ndarray]] = {}
             for path in self.files(view):
                 with h5py.File(path, "r") as f:
-                    for name in ("x", "y", "features", "subject_index", "recording_index", "start_time_s", "fold_index",
-                                 *NORMALIZED_ARRAYS):
+                    for name in ("x", "y", "y_seq", "features", "subject_index", "recording_index", "start_time_s",
+                                 "fold_index", *NORMALIZED_ARRAYS):
                         if name in f:
                             parts.setdefault(name, []).append(f[name][...])
             for name, arrays in parts.items():
@@ -309,6 +312,8 @@ class Dataset:
             out["features"] = np.zeros((n, arrays["features"]["shape"][1]), np.float32)
         if "fold_index" in arrays:
             out["fold_index"] = np.zeros(n, np.int32)
+        if "y_seq" in arrays:
+            out["y_seq"] = np.zeros((n, arrays["y_seq"]["shape"][1]), np.int64)
         for name in NORMALIZED_ARRAYS:
             if name in arrays:
                 out[name] = np.zeros((n, *arrays[name]["shape"][1:]), np.float32)
@@ -331,6 +336,11 @@ class Dataset:
                 out["features"][i] = s["features"]
             if "fold_index" in out:
                 out["fold_index"][i] = meta["fold_index"]
+            if "y_seq" in out:
+                if s.get("y_seq") is None:
+                    raise ValueError(f"{self.path}: sample {s['key']} has no `y_seq.npy` member, which the samples of a "
+                                     f"dataset made with `labels.per_sample` hold (run `motionprep validate {self.path}`)")
+                out["y_seq"][i] = s["y_seq"]
             for name in NORMALIZED_ARRAYS:
                 if name in out:
                     if s.get(name) is None:
@@ -408,7 +418,7 @@ class Dataset:
     # ----- training frameworks
 
     def torch_dataset(self, split: SplitLike, normalize: bool = True, features: bool = False,
-                      with_index: bool = False, shuffle: bool = False, seed: int = 0) -> Any:
+                      with_index: bool = False, shuffle: bool = False, seed: int = 0, y_seq: bool = False) -> Any:
         """A PyTorch dataset over a split or view (needs ``torch``).
 
         HDF5: a map-style ``torch.utils.data.Dataset`` (the file is opened lazily in each process, so
@@ -419,10 +429,15 @@ class Dataset:
         DataLoader's ``shuffle``).
 
         Items are ``(x, y)``, ``(x, features, y)`` with ``features=True``, and the window number
-        last with ``with_index=True``: x a float32 tensor [T, C], features float32 [F], y an int."""
+        last with ``with_index=True``: x a float32 tensor [T, C], features float32 [F], y an int; with
+        ``y_seq=True`` (a dataset made with ``labels.per_sample``) y is the window's ``y_seq``, an int64
+        tensor [T] of each point's class id (-1 where none), for segmentation models."""
         view = self.view(split)
         if features and not self.has_features:
             raise ValueError(f"{self.path}: features=True but the dataset has no features")
+        if y_seq and not self.has_y_seq:
+            raise ValueError(f"{self.path}: y_seq=True but the dataset has no `y_seq` (its pipeline does not set "
+                             "`labels.per_sample: true`; docs/pipeline.md, \"labels\")")
         try:
             from . import _torch
         except ImportError as e:
@@ -433,16 +448,18 @@ class Dataset:
         if self.storage == "hdf5":
             files = [str(p) for p in self.files(view)]
             return _torch.HDF5Windows(files if len(files) > 1 else files[0], view.indices(), x_stats, f_stats, features,
-                                      with_index, offsets=self.window_offsets(view) if len(files) > 1 else None)
+                                      with_index, offsets=self.window_offsets(view) if len(files) > 1 else None,
+                                      y_seq=y_seq)
         length = len(view) if view.fold is None or view._indices is not None else None
         return _torch.ShardWindows([str(p) for p in self.files(view)], view.fold, view.holdout, length,
                                    x_stats, f_stats, features, with_index, shuffle, seed,
-                                   offsets=self.window_offsets(view))
+                                   offsets=self.window_offsets(view), y_seq=y_seq)
 
     def hf_dataset(self, split: SplitLike, normalize: bool = False, cache_dir: Optional[str] = None) -> Any:
         """A Hugging Face ``datasets.Dataset`` of a split or view (needs ``datasets``), one row per
         window in canonical order: ``x`` (Array2D float32 [T, C]), ``y`` (ClassLabel of the classes;
-        -1 unlabelled), ``features`` (float32 [F], when computed), ``subject``, ``recording``,
+        -1 unlabelled), ``y_seq`` (int64 [T], with ``labels.per_sample``), ``features`` (float32 [F],
+        when computed), ``subject``, ``recording``,
         ``start_time_s``, ``fold_index`` (with folds) and ``window``. Built with
         ``Dataset.from_generator`` into ``cache_dir`` (default: the Hugging Face cache)."""
         view = self.view(split)

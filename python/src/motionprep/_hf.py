@@ -25,6 +25,8 @@ def _rows(path: str, split: str, fold: Optional[int], holdout: bool, normalize: 
         row: Dict[str, Any] = {"x": x_stats.apply(s["x"]) if x_stats else s["x"], "y": s["y"],
                                "subject": meta["subject"], "recording": meta["recording"],
                                "start_time_s": meta["start_time_s"], "window": s["window"]}
+        if ds.has_y_seq:
+            row["y_seq"] = s["y_seq"]
         if ds.has_features:
             row["features"] = f_stats.apply(s["features"]) if f_stats else s["features"]
         if ds.num_folds is not None:
@@ -38,6 +40,8 @@ def build(ds: "Dataset", view: "View", normalize: bool, cache_dir: Optional[str]
         "x": datasets.Array2D(shape=(t, c), dtype="float32"),
         "y": datasets.ClassLabel(names=ds.classes) if ds.classes else datasets.Value("int64"),
     }
+    if ds.has_y_seq:
+        cols["y_seq"] = datasets.Sequence(datasets.Value("int64"), length=t)
     if ds.has_features:
         cols["features"] = datasets.Sequence(datasets.Value("float32"), length=len(ds.feature_names))
     cols.update({"subject": datasets.Value("string"), "recording": datasets.Value("string"),

@@ -11,7 +11,8 @@ import numpy as np
 
 #: One window of a shard: ``key`` (``train-000000042``), ``window`` (its number in the split's
 #: canonical order), ``x`` float32 [T, C], ``y`` (class id, -1 unlabelled), ``features`` float32 [F]
-#: or None, ``meta`` (the sample's JSON: subject, recording, start_time_s, label, fold_index); in the
+#: or None, ``meta`` (the sample's JSON: subject, recording, start_time_s, label, fold_index); with
+#: ``labels.per_sample`` also ``y_seq`` int64 [T] (each point's class id, -1 where none); in the
 #: output of ``motionprep apply`` also ``x_normalized`` float32 [T, C] and ``features_normalized``
 #: float32 [F].
 Sample = Dict[str, Any]
@@ -69,8 +70,9 @@ def _sample(path: Path, key: str, members: Dict[str, bytes]) -> Sample:
     sample: Sample = {"key": key, "window": window, "x": x, "y": y,
                       "features": np.load(io.BytesIO(feats), allow_pickle=False) if feats is not None else None,
                       "meta": meta}
-    # The output of `motionprep apply`: the window normalised with the source dataset's statistics.
-    for name in ("x_normalized", "features_normalized"):
+    # `labels.per_sample`: each point's class; the output of `motionprep apply`: the window
+    # normalised with the source dataset's statistics.
+    for name in ("y_seq", "x_normalized", "features_normalized"):
         member = members.get(name + ".npy")
         if member is not None:
             sample[name] = np.load(io.BytesIO(member), allow_pickle=False)

@@ -13,7 +13,7 @@ from ._dataset import Stats
 from ._shards import iter_shard
 
 
-def _item(x: np.ndarray, feats: Optional[np.ndarray], y: int, window: int, x_stats: Optional[Stats],
+def _item(x: np.ndarray, feats: Optional[np.ndarray], y: Any, window: int, x_stats: Optional[Stats],
           f_stats: Optional[Stats], features: bool, with_index: bool) -> Tuple[Any, ...]:
     x = x_stats.apply(x) if x_stats is not None else np.ascontiguousarray(x, dtype=np.float32)
     out: List[Any] = [torch.from_numpy(x)]
@@ -21,7 +21,8 @@ def _item(x: np.ndarray, feats: Optional[np.ndarray], y: int, window: int, x_sta
         assert feats is not None
         f = f_stats.apply(feats) if f_stats is not None else np.ascontiguousarray(feats, dtype=np.float32)
         out.append(torch.from_numpy(f))
-    out.append(int(y))
+    # y: the class id, or (``y_seq=True``) each point's class id as an int64 tensor [T].
+    out.append(torch.from_numpy(np.array(y, dtype=np.int64)) if isinstance(y, np.ndarray) else int(y))
     if with_index:
         out.append(int(window))
     return tuple(out)
@@ -39,7 +40,7 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
     CHUNK_CACHE_BYTES = 16 << 20
 
     def __init__(self, path: Any, indices: np.ndarray, x_stats: Optional[Stats], f_stats: Optional[Stats],
-                 features: bool, with_index: bool, offsets: Optional[List[int]] = None):
+                 features: bool, with_index: bool, offsets: Optional[List[int]] = None, y_seq: bool = False):
         # A partitioned split has one file per partition: `path` is then their list and `offsets`
         # the split's window number of each file's first row.
         self.path = path
@@ -48,6 +49,8 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
         self.indices = np.asarray(indices, np.int64)
         self.x_stats, self.f_stats = x_stats, f_stats
         self.features, self.with_index = features, with_index
+        #: Items carry `y_seq` [T] in place of `y`.
+        self.y_seq = y_seq
         self._file: Any = None
         self._arrays: Any = None
         self._pid: Optional[int] = None
@@ -56,7 +59,8 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
         if self._file is None or self._pid != os.getpid():
             import h5py
             self._file = [h5py.File(p, "r", rdcc_nbytes=self.CHUNK_CACHE_BYTES) for p in self.paths]
-            self._arrays = [(f["x"], f["y"], f["features"] if self.features else None) for f in self._file]
+            y = "y_seq" if self.y_seq else "y"
+            self._arrays = [(f["x"], f[y], f["features"] if self.features else None) for f in self._file]
             self._pid = os.getpid()
         return self._arrays
 
@@ -81,7 +85,7 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
         w = self._window(i)
         k, r = self._locate(w)
         x, y, f = self._h5s()[k]
-        return _item(x[r], f[r] if f is not None else None, int(y[r]), w, self.x_stats, self.f_stats,
+        return _item(x[r], f[r] if f is not None else None, y[r] if self.y_seq else int(y[r]), w, self.x_stats, self.f_stats,
                      self.features, self.with_index)
 
     def __getitems__(self, items: List[int]) -> List[Tuple[Any, ...]]:
@@ -94,7 +98,8 @@ class HDF5Windows(MapDataset):  # type: ignore[misc]
         rows, back = np.unique(windows, return_inverse=True)   # h5py reads increasing, distinct rows
         xs, ys = x[rows], y[rows]
         fs = f[rows] if f is not None else None
-        return [_item(xs[j], fs[j] if fs is not None else None, int(ys[j]), int(rows[j]), self.x_stats, self.f_stats,
+        return [_item(xs[j], fs[j] if fs is not None else None, ys[j] if self.y_seq else int(ys[j]), int(rows[j]),
+                      self.x_stats, self.f_stats,
                       self.features, self.with_index) for j in back]
 
     def __getstate__(self) -> Dict[str, Any]:
@@ -115,8 +120,9 @@ class ShardWindows(IterableDataset):  # type: ignore[misc]
 
     def __init__(self, paths: List[str], fold: Optional[int], holdout: bool, length: Optional[int],
                  x_stats: Optional[Stats], f_stats: Optional[Stats], features: bool, with_index: bool,
-                 shuffle: bool, seed: int, offsets: Optional[List[int]] = None):
+                 shuffle: bool, seed: int, offsets: Optional[List[int]] = None, y_seq: bool = False):
         self.paths = list(paths)
+        self.y_seq = y_seq
         # Per shard, what its window numbers are shifted by (a partitioned split; else 0).
         self.offsets = dict(zip(self.paths, offsets if offsets is not None else [0] * len(self.paths)))
         self.fold, self.holdout, self.length = fold, holdout, length
@@ -159,5 +165,5 @@ class ShardWindows(IterableDataset):  # type: ignore[misc]
                     fold = int(s["meta"]["fold_index"])
                     if (fold == self.fold) != self.holdout:
                         continue
-                yield _item(s["x"], s["features"], s["y"], s["window"] + self.offsets.get(path, 0), self.x_stats, self.f_stats,
+                yield _item(s["x"], s["features"], s["y_seq"] if self.y_seq else s["y"], s["window"] + self.offsets.get(path, 0), self.x_stats, self.f_stats,
                             self.features, self.with_index)

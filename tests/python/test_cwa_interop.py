@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import BIN, motionprep
+from conftest import BIN, motionprep, peak_rss_kib
 
 actfast = pytest.importorskip("actfast")
 
@@ -163,15 +163,6 @@ def test_same_bytes_for_any_jobs_and_block_size(tmp_path):
     assert outs[0] == outs[1] == outs[2]
 
 
-def _peak_rss_kib(args, env=None):
-    """Peak resident memory (KiB) of a child `motionprep` run, from wait4's rusage."""
-    proc = subprocess.Popen([BIN, *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, **(env or {})})
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, proc.stderr.read().decode()[-2000:]
-    return usage.ru_maxrss
-
-
 def test_a_long_recording_streams_in_bounded_memory(tmp_path):
     """One hour at 100 Hz (360 000 samples in 3 000 blocks) against 6 minutes: the peak memory of
     `run` does not grow with the recording's length (the windows go to the file as they are cut)."""
@@ -183,7 +174,7 @@ def test_a_long_recording_streams_in_bounded_memory(tmp_path):
         # without anti-aliasing, whose median pass keeps a recording under 64 MiB (a CWA file
         # counted 10 times) as blocks rather than read it twice (docs/streaming.md).
         (root / "p.yaml").write_text(pipeline(window="{length_s: 1, stride_s: 30}", resample="{rate_hz: 50, antialias: false}"))
-        peaks[minutes] = _peak_rss_kib(["run", root / "p.yaml", "--quiet", "--jobs", 1],
+        peaks[minutes] = peak_rss_kib(["run", root / "p.yaml", "--quiet", "--jobs", 1],
                                        env={"MOTIONPREP_STREAM_BLOCK_BYTES": str(64 << 10)})
         manifest = json.loads((root / "out/manifest.json").read_text())
         assert manifest["counts"]["rows_read"] == minutes * 6000

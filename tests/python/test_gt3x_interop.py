@@ -20,7 +20,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from conftest import BIN, motionprep
+from conftest import BIN, motionprep, peak_rss_kib
 
 pygt3x_reader = pytest.importorskip("pygt3x.reader")
 actfast = pytest.importorskip("actfast")
@@ -257,14 +257,6 @@ def test_same_bytes_for_any_jobs_and_block_size(tmp_path):
     assert outs[0] == outs[1] == outs[2]
 
 
-def _peak_rss_kib(args, env=None):
-    proc = subprocess.Popen([BIN, *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, **(env or {})})
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, proc.stderr.read().decode()[-2000:]
-    return usage.ru_maxrss
-
-
 def test_a_long_recording_streams_in_bounded_memory(tmp_path):
     """Three hours at 30 Hz (324 000 samples) against 18 minutes: the peak memory of `run` does
     not grow with the recording's length, nor with a 2.5-hour idle-sleep stretch (270 000 samples
@@ -274,7 +266,7 @@ def test_a_long_recording_streams_in_bounded_memory(tmp_path):
         root = tmp_path / f"m{minutes}-{idle}"
         synth(root, "--gt3x-idle-seconds", idle, minutes=minutes)
         (root / "p.yaml").write_text(pipeline(window="{length_s: 1, stride_s: 30}", resample="{rate_hz: 25, antialias: false}"))
-        peaks[minutes, idle] = _peak_rss_kib(["run", root / "p.yaml", "--quiet", "--jobs", 1],
+        peaks[minutes, idle] = peak_rss_kib(["run", root / "p.yaml", "--quiet", "--jobs", 1],
                                              env={"MOTIONPREP_STREAM_BLOCK_BYTES": str(64 << 10)})
         counts = json.loads((root / "out/manifest.json").read_text())["counts"]
         assert counts["rows_read"] == (minutes * 60 - idle) * 30

@@ -5,9 +5,10 @@
 //   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT, MotionDeflate,
 //   MotionDecompress)
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
-//      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
+//      MotionFeatures, MotionSinks) ← MotionConfig ← the engine and the job (MotionOutput ← MotionInputs
+//      ← MotionRecords ← MotionEngine ← MotionInspect ← MotionDraft ← MotionJob) ← MotionprepCLI ← motionprep
 //   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5
-//   and MotionSinks; MotionPipeline, MotionValidate, MotionReport and MotionprepCLI import it.
+//   and MotionSinks; the job, MotionValidate, MotionReport and MotionprepCLI import it.
 //   MotionLive (the live library for apps) sits on MotionCore and the signal stages only
 //   (MotionResample, MotionWindowing, MotionFeatures → MotionFFT → CKissFFT, vendored source).
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
@@ -98,16 +99,33 @@ let swiftTargets: [Target] = [
     .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionChecksum", "MotionYAML",
                                                    "MotionSinks",  // ShardReader: one shard reader, not two
                                                    "MotionFeatures"]),
-    .target(name: "MotionPipeline", dependencies: [
-        "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing", "MotionChain",
-        "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum", "MotionDataset",
+    // The engine and the job, one module per job (ARCHITECTURE.md, "The modules"), each on the
+    // ones above it: output safety ← inputs ← records ← engine ← inspect ← draft ← job.
+    .target(name: "MotionOutput", dependencies: ["MotionCore", "MotionConfig", "MotionChecksum", "MotionDataset", "MotionSinks"]),
+    .target(name: "MotionInputs", dependencies: [
+        "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionFeatures", "MotionChecksum",
+        "MotionDataset", "MotionSinks",
+    ]),
+    .target(name: "MotionRecords", dependencies: [
+        "MotionInputs", "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
+        "MotionLabels", "MotionFeatures", "MotionChecksum", "MotionSinks",
+    ]),
+    .target(name: "MotionEngine", dependencies: [
+        "MotionRecords", "MotionInputs", "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample",
+        "MotionWindowing", "MotionChain", "MotionLabels", "MotionFeatures", "MotionSinks",
+    ]),
+    .target(name: "MotionInspect", dependencies: ["MotionEngine", "MotionInputs", "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample"]),
+    .target(name: "MotionDraft", dependencies: ["MotionInspect", "MotionInputs", "MotionCore", "MotionConfig", "MotionIngest"]),
+    .target(name: "MotionJob", dependencies: [
+        "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput",
+        "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionChecksum", "MotionDataset", "MotionSinks",
     ]),
     // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
-    // Shards come through MotionSinks' ShardReader; `--recordings` timelines through MotionPipeline
-    // (ingest + resample per recording). MotionPipeline never imports MotionReport.
-    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionPipeline"],
+    // Shards come through MotionSinks' ShardReader; `--recordings` timelines through MotionEngine
+    // (ingest + resample per recording). The engine never imports MotionReport.
+    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionEngine", "MotionInputs"],
             exclude: ["README.md"]),
-    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionDataset", "MotionConfig", "MotionPipeline", "MotionSynth",
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionDataset", "MotionConfig", "MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionInputs", "MotionOutput", "MotionSynth",
                                                   "MotionValidate", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.
@@ -132,7 +150,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample", "MotionReference"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
-    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore",
+    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore",
                                                           "MotionIngest", "MotionReference", "MotionChecksum"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionTestSupport", "MotionHDF5"]),
@@ -142,7 +160,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionDataset", "MotionprepCLI", "MotionSynth", "MotionHDF5",
                                                           "MotionCore", "MotionZstd", "MotionSinks"]),
     .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionDataset", "MotionprepCLI", "MotionSynth"]),
-    .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionPipeline", "MotionDataset", "MotionSynth",
+    .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput", "MotionDataset", "MotionSynth",
                                                       "MotionTestSupport", "MotionCore", "MotionConfig", "MotionFeatures",
                                                       "MotionResample", "MotionIngest"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionTestSupport", "MotionFeatures"], exclude: ["make_reference.py"]),
@@ -157,7 +175,7 @@ var allTargets = cTargets + swiftTargets + [testSupport, reference] + testTarget
 var products: [Product] = [
     .executable(name: "motionprep", targets: ["motionprep"]),
     // The live library for apps (docs/live.md) and the dataset reader (docs/dataset-format.md).
-    // The engine (MotionPipeline and the modules under it) is the CLI's, not a library.
+    // The engine and the job (MotionJob and the modules under it) are the CLI's, not libraries.
     .library(name: "MotionLive", targets: ["MotionLive"]),
     .library(name: "MotionDataset", targets: ["MotionDataset"]),
 ]

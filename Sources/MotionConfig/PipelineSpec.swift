@@ -5,7 +5,7 @@ import MotionResample
 
 /// A parsed, validated pipeline file (docs/pipeline.md) with every default filled in.
 ///
-/// Produced by `PipelineLoader`; consumed by `MotionPipeline`. Paths are kept as written
+/// Produced by `PipelineLoader`; consumed by the engine and the job (MotionInputs … MotionJob). Paths are kept as written
 /// (relative to `baseDirectory`, the folder holding the pipeline file) so that nothing absolute
 /// leaks into output.
 public struct PipelineSpec: Sendable, Equatable {

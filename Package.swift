@@ -77,6 +77,9 @@ let swiftTargets: [Target] = [
     .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"]),
     .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
+    // Device quality (docs/pipeline.md, "qa"): per-epoch statistics, non-wear, clipping and the
+    // van Hees calibration, as actipy computes them. No C library, no I/O.
+    .target(name: "MotionQA"),
     // The live library (docs/live.md): the dataset's processing on samples as they arrive, for
     // apps. Only stage modules and the vendored kissfft: no HDF5, zstd, YAML or libcrypto, so it
     // builds wherever Swift does (iOS and watchOS included).
@@ -100,7 +103,7 @@ let swiftTargets: [Target] = [
                                                    "MotionFeatures"]),
     .target(name: "MotionPipeline", dependencies: [
         "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing", "MotionChain",
-        "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum", "MotionDataset",
+        "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum", "MotionDataset", "MotionQA",
     ]),
     // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
     // Shards come through MotionSinks' ShardReader; `--recordings` timelines through MotionPipeline
@@ -131,6 +134,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionDecompressTests", dependencies: ["MotionDecompress", "MotionTestSupport"]),
     .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample", "MotionReference"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
+    .testTarget(name: "MotionQATests", dependencies: ["MotionQA"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
     .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore",
                                                           "MotionIngest", "MotionReference", "MotionChecksum"]),

@@ -266,6 +266,42 @@ def test_python_package_reads_qa(work):
         np.testing.assert_array_equal(ds.arrays("train")["qa"], want)
         first = next(iter(ds.iter_windows("train")))
         assert set(first["meta"]["qa"]) == {"nonwear", "clipped"}
+        ds.verify()                                    # checksums and the consistency rules, qa_columns included
+
+
+def test_resume_keeps_qa(work):
+    """A run killed once every record is written (before its manifest) is finished by `--resume`
+    from the records, which carry the qa rows and reports (record format 6): one run's bytes."""
+    from test_provenance import wait_for_pause
+    root, _ = work
+    out = root / "h5-resumed"
+    proc = subprocess.Popen([BIN, "run", str(root / "h5.yaml"), "--quiet", "--jobs", "1", "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "MOTIONPREP_TEST_PAUSE_AT": "before-manifest"})
+    wait_for_pause(proc, "before-manifest")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    records = sorted(Path(str(out) + ".partial/records").glob("*.mprec"))
+    assert len(records) == 3 and all(r.read_bytes().startswith(b"MPREC6\n\0") for r in records)
+    p = motionprep("run", root / "h5.yaml", "--out", out, "--resume", "--json")
+    assert json.loads(p.stdout)["resumed_recordings"] == 3, p.stderr
+    assert tree(out) == tree(root / "h5")
+
+
+def test_apply_writes_qa_and_keeps_every_window(work, tmp_path):
+    """`apply` on a `policy: drop` dataset writes the `qa` columns of the new recordings and keeps
+    every window (the policy chooses training windows only)."""
+    root, data = work
+    motionprep("apply", root / "drop", root / "data" / "p02", "--out", tmp_path / "applied", "--quiet")
+    manifest = json.loads((tmp_path / "applied/manifest.json").read_text())
+    assert manifest["arrays"]["qa"] == {"dtype": "float32", "shape": [None, 2]}
+    _, a = data["p02/r"]
+    with h5py.File(tmp_path / "applied/windows.h5") as f:
+        qa = f["qa"][...]
+    assert len(qa) == len(windows_of(a)) and (qa[:, 0] > 0.5).any()
+    with h5py.File(root / "h5/validation.h5") as f:
+        np.testing.assert_array_equal(qa, f["qa"][...])
+    motionprep("validate", tmp_path / "applied")
 
 
 def test_without_qa_the_bytes_and_hash_are_as_before(work, tmp_path):

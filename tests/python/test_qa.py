@@ -349,3 +349,38 @@ def test_qa_refused_with_createml(work, tmp_path):
     path.write_text(pipeline("{type: createml, path: out}").replace("split:", "labels: {from: path, template: \"{dir}\", map: {p01: a, p02: b, p03: c}}\nsplit:"))
     p = motionprep("validate", path, check=False)
     assert p.returncode == 78 and "createml" in p.stderr and "cml.yaml:" in p.stderr, p.stderr
+
+
+def test_validate_fails_a_qa_value_out_of_range(work, tmp_path):
+    """A `qa` value outside [0, 1] (NaN included) fails `qa.range`, naming the file, the column,
+    the window and the split; the checksums are made to agree so that only the values are wrong."""
+    import hashlib
+    import shutil
+    root, _ = work
+    copy = tmp_path / "forged"
+    shutil.copytree(root / "h5", copy)
+    with h5py.File(copy / "train.h5", "r+") as f:
+        qa = f["qa"][...]
+        qa[3, 1], qa[7, 0] = 1.5, np.nan
+        f["qa"][...] = qa
+    data = (copy / "train.h5").read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    manifest = json.loads((copy / "manifest.json").read_text())
+    for f in manifest["splits"]["train"]["files"]:
+        f["sha256"], f["bytes"] = digest, len(data)
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+    (copy / "SHA256SUMS").write_text("".join(f"{digest}  train.h5\n" if l.endswith("  train.h5") else l + "\n"
+                                             for l in (copy / "SHA256SUMS").read_text().splitlines()))
+    report = json.loads(motionprep("validate", copy, "--format", "json", check=False).stdout)
+    failed = {c["id"]: [f["message"] for f in c["failures"]] for c in report["checks"] if c["status"] == "failed"}
+    assert list(failed) == ["qa.range"], failed
+    assert "2 value(s)" in failed["qa.range"][0] and "1.5 in column `clipped` of window 3 of split `train`" in failed["qa.range"][0]
+
+
+def test_qa_refused_with_partitioned(work, tmp_path):
+    root, _ = work
+    path = tmp_path / "part.yaml"
+    path.write_text(pipeline("{type: hdf5, path: out, partitioned: true}"))
+    p = motionprep("validate", path, check=False)
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if l.startswith("qa:"))
+    assert p.returncode == 78 and f"part.yaml:{line}:1" in p.stderr and "partitioned" in p.stderr, p.stderr

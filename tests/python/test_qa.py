@@ -252,6 +252,16 @@ def test_bytes_same_for_jobs_workers_and_resume(work):
     assert tree(root / "h5-merged") == tree(root / "h5")
     records = sorted((parts[0] / "records").glob("*.mprec"))
     assert records and all(r.read_bytes().startswith(b"MPREC6\n\0") for r in records)
+    # Shards: the qa keys of every sample's json through --jobs 1 and two workers merged.
+    motionprep("run", root / "shards.yaml", "--jobs", 1, "--out", root / "shards-j1", "--quiet")
+    assert tree(root / "shards-j1") == tree(root / "shards")
+    parts = []
+    for i in range(2):
+        part = root / f"shards-w{i}"
+        motionprep("run", root / "shards.yaml", "--worker", f"{i}/2", "--out", part, "--quiet")
+        parts.append(part)
+    motionprep("merge", root / "shards-merged", *parts, "--quiet")
+    assert tree(root / "shards-merged") == tree(root / "shards")
 
 
 def test_python_package_reads_qa(work):

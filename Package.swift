@@ -78,6 +78,9 @@ let swiftTargets: [Target] = [
     .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"]),
     .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
+    // Device quality (docs/pipeline.md, "qa"): per-epoch statistics, non-wear, clipping and the
+    // van Hees calibration, as actipy computes them. No C library, no I/O.
+    .target(name: "MotionQA"),
     // The live library (docs/live.md): the dataset's processing on samples as they arrive, for
     // apps. Only stage modules and the vendored kissfft: no HDF5, zstd, YAML or libcrypto, so it
     // builds wherever Swift does (iOS and watchOS included).
@@ -112,7 +115,7 @@ let swiftTargets: [Target] = [
     ]),
     .target(name: "MotionEngine", dependencies: [
         "MotionRecords", "MotionInputs", "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample",
-        "MotionWindowing", "MotionChain", "MotionLabels", "MotionFeatures", "MotionSinks",
+        "MotionWindowing", "MotionChain", "MotionLabels", "MotionFeatures", "MotionSinks", "MotionQA",
     ]),
     .target(name: "MotionInspect", dependencies: ["MotionEngine", "MotionInputs", "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample"]),
     .target(name: "MotionDraft", dependencies: ["MotionInspect", "MotionInputs", "MotionCore", "MotionConfig", "MotionIngest"]),
@@ -149,6 +152,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionDecompressTests", dependencies: ["MotionDecompress", "MotionTestSupport"]),
     .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample", "MotionReference"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
+    .testTarget(name: "MotionQATests", dependencies: ["MotionQA"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
     .testTarget(name: "MotionPipelineTests", dependencies: ["MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore",
                                                           "MotionIngest", "MotionReference", "MotionChecksum"]),

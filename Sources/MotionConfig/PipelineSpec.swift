@@ -30,6 +30,8 @@ public struct PipelineSpec: Sendable, Equatable {
     /// `transforms`: signal steps run in order on the resampled grid, after `magnitude`
     /// (docs/signal.md, "Transforms"); empty when absent.
     public var transforms: [TransformSpec] = []
+    /// `qa` (docs/pipeline.md, "qa"): device quality per window; nil when absent.
+    public var qa: QASpec?
     public var split: SplitSpec
     public var onError: OnError
     public var output: OutputSpec

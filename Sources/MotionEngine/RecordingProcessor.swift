@@ -32,12 +32,15 @@ package final class RecordingProcessor {
     /// The most grid values, and the most window values, one recording may use: the resource
     /// limits, or the run's memory budget when that is smaller.
     package let valueLimit: Int
+    /// `apply` (`keepUnlabelled`): every window is kept, the `qa` policy does not drop.
+    package let keepsEveryWindow: Bool
 
     /// - Parameter keepUnlabelled: keep the windows the label policy would drop, with y = −1
     ///   (`motionprep apply`, `LabelAligner.keepUnlabelled`).
     package init(spec: PipelineSpec, layout: ChannelLayout, streamBlockBytes: Int = StreamDefaults.blockBytes,
          log: @escaping (String) -> Void = { _ in }, valueLimit: Int = ResourceLimits.maxGridValues, keepUnlabelled: Bool = false) {
         self.valueLimit = valueLimit
+        keepsEveryWindow = keepUnlabelled
         self.spec = spec
         self.layout = layout
         self.streamBlockBytes = streamBlockBytes
@@ -91,14 +94,24 @@ package final class RecordingProcessor {
         // The streamed recording asks for more while it holds a zero-phase segment; it does not
         // outlive this call.
         return try withoutActuallyEscaping(reserve) { reserve in
-            try StreamingRecording.attempt(source, log: log, isCancelled: isCancelled, make: { track in
+            func make(_ track: LabelTrack?) throws -> StreamingRecording {
                 try StreamingRecording(source: source, spec: spec, layout: layout, windowPlan: windowPlan,
                                        aligner: aligner, featurePlan: featurePlan, extractor: extractor,
                                        isTrain: isTrain, intervals: intervals, blockBytes: streamBlockBytes,
                                        valueLimit: valueLimit, ledger: ledger, keepBlocks: keep, labelTrack: track,
                                        reserved: reserved, reserve: reserve)
-            }) { streaming in
-                try streaming.run(recordPath: recordPath, recordFolder: recordFolder, pipelineSHA256: pipelineSHA256,
+            }
+            // The pipeline's `qa`: a pass of its own first (RecordingQA.swift).
+            var qa: RecordingQA?
+            if let q = spec.qa {
+                let start = try RecordingQA(spec: q, layout: layout, rateHz: spec.resample.rateHz, drops: q.policy == .drop && !keepsEveryWindow)
+                qa = try StreamingRecording.attempt(source, log: log, isCancelled: isCancelled, make: make) { streaming in
+                    try streaming.qaPass(start, isCancelled: isCancelled)
+                }
+            }
+            return try StreamingRecording.attempt(source, log: log, isCancelled: isCancelled, make: make) { streaming in
+                streaming.qa = qa
+                return try streaming.run(recordPath: recordPath, recordFolder: recordFolder, pipelineSHA256: pipelineSHA256,
                                   isCancelled: isCancelled, bytesRead: bytesRead, keep: keepWindows, collectRows: collectRows)
             }
         }

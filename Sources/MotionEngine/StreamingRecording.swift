@@ -135,6 +135,9 @@ package final class StreamingRecording {
     /// The recording's memory reservation: the estimate it started with, plus what the chain's
     /// held segment and the collected rows grow to.
     package let reservation: _Reservation
+    /// The pipeline's `qa`, decided by the recording's QA pass (`qaPass`): each kept window gets
+    /// its `qa` row and the policy (RecordingQA.swift).
+    package var qa: RecordingQA?
 
     package init(source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, windowPlan: WindowPlan,
          aligner: LabelAligner?, featurePlan: FeaturePlan?, extractor: FeatureExtractor?, isTrain: Bool,
@@ -226,6 +229,7 @@ package final class StreamingRecording {
                                             gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
             } ?? [])
         processed.createml = createml
+        if let qa { processed.qa = qa.report(recording: source.name) }
         if collectRows, let collector = rowCollector, dropped == nil {
             processed.rows = RecordingRows(times: collector.points.map { self.time($0) }, values: collector.values)
         }
@@ -504,6 +508,15 @@ package final class StreamingRecording {
         }
         for (w, s) in keptStarts.enumerated() {
             chain.appendWindow(at: s, to: &out.x)
+            if let qa {
+                let row = qa.row(start: s, window: out.x[(out.x.count - T * C)...], T: T, C: C)
+                if let reason = qa.dropReason(row) {
+                    out.x.removeLast(T * C)
+                    windowsDropped[reason, default: 0] += 1
+                    continue
+                }
+                out.qa += row
+            }
             out.startTimes.append(time(s))
             out.y.append(classIds[w])
             if !pointClassIds.isEmpty { out.ySeq.append(contentsOf: pointClassIds[(w * T)..<((w + 1) * T)]) }

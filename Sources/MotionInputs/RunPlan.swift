@@ -22,7 +22,7 @@ package struct RunPlan: Sendable {
     package let foldCount: Int?
     /// The subjects (or recordings, with `by: recording`) in the train split.
     package let trainKeyCount: Int
-    package let description: DatasetDescription
+    package var description: DatasetDescription
     package let windowLength: Int
     package let pipelineSHA256: String
     /// The `intervals` file, read once (nil for other label sources, and in `merge`).
@@ -61,6 +61,7 @@ package struct RunPlan: Sendable {
             channelUnits: layout.channelUnits, classNames: spec.labels?.classes ?? [], featureNames: featureNames,
             subjectNames: subjects, recordingNames: recordingNames, hasFolds: assignment.foldCount != nil,
             hasYSeq: spec.labels?.perSample ?? false)
+        if spec.qa != nil { description.qaColumns = QASpec.columns }
         pipelineSHA256 = SHA256Text.hex(spec.canonicalJSON())
         // `from: path`: every file of a recording must give it one label, checked before anything is read.
         if readLabels { for source in sources { _ = try LabelSources.pathLabel(source, spec: spec) } }

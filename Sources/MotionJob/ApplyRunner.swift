@@ -67,11 +67,12 @@ public enum ApplyRunner {
         let plan = try RunPlan(spec: spec, sources: sources, ledger: ledger)
         try checkChannels(plan.layout, dataset: dataset, sources: sources)
         let d = plan.description
-        let description = DatasetDescription(
+        var description = DatasetDescription(
             sampleRateHz: d.sampleRateHz, windowLength: d.windowLength, windowStride: d.windowStride,
             channelNames: d.channelNames, channelUnits: d.channelUnits, classNames: dataset.classes,
             featureNames: d.featureNames, subjectNames: d.subjectNames, recordingNames: d.recordingNames, hasFolds: false,
             hasYSeq: dataset.spec.labels?.perSample ?? false)
+        if dataset.spec.qa != nil { description.qaColumns = QASpec.columns }
         guard description.featureNames == dataset.featureNames, description.windowLength == dataset.windowLength,
               description.windowStride == dataset.windowStride, description.sampleRateHz == dataset.sampleRateHz else {
             throw MotionError(.config, "\(dataset.manifestPath) does not agree with its own `pipeline.resolved` (window, rate or feature names differ from what the pipeline gives); the manifest was edited")
@@ -280,7 +281,7 @@ public enum ApplyRunner {
             inputs: inputs.map { DatasetManifest.Input(path: $0.path, bytes: $0.bytes, sha256: $0.sha256, role: $0.role.rawValue) },
             subjects: d.subjectNames, recordings: d.recordingNames,
             arrays: DatasetSchema.appliedArrays(windowLength: d.windowLength, channels: d.channelNames.count,
-                                                features: d.featureNames.count, hasYSeq: d.hasYSeq),
+                                                features: d.featureNames.count, hasYSeq: d.hasYSeq, qaColumns: d.qaColumns.count),
             splitPolicy: nil,
             normalization: DatasetManifest.Normalization(x: moments(dataset.xStatistics), features: moments(dataset.featureStatistics)),
             counts: DatasetManifest.Counts(

@@ -387,6 +387,8 @@ struct Totals {
     var longestRuns: [(recording: String, points: Int?)] = []
     /// Lines of the intervals file that cover no grid point of their recording, ascending.
     var labelRowsNoOverlap: [Int] = []
+    /// The pipeline's `qa`: each recording's report, in the order appended (canonical).
+    var qaReports: [JSONValue] = []
     var xMoments: RunningMoments
     var featureMoments: RunningMoments
 
@@ -408,6 +410,7 @@ struct Totals {
         shortRecordings += o.shortRecordings
         longestRuns += o.longestRuns
         labelRowsNoOverlap += o.labelRowsNoOverlap
+        qaReports += o.qaReports
         xMoments.combine(o.xMoments)
         featureMoments.combine(o.featureMoments)
     }
@@ -421,6 +424,7 @@ struct Totals {
         invalidPoints += r.invalidPoints
         longestRuns.append((r.source.name, r.longestRun))
         labelRowsNoOverlap += r.labelRowsNoOverlap
+        if let qa = r.qa { qaReports.append(qa) }
         if let m = r.xMoments { xMoments.combine(m) }
         if let m = r.featureMoments { featureMoments.combine(m) }
     }

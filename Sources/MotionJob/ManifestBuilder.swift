@@ -51,7 +51,7 @@ enum ManifestBuilder {
             // `from: intervals` only: the file's rows that label nothing, by kind.
             labelRowsIgnored: ignoredLabelRows,
             gaps: totals.gaps, gapSeconds: Double(totals.invalidPoints) / d.sampleRateHz)
-        return DatasetManifest(
+        var manifest = DatasetManifest(
             createdBy: createdBy, storage: spec.output.type.rawValue,
             pipeline: DatasetManifest.Pipeline(name: spec.name, sha256: pipelineSHA256, resolved: spec.canonicalValue()),
             sampleRateHz: d.sampleRateHz, windowLength: d.windowLength, windowStride: d.windowStride,
@@ -64,5 +64,11 @@ enum ManifestBuilder {
             normalization: DatasetManifest.Normalization(x: trainEmpty ? nil : stats(totals.xMoments),
                                                          features: trainEmpty || F == 0 ? nil : stats(totals.featureMoments)),
             counts: counts, splits: splits, chain: chain, createml: createml, partitions: partitions)
+        // The pipeline's `qa`: the `qa` array, and each recording's report in canonical order.
+        if !d.qaColumns.isEmpty {
+            manifest.arrays["qa"] = ArraySchema(dtype: "float32", rowShape: [d.qaColumns.count])
+            manifest.qa = .object(["columns": .array(d.qaColumns.map { .string($0) }), "recordings": .array(totals.qaReports)])
+        }
+        return manifest
     }
 }

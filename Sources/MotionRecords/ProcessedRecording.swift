@@ -35,8 +35,11 @@ public struct ProcessedRecording: Sendable {
     /// With `RecordingProcessor.collectRows`: every valid row of `x` the chain settled, with its
     /// time (`motionprep live-vectors`' expected rows).
     public var rows: RecordingRows? = nil
+    /// With the pipeline's `qa`: the recording's quality report (calibration, non-wear), the
+    /// manifest's `qa.recordings` entry (docs/dataset-format.md, "Device quality").
+    public var qa: JSONValue? = nil
 
-    package init(source: RecordingSource, windows: WindowBatch, rowsRead: Int, rowsDropped: ReasonCounts, windowsDropped: ReasonCounts, recordingDropped: String? = nil, gaps: Int, invalidPoints: Int, warnings: [String], xMoments: RunningMoments? = nil, featureMoments: RunningMoments? = nil, longestRun: Int? = nil, labelRowsNoOverlap: [Int] = [], createml: RowStretches? = nil, rows: RecordingRows? = nil) {
+    package init(source: RecordingSource, windows: WindowBatch, rowsRead: Int, rowsDropped: ReasonCounts, windowsDropped: ReasonCounts, recordingDropped: String? = nil, gaps: Int, invalidPoints: Int, warnings: [String], xMoments: RunningMoments? = nil, featureMoments: RunningMoments? = nil, longestRun: Int? = nil, labelRowsNoOverlap: [Int] = [], createml: RowStretches? = nil, rows: RecordingRows? = nil, qa: JSONValue? = nil) {
         self.source = source
         self.windows = windows
         self.rowsRead = rowsRead
@@ -52,6 +55,7 @@ public struct ProcessedRecording: Sendable {
         self.labelRowsNoOverlap = labelRowsNoOverlap
         self.createml = createml
         self.rows = rows
+        self.qa = qa
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import MotionChecksum
+import MotionConfig
 import MotionCore
 import MotionSinks
 import MotionOutput
@@ -58,6 +59,8 @@ package struct StoredWindows: Sendable {
     package var featureCount: Int
     /// Values of `y_seq` per window: T with `labels.per_sample`, else 0.
     package var ySeqLength = 0
+    /// Values of `qa` per window: 2 with the pipeline's `qa`, else 0.
+    package var qaLength = 0
 
     /// Reads the blocks in order, each into one `WindowBatch`, checking each block's checksum
     /// before handing it on.
@@ -67,6 +70,7 @@ package struct StoredWindows: Sendable {
             batch.x = try reader.readArray(Float.self, count: n * length * channels)
             batch.y = try reader.readArray(Int64.self, count: n)
             batch.ySeq = try reader.readArray(Int64.self, count: n * ySeqLength)
+            batch.qa = try reader.readArray(Float.self, count: n * qaLength)
             batch.features = try reader.readArray(Float.self, count: n * featureCount)
             batch.startTimes = try reader.readArray(Double.self, count: n)
             guard try reader.readU64() == RecordStore.checksum(of: batch) else {
@@ -81,7 +85,7 @@ package struct StoredWindows: Sendable {
         try walkBlocks { reader, n, seen in
             var hasher = XXH3Hasher()
             withUnsafeBytes(of: UInt64(n).littleEndian) { hasher.update($0) }
-            try reader.hash(count: n * (length * channels * 4 + 8 + ySeqLength * 8 + featureCount * 4 + 8), into: &hasher)
+            try reader.hash(count: n * (length * channels * 4 + 8 + ySeqLength * 8 + qaLength * 4 + featureCount * 4 + 8), into: &hasher)
             guard try reader.readU64() == hasher.digest() else {
                 throw reader.damaged("its block of windows \(seen)..<\(seen + n) does not match the block's checksum")
             }
@@ -118,7 +122,9 @@ package final class RecordWriter {
     private let file: _RecordFile
     package private(set) var windows = 0
     /// Values of `y_seq` per window in the blocks appended (0: none).
-    package private(set) var ySeqLength = 0
+    private(set) var ySeqLength = 0
+    /// Values of `qa` per window in the blocks appended (0: none).
+    package private(set) var qaLength = 0
     private var closed = false
     private let keep: (Int) -> Bool
     /// The blocks appended so far, while every one of them was granted.
@@ -158,10 +164,15 @@ package final class RecordWriter {
         precondition(batch.ySeq.count == perWindow * batch.count && (windows == 0 || perWindow == ySeqLength),
                      "RecordWriter: a block of \(batch.count) windows with \(batch.ySeq.count) y_seq values, after blocks of \(ySeqLength) a window")
         ySeqLength = perWindow
+        let qaPerWindow = batch.qa.count / batch.count
+        precondition(batch.qa.count == qaPerWindow * batch.count && (windows == 0 || qaPerWindow == qaLength),
+                     "RecordWriter: a block of \(batch.count) windows with \(batch.qa.count) qa values, after blocks of \(qaLength) a window")
+        qaLength = qaPerWindow
         try file.writeU64(UInt64(batch.count))
         try file.writeArray(batch.x)
         try file.writeArray(batch.y)
         try file.writeArray(batch.ySeq)
+        try file.writeArray(batch.qa)
         try file.writeArray(batch.features)
         try file.writeArray(batch.startTimes)
         try file.writeU64(RecordStore.checksum(of: batch))
@@ -169,7 +180,7 @@ package final class RecordWriter {
         if kept != nil {
             // The first block is the output batch the recording's reservation already counts
             // (`ResourceLimits.streamedEstimate`); each later one must be granted.
-            if kept!.isEmpty || keep(batch.x.count + batch.y.count * 2 + batch.ySeq.count * 2 + batch.features.count + batch.startTimes.count * 2) {
+            if kept!.isEmpty || keep(batch.x.count + batch.y.count * 2 + batch.ySeq.count * 2 + batch.qa.count + batch.features.count + batch.startTimes.count * 2) {
                 kept!.append(batch)
             } else {
                 kept = nil
@@ -191,6 +202,8 @@ package final class RecordWriter {
         header["channels"] = .int(channels)
         header["feature_count"] = .int(featureCount)
         header["y_seq_length"] = .int(ySeqLength)
+        header["qa_length"] = .int(qaLength)
+        if let qa = processed.qa { header["qa"] = qa }
         let json = Array(JSONValue.object(header).compact().utf8)
         var hasher = XXH3Hasher()
         hasher.update(json)
@@ -215,18 +228,18 @@ package final class RecordWriter {
             throw MotionError(.cannotCreate, "cannot move resume state into place at \(path): \(reason)")
         }
         return StoredWindows(path: path, windows: windows, length: length, channels: channels, featureCount: featureCount,
-                             ySeqLength: ySeqLength)
+                             ySeqLength: ySeqLength, qaLength: qaLength)
     }
 }
 
-/// Saves and loads `RecordingRecord`s as files (format 5):
+/// Saves and loads `RecordingRecord`s as files (format 6):
 ///
-///     "MPREC5\n\0"
-///     blocks: u64 n > 0, x f32[n·T·C], y i64[n], y_seq i64[n·S], features f32[n·F],
-///             start times f64[n], u64 XXH3-64 of the block from its n on
+///     "MPREC6\n\0"
+///     blocks: u64 n > 0, x f32[n·T·C], y i64[n], y_seq i64[n·S], qa f32[n·Q],
+///             features f32[n·F], start times f64[n], u64 XXH3-64 of the block from its n on
 ///     u64 0
-///     header: compact JSON (recording, counts, T, C, F, S = `y_seq_length`, windows, inputs,
-///             pipeline hash)
+///     header: compact JSON (recording, counts, T, C, F, S = `y_seq_length`, Q = `qa_length`,
+///             the recording's `qa` report, windows, inputs, pipeline hash)
 ///     moments: f64 [count, mean…, m2…] for x, then for features, when present
 ///     u64 XXH3-64 of the header and the moments
 ///     u64 header length, u64 header offset, "MPRECEND"
@@ -238,10 +251,11 @@ package final class RecordWriter {
 /// before using a record, and the writer checks each block again as it reads it back. Formats 2
 /// and 3 (SHA-256 digests) are not read: a resumed run redoes such a recording, `merge` refuses
 /// the part. Format 5 added `y_seq` (`labels.per_sample`; S = T with it, else 0): a format-4
-/// record is refused as older, so it is redone or its part rerun.
+/// record is refused as older, so it is redone or its part rerun. Format 6 added `qa`
+/// (the pipeline's `qa` section; Q = 2 with it, else 0, and the header's `qa` report).
 package enum RecordStore {
-    package static let version = 5
-    package static let magic: [UInt8] = Array("MPREC5\n\0".utf8)
+    package static let version = 6
+    package static let magic: [UInt8] = Array("MPREC6\n\0".utf8)
     /// Bytes after the moments: checksum, two lengths, end mark.
     package static let trailerBytes = 8 + 16 + 8
 
@@ -252,6 +266,7 @@ package enum RecordStore {
         hasher.update(batch.x)
         hasher.update(batch.y)
         hasher.update(batch.ySeq)
+        hasher.update(batch.qa)
         hasher.update(batch.features)
         hasher.update(batch.startTimes)
         return hasher.digest()
@@ -356,6 +371,8 @@ package enum RecordStore {
         do { header = try h.decode() } catch { throw damaged("its header is not valid: \(error.sentence)") }
         let T = header.length, C = header.channels, F = header.featureCount, N = header.windows, S = header.ySeqLength
         guard S == 0 || S == T else { throw damaged("its header's `y_seq_length` is \(S), neither 0 nor its window length \(T)") }
+        let Q = header.qaLength
+        guard Q == 0 || Q == QASpec.columns.count else { throw damaged("its header's `qa_length` is \(Q), neither 0 nor \(QASpec.columns.count)") }
         var momentsAt = Int(hlen)
         func moments(_ present: Bool, _ cols: Int) -> RunningMoments?? {
             guard present else { return .some(nil) }
@@ -375,14 +392,15 @@ package enum RecordStore {
         guard header.recording == source.name else {
             throw damaged("it holds recording `\(header.recording)`, not `\(source.name)`")
         }
-        let processed = ProcessedRecording(
+        var processed = ProcessedRecording(
             source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: F), rowsRead: header.rowsRead,
             rowsDropped: header.rowsDropped, windowsDropped: header.windowsDropped,
             recordingDropped: header.recordingDropped,
             gaps: header.gaps, invalidPoints: header.invalidPoints, warnings: header.warnings,
             xMoments: xm, featureMoments: fm,
             labelRowsNoOverlap: header.labelRowsNoOverlap)
-        let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F, ySeqLength: S)
+        processed.qa = header.qa
+        let stored = StoredWindows(path: path, windows: N, length: T, channels: C, featureCount: F, ySeqLength: S, qaLength: Q)
         if verify { try stored.verify() }
         return (RecordingRecord(processed: processed, inputs: header.inputs, stored: stored), header.pipelineSHA256)
     }
@@ -406,6 +424,10 @@ extension WindowBatch {
         b.x = Array(x[(range.lowerBound * tc)..<(range.upperBound * tc)])
         b.y = Array(y[range])
         if !ySeq.isEmpty { b.ySeq = Array(ySeq[(range.lowerBound * length)..<(range.upperBound * length)]) }
+        if !qa.isEmpty {
+            let q = qa.count / count
+            b.qa = Array(qa[(range.lowerBound * q)..<(range.upperBound * q)])
+        }
         b.features = Array(features[(range.lowerBound * featureCount)..<(range.upperBound * featureCount)])
         b.startTimes = Array(startTimes[range])
         return b
@@ -568,6 +590,9 @@ package struct RecordHeader: JSONDecodable {
     package var featureCount: Int
     /// Each window's `y_seq` length: T with `labels.per_sample`, else 0.
     package var ySeqLength: Int
+    /// Each window's `qa` values: 2 with the pipeline's `qa`, else 0; and the recording's report.
+    package var qaLength: Int
+    package var qa: JSONValue?
 
     package init(json h: JSONNode) throws(JSONProblem) {
         pipelineSHA256 = try h["pipeline_sha256"].string()
@@ -590,6 +615,8 @@ package struct RecordHeader: JSONDecodable {
         channels = try h["channels"].int(min: 0)
         featureCount = try h["feature_count"].int(min: 0)
         ySeqLength = try h["y_seq_length"].int(min: 0)
+        qaLength = try h["qa_length"].int(min: 0)
+        qa = h["qa"].value
     }
 
     /// `x_moments` / `feature_moments`: 1 when the moments follow the header, else 0.

@@ -96,7 +96,9 @@ extension SpecDecoder {
             if type == .motioncollector || device, f.has("sensor") {
                 notApplicable("sensor", in: f, "applies only to `type: csv` or `type: iio`")
                 ok = false
-            } else if device, f.has("units") {
+            } else if device, f.has("units"), f["units"]?.mapping?.isEmpty != true {
+                // `units: {}` says nothing, and is what a resolved pipeline writes for every
+                // input (a dataset's `pipeline.resolved`, read again by `apply` and `live-vectors`).
                 notApplicable("units", in: f, "does not apply to `type: \(type.rawValue)` (the format's units are fixed: g\(type == .cwa ? " and deg/s" : ""), converted by the top-level `units`)")
                 ok = false
             } else if type == .csv, f.has("sensor"), f.has("sensor_column") {

@@ -2,6 +2,8 @@
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// A file's identity on this machine: its device and inode (`st_dev`, `st_ino`). The one key for

@@ -180,3 +180,24 @@ def test_a_long_recording_streams_in_bounded_memory(tmp_path):
         assert manifest["counts"]["rows_read"] == minutes * 6000
     # Ten times the samples; the whole hour held as float64 would add 360 000 × 4 × 8 B ≈ 11 MiB.
     assert peaks[60] < peaks[6] + 3 * 1024, peaks
+
+
+def test_apply_and_live_vectors_read_the_datasets_own_pipeline(tmp_path):
+    """A dataset's `pipeline.resolved` lists `units: {}` for every input. `apply` and
+    `live-vectors` read that pipeline again: the empty mapping says nothing and is accepted for
+    `type: cwa` (they refused every CWA dataset before), while a `units` mapping with a column
+    in it is still refused, at its line and column."""
+    files = synth(tmp_path, minutes=0.5)
+    (tmp_path / "p.yaml").write_text(pipeline())
+    motionprep("run", tmp_path / "p.yaml", "--quiet")
+    resolved = json.loads((tmp_path / "out" / "manifest.json").read_text())["pipeline"]["resolved"]
+    assert resolved["inputs"][0]["units"] == {}
+    motionprep("apply", tmp_path / "out", files[0], "--out", tmp_path / "applied", "--quiet")
+    motionprep("validate", tmp_path / "applied")
+    motionprep("live-vectors", tmp_path / "out", files[0], "-o", tmp_path / "vectors.json")
+    vectors = json.loads((tmp_path / "vectors.json").read_text())
+    assert vectors["windows"], "live-vectors wrote no window"
+    (tmp_path / "bad.yaml").write_text(pipeline(extra="    units: {acc_x: mg}\n"))
+    proc = motionprep("validate", tmp_path / "bad.yaml", check=False)
+    assert proc.returncode == 78, proc.stderr
+    assert re.search(r"bad\.yaml:\d+:\d+: error: key `units` in `inputs\[0\]`.* does not apply to `type: cwa`", proc.stderr), proc.stderr

@@ -6,8 +6,9 @@
 //   MotionDecompress)
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
 //      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
-//   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5
-//   and MotionSinks; MotionPipeline, MotionValidate, MotionReport and MotionprepCLI import it.
+//   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5,
+//   MotionSinks and MotionChain (the manifest's typed `chain`); MotionPipeline, MotionValidate,
+//   MotionReport and MotionprepCLI import it.
 //   MotionLive (the live library for apps) sits on MotionCore and the signal stages only
 //   (MotionResample, MotionWindowing, MotionFeatures → MotionFFT → CKissFFT, vendored source).
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
@@ -87,8 +88,8 @@ let swiftTargets: [Target] = [
     // The dataset format (docs/dataset-format.md): schema, the one manifest type (read and
     // written by the same code), the one file-reader protocol with its HDF5 and shard readers
     // (on MotionSinks' ShardReader and HDF5ParallelChunkReader). Used by the pipeline, validate,
-    // report and inspect.
-    .target(name: "MotionDataset", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks"]),
+    // report and inspect. MotionChain (no C) gives it the typed `chain` record, ProcessingChain.
+    .target(name: "MotionDataset", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks", "MotionChain"]),
     // Configuration, orchestration, CLI.
     // MotionConfig builds inline IIO layouts (MotionIngest) to check them when a pipeline is loaded.
     // It describes stage options with the stages' own types (ResampleMethod, LabelPolicy, SignalFilters.BandType).
@@ -107,7 +108,7 @@ let swiftTargets: [Target] = [
     // (ingest + resample per recording). MotionPipeline never imports MotionReport.
     .target(name: "MotionReport", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionPipeline"],
             exclude: ["README.md"]),
-    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionDataset", "MotionConfig", "MotionPipeline", "MotionSynth",
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionChain", "MotionDataset", "MotionConfig", "MotionPipeline", "MotionSynth",
                                                   "MotionValidate", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.
@@ -139,7 +140,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionTestSupport", "MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
-    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionDataset", "MotionprepCLI", "MotionSynth", "MotionHDF5",
+    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionDataset", "MotionChain", "MotionprepCLI", "MotionSynth", "MotionHDF5",
                                                           "MotionCore", "MotionZstd", "MotionSinks"]),
     .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionDataset", "MotionprepCLI", "MotionSynth"]),
     .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionPipeline", "MotionDataset", "MotionSynth",

@@ -1,3 +1,4 @@
+import MotionChain
 import MotionCore
 
 /// `manifest.json` (docs/dataset-format.md, "Manifest, checksums and commit"): every field, typed.
@@ -245,9 +246,9 @@ public struct DatasetManifest: Sendable, Equatable {
     public var splits: [SplitName: Split]
     /// Set for the output of `motionprep apply` (`format` `motionprep.applied`): its source dataset.
     public var applied: Applied?
-    /// The processing chain (docs/dataset-format.md, "The processing chain"), as written; nil
-    /// in manifests written before it existed. Read by the live library.
-    public var chain: JSONValue?
+    /// The processing chain (docs/dataset-format.md, "The processing chain"); nil in manifests
+    /// written before it existed (and, for `validate`, in one whose `chain` did not decode).
+    public var chain: ProcessingChain?
     /// `storage: "createml"`: the Create ML layout, its files and counts (docs/dataset-format.md,
     /// "Create ML folders"), as written; nil for the other storages.
     public var createml: JSONValue?
@@ -260,7 +261,7 @@ public struct DatasetManifest: Sendable, Equatable {
                 sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
                 featureNames: [String], inputs: [Input], subjects: [String], recordings: [String],
                 arrays: [String: ArraySchema], splitPolicy: SplitPolicy?, normalization: Normalization, counts: Counts,
-                splits: [SplitName: Split], chain: JSONValue? = nil, createml: JSONValue? = nil, applied: Applied? = nil,
+                splits: [SplitName: Split], chain: ProcessingChain? = nil, createml: JSONValue? = nil, applied: Applied? = nil,
                 partitions: Int? = nil) {
         self.chain = chain
         self.createml = createml
@@ -390,7 +391,7 @@ public struct DatasetManifest: Sendable, Equatable {
             top["source_dataset"] = .object(["name": .string(applied.name), "manifest_sha256": .string(applied.manifestSHA256),
                                              "pipeline_sha256": .string(applied.pipelineSHA256)])
         }
-        if let chain { top["chain"] = chain }
+        if let chain { top["chain"] = chain.json }
         if let createml { top["createml"] = createml }
         if let partitions { top["partitions"] = .int(partitions) }
         return .object(top)

@@ -1,3 +1,4 @@
+import MotionChain
 import MotionConfig
 import MotionCore
 import MotionResample
@@ -23,57 +24,30 @@ extension ChannelLayout {
     ///   (`outputs`), and its parameters: `samples`; `sos` (the designed second-order sections
     ///   `[b0, b1, b2, 1, a1, a2]`) and `zero_phase`; `groups`; `scale` and `offset`.
     /// - `implementation`: the version of each stage's code that ran (`StageImplementation`).
-    func chain(spec: PipelineSpec, sources: [RecordingSource]) -> JSONValue {
+    func chain(spec: PipelineSpec, sources: [RecordingSource]) -> ProcessingChain {
         let names = channelNames
-        func list(_ indices: [Int]) -> JSONValue { .array(indices.map { .string(names[$0]) }) }
-        func numbers(_ values: [Double]) -> JSONValue { .array(values.map { .double($0) }) }
-        let streams: [JSONValue] = sensors.map { s in
+        func list(_ indices: [Int]) -> [String] { indices.map { names[$0] } }
+        let streams = sensors.map { s in
             let name = chainName(s, sources: sources)
             let gap = spec.maxGapS(for: name)
-            return .object([
-                "name": .string(name),
-                "channels": .array(s.channelNames.map { .string($0) }),
-                "method": .string(spec.resampleMethod(for: name).rawValue),
-                "max_gap_s": gap.isFinite ? .double(gap) : .null,
-            ])
+            return ProcessingChain.Stream(name: name, channels: s.channelNames, method: spec.resampleMethod(for: name),
+                                          maxGapS: gap.isFinite ? gap : nil)
         }
-        let magnitudes: [JSONValue] = self.magnitudes.map { .object(["name": .string($0.name), "axes": list($0.axes)]) }
-        var steps: [JSONValue] = []
-        for step in transforms?.steps ?? [] {
-            var o: [String: JSONValue] = ["inputs": list(step.inputs), "outputs": list(step.outputs)]
+        let steps = (transforms?.steps ?? []).map { step in
+            let operation: ProcessingChain.Operation
             switch step.operation {
-            case .median(let samples):
-                o["op"] = .string("median")
-                o["samples"] = .int(samples)
-            case .filter(let sos, let zeroPhase):
-                o["op"] = .string("filter")
-                o["sos"] = .array(sos.map(numbers))
-                o["zero_phase"] = .bool(zeroPhase)
-            case .gravity(let sos, let zeroPhase):
-                o["op"] = .string("gravity")
-                o["sos"] = .array(sos.map(numbers))
-                o["zero_phase"] = .bool(zeroPhase)
-            case .derivative:
-                o["op"] = .string("derivative")
-            case .magnitude(let groups):
-                o["op"] = .string("magnitude")
-                o["groups"] = .array(groups.map(list))
-            case .calibrate(let scale, let offset):
-                o["op"] = .string("calibrate")
-                o["scale"] = numbers(scale)
-                o["offset"] = numbers(offset)
+            case .median(let samples): operation = .median(samples: samples)
+            case .filter(let sos, let zeroPhase): operation = .filter(sos: sos, zeroPhase: zeroPhase)
+            case .gravity(let sos, let zeroPhase): operation = .gravity(sos: sos, zeroPhase: zeroPhase)
+            case .derivative: operation = .derivative
+            case .magnitude(let groups): operation = .magnitude(groups: groups.map(list))
+            case .calibrate(let scale, let offset): operation = .calibrate(scale: scale, offset: offset)
             }
-            steps.append(.object(o))
+            return ProcessingChain.Step(operation: operation, inputs: list(step.inputs), outputs: list(step.outputs))
         }
-        var chain: [String: JSONValue] = [
-            "streams": .array(streams),
-            "magnitudes": .array(magnitudes),
-            "antialias": .bool(spec.resample.antialias),
-            "transforms": .array(steps),
-            "implementation": StageImplementation.record,
-        ]
-        if spec.resample.antialiasFromLeading { chain["antialias_from"] = .string(ResampleSpec.AntialiasFrom.leading.rawValue) }
-        return .object(chain)
+        return ProcessingChain(streams: streams, magnitudes: magnitudes.map { .init(name: $0.name, axes: list($0.axes)) },
+                               antialias: spec.resample.antialias,
+                               antialiasFrom: spec.resample.antialiasFromLeading ? .leading : nil, transforms: steps)
     }
 
     /// The names the engine gives sensor `s`'s streams in this run (`StreamingRecording.configure`):

@@ -218,7 +218,7 @@ import Testing
         #expect(problem(.object(noChain)) == "m.json has no `chain` record (it was written by motionprep 0.1.0, before datasets recorded their processing chain); run `motionprep run` on its pipeline again with this version to write one")
         #expect(problem(Self.manifest(format: "motionprep.applied"))?.contains("the live library reads the manifest of a dataset written by `motionprep run`") == true)
         let badStream = JSONValue.object(["streams": .array([.object(["name": .string("a"), "channels": .array([.string("ax"), .string("zz")]),
-                                                                      "method": .string("cubic")])]),
+                                                                      "method": .string("linear")])]),
                                           "magnitudes": .array([]), "antialias": .bool(false), "transforms": .array([])])
         #expect(problem(Self.manifest(chain: badStream)) == "m.json: `chain.streams[0].channels` names channel `zz`, which is not in `channels`")
         let badMethod = JSONValue.object(["streams": .array([.object(["name": .string("a"), "channels": .array([.string("ax"), .string("ay"), .string("p")]),

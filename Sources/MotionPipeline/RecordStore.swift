@@ -33,12 +33,6 @@ struct InputEntry: Sendable, Equatable, JSONDecodable {
                   sha256: try o["sha256"].sha256(), role: role)
     }
 
-    /// `json`'s form, or nil (for `part.json`'s reader, until it decodes through `JSONNode` too).
-    init?(json o: JSONValue) {
-        guard let e = try? InputEntry(json: JSONNode(o)) else { return nil }
-        self = e
-    }
-
     init(inputIndex: Int, path: String, bytes: Int, sha256: String, role: InputRole = .recording) {
         self.inputIndex = inputIndex
         self.path = path

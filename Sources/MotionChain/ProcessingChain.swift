@@ -66,6 +66,36 @@ public struct ProcessingChain: Sendable, Equatable, JSONDecodable {
     }
 
     public struct Step: Sendable, Equatable {
+        /// The step for `TransformPlan`: each channel name through `index` (`(name, key)`, the key
+        /// `inputs`, `outputs` or `groups[j]` naming where it was listed; it throws for a name
+        /// that is not a channel), with its shortest segment.
+        public func resolved<E: Error>(_ index: (String, String) throws(E) -> Int) throws(E) -> TransformPlan.Step {
+            func channels(_ names: [String], _ key: String) throws(E) -> [Int] {
+                var out: [Int] = []
+                for n in names { out.append(try index(n, key)) }
+                return out
+            }
+            let planned: TransformPlan.Operation
+            var minimum = 1
+            switch operation {
+            case .median(let samples): planned = .median(samples: samples)
+            case .filter(let sos, let zeroPhase): planned = .filter(sos: sos, zeroPhase: zeroPhase)
+            case .gravity(let sos, let zeroPhase): planned = .gravity(sos: sos, zeroPhase: zeroPhase)
+            case .derivative: planned = .derivative
+            case .magnitude(let groups):
+                var out: [[Int]] = []
+                for (j, g) in groups.enumerated() { out.append(try channels(g, "groups[\(j)]")) }
+                planned = .magnitude(groups: out)
+            case .calibrate(let scale, let offset): planned = .calibrate(scale: scale, offset: offset)
+            }
+            switch operation {
+            case .filter(let sos, true), .gravity(let sos, true): minimum = SignalFilters.padLength(sos) + 1
+            default: break
+            }
+            return TransformPlan.Step(operation: planned, inputs: try channels(inputs, "inputs"),
+                                      outputs: try channels(outputs, "outputs"), minimumSegment: minimum)
+        }
+
         public var operation: Operation
         /// Channels read, and written (the inputs for in-place steps; for `gravity` the body
         /// channels, then the gravity channels).
@@ -76,6 +106,23 @@ public struct ProcessingChain: Sendable, Equatable, JSONDecodable {
             self.operation = operation
             self.inputs = inputs
             self.outputs = outputs
+        }
+    }
+
+    /// The record of `TransformPlan`'s steps, channels named by `names` (the manifest's `channels`).
+    public static func steps(_ plan: TransformPlan?, names: [String]) -> [Step] {
+        func list(_ indices: [Int]) -> [String] { indices.map { names[$0] } }
+        return (plan?.steps ?? []).map { step in
+            let operation: Operation
+            switch step.operation {
+            case .median(let samples): operation = .median(samples: samples)
+            case .filter(let sos, let zeroPhase): operation = .filter(sos: sos, zeroPhase: zeroPhase)
+            case .gravity(let sos, let zeroPhase): operation = .gravity(sos: sos, zeroPhase: zeroPhase)
+            case .derivative: operation = .derivative
+            case .magnitude(let groups): operation = .magnitude(groups: groups.map(list))
+            case .calibrate(let scale, let offset): operation = .calibrate(scale: scale, offset: offset)
+            }
+            return Step(operation: operation, inputs: list(step.inputs), outputs: list(step.outputs))
         }
     }
 

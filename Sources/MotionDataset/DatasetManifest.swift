@@ -24,7 +24,11 @@ public struct DatasetManifest: Sendable, Equatable {
     public struct Pipeline: Sendable, Equatable {
         public var name: String
         public var sha256: String
-        /// The resolved pipeline as a JSON object (`.null` only in a version-1 manifest).
+        /// The resolved pipeline as a JSON object (`.null` only in a version-1 manifest). Kept as
+        /// written, not typed here: its one typed model is MotionConfig's `PipelineSpec`, which
+        /// `apply` decodes it into (`SourceDataset`, with the pipeline files' own decoder and their
+        /// `file:line:column` messages), and whose canonical form `pipeline.sha256` hashes; a
+        /// second copy of that model in the dataset format would drift from it.
         public var resolved: JSONValue
 
         public init(name: String, sha256: String, resolved: JSONValue) {

@@ -247,41 +247,18 @@ struct _ManifestReader {
         return configuration
     }
 
-    /// `chain.transforms` resolved against `channels`: each step's channels as indices of `x`,
-    /// its minimum segment.
+    /// `chain.transforms` resolved against `channels`: each step's channels as indices of `x`.
     func transformPlan(_ list: [ProcessingChain.Step], channelNames: [String], channelUnits: [String],
                        resampled: Int) throws(LiveError) -> TransformPlan? {
         guard !list.isEmpty else { return nil }
         var steps: [TransformPlan.Step] = []
         for (i, s) in list.enumerated() {
-            let key = "chain.transforms[\(i)]"
-            func channels(_ names: [String], _ k: String) throws(LiveError) -> [Int] {
-                var out: [Int] = []
-                for n in names {
-                    guard let c = channelNames.firstIndex(of: n) else { throw fail("\(key).\(k)", "names channel `\(n)`, which is not in `channels`") }
-                    out.append(c)
+            steps.append(try s.resolved { (n: String, key: String) throws(LiveError) -> Int in
+                guard let c = channelNames.firstIndex(of: n) else {
+                    throw fail("chain.transforms[\(i)].\(key)", "names channel `\(n)`, which is not in `channels`")
                 }
-                return out
-            }
-            let inputs = try channels(s.inputs, "inputs"), outputs = try channels(s.outputs, "outputs")
-            let operation: TransformPlan.Operation
-            switch s.operation {
-            case .median(let samples): operation = .median(samples: samples)
-            case .filter(let sos, let zeroPhase): operation = .filter(sos: sos, zeroPhase: zeroPhase)
-            case .gravity(let sos, let zeroPhase): operation = .gravity(sos: sos, zeroPhase: zeroPhase)
-            case .derivative: operation = .derivative
-            case .magnitude(let groups):
-                var resolved: [[Int]] = []
-                for (j, g) in groups.enumerated() { resolved.append(try channels(g, "groups[\(j)]")) }
-                operation = .magnitude(groups: resolved)
-            case .calibrate(let scale, let offset): operation = .calibrate(scale: scale, offset: offset)
-            }
-            var minimum = 1
-            switch operation {
-            case .filter(let sos, true), .gravity(let sos, true): minimum = SignalFilters.padLength(sos) + 1
-            default: break
-            }
-            steps.append(TransformPlan.Step(operation: operation, inputs: inputs, outputs: outputs, minimumSegment: minimum))
+                return c
+            })
         }
         return TransformPlan(steps: steps, inputChannels: resampled, names: Array(channelNames[resampled...]),
                              units: Array(channelUnits[resampled...]))

@@ -9,21 +9,12 @@ extension ChannelLayout {
     /// library (docs/live.md) can run it from the manifest alone, without the pipeline file, its
     /// YAML or any input format. Channels are named as in the manifest's `channels`.
     ///
-    /// - `streams`: each kept stream in channel order: its name, its channels, the resampling
-    ///   method and `max_gap_s` it gets (null: no limit). A stream named `{stem}` takes its
-    ///   name from each file, and the engine its settings from that name: when every file of
-    ///   the run has the same stem (`Barometer.csv` in every folder), the chain names the stream
-    ///   by it, with its settings; otherwise it stays `{stem}` with the default's
-    ///   (`chainWarnings` says when a file's own name gets other settings).
-    /// - `magnitudes`: each magnitude channel and its axes.
-    /// - `antialias`: `resample.antialias`; `antialias_from`: `"leading"` when the filter is
-    ///   designed from each stream's first 256 intervals (absent: from the whole recording's
-    ///   median, as datasets written before the key).
-    /// - `transforms`: each step with its operation (`median`, `filter`, `gravity`,
-    ///   `derivative`, `magnitude`, `calibrate`), the channels it reads (`inputs`) and writes
-    ///   (`outputs`), and its parameters: `samples`; `sos` (the designed second-order sections
-    ///   `[b0, b1, b2, 1, a1, a2]`) and `zero_phase`; `groups`; `scale` and `offset`.
-    /// - `implementation`: the version of each stage's code that ran (`StageImplementation`).
+    /// The keys are `ProcessingChain`'s; the `transforms` steps are the plan's, designed filters
+    /// included. Each stream gets the resampling method and `max_gap_s` of its name. A stream
+    /// named `{stem}` takes its name from each file, and the engine its settings from that name:
+    /// when every file of the run has the same stem (`Barometer.csv` in every folder), the chain
+    /// names the stream by it, with its settings; otherwise it stays `{stem}` with the default's
+    /// (`chainWarnings` says when a file's own name gets other settings).
     func chain(spec: PipelineSpec, sources: [RecordingSource]) -> ProcessingChain {
         let names = channelNames
         func list(_ indices: [Int]) -> [String] { indices.map { names[$0] } }
@@ -33,21 +24,10 @@ extension ChannelLayout {
             return ProcessingChain.Stream(name: name, channels: s.channelNames, method: spec.resampleMethod(for: name),
                                           maxGapS: gap.isFinite ? gap : nil)
         }
-        let steps = (transforms?.steps ?? []).map { step in
-            let operation: ProcessingChain.Operation
-            switch step.operation {
-            case .median(let samples): operation = .median(samples: samples)
-            case .filter(let sos, let zeroPhase): operation = .filter(sos: sos, zeroPhase: zeroPhase)
-            case .gravity(let sos, let zeroPhase): operation = .gravity(sos: sos, zeroPhase: zeroPhase)
-            case .derivative: operation = .derivative
-            case .magnitude(let groups): operation = .magnitude(groups: groups.map(list))
-            case .calibrate(let scale, let offset): operation = .calibrate(scale: scale, offset: offset)
-            }
-            return ProcessingChain.Step(operation: operation, inputs: list(step.inputs), outputs: list(step.outputs))
-        }
         return ProcessingChain(streams: streams, magnitudes: magnitudes.map { .init(name: $0.name, axes: list($0.axes)) },
                                antialias: spec.resample.antialias,
-                               antialiasFrom: spec.resample.antialiasFromLeading ? .leading : nil, transforms: steps)
+                               antialiasFrom: spec.resample.antialiasFromLeading ? .leading : nil,
+                               transforms: ProcessingChain.steps(transforms, names: names))
     }
 
     /// The names the engine gives sensor `s`'s streams in this run (`StreamingRecording.configure`):

@@ -123,6 +123,17 @@ public struct JSONNode: Sendable {
         return s
     }
 
+    /// A path relative to `folder` that stays inside it: not empty, not absolute, no `.`, `..` or
+    /// empty component ("must be a path inside the dataset folder (relative, no `..`), not …").
+    public func relativePath(inside folder: String) throws(JSONProblem) -> String {
+        let s = try string()
+        guard !s.isEmpty, !s.hasPrefix("/"),
+              !s.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
+            throw problem("must be a path inside \(folder) (relative, no `..`), not \"\(s)\"")
+        }
+        return s
+    }
+
     public func int64() throws(JSONProblem) -> Int64 {
         if case .int(let i)? = value { return i }
         throw mustBe("a whole number")

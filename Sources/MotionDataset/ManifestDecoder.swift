@@ -534,13 +534,7 @@ public struct ManifestDecoder {
 
     /// A path relative to the dataset folder that stays inside it.
     private mutating func relativePath(_ v: JSONValue?, _ path: String) -> String? {
-        guard let s = string(v, path) else { return nil }
-        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        guard !s.isEmpty, !s.hasPrefix("/"), !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
-            problems.append("`\(path)` must be a path inside the dataset folder (relative, no `..`), not \"\(s)\"")
-            return nil
-        }
-        return s
+        take { () throws(JSONProblem) in try Self.node(v, path).relativePath(inside: "the dataset folder") }
     }
 
     private mutating func classCounts(_ v: JSONValue?, _ path: String, classes: [String]?) -> [Int]? {

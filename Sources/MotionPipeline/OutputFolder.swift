@@ -226,9 +226,7 @@ enum OutputFolder {
         var sha256: String
 
         init(json: JSONNode) throws(JSONProblem) {
-            let p = try json["path"].nonEmptyString()
-            guard !p.hasPrefix("/"), !p.split(separator: "/").contains("..") else { throw json["path"].problem("leaves the folder") }
-            path = PathText.normalize(p)
+            path = try json["path"].relativePath(inside: "the folder")
             bytes = try json["bytes"].int(min: 0)
             sha256 = try json["sha256"].sha256()
         }

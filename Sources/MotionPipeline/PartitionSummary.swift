@@ -89,12 +89,10 @@ struct PartitionSummary: JSONDecodable {
             for item in try n.items() { out.append(try item.int(min: 0)) }
             return out
         }
-        /// A path inside the folder: relative, no `..`.
+        /// A path inside the part's folder (under `prefix`).
         func relativePath(_ n: JSONNode, under prefix: String = "") throws(JSONProblem) -> String {
-            let path = try n.nonEmptyString()
-            guard !path.hasPrefix("/"), path.hasPrefix(prefix), !path.split(separator: "/").contains("..") else {
-                throw n.problem("must be a path inside the folder\(prefix.isEmpty ? "" : " under `\(prefix)`") (relative, no `..`), not \(JSONNode.shown(n.value))")
-            }
+            let path = try n.relativePath(inside: "the folder")
+            guard path.hasPrefix(prefix) else { throw n.problem("must be under `\(prefix)`, not \"\(path)\"") }
             return path
         }
         func split(_ n: JSONNode, _ name: String) throws(JSONProblem) -> SplitName {

@@ -28,7 +28,7 @@ DESTDIR      ?=
 # The Swift runtime and Foundation are linked into the binary, so it runs on a machine without
 # the Swift toolchain; the C libraries come from the Debian packages the README names.
 STATIC       := --static-swift-stdlib
-PY_PKGS      := numpy scipy h5py zstandard pytest pyyaml webdataset datasets polars duckdb actfast pygt3x 'setuptools>=70.1'
+PY_PKGS      := numpy scipy h5py zstandard pytest pyyaml webdataset datasets polars duckdb actfast pygt3x actipy 'setuptools>=70.1'
 # PyTorch, for the DataLoader tests of the Python package (tests/python/test_python_package.py).
 # PyPI's only Linux x86-64 torch is the CUDA build: torch 2.15 pulls ~2.8 GB of wheels (nvidia-*,
 # triton) and takes 5.4 GB in the venv, because its libraries link the CUDA ones (with --no-deps

@@ -5,10 +5,11 @@
 //   C shims (C*) ← wrappers (MotionYAML, MotionHDF5, MotionZstd, MotionChecksum, MotionFFT, MotionDeflate,
 //   MotionDecompress)
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
-//      MotionFeatures, MotionSinks) ← MotionConfig ← MotionPipeline ← MotionprepCLI ← motionprep
+//      MotionFeatures, MotionSinks) ← MotionConfig ← the engine and the job (MotionOutput ← MotionInputs
+//      ← MotionRecords ← MotionEngine ← MotionInspect ← MotionDraft ← MotionJob) ← MotionprepCLI ← motionprep
 //   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5,
-//   MotionSinks and MotionChain (the manifest's typed `chain`); MotionPipeline, MotionValidate,
-//   MotionReport and MotionprepCLI import it.
+//   MotionSinks and MotionChain (the manifest's typed `chain`); the job, MotionValidate, MotionReport
+//   and MotionprepCLI import it.
 //   MotionLive (the live library for apps) sits on MotionCore and the signal stages only
 //   (MotionResample, MotionWindowing, MotionFeatures → MotionFFT → CKissFFT, vendored source).
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
@@ -78,6 +79,9 @@ let swiftTargets: [Target] = [
     .target(name: "MotionFeatures", dependencies: ["MotionCore", "MotionFFT"]),
     .target(name: "MotionSinks", dependencies: ["MotionCore", "MotionHDF5", "MotionZstd", "MotionChecksum", "MotionDeflate"]),
     .target(name: "MotionSynth", dependencies: ["MotionCore"]),
+    // Device quality (docs/pipeline.md, "qa"): per-epoch statistics, non-wear, clipping and the
+    // van Hees calibration, as actipy computes them. No C library, no I/O.
+    .target(name: "MotionQA"),
     // The live library (docs/live.md): the dataset's processing on samples as they arrive, for
     // apps. Only stage modules and the vendored kissfft: no HDF5, zstd, YAML or libcrypto, so it
     // builds wherever Swift does (iOS and watchOS included).
@@ -99,16 +103,33 @@ let swiftTargets: [Target] = [
     .target(name: "MotionValidate", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionChecksum", "MotionYAML",
                                                    "MotionSinks",  // ShardReader: one shard reader, not two
                                                    "MotionFeatures"]),
-    .target(name: "MotionPipeline", dependencies: [
-        "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing", "MotionChain",
-        "MotionLabels", "MotionFeatures", "MotionSinks", "MotionChecksum", "MotionDataset",
+    // The engine and the job, one module per job (ARCHITECTURE.md, "The modules"), each on the
+    // ones above it: output safety ← inputs ← records ← engine ← inspect ← draft ← job.
+    .target(name: "MotionOutput", dependencies: ["MotionCore", "MotionConfig", "MotionChecksum", "MotionDataset", "MotionSinks"]),
+    .target(name: "MotionInputs", dependencies: [
+        "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionChain", "MotionFeatures", "MotionChecksum",
+        "MotionDataset", "MotionSinks",
+    ]),
+    .target(name: "MotionRecords", dependencies: [
+        "MotionInputs", "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionWindowing",
+        "MotionLabels", "MotionFeatures", "MotionChecksum", "MotionSinks",
+    ]),
+    .target(name: "MotionEngine", dependencies: [
+        "MotionRecords", "MotionInputs", "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample",
+        "MotionWindowing", "MotionChain", "MotionLabels", "MotionFeatures", "MotionSinks", "MotionQA",
+    ]),
+    .target(name: "MotionInspect", dependencies: ["MotionEngine", "MotionInputs", "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample"]),
+    .target(name: "MotionDraft", dependencies: ["MotionInspect", "MotionInputs", "MotionCore", "MotionConfig", "MotionIngest"]),
+    .target(name: "MotionJob", dependencies: [
+        "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput",
+        "MotionCore", "MotionChain", "MotionConfig", "MotionIngest", "MotionResample", "MotionChecksum", "MotionDataset", "MotionSinks",
     ]),
     // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
-    // Shards come through MotionSinks' ShardReader; `--recordings` timelines through MotionPipeline
-    // (ingest + resample per recording). MotionPipeline never imports MotionReport.
-    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionPipeline"],
+    // Shards come through MotionSinks' ShardReader; `--recordings` timelines through MotionEngine
+    // (ingest + resample per recording). The engine never imports MotionReport.
+    .target(name: "MotionReport", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionEngine", "MotionInputs"],
             exclude: ["README.md"]),
-    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionChain", "MotionDataset", "MotionConfig", "MotionPipeline", "MotionSynth",
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionChain", "MotionDataset", "MotionConfig", "MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionInputs", "MotionOutput", "MotionSynth",
                                                   "MotionValidate", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.
@@ -132,8 +153,9 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionDecompressTests", dependencies: ["MotionDecompress", "MotionTestSupport"]),
     .testTarget(name: "MotionResampleTests", dependencies: ["MotionTestSupport", "MotionResample", "MotionReference"]),
     .testTarget(name: "MotionWindowingTests", dependencies: ["MotionWindowing", "MotionLabels"]),
+    .testTarget(name: "MotionQATests", dependencies: ["MotionQA"]),
     .testTarget(name: "MotionSinksTests", dependencies: ["MotionSinks", "MotionHDF5", "MotionChecksum"]),
-    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionPipeline", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore",
+    .testTarget(name: "MotionPipelineTests", dependencies: ["MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput", "MotionSynth", "MotionTestSupport", "MotionConfig", "MotionCore",
                                                           "MotionIngest", "MotionReference", "MotionChecksum"]),
     .testTarget(name: "MotionprepCLITests", dependencies: ["MotionprepCLI"]),
     .testTarget(name: "MotionHDF5Tests", dependencies: ["MotionTestSupport", "MotionHDF5"]),
@@ -143,7 +165,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionDataset", "MotionChain", "MotionprepCLI", "MotionSynth", "MotionHDF5",
                                                           "MotionCore", "MotionZstd", "MotionSinks"]),
     .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionDataset", "MotionprepCLI", "MotionSynth"]),
-    .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionPipeline", "MotionDataset", "MotionSynth",
+    .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput", "MotionDataset", "MotionSynth",
                                                       "MotionTestSupport", "MotionCore", "MotionConfig", "MotionFeatures",
                                                       "MotionResample", "MotionIngest"]),
     .testTarget(name: "MotionFeaturesTests", dependencies: ["MotionTestSupport", "MotionFeatures"], exclude: ["make_reference.py"]),
@@ -158,7 +180,7 @@ var allTargets = cTargets + swiftTargets + [testSupport, reference] + testTarget
 var products: [Product] = [
     .executable(name: "motionprep", targets: ["motionprep"]),
     // The live library for apps (docs/live.md) and the dataset reader (docs/dataset-format.md).
-    // The engine (MotionPipeline and the modules under it) is the CLI's, not a library.
+    // The engine and the job (MotionJob and the modules under it) are the CLI's, not libraries.
     .library(name: "MotionLive", targets: ["MotionLive"]),
     .library(name: "MotionDataset", targets: ["MotionDataset"]),
 ]

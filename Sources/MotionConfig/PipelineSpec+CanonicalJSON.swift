@@ -46,6 +46,8 @@ extension PipelineSpec {
             l["per_sample"] = .bool(true)
             o["labels"] = .object(l)
         }
+        // `qa` only when present, likewise.
+        if let qa { o["qa"] = qa.canonicalValue() }
         // Only when set, so that the hash of a pipeline without it is as before.
         if let stratify = split.stratify, case .object(var split) = o["split"] {
             split["stratify"] = .string(stratify.rawValue)

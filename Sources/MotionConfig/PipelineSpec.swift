@@ -5,7 +5,7 @@ import MotionResample
 
 /// A parsed, validated pipeline file (docs/pipeline.md) with every default filled in.
 ///
-/// Produced by `PipelineLoader`; consumed by `MotionPipeline`. Paths are kept as written
+/// Produced by `PipelineLoader`; consumed by the engine and the job (MotionInputs … MotionJob). Paths are kept as written
 /// (relative to `baseDirectory`, the folder holding the pipeline file) so that nothing absolute
 /// leaks into output.
 public struct PipelineSpec: Sendable, Equatable {
@@ -30,6 +30,8 @@ public struct PipelineSpec: Sendable, Equatable {
     /// `transforms`: signal steps run in order on the resampled grid, after `magnitude`
     /// (docs/signal.md, "Transforms"); empty when absent.
     public var transforms: [TransformSpec] = []
+    /// `qa` (docs/pipeline.md, "qa"): device quality per window; nil when absent.
+    public var qa: QASpec?
     public var split: SplitSpec
     public var onError: OnError
     public var output: OutputSpec

@@ -3,7 +3,7 @@ import MotionYAML
 
 extension SpecDecoder {
     static let topLevelKeys = ["version", "name", "inputs", "units", "resample", "window", "labels",
-                               "features", "magnitude", "transforms", "split", "on_error", "output", "ignore_warnings"]
+                               "features", "magnitude", "transforms", "split", "on_error", "output", "ignore_warnings", "qa"]
 
     /// The whole file. Returns nil when anything is wrong (see `issues`).
     func decodePipeline(_ root: YAMLNode) -> PipelineSpec? {
@@ -60,6 +60,19 @@ extension SpecDecoder {
         var output: OutputSpec?
         if let node = required("output", in: f) { output = decodeOutput(node) }
 
+        var qa: QASpec?
+        var qaOK = true
+        if let node = f["qa"] {
+            qa = decodeQA(node, rateHz: resample?.rateHz)
+            qaOK = qa != nil
+            if qa != nil, let output, output.type == .createml || output.partitioned {
+                let mark = f.keyNode("qa")?.mark ?? node.mark
+                report(mark, "`qa` at \(at(mark)) writes a `qa` column beside each window and a calibration report per recording in the manifest, which "
+                       + (output.type == .createml ? "`output.type: createml` (rows, not windows) cannot hold; use `type: hdf5` or `shards`"
+                          : "`output.partitioned: true` does not carry yet; remove `partitioned`"))
+            }
+        }
+
         var ignoreWarnings: [PipelineSpec.WarningName] = []
         if let node = f["ignore_warnings"], let names = stringList(node, "ignore_warnings", unique: "warning name", allowSingle: true, nonEmpty: false) {
             for (i, name) in names.enumerated() {
@@ -82,12 +95,13 @@ extension SpecDecoder {
         }
 
         guard let version, let name, let inputs, let units, let resample, let window, labelsOK,
-              let features, let magnitude, let transforms, let split, let onError, let output, issues.isEmpty else { return nil }
+              let features, let magnitude, let transforms, let split, let onError, let output, qaOK, issues.isEmpty else { return nil }
         var spec = PipelineSpec(file: file, baseDirectory: baseDirectory, version: version, name: name, inputs: inputs,
                                 units: units, resample: resample, window: window, labels: labels, features: features,
                                 magnitude: magnitude, split: split, onError: onError, output: output)
         spec.ignoreWarnings = ignoreWarnings
         spec.transforms = transforms
+        spec.qa = qa
         return spec
     }
 

@@ -14,7 +14,7 @@ extension SpecDecoder {
 
     /// `transforms`: a list of one-key mappings, `- butterworth: {channels: [A, G], cutoff_hz: 20}`.
     /// Cutoffs are checked against the Nyquist frequency of `rateHz` when it is known; channel
-    /// references are resolved later, against the channel layout (`MotionPipeline.TransformPlan`).
+    /// references are resolved later, against the channel layout (`MotionInputs.TransformPlan`).
     func decodeTransforms(_ node: YAMLNode, rateHz: Double?) -> [TransformSpec]? {
         let kinds = TransformSpec.Kind.allCases.map(\.rawValue)
         guard let items = node.sequence else {

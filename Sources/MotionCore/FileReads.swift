@@ -1,3 +1,9 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
 /// What `fstat` says about an open file: enough to notice that it changed (GNU tar's test for
 /// "file changed as we read it": size, modification and status-change times, plus the inode).
 public struct FileIdentity: Sendable, Equatable, CustomStringConvertible {
@@ -16,6 +22,16 @@ public struct FileIdentity: Sendable, Equatable, CustomStringConvertible {
         self.modifiedNanos = modifiedNanos
         self.changedNanos = changedNanos
     }
+
+    /// The stamp `stat`, `lstat` or `fstat` gave.
+    public init(_ st: stat) {
+        self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int(st.st_size),
+                  modifiedNanos: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                  changedNanos: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
+    }
+
+    /// The file, whatever its content (`FileID`).
+    public var id: FileID { FileID(device: device, inode: inode) }
 
     public var description: String {
         "\(size) bytes, inode \(inode), mtime \(modifiedNanos) ns, ctime \(changedNanos) ns"

@@ -260,6 +260,9 @@ public struct DatasetManifest: Sendable, Equatable {
     /// docs/scale.md, "The partitioned layout"), whose split files are listed partition by
     /// partition, each with its `partition`; nil (absent) for the default layout.
     public var partitions: Int?
+    /// The pipeline's `qa` (docs/dataset-format.md, "Device quality"): the `qa` columns and each
+    /// recording's report (calibration, non-wear), as written; nil without `qa`.
+    public var qa: JSONValue?
 
     public init(formatVersion: Int = DatasetSchema.formatVersion, createdBy: String, storage: String, pipeline: Pipeline,
                 sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
@@ -309,14 +312,17 @@ public struct DatasetManifest: Sendable, Equatable {
     public var expectedArrays: [String: ArraySchema] {
         if isApplied {
             return DatasetSchema.appliedArrays(windowLength: windowLength, channels: channels.count, features: featureNames.count,
-                                               hasYSeq: hasYSeq)
+                                               hasYSeq: hasYSeq, qaColumns: qaColumns.count)
         }
         return DatasetSchema.arrays(windowLength: windowLength, channels: channels.count, features: featureNames.count,
-                                    hasFolds: splitPolicy?.folds != nil, hasYSeq: hasYSeq)
+                                    hasFolds: splitPolicy?.folds != nil, hasYSeq: hasYSeq, qaColumns: qaColumns.count)
     }
 
     /// Whether the dataset has `y_seq` (`pipeline.resolved.labels.per_sample: true`).
     public var hasYSeq: Bool { DatasetSchema.hasYSeq(resolved: pipeline.resolved) }
+
+    /// The `qa` columns (`pipeline.resolved.qa` present), empty otherwise.
+    public var qaColumns: [String] { DatasetSchema.qaColumns(resolved: pipeline.resolved) }
 
     // MARK: - Encoding
 
@@ -398,6 +404,7 @@ public struct DatasetManifest: Sendable, Equatable {
         if let chain { top["chain"] = chain.json }
         if let createml { top["createml"] = createml }
         if let partitions { top["partitions"] = .int(partitions) }
+        if let qa { top["qa"] = qa }
         return .object(top)
     }
 

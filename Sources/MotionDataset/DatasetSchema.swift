@@ -53,18 +53,18 @@ public enum DatasetSchema {
     /// The manifest's `storage` values.
     public static let storages = ["hdf5", "shards", "createml"]
     /// Array names in the contract's table order.
-    public static let arrayNames = ["x", "y", "y_seq", "features", "subject_index", "recording_index", "start_time_s", "fold_index",
+    public static let arrayNames = ["x", "y", "y_seq", "qa", "features", "subject_index", "recording_index", "start_time_s", "fold_index",
                                     "x_normalized", "features_normalized"]
 
     /// The dtype of each array (docs/dataset-format.md, "HDF5 files").
-    public static let dtypes = ["x": "float32", "y": "int64", "y_seq": "int64", "features": "float32", "subject_index": "int32",
+    public static let dtypes = ["x": "float32", "y": "int64", "y_seq": "int64", "qa": "float32", "features": "float32", "subject_index": "int32",
                                 "recording_index": "int32", "start_time_s": "float64", "fold_index": "int32",
                                 "x_normalized": "float32", "features_normalized": "float32"]
 
     /// The arrays of a dataset with these channels, features and folds; `y_seq` [T] with
     /// `labels.per_sample` (`hasYSeq`).
     public static func arrays(windowLength: Int, channels: Int, features: Int, hasFolds: Bool,
-                              hasYSeq: Bool = false) -> [String: ArraySchema] {
+                              hasYSeq: Bool = false, qaColumns: Int = 0) -> [String: ArraySchema] {
         func array(_ name: String, _ rowShape: [Int]) -> ArraySchema { ArraySchema(dtype: dtypes[name]!, rowShape: rowShape) }
         var a: [String: ArraySchema] = [
             "x": array("x", [windowLength, channels]),
@@ -76,13 +76,16 @@ public enum DatasetSchema {
         if features > 0 { a["features"] = array("features", [features]) }
         if hasFolds { a["fold_index"] = array("fold_index", []) }
         if hasYSeq { a["y_seq"] = array("y_seq", [windowLength]) }
+        if qaColumns > 0 { a["qa"] = array("qa", [qaColumns]) }
         return a
     }
 
     /// The arrays of an applied output: a dataset's without `fold_index`, with `x_normalized`
     /// (and `features_normalized` when there are features).
-    public static func appliedArrays(windowLength: Int, channels: Int, features: Int, hasYSeq: Bool = false) -> [String: ArraySchema] {
-        var a = arrays(windowLength: windowLength, channels: channels, features: features, hasFolds: false, hasYSeq: hasYSeq)
+    public static func appliedArrays(windowLength: Int, channels: Int, features: Int, hasYSeq: Bool = false,
+                                     qaColumns: Int = 0) -> [String: ArraySchema] {
+        var a = arrays(windowLength: windowLength, channels: channels, features: features, hasFolds: false, hasYSeq: hasYSeq,
+                       qaColumns: qaColumns)
         a["x_normalized"] = ArraySchema(dtype: "float32", rowShape: [windowLength, channels])
         if features > 0 { a["features_normalized"] = ArraySchema(dtype: "float32", rowShape: [features]) }
         return a
@@ -93,6 +96,14 @@ public enum DatasetSchema {
     public static func hasYSeq(resolved: JSONValue) -> Bool {
         if case .object(let o) = resolved, case .object(let l)? = o["labels"], case .bool(true)? = l["per_sample"] { return true }
         return false
+    }
+
+    /// The `qa` columns of a resolved pipeline with a `qa` section (docs/pipeline.md, "qa"), in
+    /// order; empty without one.
+    public static let qaColumnNames = WindowBatch.qaColumns
+    public static func qaColumns(resolved: JSONValue) -> [String] {
+        if case .object(let o) = resolved, case .object? = o["qa"] { return qaColumnNames }
+        return []
     }
 
     /// Array names in the contract's table order (then any others by name).

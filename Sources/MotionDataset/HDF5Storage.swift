@@ -219,8 +219,11 @@ final class HDF5FileReader: DatasetFileReader {
         attribute("feature_names", e.dataset.featureNames, file.stringsAttribute, show: list)
         attribute("subject_names", e.dataset.subjectNames, file.stringsAttribute, show: list)
         attribute("recording_names", e.dataset.recordingNames, file.stringsAttribute, show: list)
+        // `qa_columns` exactly with the pipeline's `qa`.
+        if !e.dataset.qaColumns.isEmpty { attribute("qa_columns", e.dataset.qaColumns, file.stringsAttribute, show: list) }
         // Nothing beyond the format: an attribute added by hand (h5py) is data the manifest does not describe.
-        for name in present.sorted(by: Text.utf8Less) where !Self.rootAttributes.contains(name) {
+        for name in present.sorted(by: Text.utf8Less) where !Self.rootAttributes.contains(name)
+            && !(name == "qa_columns" && !e.dataset.qaColumns.isEmpty) {
             problems.append("holds a root attribute `\(name)` that the format does not define (docs/dataset-format.md, \"HDF5 files\": only \(Self.rootAttributeList)); motionprep writes no other")
         }
         for link in try rootLinks() where link.kind == .dataset {

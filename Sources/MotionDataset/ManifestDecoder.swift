@@ -99,7 +99,7 @@ public struct ManifestDecoder {
         if applied {
             checkKeys(top, path: "", allowed: Self.appliedTopLevelKeys, required: Self.appliedTopLevelKeys)
         } else {
-            checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain", "createml", "partitions"], required: Self.topLevelKeys)
+            checkKeys(top, path: "", allowed: Self.topLevelKeys + ["chain", "createml", "partitions", "qa"], required: Self.topLevelKeys)
         }
         // `createml` (only with `storage: "createml"`, and then required) is kept as written;
         // `validate` checks the files against it.
@@ -412,10 +412,13 @@ public struct ManifestDecoder {
         if let arrays, let length, let channelNames, let features, foldsOK {
             // `y_seq` with `pipeline.resolved.labels.per_sample: true`.
             let ySeq = pipeline.map { DatasetSchema.hasYSeq(resolved: $0.resolved) } ?? (arrays["y_seq"] != nil)
+            // `qa` [Q] with `pipeline.resolved.qa`.
+            let qa = pipeline.map { DatasetSchema.qaColumns(resolved: $0.resolved).count } ?? (arrays["qa"]?.rowShape.first ?? 0)
             let expected = applied
-                ? DatasetSchema.appliedArrays(windowLength: length, channels: channelNames.count, features: features.count, hasYSeq: ySeq)
+                ? DatasetSchema.appliedArrays(windowLength: length, channels: channelNames.count, features: features.count, hasYSeq: ySeq,
+                                              qaColumns: qa)
                 : DatasetSchema.arrays(windowLength: length, channels: channelNames.count, features: features.count,
-                                       hasFolds: folds != nil, hasYSeq: ySeq)
+                                       hasFolds: folds != nil, hasYSeq: ySeq, qaColumns: qa)
             for name in DatasetSchema.arrayOrder(Set(expected.keys).union(arrays.keys)) {
                 switch (expected[name], arrays[name]) {
                 case (let e?, nil):
@@ -452,7 +455,7 @@ public struct ManifestDecoder {
         else { return nil }
         let placeholderPolicy = applied ? nil : DatasetManifest.SplitPolicy(by: splitBy ?? "subject", seed: 0, train: 0, validation: 0,
                                                                             test: 0, folds: folds)
-        let manifest = DatasetManifest(
+        var manifest = DatasetManifest(
             formatVersion: version ?? (applied ? DatasetSchema.appliedFormatVersion : DatasetSchema.formatVersion), createdBy: createdBy ?? "", storage: storage,
             pipeline: pipeline ?? DatasetManifest.Pipeline(name: "", sha256: "", resolved: .null),
             sampleRateHz: rate, windowLength: length, windowStride: stride,
@@ -467,6 +470,7 @@ public struct ManifestDecoder {
             splits: splits, chain: chain, createml: createml,
             applied: applied ? (source ?? DatasetManifest.Applied(name: "", manifestSHA256: "", pipelineSHA256: "")) : nil,
             partitions: partitions)
+        manifest.qa = top["qa"]
         return DecodedManifest(manifest: manifest, undecoded: undecoded)
     }
 

@@ -1,6 +1,6 @@
 /// How to read one delimited text input (docs/inputs.md, "Delimited text (csv)"): the dialect and which columns mean what.
 ///
-/// This is MotionIngest's own options value; MotionPipeline fills it from the pipeline file's
+/// This is MotionIngest's own options value; MotionInputs fills it from the pipeline file's
 /// `csv` entry, so the reader never depends on the configuration module (stages never import it; see ARCHITECTURE.md).
 public struct CSVFormat: Sendable, Equatable {
     /// The unit of the time column.

@@ -26,9 +26,7 @@ enum _Syscalls {
     static func identity(_ fd: Int32) -> FileIdentity? {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int(info.st_size),
-                            modifiedNanos: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                            changedNanos: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
+        return FileIdentity(info)
     }
 
     /// `read(2)` into `buffer`: the byte count (0 at end of file), or the C `errno`.

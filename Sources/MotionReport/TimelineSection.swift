@@ -1,6 +1,6 @@
 import MotionDataset
 import MotionConfig
-import MotionPipeline
+import MotionEngine
 
 /// The "Recording timelines" section of `motionprep report --recordings PIPELINE.yaml`: per
 /// recording, one chart per sensor over the whole resampled grid with label bands and gaps.

@@ -1,5 +1,5 @@
 /// The per-point rules of docs/signal.md, "Resampling and gaps", shared by the whole-recording kernel (`_ResampleKernels`,
-/// `Resampler`, `ResampleGrid`) and the streamed one (MotionPipeline's `StreamingRecording`), so
+/// `Resampler`, `ResampleGrid`) and the streamed one (MotionEngine's `StreamingRecording`), so
 /// that both compute every grid value with the same operations in the same order.
 public enum ResamplePoint {
     /// The grid's end: grid points t_k ≤ this are kept (see `ResampleGrid.spanning` for why the

@@ -5,7 +5,7 @@ import MotionCore
 /// every stream settles it. Each grid value is computed with the same bracketing and the same
 /// expression as the whole-recording kernel (`ResamplePoint`), so the two give the same bits.
 ///
-/// Used by MotionPipeline's `StreamingRecording` (recordings read in blocks) and by `MotionLive`
+/// Used by MotionEngine's `StreamingRecording` (recordings read in blocks) and by `MotionLive`
 /// (samples pushed by an app): one engine for both.
 public final class StreamingGrid {
     /// The kept streams, in layout order (their channels, in order, are the first channels of a row).

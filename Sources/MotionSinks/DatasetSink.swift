@@ -16,6 +16,9 @@ public struct DatasetDescription: Sendable {
     /// Whether `y_seq` [N, T] is written (`labels.per_sample`): every batch then carries
     /// `WindowBatch.ySeq`.
     public var hasYSeq: Bool
+    /// The `qa` columns (the pipeline's `qa`, docs/pipeline.md): every batch then carries
+    /// `WindowBatch.qa`, this many values a window; empty without `qa`.
+    public var qaColumns: [String] = []
 
     public init(sampleRateHz: Double, windowLength: Int, windowStride: Int, channelNames: [String], channelUnits: [String],
                 classNames: [String], featureNames: [String], subjectNames: [String], recordingNames: [String], hasFolds: Bool,

@@ -18,6 +18,8 @@ public final class HDF5SplitSink: SplitSink {
     private let y: HDF5ChunkAppender
     /// `y_seq` [N, T] int64 (`labels.per_sample` only).
     private let ySeq: HDF5ChunkAppender?
+    /// `qa` [N, Q] float32 (the pipeline's `qa`), its column names in the `qa_columns` attribute.
+    private let qa: HDF5ChunkAppender?
     private let features: HDF5ChunkAppender?
     private let subjectIndex: HDF5ChunkAppender
     private let recordingIndex: HDF5ChunkAppender
@@ -83,6 +85,8 @@ public final class HDF5SplitSink: SplitSink {
         y = try column("y", .int64, [], chunkRows: 4096)
         // About 64 KiB per chunk, as x.
         ySeq = description.hasYSeq ? try column("y_seq", .int64, [T], chunkRows: Swift.max(1, 65536 / Swift.max(1, T * 8))) : nil
+        let Q = description.qaColumns.count
+        qa = Q > 0 ? try column("qa", .float32, [Q], chunkRows: 4096) : nil
         let F = description.featureNames.count
         features = F > 0 ? try column("features", .float32, [F], chunkRows: Swift.max(1, Swift.min(4096, 65536 / (F * 4)))) : nil
         subjectIndex = try column("subject_index", .int32, [], chunkRows: 4096)
@@ -105,6 +109,7 @@ public final class HDF5SplitSink: SplitSink {
         try file.setAttribute("feature_names", strings: description.featureNames)
         try file.setAttribute("subject_names", strings: description.subjectNames)
         try file.setAttribute("recording_names", strings: description.recordingNames)
+        if Q > 0 { try file.setAttribute("qa_columns", strings: description.qaColumns) }
     }
 
     public func append(_ batch: WindowBatch, subjectIndex s: Int32, recordingIndex r: Int32, foldIndex f: Int32?) throws {
@@ -113,6 +118,8 @@ public final class HDF5SplitSink: SplitSink {
         let tc = batch.length * batch.channelCount, fc = batch.featureCount, T = batch.length
         precondition(!description.hasYSeq || batch.ySeq.count == n * T,
                      "HDF5SplitSink: a batch of \(n) windows has \(batch.ySeq.count) y_seq values; expected \(T) per window")
+        let Q = description.qaColumns.count
+        precondition(batch.qa.count == n * Q, "HDF5SplitSink: a batch of \(n) windows has \(batch.qa.count) qa values; expected \(Q) per window")
         var start = 0
         while start < n {
             let take = Swift.min(n - start, Self.stageWindows - stage.count)
@@ -121,6 +128,7 @@ public final class HDF5SplitSink: SplitSink {
             if let normalization { stage.x += normalization.x.apply(batch.x[(start * tc)..<(end * tc)]) }
             stage.y.append(contentsOf: batch.y[start..<end])
             if ySeq != nil { stage.ySeq.append(contentsOf: batch.ySeq[(start * T)..<(end * T)]) }
+            if qa != nil { stage.qa.append(contentsOf: batch.qa[(start * Q)..<(end * Q)]) }
             stage.features.append(contentsOf: batch.features[(start * fc)..<(end * fc)])
             stage.startTimes.append(contentsOf: batch.startTimes[start..<end])
             stageSubject.append(contentsOf: repeatElement(s, count: take))
@@ -138,6 +146,7 @@ public final class HDF5SplitSink: SplitSink {
         guard n > 0 else { return }
         try y.append(stage.y, rows: n)
         if let ySeq { try ySeq.append(stage.ySeq, rows: n) }
+        if let qa { try qa.append(stage.qa, rows: n) }
         if let features { try features.append(stage.features, rows: n) }
         try subjectIndex.append(stageSubject, rows: n)
         try recordingIndex.append(stageRecording, rows: n)
@@ -148,6 +157,7 @@ public final class HDF5SplitSink: SplitSink {
         stage.x.removeAll(keepingCapacity: true)
         stage.y.removeAll(keepingCapacity: true)
         stage.ySeq.removeAll(keepingCapacity: true)
+        stage.qa.removeAll(keepingCapacity: true)
         stage.features.removeAll(keepingCapacity: true)
         stage.startTimes.removeAll(keepingCapacity: true)
         stageSubject.removeAll(keepingCapacity: true)
@@ -163,7 +173,7 @@ public final class HDF5SplitSink: SplitSink {
     public func finish() throws -> [WrittenFile] {
         do {
             try writeStage()
-            for column in [x, y, ySeq, features, subjectIndex, recordingIndex, startTime, foldIndex, xNormalized, featuresNormalized] {
+            for column in [x, y, ySeq, qa, features, subjectIndex, recordingIndex, startTime, foldIndex, xNormalized, featuresNormalized] {
                 try column?.finish()
             }
             try queue.flush()

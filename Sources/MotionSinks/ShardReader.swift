@@ -24,6 +24,8 @@ public struct ShardSample: Sendable, Equatable {
     public var label: String?
     /// Present when folds are on (−1 outside train).
     public var foldIndex: Int?
+    /// The `qa` values in column order (`WindowBatch.qaColumns`), when the pipeline has `qa`.
+    public var qa: [Float]? = nil
 }
 
 /// An array of a shard, gathered over its windows in archive order (`x` from the `x.npy`
@@ -183,6 +185,8 @@ public enum ShardReader {
         var x: [UInt8] = [], features: [UInt8] = [], y: [Int64] = [], start: [Double] = [], fold: [Int32] = []
         var xShape: [Int]?, fShape: [Int]?, sShape: [Int]?
         var hasFeatures: Bool?, hasFold: Bool?, hasYSeq: Bool?
+        var hasQA: Bool?
+        var qa: [Float] = []
         var ySeq: [UInt8] = []
         // `motionprep apply`'s samples also have `{key}.x_normalized.npy` (and
         // `{key}.features_normalized.npy` with features) after `features.npy` (docs/dataset-format.md,
@@ -285,6 +289,11 @@ public enum ShardReader {
                 throw MotionError(.dataError, "member `\(jsonMember.name)` \(h ? "lacks" : "has") `fold_index`, unlike the samples before it")
             }
             hasFold = sample.foldIndex != nil
+            if let h = hasQA, h != (sample.qa != nil) {
+                throw MotionError(.dataError, "member `\(jsonMember.name)` \(h ? "lacks" : "has") `qa`, unlike the samples before it")
+            }
+            hasQA = sample.qa != nil
+            if let q = sample.qa { qa += q }
             start.append(sample.startTimeS)
             if let f = sample.foldIndex { fold.append(Int32(clamping: f)) }
             samples.append(sample)
@@ -298,6 +307,9 @@ public enum ShardReader {
             if let ss = sShape { arrays.append(ShardArray(name: "y_seq", dtype: "<i8", shape: [n] + ss, data: ySeq)) }
             if let fs = fShape { arrays.append(ShardArray(name: "features", dtype: "<f4", shape: [n] + fs, data: features)) }
             arrays.append(ShardArray(name: "start_time_s", dtype: "<f8", shape: [n], data: start.withUnsafeBytes { Array($0) }))
+            if hasQA == true {
+                arrays.append(ShardArray(name: "qa", dtype: "<f4", shape: [n, WindowBatch.qaColumns.count], data: qa.withUnsafeBytes { Array($0) }))
+            }
             if hasFold == true { arrays.append(ShardArray(name: "fold_index", dtype: "<i4", shape: [n], data: fold.withUnsafeBytes { Array($0) })) }
             if hasNormalized == true {
                 arrays.append(ShardArray(name: "x_normalized", dtype: "<f4", shape: [n] + xs, data: xNormalized))
@@ -311,8 +323,10 @@ public enum ShardReader {
     /// exactly the documented keys.
     private static func parseJSON(_ bytes: ArraySlice<UInt8>, member: String, key: String, number: Int, classID: Int64) throws -> ShardSample {
         let f = try JSONFile.decode(_SampleFields.self, from: Array(bytes), file: "member `\(member)`", document: "the sample")
-        return ShardSample(key: key, windowNumber: number, classID: classID, subject: f.subject, recording: f.recording,
-                           startTimeS: f.startTimeS, label: f.label, foldIndex: f.foldIndex)
+        var sample = ShardSample(key: key, windowNumber: number, classID: classID, subject: f.subject, recording: f.recording,
+                                 startTimeS: f.startTimeS, label: f.label, foldIndex: f.foldIndex)
+        sample.qa = f.qa
+        return sample
     }
 }
 
@@ -323,14 +337,22 @@ private struct _SampleFields: JSONDecodable {
     var startTimeS: Double
     var label: String?
     var foldIndex: Int?
+    var qa: [Float]?
 
     init(json o: JSONNode) throws(JSONProblem) {
-        try o.onlyKeys(["fold_index", "label", "recording", "start_time_s", "subject"],
+        try o.onlyKeys(["fold_index", "label", "qa", "recording", "start_time_s", "subject"],
                        required: ["label", "recording", "start_time_s", "subject"])
         subject = try o["subject"].string()
         recording = try o["recording"].string()
         startTimeS = try o["start_time_s"].double()
         label = try o["label"].optional { n throws(JSONProblem) in try n.string() }
         foldIndex = try o["fold_index"].optional { n throws(JSONProblem) in try n.int() }
+        // `qa` (the pipeline's `qa`): an object of exactly the `qa` columns, each a number.
+        qa = try o["qa"].optional { n throws(JSONProblem) in
+            try n.onlyKeys(WindowBatch.qaColumns, required: WindowBatch.qaColumns)
+            var values: [Float] = []
+            for c in WindowBatch.qaColumns { values.append(Float(try n[c].double())) }
+            return values
+        }
     }
 }

@@ -38,6 +38,8 @@ public final class ShardSplitSink: SplitSink {
     private let rowBytes: Int
     /// Bytes of `y_seq` (8 × T with `labels.per_sample`, else 0), at the end of a spool row.
     private let ySeqBytes: Int
+    /// Bytes of `qa` (4 × Q with the pipeline's `qa`, else 0), after `y_seq` in a spool row.
+    private let qaBytes: Int
     /// False: samples in canonical order (`motionprep apply`), no write-time shuffle.
     private let shuffle: Bool
     /// Also write `{key}.x_normalized.npy` (and `{key}.features_normalized.npy`), `motionprep apply`.
@@ -82,7 +84,8 @@ public final class ShardSplitSink: SplitSink {
         self.partition = partition
         rowFloats = description.windowLength * description.channelNames.count + description.featureNames.count
         ySeqBytes = description.hasYSeq ? description.windowLength * 8 : 0
-        rowBytes = rowFloats * 4 + 32 + ySeqBytes
+        qaBytes = description.qaColumns.count * 4
+        rowBytes = rowFloats * 4 + 32 + ySeqBytes + qaBytes
         splitFolder = try directory.subfolder(split)
         spool = try _SpoolFile(in: directory, name: split + (partition.map { "." + $0.name } ?? "") + ".spool.tmp")
     }
@@ -93,7 +96,7 @@ public final class ShardSplitSink: SplitSink {
         let rowF = description.featureNames.count
         let rowS = ySeqBytes / 8
         precondition(batch.x.count == n * rowX && batch.startTimes.count == n && batch.features.count == n * rowF
-                        && batch.ySeq.count == n * rowS,
+                        && batch.ySeq.count == n * rowS && batch.qa.count * 4 == n * qaBytes,
                      "ShardSplitSink: a batch of \(n) windows has \(batch.x.count) x values, \(batch.features.count) feature values, \(batch.ySeq.count) y_seq values and \(batch.startTimes.count) start times; expected \(rowX), \(rowF), \(rowS) and 1 per window")
         guard let spool else { preconditionFailure("ShardSplitSink: append after finish") }
         var row = [UInt8](repeating: 0, count: rowBytes)
@@ -113,6 +116,9 @@ public final class ShardSplitSink: SplitSink {
                 tail.storeBytes(of: foldIndex ?? -1, toByteOffset: 24, as: Int32.self)
                 if rowS > 0 {
                     batch.ySeq.withUnsafeBytes { (tail + 32).copyMemory(from: $0.baseAddress! + i * ySeqBytes, byteCount: ySeqBytes) }
+                }
+                if qaBytes > 0 {
+                    batch.qa.withUnsafeBytes { (tail + 32 + ySeqBytes).copyMemory(from: $0.baseAddress! + i * qaBytes, byteCount: qaBytes) }
                 }
             }
             try spool.append(row)
@@ -190,6 +196,14 @@ public final class ShardSplitSink: SplitSink {
                 "label": y >= 0 && Int(y) < description.classNames.count ? .string(description.classNames[Int(y)]) : .null,
             ]
             if description.hasFolds { object["fold_index"] = .int(Int(f)) }
+            if qaBytes > 0 {
+                var qa: [String: JSONValue] = [:]
+                for (c, name) in description.qaColumns.enumerated() {
+                    let v = rows.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: base + 32 + ySeqBytes + 4 * c, as: Float.self) }
+                    qa[name] = .double(Double(v))
+                }
+                object["qa"] = .object(qa)
+            }
             let text = (cls: Array(String(y).utf8), json: Array(JSONValue.object(object).compact().utf8))
             texts.append(text)
             let key = Self.key(split: split, window: number, partition: partition)

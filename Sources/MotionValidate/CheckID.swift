@@ -65,6 +65,8 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     /// `y_seq` (`labels.per_sample`) holds class ids or −1, and each window's `y` is what the
     /// label policy gives from it (rule C8). Reported only for a dataset with `y_seq`.
     public static let labelsPerSample = CheckID("labels.per_sample")
+    /// `qa` (the pipeline's `qa`) holds fractions from 0 to 1. Reported only for a dataset with `qa`.
+    public static let qaRange = CheckID("qa.range")
     /// `subject_index`, `recording_index` and `fold_index` point into the manifest's lists.
     public static let indicesRange = CheckID("indices.range")
     /// No NaN or infinity in `x`, `features` or `start_time_s`.
@@ -123,6 +125,7 @@ public struct CheckID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
         (.countsSplit, "window and class counts of each split add up and match the data"),
         (.labelsRange, "every y is a valid class id (-1 when unlabelled)"),
         (.labelsPerSample, "y_seq holds class ids or -1, and each y is what the label policy gives from its y_seq"),
+        (.qaRange, "qa holds fractions from 0 to 1"),
         (.indicesRange, "subject, recording and fold indices are in range"),
         (.valuesFinite, "no NaN or Inf in x, features or start_time_s"),
         (.normalizationStats, "normalization matches the train split"),

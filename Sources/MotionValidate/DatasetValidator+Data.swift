@@ -10,6 +10,7 @@ extension _ValidationRun {
         for c in [CheckID.filesContainer, CheckID.filesReadable, .filesMetadata, .arraysShape, .arraysDtype, .countsFile, .labelsRange,
                   .indicesRange, .valuesFinite] { builder.ran(c) }
         if manifest.hasYSeq { builder.ran(.labelsPerSample) }
+        if !manifest.qaColumns.isEmpty { builder.ran(.qaRange) }
         let reader: any DatasetFileReader
         let expectedContents = ExpectedFileContents(
             windows: file.numWindows, arrayRowElements: manifest.arrays.values.map { $0.rowShape.reduce(1, *) },
@@ -38,11 +39,13 @@ extension _ValidationRun {
             return
         }
 
-        let expected = ExpectedFileMetadata(split: file.split.rawValue, dataset: DatasetDescription(
+        var described = DatasetDescription(
             sampleRateHz: manifest.sampleRateHz, windowLength: manifest.windowLength, windowStride: manifest.windowStride,
             channelNames: manifest.channelNames, channelUnits: manifest.channelUnits, classNames: manifest.classes,
             featureNames: manifest.featureNames, subjectNames: manifest.subjects, recordingNames: manifest.recordings,
-            hasFolds: manifest.folds != nil))
+            hasFolds: manifest.folds != nil)
+        described.qaColumns = manifest.qaColumns
+        let expected = ExpectedFileMetadata(split: file.split.rawValue, dataset: described)
         do {
             for p in try reader.metadataProblems(expected: expected) { builder.fail(.filesMetadata, file.path, p) }
         } catch {
@@ -208,6 +211,12 @@ extension _ValidationRun {
                 builder.fail(.labelsPerSample, file.path,
                              "\(window(first.location)): \(first.value) (rule C8: `y` is what the label policy gives from `y_seq`); \(bad.count) window(s) of this file break it")
             }
+        }
+        // qa.range
+        if let bad = scan.badQA, bad.count > 0, let first = bad.first {
+            let column = first.location.column.map { manifest.qaColumns.indices.contains($0) ? manifest.qaColumns[$0] : "\($0)" } ?? "?"
+            builder.fail(.qaRange, file.path,
+                         "`qa` holds \(bad.count) value(s) that are not a fraction from 0 to 1; first: \(first.value) in column `\(column)` of window \(first.location.window) of split `\(file.split.rawValue)`")
         }
         // indices.range
         for (name, list) in [("subject_index", "subjects"), ("recording_index", "recordings"), ("fold_index", "folds")] {

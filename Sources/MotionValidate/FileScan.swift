@@ -100,6 +100,9 @@ struct FileScan {
     /// `y_seq` (rule C8); nil when not compared.
     var badYSeqValues: BadValues?
     var ySeqInconsistent: BadValues?
+    /// `qa`: values that are not a fraction from 0 to 1 (`first`'s location names the column as
+    /// its time step); nil when not read.
+    var badQA: BadValues?
     /// Arrays read to the end without an error.
     var completeArrays: Set<String> = []
 }

@@ -107,6 +107,20 @@ struct FileScanner {
            let rule = PerSampleRule(resolved: manifest.pipeline.resolved, classes: manifest.classes.count) {
             attempt("y_seq") { try scanLabelSequences(s, rule: rule, into: &scan) }
         }
+        if let q = readable["qa"], q.rowShape == [manifest.qaColumns.count], !manifest.qaColumns.isEmpty {
+            attempt("qa") {
+                let Q = manifest.qaColumns.count
+                var bad = BadValues()
+                for start in blocks(q, bytesPerRow: Q * 4) {
+                    let rows = blockRange(start, q, bytesPerRow: Q * 4)
+                    let v = try reader.readFloats("qa", rows: rows)
+                    for (i, f) in v.enumerated() where !(f >= 0 && f <= 1) {
+                        bad.add(ValueLocation(window: rows.lowerBound + i / Q, column: i % Q), "\(f)")
+                    }
+                }
+                scan.badQA = bad
+            }
+        }
         if let t = readable["start_time_s"] {
             attempt("start_time_s") {
                 var bad = BadValues()

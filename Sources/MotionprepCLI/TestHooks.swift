@@ -1,5 +1,6 @@
 import Foundation
-import MotionPipeline
+import MotionInputs
+import MotionJob
 
 /// The hooks that tests set through the environment, read in one place for `run` and `apply`.
 /// None is meant for users; each is documented where the behaviour it exposes is:
@@ -27,7 +28,7 @@ struct TestHooks {
 
     /// The block size with its default, for the commands that only read (`inspect`,
     /// `report --recordings`).
-    var blockBytes: Int { streamBlockBytes ?? RunOptions.defaultStreamBlockBytes }
+    var blockBytes: Int { streamBlockBytes ?? StreamDefaults.blockBytes }
 
     /// Applies the hooks that were set to a run's options.
     func apply(to options: inout RunOptions) {

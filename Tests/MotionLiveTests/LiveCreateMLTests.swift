@@ -1,9 +1,9 @@
 import Foundation
 import MotionConfig
 import MotionCore
-import MotionPipeline
 import Testing
 @testable import MotionLive
+import MotionJob
 
 /// The live library's rows against the `createml` output (issue #28 point 2; docs/live.md, "Rows"
 /// and docs/dataset-format.md, "Create ML folders"): a recording replayed through `MotionLive`

@@ -8,7 +8,10 @@ import MotionSynth
 import MotionTestSupport
 import Testing
 @testable import MotionLive
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionRecords
+@testable import MotionEngine
+@testable import MotionJob
 
 /// A recording replayed sample by sample through the live library gives the windows whole
 /// processing gives (what the dataset stores), bit for bit: x, start times and features.

@@ -3,7 +3,8 @@ import MotionConfig
 import MotionCore
 import MotionTestSupport
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionJob
 
 /// `motionprep apply`'s pure parts: which input reads a file, and the standardisation
 /// (docs/commands.md, "apply"; docs/dataset-format.md, "Applied windows").

@@ -1,7 +1,8 @@
 import MotionConfig
 import MotionCore
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionJob
 
 /// Inputs that share channels (issue 17 point 5, docs/inputs.md, "Recordings, subjects and channels").
 @Suite struct ChannelLayoutSharingTests {

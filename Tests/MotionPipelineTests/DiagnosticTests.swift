@@ -1,7 +1,7 @@
 import MotionConfig
 import MotionCore
 import Testing
-@testable import MotionPipeline
+@testable import MotionJob
 
 /// The printed form of messages (docs/commands.md, "Messages").
 @Suite struct DiagnosticTests {

@@ -4,7 +4,10 @@ import MotionCore
 import MotionDataset
 import MotionSinks
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionRecords
+@testable import MotionEngine
+@testable import MotionJob
 
 /// Every JSON file motionprep reads back goes through MotionCore's `JSONNode`: a value of the
 /// wrong type or a missing key is one sentence naming the file and the key path. One test per

@@ -2,7 +2,8 @@ import Foundation
 import MotionConfig
 import MotionCore
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionJob
 
 /// Intervals files (RFC 4180, the inputs' number grammar), `clock: recording`, and the rows that
 /// label nothing (docs/signal.md, "The label of each point").

@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 import MotionTestSupport
 import Testing
-@testable import MotionPipeline
+@testable import MotionEngine
+@testable import MotionJob
 
 /// The run-wide memory budget (docs/hardening.md, "Data safety: absurd numbers and messages"):
 /// reservations in recording order, waiting while they do not fit, never a deadlock.

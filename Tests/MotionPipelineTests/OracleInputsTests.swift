@@ -4,7 +4,10 @@ import MotionCore
 import MotionSynth
 import MotionTestSupport
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionRecords
+@testable import MotionEngine
+@testable import MotionJob
 
 /// The engine against the test oracle (`WholeReference`) on the input types the random
 /// differential test does not draw: phone-logger csv exports (a recording is a folder of files,

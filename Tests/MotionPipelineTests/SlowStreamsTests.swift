@@ -1,5 +1,7 @@
 import Testing
-@testable import MotionPipeline
+@testable import MotionInspect
+@testable import MotionDraft
+@testable import MotionJob
 
 /// The slow-stream rule (docs/signal.md, "Gaps and segments"): a stream of which more than half
 /// the intervals exceed `max_gap_s` is slow; 2.5 median intervals, rounded up, would work.

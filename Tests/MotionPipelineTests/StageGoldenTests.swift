@@ -6,7 +6,10 @@ import MotionIngest
 import MotionSynth
 import MotionTestSupport
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionRecords
+@testable import MotionEngine
+@testable import MotionJob
 
 /// Golden outputs per stage (docs/dataset-format.md, "Implementation versions"): each stage's
 /// output bits on a fixed recording, as a SHA-256 recorded next to the stage's version in

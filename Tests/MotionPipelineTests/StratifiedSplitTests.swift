@@ -2,7 +2,8 @@ import MotionConfig
 import MotionCore
 import MotionDataset
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionJob
 
 /// `split.stratify: label` (docs/pipeline.md, "Splits and folds"): each class's keys, ordered by
 /// u, get that class's largest-remainder quotas.

@@ -4,7 +4,11 @@ import MotionCore
 import MotionIngest
 import MotionTestSupport
 import Testing
-@testable import MotionPipeline
+@testable import MotionOutput
+@testable import MotionInputs
+@testable import MotionInspect
+@testable import MotionJob
+import MotionEngine
 
 /// `inspect` in bounded memory (`StreamedInspection`): the same report as the whole reading, and
 /// the whole reading where the scan cannot follow.

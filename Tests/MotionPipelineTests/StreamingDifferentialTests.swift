@@ -3,7 +3,10 @@ import MotionConfig
 import MotionCore
 import MotionTestSupport
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionRecords
+@testable import MotionEngine
+@testable import MotionJob
 
 /// Differential test of streamed recordings (issue 8, docs/streaming.md): random MotionCollector
 /// files (interleaved sensors with jitter, gaps, duplicate times, missing values, blank lines,

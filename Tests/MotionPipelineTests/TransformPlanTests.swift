@@ -3,7 +3,8 @@ import MotionCore
 import MotionReference
 import MotionResample
 import Testing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionJob
 
 /// `transforms` resolved against the channels and applied per gap-free segment (docs/signal.md,
 /// "Transforms"). The values are checked against `SignalFilters` (itself checked against scipy in

@@ -6,7 +6,10 @@ import MotionLabels
 import MotionReference
 import MotionResample
 import MotionWindowing
-@testable import MotionPipeline
+@testable import MotionInputs
+@testable import MotionRecords
+@testable import MotionEngine
+@testable import MotionJob
 
 /// The test oracle of the engine (docs/streaming.md, "One path"): a recording processed whole,
 /// in memory, by the kernels of each stage applied to whole streams (`RecordingLoader.loadRaw`,

@@ -1,7 +1,7 @@
 import Foundation
 import MotionCore
 import Testing
-import MotionPipeline
+import MotionJob
 
 /// `--worker auto` (issue 26 point 2): every scheduler's variables give the right slot; bad
 /// values are one sentence (exit 64 in the CLI: tests/python/test_worker_auto.py).

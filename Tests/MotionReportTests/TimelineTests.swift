@@ -4,10 +4,11 @@ import FoundationXML
 #endif
 import MotionConfig
 import MotionCore
-import MotionPipeline
 import MotionprepCLI
 import Testing
 @testable import MotionReport
+import MotionEngine
+import MotionJob
 
 /// `--recordings`: two tiny MotionCollector recordings with known labels and, in one, a known
 /// gap, run into a dataset and drawn as timelines.

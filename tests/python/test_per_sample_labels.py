@@ -265,7 +265,7 @@ def test_jobs_workers_merge_and_partitions_give_the_same_bytes(work):
 
 def test_resume_keeps_y_seq(work):
     """A run killed once every record is written (before its manifest) is finished by `--resume`
-    from the records, which carry `y_seq` (record format 5): the bytes of one run."""
+    from the records, which carry `y_seq` (record format 5, now 6): the bytes of one run."""
     root, _ = work
     out = root / "h5-resumed"
     proc = subprocess.Popen([BIN, "run", str(root / "h5.yaml"), "--quiet", "--jobs", "1", "--out", str(out)],
@@ -275,7 +275,7 @@ def test_resume_keeps_y_seq(work):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     records = sorted(Path(str(out) + ".partial/records").glob("*.mprec"))
-    assert len(records) == 8 and all(r.read_bytes().startswith(b"MPREC5\n\0") for r in records)
+    assert len(records) == 8 and all(r.read_bytes().startswith(b"MPREC6\n\0") for r in records)
     p = motionprep("run", root / "h5.yaml", "--out", out, "--resume", "--json")
     assert json.loads(p.stdout)["resumed_recordings"] == 8, p.stderr
     assert tree(out) == tree(root / "h5")

@@ -282,7 +282,7 @@ def test_resume_redoes_damaged_truncated_and_old_records(work, tmp_path):
     for r in recs[:4]:
         assert f"the record {r}" in p.stderr or r.name in p.stderr, p.stderr
     assert "block of windows 0..<" in p.stderr and "does not match the block's checksum" in p.stderr
-    assert "it is in record format 3, written by an older motionprep; this one reads format 5" in p.stderr
+    assert "it is in record format 3, written by an older motionprep; this one reads format 6" in p.stderr
     assert snapshot(out) == snapshot(work / "mc-reference")
 
 

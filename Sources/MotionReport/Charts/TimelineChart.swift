@@ -1,5 +1,5 @@
 import Foundation
-import MotionPipeline
+import MotionEngine
 
 /// One sensor of one recording over its whole grid: a line per axis (min/max per bucket, so
 /// spikes survive decimation), the label segments as pale bands behind the lines and a strip of

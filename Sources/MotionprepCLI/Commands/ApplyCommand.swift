@@ -1,9 +1,9 @@
 import Foundation
 import MotionConfig
 import MotionCore
-import MotionPipeline
 #if canImport(Glibc)
 import Glibc
+import MotionJob
 #endif
 
 /// `motionprep apply DATASET_DIR INPUT... --out DIR [--input N] [--jobs N] [--quiet] [--json]`

@@ -1,6 +1,8 @@
 import Foundation
 import MotionCore
-import MotionPipeline
+import MotionOutput
+import MotionDraft
+import MotionJob
 
 /// `motionprep init DATA_DIR [-o pipeline.yaml]`.
 enum InitCommand {

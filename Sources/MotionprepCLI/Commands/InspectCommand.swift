@@ -4,8 +4,9 @@ import MotionConfig
 import MotionCore
 import MotionDataset
 import MotionIngest
-import MotionPipeline
 import MotionSinks
+import MotionInspect
+import MotionJob
 
 /// `motionprep inspect PATH [--json]` and `motionprep inspect PIPELINE.yaml --samples DIR`.
 enum InspectCommand {

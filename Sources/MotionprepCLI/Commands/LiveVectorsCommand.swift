@@ -1,6 +1,7 @@
 import MotionConfig
 import MotionCore
-import MotionPipeline
+import MotionOutput
+import MotionJob
 
 /// `motionprep live-vectors DATASET_DIR INPUT -o VECTORS.json [--input N]` (docs/live.md, "Test vectors").
 enum LiveVectorsCommand {

@@ -1,6 +1,6 @@
 import Foundation
 import MotionCore
-import MotionPipeline
+import MotionJob
 
 /// `motionprep merge OUT_DIR PART_DIR...`.
 enum MergeCommand {

@@ -2,8 +2,10 @@ import Foundation
 import MotionConfig
 import MotionCore
 import MotionDataset
-import MotionPipeline
 import MotionReport
+import MotionOutput
+import MotionEngine
+import MotionJob
 
 /// `motionprep report DATASET_DIR [-o report.html]`.
 enum ReportCommand {

@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 import MotionConfig
 import MotionCore
-import MotionPipeline
 #if canImport(Glibc)
 import Glibc
+import MotionJob
 #endif
 
 /// `motionprep run PIPELINE.yaml [--jobs N] [--out DIR] [--worker I/N|auto [--workers N]] [--partitions N] [--resume] [--quiet] [--json]`.

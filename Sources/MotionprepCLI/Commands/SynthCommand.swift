@@ -1,7 +1,8 @@
 import Foundation
-import MotionPipeline
 import MotionCore
 import MotionSynth
+import MotionOutput
+import MotionJob
 
 /// `motionprep synth --out DIR [--subjects N] [--minutes M] [--seed S] [--format …]`.
 enum SynthCommand {

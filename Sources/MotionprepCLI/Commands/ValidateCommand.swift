@@ -2,8 +2,9 @@ import Foundation
 import MotionConfig
 import MotionCore
 import MotionDataset
-import MotionPipeline
 import MotionValidate
+import MotionInputs
+import MotionJob
 
 /// `motionprep validate PIPELINE.yaml…` and `motionprep validate DATASET_DIR [--expect FILE]
 /// [--format text|json|junit]`.

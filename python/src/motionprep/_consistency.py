@@ -354,6 +354,12 @@ def _hdf5_file(ds: "Dataset", path: Path, names: List[str]) -> Iterator[Tuple[in
     with h5py.File(path, "r") as f:
         # C4: only the format's root attributes, only datasets (no groups or links), none with attributes.
         for name in f.attrs:
+            # `qa_columns` only with the pipeline's `qa` (docs/dataset-format.md, "HDF5 files").
+            if name == "qa_columns" and ds.qa_columns:
+                if _text_list(f.attrs[name]) != list(ds.qa_columns):
+                    raise _fail(path, "C4", f"root attribute `qa_columns` is {_names(_text_list(f.attrs[name]))}, but the "
+                                            f"manifest's `qa.columns` is {_names(list(ds.qa_columns))}")
+                continue
             if name not in HDF5_ATTRIBUTES:
                 raise _fail(path, "C4", f"holds a root attribute `{name}` that the format does not define "
                                         "(docs/dataset-format.md, \"HDF5 files\"); motionprep writes no other")

@@ -157,6 +157,11 @@ class Dataset:
         self.has_features: bool = "features" in manifest["arrays"]
         #: True when the windows carry ``y_seq`` [T], each point's class id (``labels.per_sample``).
         self.has_y_seq: bool = "y_seq" in manifest["arrays"]
+        #: The ``qa`` column names (the pipeline's ``qa`` section: ``("nonwear", "clipped")``),
+        #: empty without it; ``qa_report`` is the manifest's ``qa`` (each recording's calibration
+        #: and non-wear), None without it.
+        self.qa_columns: Tuple[str, ...] = tuple((manifest.get("qa") or {}).get("columns", ())) if "qa" in manifest["arrays"] else ()
+        self.qa_report: Optional[Dict[str, Any]] = manifest.get("qa")
         norm = manifest.get("normalization")
         #: The train split's statistics (an applied output's: its source dataset's), None when the
         #: train split has no window.
@@ -255,6 +260,8 @@ class Dataset:
                                     "label": self.classes[a["y"][i]] if a["y"][i] >= 0 else None}
             if "fold_index" in a:
                 meta["fold_index"] = int(a["fold_index"][i])
+            if "qa" in a:
+                meta["qa"] = {c: float(a["qa"][i][k]) for k, c in enumerate(self.qa_columns)}
             sample = {"key": f"{view.split}-{int(w):09d}", "window": int(w), "x": a["x"][i], "y": int(a["y"][i]),
                       "features": a["features"][i] if "features" in a else None, "meta": meta}
             for name in ("y_seq", *NORMALIZED_ARRAYS):
@@ -266,7 +273,8 @@ class Dataset:
         """The windows of a split or view as numpy arrays, in canonical order (the HDF5 file's order).
 
         Keys: ``x`` float32 [N, T, C], ``y`` int64 [N], ``y_seq`` int64 [N, T] (with
-        ``labels.per_sample``: each point's class id, -1 where none), ``features`` float32 [N, F] (when computed),
+        ``labels.per_sample``: each point's class id, -1 where none), ``qa`` float32 [N, Q] (with the
+        pipeline's ``qa``: columns ``qa_columns``, each a fraction of the window), ``features`` float32 [N, F] (when computed),
         ``subject_index``, ``recording_index`` int32 [N], ``start_time_s`` float64 [N], ``fold_index``
         int32 [N] (with folds) and ``window`` int64 [N], the window numbers within the split; an
         applied output adds ``x_normalized`` float32 [N, T, C] and ``features_normalized`` float32
@@ -282,7 +290,7 @@ class Dataset:
             parts: Dict[str, List[np.ndarray]] = {}
             for path in self.files(view):
                 with h5py.File(path, "r") as f:
-                    for name in ("x", "y", "y_seq", "features", "subject_index", "recording_index", "start_time_s",
+                    for name in ("x", "y", "y_seq", "qa", "features", "subject_index", "recording_index", "start_time_s",
                                  "fold_index", *NORMALIZED_ARRAYS):
                         if name in f:
                             parts.setdefault(name, []).append(f[name][...])
@@ -314,6 +322,8 @@ class Dataset:
             out["fold_index"] = np.zeros(n, np.int32)
         if "y_seq" in arrays:
             out["y_seq"] = np.zeros((n, arrays["y_seq"]["shape"][1]), np.int64)
+        if "qa" in arrays:
+            out["qa"] = np.zeros((n, arrays["qa"]["shape"][1]), np.float32)
         for name in NORMALIZED_ARRAYS:
             if name in arrays:
                 out[name] = np.zeros((n, *arrays[name]["shape"][1:]), np.float32)
@@ -341,6 +351,11 @@ class Dataset:
                     raise ValueError(f"{self.path}: sample {s['key']} has no `y_seq.npy` member, which the samples of a "
                                      f"dataset made with `labels.per_sample` hold (run `motionprep validate {self.path}`)")
                 out["y_seq"][i] = s["y_seq"]
+            if "qa" in out:
+                if "qa" not in meta:
+                    raise ValueError(f"{self.path}: sample {s['key']} has no `qa` in its json, which the samples of a "
+                                     f"dataset made with `qa` hold (run `motionprep validate {self.path}`)")
+                out["qa"][i] = [meta["qa"][c] for c in self.qa_columns]
             for name in NORMALIZED_ARRAYS:
                 if name in out:
                     if s.get(name) is None:

@@ -7,8 +7,9 @@
 //   ← MotionCore ← stages (MotionIngest, MotionResample, MotionWindowing, MotionLabels,
 //      MotionFeatures, MotionSinks) ← MotionConfig ← the engine and the job (MotionOutput ← MotionInputs
 //      ← MotionRecords ← MotionEngine ← MotionInspect ← MotionDraft ← MotionJob) ← MotionprepCLI ← motionprep
-//   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5
-//   and MotionSinks; the job, MotionValidate, MotionReport and MotionprepCLI import it.
+//   MotionDataset (the dataset format: schema, manifest, file readers) sits on MotionCore, MotionHDF5,
+//   MotionSinks and MotionChain (the manifest's typed `chain`); the job, MotionValidate, MotionReport
+//   and MotionprepCLI import it.
 //   MotionLive (the live library for apps) sits on MotionCore and the signal stages only
 //   (MotionResample, MotionWindowing, MotionFeatures → MotionFFT → CKissFFT, vendored source).
 // No outside Swift packages: SwiftPM cannot fetch them here. C libraries come from Debian
@@ -91,8 +92,8 @@ let swiftTargets: [Target] = [
     // The dataset format (docs/dataset-format.md): schema, the one manifest type (read and
     // written by the same code), the one file-reader protocol with its HDF5 and shard readers
     // (on MotionSinks' ShardReader and HDF5ParallelChunkReader). Used by the pipeline, validate,
-    // report and inspect.
-    .target(name: "MotionDataset", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks"]),
+    // report and inspect. MotionChain (no C) gives it the typed `chain` record, ProcessingChain.
+    .target(name: "MotionDataset", dependencies: ["MotionCore", "MotionHDF5", "MotionSinks", "MotionChain"]),
     // Configuration, orchestration, CLI.
     // MotionConfig builds inline IIO layouts (MotionIngest) to check them when a pipeline is loaded.
     // It describes stage options with the stages' own types (ResampleMethod, LabelPolicy, SignalFilters.BandType).
@@ -106,7 +107,7 @@ let swiftTargets: [Target] = [
     // ones above it: output safety ← inputs ← records ← engine ← inspect ← draft ← job.
     .target(name: "MotionOutput", dependencies: ["MotionCore", "MotionConfig", "MotionChecksum", "MotionDataset", "MotionSinks"]),
     .target(name: "MotionInputs", dependencies: [
-        "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionFeatures", "MotionChecksum",
+        "MotionOutput", "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionChain", "MotionFeatures", "MotionChecksum",
         "MotionDataset", "MotionSinks",
     ]),
     .target(name: "MotionRecords", dependencies: [
@@ -121,14 +122,14 @@ let swiftTargets: [Target] = [
     .target(name: "MotionDraft", dependencies: ["MotionInspect", "MotionInputs", "MotionCore", "MotionConfig", "MotionIngest"]),
     .target(name: "MotionJob", dependencies: [
         "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput",
-        "MotionCore", "MotionConfig", "MotionIngest", "MotionResample", "MotionChecksum", "MotionDataset", "MotionSinks",
+        "MotionCore", "MotionChain", "MotionConfig", "MotionIngest", "MotionResample", "MotionChecksum", "MotionDataset", "MotionSinks",
     ]),
     // `motionprep report`: reads a written dataset, renders one self-contained HTML page.
     // Shards come through MotionSinks' ShardReader; `--recordings` timelines through MotionEngine
     // (ingest + resample per recording). The engine never imports MotionReport.
     .target(name: "MotionReport", dependencies: ["MotionCore", "MotionDataset", "MotionHDF5", "MotionSinks", "MotionConfig", "MotionEngine", "MotionInputs"],
             exclude: ["README.md"]),
-    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionDataset", "MotionConfig", "MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionInputs", "MotionOutput", "MotionSynth",
+    .target(name: "MotionprepCLI", dependencies: ["MotionCore", "MotionChain", "MotionDataset", "MotionConfig", "MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionInputs", "MotionOutput", "MotionSynth",
                                                   "MotionValidate", "MotionReport"]),
     .executableTarget(name: "motionprep", dependencies: ["MotionprepCLI"]),
     // Stage timings for `make bench` (bench/bench.py); not part of the product.
@@ -161,7 +162,7 @@ let testTargets: [Target] = [
     .testTarget(name: "MotionHDF5FastTests", dependencies: ["MotionTestSupport", "MotionSinks", "MotionHDF5", "MotionDeflate", "MotionCore"]),
     .testTarget(name: "MotionChecksumTests", dependencies: ["MotionChecksum"]),
     .testTarget(name: "MotionSynthTests", dependencies: ["MotionSynth"]),
-    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionDataset", "MotionprepCLI", "MotionSynth", "MotionHDF5",
+    .testTarget(name: "MotionValidateTests", dependencies: ["MotionValidate", "MotionDataset", "MotionChain", "MotionprepCLI", "MotionSynth", "MotionHDF5",
                                                           "MotionCore", "MotionZstd", "MotionSinks"]),
     .testTarget(name: "MotionReportTests", dependencies: ["MotionReport", "MotionDataset", "MotionprepCLI", "MotionSynth"]),
     .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionJob", "MotionDraft", "MotionInspect", "MotionEngine", "MotionRecords", "MotionInputs", "MotionOutput", "MotionDataset", "MotionSynth",

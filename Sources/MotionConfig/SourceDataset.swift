@@ -28,6 +28,9 @@ public struct SourceDataset: Sendable {
     /// `DIR/manifest.json`, and its bytes (their SHA-256 identifies the dataset).
     public var manifestPath: String
     public var manifestBytes: [UInt8]
+    /// The manifest parsed, once: `apply` decodes it as a dataset manifest (`ManifestDecoder`)
+    /// from this, not from the bytes again.
+    public var manifestJSON: JSONValue
     /// The pipeline decoded from `pipeline.resolved`; `file` is the manifest, `baseDirectory` `.`,
     /// `output.path` empty.
     public var spec: PipelineSpec
@@ -131,7 +134,7 @@ public struct SourceDataset: Sendable {
             let pipeline = root["pipeline"], channels = try root["channels"].items()
             let featureNames = try root["feature_names"].strings()
             return SourceDataset(
-                directory: directory, manifestPath: path, manifestBytes: bytes, spec: spec,
+                directory: directory, manifestPath: path, manifestBytes: bytes, manifestJSON: root.value ?? .null, spec: spec,
                 pipelineName: try pipeline["name"].string(), pipelineSHA256: try pipeline["sha256"].string(),
                 channelNames: try channels.map { c throws(JSONProblem) in try c["name"].string() },
                 channelUnits: try channels.map { c throws(JSONProblem) in try c["unit"].string() },

@@ -109,6 +109,31 @@ public struct JSONNode: Sendable {
         throw mustBe(min.map { "a whole number ≥ \($0)" } ?? "a whole number")
     }
 
+    /// An integer written as one, in `range`; else "must be <what>, not …" (`what` names the
+    /// range: "a whole number from 1 to 64").
+    public func int(in range: ClosedRange<Int>, _ what: String) throws(JSONProblem) -> Int {
+        guard case .int(let i)? = value, let n = Int(exactly: i), range.contains(n) else { throw mustBe(what) }
+        return n
+    }
+
+    /// A string that is not empty.
+    public func nonEmptyString() throws(JSONProblem) -> String {
+        let s = try string()
+        guard !s.isEmpty else { throw mustBe("a non-empty string") }
+        return s
+    }
+
+    /// A path relative to `folder` that stays inside it: not empty, not absolute, no `.`, `..` or
+    /// empty component ("must be a path inside the dataset folder (relative, no `..`), not …").
+    public func relativePath(inside folder: String) throws(JSONProblem) -> String {
+        let s = try string()
+        guard !s.isEmpty, !s.hasPrefix("/"),
+              !s.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
+            throw problem("must be a path inside \(folder) (relative, no `..`), not \"\(s)\"")
+        }
+        return s
+    }
+
     public func int64() throws(JSONProblem) -> Int64 {
         if case .int(let i)? = value { return i }
         throw mustBe("a whole number")

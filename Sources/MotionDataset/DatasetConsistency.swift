@@ -1,3 +1,4 @@
+import MotionChain
 import MotionCore
 
 /// The rules that tie the manifest's descriptive keys to `pipeline.resolved`, the pipeline that
@@ -110,34 +111,31 @@ public enum DatasetConsistency {
     static let chainOp = ["median": "median", "butterworth": "filter", "gravity": "gravity", "derivative": "derivative",
                           "magnitude": "magnitude", "calibrate": "calibrate"]
 
-    static func chainProblems(_ chain: JSONValue, _ resolved: [String: JSONValue]) -> [String] {
-        guard case .object(let c) = chain else { return [] }
+    static func chainProblems(_ c: ProcessingChain, _ resolved: [String: JSONValue]) -> [String] {
         var out: [String] = []
-        if let record = c["implementation"], case .failure(let e) = StageImplementation.decode(record) {
+        if case .failure(let e) = c.versions {
             out.append("`chain.implementation` \(e.problem) (docs/dataset-format.md, \"Implementation versions\")")
         }
         let resample: [String: JSONValue]
         if case .object(let r)? = resolved["resample"] { resample = r } else { resample = [:] }
-        if case .bool(let a)? = c["antialias"], case .bool(let r)? = resample["antialias"], a != r {
-            out.append("`chain.antialias` is \(a), but `pipeline.resolved.resample.antialias` is \(r): the chain must be the pipeline's")
+        if case .bool(let r)? = resample["antialias"], c.antialias != r {
+            out.append("`chain.antialias` is \(c.antialias), but `pipeline.resolved.resample.antialias` is \(r): the chain must be the pipeline's")
         }
         // `antialias_from`: absent is `recording` in both (a dataset written before the key).
-        if case .bool(true)? = c["antialias"] {
-            let a = c["antialias_from"] ?? .string("recording"), r = resample["antialias_from"] ?? .string("recording")
+        if c.antialias {
+            let a = JSONValue.string((c.antialiasFrom ?? .recording).rawValue), r = resample["antialias_from"] ?? .string("recording")
             if !sameValue(a, r) {
                 out.append("`chain.antialias_from` is \(show(a)), but `pipeline.resolved.resample.antialias_from` is \(show(r)) (absent: \"recording\"): the chain must be the pipeline's")
             }
         }
         // Each stream's method and max_gap_s: the resolved pipeline's override for its name, else the default.
-        if case .array(let streams)? = c["streams"] {
-            for (i, stream) in streams.enumerated() {
-                guard case .object(let st) = stream, case .string(let name)? = st["name"] else { continue }
-                for key in ["method", "max_gap_s"] {
-                    guard case .object(let per)? = resample[key], let expected = per[name] ?? per["default"],
-                          let found = st[key] else { continue }
-                    if !sameValue(found, expected) {
-                        out.append("`chain.streams[\(i)].\(key)` (stream `\(name)`) is \(show(found)), but `pipeline.resolved.resample.\(key)` gives \(show(expected)) for it: the chain must be the pipeline's")
-                    }
+        for (i, stream) in c.streams.enumerated() {
+            let found: [(key: String, value: JSONValue)] = [("method", .string(stream.method.rawValue)),
+                                                            ("max_gap_s", stream.maxGapS.map { .double($0) } ?? .null)]
+            for (key, value) in found {
+                guard case .object(let per)? = resample[key], let expected = per[stream.name] ?? per["default"] else { continue }
+                if !sameValue(value, expected) {
+                    out.append("`chain.streams[\(i)].\(key)` (stream `\(stream.name)`) is \(show(value)), but `pipeline.resolved.resample.\(key)` gives \(show(expected)) for it: the chain must be the pipeline's")
                 }
             }
         }
@@ -150,20 +148,20 @@ public enum DatasetConsistency {
                 steps.append((chainOp[kind] ?? kind, b))
             }
         }
-        if case .array(let chainSteps)? = c["transforms"] {
-            let ops = chainSteps.map { s -> String in
-                if case .object(let o) = s, case .string(let op)? = o["op"] { return op }
-                return "?"
-            }
-            if ops != steps.map(\.op) {
-                out.append("`chain.transforms` runs \(list(ops)), but `pipeline.resolved.transforms` gives \(list(steps.map(\.op))): the chain must be the pipeline's")
-            } else {
-                for (i, (s, step)) in zip(chainSteps, steps).enumerated() {
-                    guard case .object(let o) = s else { continue }
-                    for key in ["zero_phase", "samples"] {
-                        guard let found = o[key], let expected = step.body[key], !sameValue(found, expected) else { continue }
-                        out.append("`chain.transforms[\(i)].\(key)` is \(show(found)), but `pipeline.resolved.transforms[\(i)]` gives \(show(expected)): the chain must be the pipeline's")
-                    }
+        let ops = c.transforms.map(\.operation.op)
+        if ops != steps.map(\.op) {
+            out.append("`chain.transforms` runs \(list(ops)), but `pipeline.resolved.transforms` gives \(list(steps.map(\.op))): the chain must be the pipeline's")
+        } else {
+            for (i, (s, step)) in zip(c.transforms, steps).enumerated() {
+                var found: [(key: String, value: JSONValue)] = []
+                switch s.operation {
+                case .filter(_, let z), .gravity(_, let z): found.append(("zero_phase", .bool(z)))
+                case .median(let n): found.append(("samples", .int(Int64(n))))
+                default: break
+                }
+                for (key, value) in found {
+                    guard let expected = step.body[key], !sameValue(value, expected) else { continue }
+                    out.append("`chain.transforms[\(i)].\(key)` is \(show(value)), but `pipeline.resolved.transforms[\(i)]` gives \(show(expected)): the chain must be the pipeline's")
                 }
             }
         }

@@ -1,3 +1,4 @@
+import MotionChain
 import MotionCore
 
 /// `manifest.json` (docs/dataset-format.md, "Manifest, checksums and commit"): every field, typed.
@@ -23,7 +24,11 @@ public struct DatasetManifest: Sendable, Equatable {
     public struct Pipeline: Sendable, Equatable {
         public var name: String
         public var sha256: String
-        /// The resolved pipeline as a JSON object (`.null` only in a version-1 manifest).
+        /// The resolved pipeline as a JSON object (`.null` only in a version-1 manifest). Kept as
+        /// written, not typed here: its one typed model is MotionConfig's `PipelineSpec`, which
+        /// `apply` decodes it into (`SourceDataset`, with the pipeline files' own decoder and their
+        /// `file:line:column` messages), and whose canonical form `pipeline.sha256` hashes; a
+        /// second copy of that model in the dataset format would drift from it.
         public var resolved: JSONValue
 
         public init(name: String, sha256: String, resolved: JSONValue) {
@@ -245,9 +250,9 @@ public struct DatasetManifest: Sendable, Equatable {
     public var splits: [SplitName: Split]
     /// Set for the output of `motionprep apply` (`format` `motionprep.applied`): its source dataset.
     public var applied: Applied?
-    /// The processing chain (docs/dataset-format.md, "The processing chain"), as written; nil
-    /// in manifests written before it existed. Read by the live library.
-    public var chain: JSONValue?
+    /// The processing chain (docs/dataset-format.md, "The processing chain"); nil in manifests
+    /// written before it existed (and, for `validate`, in one whose `chain` did not decode).
+    public var chain: ProcessingChain?
     /// `storage: "createml"`: the Create ML layout, its files and counts (docs/dataset-format.md,
     /// "Create ML folders"), as written; nil for the other storages.
     public var createml: JSONValue?
@@ -263,7 +268,7 @@ public struct DatasetManifest: Sendable, Equatable {
                 sampleRateHz: Double, windowLength: Int, windowStride: Int, channels: [Channel], classes: [String],
                 featureNames: [String], inputs: [Input], subjects: [String], recordings: [String],
                 arrays: [String: ArraySchema], splitPolicy: SplitPolicy?, normalization: Normalization, counts: Counts,
-                splits: [SplitName: Split], chain: JSONValue? = nil, createml: JSONValue? = nil, applied: Applied? = nil,
+                splits: [SplitName: Split], chain: ProcessingChain? = nil, createml: JSONValue? = nil, applied: Applied? = nil,
                 partitions: Int? = nil) {
         self.chain = chain
         self.createml = createml
@@ -396,7 +401,7 @@ public struct DatasetManifest: Sendable, Equatable {
             top["source_dataset"] = .object(["name": .string(applied.name), "manifest_sha256": .string(applied.manifestSHA256),
                                              "pipeline_sha256": .string(applied.pipelineSHA256)])
         }
-        if let chain { top["chain"] = chain }
+        if let chain { top["chain"] = chain.json }
         if let createml { top["createml"] = createml }
         if let partitions { top["partitions"] = .int(partitions) }
         if let qa { top["qa"] = qa }

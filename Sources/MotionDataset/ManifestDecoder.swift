@@ -1,3 +1,4 @@
+import MotionChain
 import MotionCore
 
 /// A manifest decoded by ``ManifestDecoder``: the manifest (every field), and which optional
@@ -27,7 +28,7 @@ public struct DecodedManifest: Sendable {
 /// The parts of a manifest that may fail to decode while the rest still describes the data.
 public enum ManifestPart: Sendable, Hashable {
     case formatVersion, createdBy, pipeline, inputs, splitBy, splitPolicy, normalizationX, normalizationFeatures, counts, windowsDropped,
-         sourceDataset
+         sourceDataset, chain
 }
 
 /// Decodes a parsed manifest, collecting every schema problem as a message naming the key path
@@ -114,12 +115,14 @@ public struct ManifestDecoder {
         if top["partitions"] != nil, !applied {
             partitions = int(top["partitions"], "partitions", min: 1)
         }
-        // `chain` (optional: manifests before it have none) is kept as written; the live
-        // library decodes it.
-        let chain = top["chain"]
-        switch chain {
-        case nil, .object?: break
-        default: problems.append("`chain` must be an object, not \(Self.kind(chain))")
+        // `chain` (optional: manifests before it have none), the typed record the live library
+        // also reads; its `implementation` is rule C3's (`DatasetConsistency`).
+        var chain: ProcessingChain?
+        if top["chain"] != nil {
+            do { chain = try Self.node(top["chain"], "chain").decode(ProcessingChain.self) } catch {
+                problems.append(error.sentence)  // a key missing in `chain` too: no `checkKeys` reports it
+                undecoded.insert(.chain)
+            }
         }
 
         if let f = string(top["format"], "format"), f != DatasetSchema.format, f != DatasetSchema.appliedFormat {
@@ -535,13 +538,7 @@ public struct ManifestDecoder {
 
     /// A path relative to the dataset folder that stays inside it.
     private mutating func relativePath(_ v: JSONValue?, _ path: String) -> String? {
-        guard let s = string(v, path) else { return nil }
-        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        guard !s.isEmpty, !s.hasPrefix("/"), !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
-            problems.append("`\(path)` must be a path inside the dataset folder (relative, no `..`), not \"\(s)\"")
-            return nil
-        }
-        return s
+        take { () throws(JSONProblem) in try Self.node(v, path).relativePath(inside: "the dataset folder") }
     }
 
     private mutating func classCounts(_ v: JSONValue?, _ path: String, classes: [String]?) -> [Int]? {

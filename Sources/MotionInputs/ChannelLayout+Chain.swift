@@ -1,3 +1,4 @@
+import MotionChain
 import MotionConfig
 import MotionCore
 import MotionResample
@@ -8,72 +9,25 @@ extension ChannelLayout {
     /// library (docs/live.md) can run it from the manifest alone, without the pipeline file, its
     /// YAML or any input format. Channels are named as in the manifest's `channels`.
     ///
-    /// - `streams`: each kept stream in channel order: its name, its channels, the resampling
-    ///   method and `max_gap_s` it gets (null: no limit). A stream named `{stem}` takes its
-    ///   name from each file, and the engine its settings from that name: when every file of
-    ///   the run has the same stem (`Barometer.csv` in every folder), the chain names the stream
-    ///   by it, with its settings; otherwise it stays `{stem}` with the default's
-    ///   (`chainWarnings` says when a file's own name gets other settings).
-    /// - `magnitudes`: each magnitude channel and its axes.
-    /// - `antialias`: `resample.antialias`; `antialias_from`: `"leading"` when the filter is
-    ///   designed from each stream's first 256 intervals (absent: from the whole recording's
-    ///   median, as datasets written before the key).
-    /// - `transforms`: each step with its operation (`median`, `filter`, `gravity`,
-    ///   `derivative`, `magnitude`, `calibrate`), the channels it reads (`inputs`) and writes
-    ///   (`outputs`), and its parameters: `samples`; `sos` (the designed second-order sections
-    ///   `[b0, b1, b2, 1, a1, a2]`) and `zero_phase`; `groups`; `scale` and `offset`.
-    /// - `implementation`: the version of each stage's code that ran (`StageImplementation`).
-    package func chain(spec: PipelineSpec, sources: [RecordingSource]) -> JSONValue {
+    /// The keys are `ProcessingChain`'s; the `transforms` steps are the plan's, designed filters
+    /// included. Each stream gets the resampling method and `max_gap_s` of its name. A stream
+    /// named `{stem}` takes its name from each file, and the engine its settings from that name:
+    /// when every file of the run has the same stem (`Barometer.csv` in every folder), the chain
+    /// names the stream by it, with its settings; otherwise it stays `{stem}` with the default's
+    /// (`chainWarnings` says when a file's own name gets other settings).
+    package func chain(spec: PipelineSpec, sources: [RecordingSource]) -> ProcessingChain {
         let names = channelNames
-        func list(_ indices: [Int]) -> JSONValue { .array(indices.map { .string(names[$0]) }) }
-        func numbers(_ values: [Double]) -> JSONValue { .array(values.map { .double($0) }) }
-        let streams: [JSONValue] = sensors.map { s in
+        func list(_ indices: [Int]) -> [String] { indices.map { names[$0] } }
+        let streams = sensors.map { s in
             let name = chainName(s, sources: sources)
             let gap = spec.maxGapS(for: name)
-            return .object([
-                "name": .string(name),
-                "channels": .array(s.channelNames.map { .string($0) }),
-                "method": .string(spec.resampleMethod(for: name).rawValue),
-                "max_gap_s": gap.isFinite ? .double(gap) : .null,
-            ])
+            return ProcessingChain.Stream(name: name, channels: s.channelNames, method: spec.resampleMethod(for: name),
+                                          maxGapS: gap.isFinite ? gap : nil)
         }
-        let magnitudes: [JSONValue] = self.magnitudes.map { .object(["name": .string($0.name), "axes": list($0.axes)]) }
-        var steps: [JSONValue] = []
-        for step in transforms?.steps ?? [] {
-            var o: [String: JSONValue] = ["inputs": list(step.inputs), "outputs": list(step.outputs)]
-            switch step.operation {
-            case .median(let samples):
-                o["op"] = .string("median")
-                o["samples"] = .int(samples)
-            case .filter(let sos, let zeroPhase):
-                o["op"] = .string("filter")
-                o["sos"] = .array(sos.map(numbers))
-                o["zero_phase"] = .bool(zeroPhase)
-            case .gravity(let sos, let zeroPhase):
-                o["op"] = .string("gravity")
-                o["sos"] = .array(sos.map(numbers))
-                o["zero_phase"] = .bool(zeroPhase)
-            case .derivative:
-                o["op"] = .string("derivative")
-            case .magnitude(let groups):
-                o["op"] = .string("magnitude")
-                o["groups"] = .array(groups.map(list))
-            case .calibrate(let scale, let offset):
-                o["op"] = .string("calibrate")
-                o["scale"] = numbers(scale)
-                o["offset"] = numbers(offset)
-            }
-            steps.append(.object(o))
-        }
-        var chain: [String: JSONValue] = [
-            "streams": .array(streams),
-            "magnitudes": .array(magnitudes),
-            "antialias": .bool(spec.resample.antialias),
-            "transforms": .array(steps),
-            "implementation": StageImplementation.record,
-        ]
-        if spec.resample.antialiasFromLeading { chain["antialias_from"] = .string(ResampleSpec.AntialiasFrom.leading.rawValue) }
-        return .object(chain)
+        return ProcessingChain(streams: streams, magnitudes: magnitudes.map { .init(name: $0.name, axes: list($0.axes)) },
+                               antialias: spec.resample.antialias,
+                               antialiasFrom: spec.resample.antialiasFromLeading ? .leading : nil,
+                               transforms: ProcessingChain.steps(transforms, names: names))
     }
 
     /// The names the engine gives sensor `s`'s streams in this run (`StreamingRecording.configure`):

@@ -27,11 +27,6 @@ package struct InputEntry: Sendable, Equatable, JSONDecodable {
                   sha256: try o["sha256"].sha256(), role: role)
     }
 
-    /// `json`'s form, or nil (for `part.json`'s reader, until it decodes through `JSONNode` too).
-    package init?(json o: JSONValue) {
-        guard let e = try? InputEntry(json: JSONNode(o)) else { return nil }
-        self = e
-    }
 
     package init(inputIndex: Int, path: String, bytes: Int, sha256: String, role: InputRole = .recording) {
         self.inputIndex = inputIndex

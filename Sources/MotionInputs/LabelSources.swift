@@ -53,7 +53,7 @@ extension LabelTrack {
 
 /// Rows of an intervals file that label nothing (docs/signal.md, "The label of each point"):
 /// counted in the manifest's `counts.label_rows_ignored` and warned about, one line per kind.
-package struct IgnoredLabelRows: Sendable {
+package struct IgnoredLabelRows: Sendable, JSONDecodable {
     /// Kind → rows: `unknown_recording` (the recording is not one of the pipeline's) and
     /// `label_not_in_classes` (the label, after `map`, is not in `classes`). Both keys are always present.
     package var counts: [String: Int]
@@ -72,12 +72,9 @@ package struct IgnoredLabelRows: Sendable {
         .object(["path": .string(path), "counts": .object(counts.mapValues { .int($0) }), "warnings": .array(warnings.map { .string($0) })])
     }
 
-    package init?(json: JSONValue?) {
-        guard let o = json, let path = o["path"]?.stringValue, let c = o["counts"]?.objectValue,
-              let list = o["warnings"]?.arrayValue else { return nil }
-        let w = list.compactMap(\.stringValue)
-        guard w.count == list.count else { return nil }
-        self.init(counts: c.compactMapValues(\.intValue), warnings: w, path: path)
+    /// Decodes ``json``'s form (`part.json`'s `label_rows_ignored`), each problem naming its key path.
+    package init(json o: JSONNode) throws(JSONProblem) {
+        self.init(counts: try o["counts"].counts(), warnings: try o["warnings"].strings(), path: try o["path"].string())
     }
 
     /// How many examples a warning names.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MotionChain
 import MotionConfig
 import MotionCore
 import MotionDataset
@@ -29,22 +30,14 @@ extension ApplyRunner {
     /// A manifest without the record was made by every stage's first version. A record that does
     /// not decode is left to `checkDatasetFiles` (rule C3 names it).
     static func checkImplementation(_ dataset: SourceDataset) throws {
-        guard case .object(let top)? = try? JSONParser.parse(dataset.manifestBytes), case .object(let chain)? = top["chain"],
-              let record = chain["implementation"], case .success(let versions) = StageImplementation.decode(record),
-              let problem = StageImplementation.problem(versions) else { return }
+        guard case .success(let problem?) = ProcessingChain.implementationProblem(JSONNode(dataset.manifestJSON)["chain"]) else { return }
         throw MotionError(.config, "\(dataset.manifestPath): `apply` cannot reproduce this dataset's processing: \(problem) (`chain.implementation`); apply it with the motionprep that wrote it, or run its pipeline again with this one")
     }
 
     static func checkDatasetFiles(_ dataset: SourceDataset) throws {
         let manifestPath = dataset.manifestPath
-        let root: JSONValue
-        do {
-            root = try JSONParser.parse(dataset.manifestBytes)
-        } catch {
-            throw MotionError(.config, "\(manifestPath):\(error.line):\(error.column): is not valid JSON (\(error.problem)); this is not a manifest motionprep wrote")
-        }
         var decoder = ManifestDecoder()
-        let decoded = decoder.decode(root)
+        let decoded = decoder.decode(dataset.manifestJSON)
         if let first = decoder.problems.first {
             let more = decoder.problems.count > 1 ? " (and \(decoder.problems.count - 1) more problem(s); `motionprep validate` lists them)" : ""
             throw MotionError(.config, "\(manifestPath): \(first)\(more); this is not a manifest motionprep wrote (docs/dataset-format.md, \"manifest.json\"), so `apply` does not trust its normalization")

@@ -127,7 +127,7 @@ final class DatasetWriter {
         if partitioning != nil {
             // One machine, every partition: what N workers' parts give `merge`, through the
             // same text (docs/scale.md, "The partitioned layout").
-            let summaries = try finishPartitions().map { try PartitionSummary(json: JSONParser.parse(Array($0.json.compact().utf8))) }
+            let summaries = try finishPartitions().map { try JSONNode(JSONParser.parse(Array($0.json.compact().utf8))).decode(PartitionSummary.self) }
             return try complete(partitions: summaries, runInputs: runInputs)
         }
         var files: [SplitName: [WrittenFile]] = [:]

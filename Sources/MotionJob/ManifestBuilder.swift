@@ -1,3 +1,4 @@
+import MotionChain
 import MotionChecksum
 import MotionConfig
 import MotionCore
@@ -13,7 +14,7 @@ enum ManifestBuilder {
                          inputs: [DatasetManifest.Input], totals: Totals,
                          recordings: Int, files: [SplitName: [WrittenFile]],
                          checksums: [(path: String, sha256: String, bytes: Int)],
-                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: JSONValue? = nil,
+                         foldCount: Int? = nil, ignoredLabelRows: [String: Int]? = nil, chain: ProcessingChain? = nil,
                          createml: JSONValue? = nil, partitions: Int? = nil) -> DatasetManifest {
         var splits: [SplitName: DatasetManifest.Split] = [:]
         for split in SplitName.datasetSplits {

@@ -129,38 +129,28 @@ enum PartManifest {
     private static func decode(_ o: JSONNode, directory dir: String) throws -> Part {
         _ = try o.object()
         guard try o["format"].string() == "motionprep.part" else { throw o["format"].problem("must be \"motionprep.part\"") }
-        /// A whole number in `range`, or "must be <what>, not …".
-        func int(_ n: JSONNode, _ range: ClosedRange<Int>, _ what: String) throws(JSONProblem) -> Int {
-            guard case .int(let i)? = n.value, let v = Int(exactly: i), range.contains(v) else { throw n.mustBe(what) }
-            return v
-        }
-        func nonEmpty(_ n: JSONNode) throws(JSONProblem) -> String {
-            let s = try n.string()
-            guard !s.isEmpty else { throw n.mustBe("a non-empty string") }
-            return s
-        }
-        let version = try int(o["format_version"], 0...Int(Int32.max), "a whole number")
+        let version = try o["format_version"].int(in: 0...Int(Int32.max), "a whole number")
         guard version == formatVersion else {
             let older = version == 2 ? " (format 2 listed every recording of the run in every part; format 3 lists only the part's own, beside a digest of the run's plan)" : ""
             throw o["format_version"].problem("is \(version), but this motionprep reads parts of format \(formatVersion) only\(older); rerun the workers with it")
         }
-        let workers = try int(o["workers"], 1...maxWorkers, "a whole number from 1 to \(maxWorkers)")
-        let worker = try int(o["worker"], 0...(workers - 1), "a whole number from 0 to \(workers - 1) (`workers` is \(workers))")
+        let workers = try o["workers"].int(in: 1...maxWorkers, "a whole number from 1 to \(maxWorkers)")
+        let worker = try o["worker"].int(in: 0...(workers - 1), "a whole number from 0 to \(workers - 1) (`workers` is \(workers))")
         let hash = try o["pipeline_sha256"].sha256()
         let yaml = try o["pipeline"]["yaml"].string()
-        let file = try nonEmpty(o["pipeline"]["file"])
-        let base = try nonEmpty(o["base_directory"])
-        let count = try int(o["plan"]["recordings"], 1...Int(Int32.max), "a whole number from 1 (the run's recordings)")
+        let file = try o["pipeline"]["file"].nonEmptyString()
+        let base = try o["base_directory"].nonEmptyString()
+        let count = try o["plan"]["recordings"].int(in: 1...Int(Int32.max), "a whole number from 1 (the run's recordings)")
         let planHash = try o["plan"]["sha256"].sha256()
         // This part's recordings only, in plan order, each with its index in the plan.
         var recordings: [(index: Int, source: RecordingSource)] = []
         var names = Set<String>()
         for rec in try o["recordings"].items() {
-            let index = try int(rec["index"], 0...(count - 1), "a recording index from 0 to \(count - 1) (`plan.recordings` is \(count))")
+            let index = try rec["index"].int(in: 0...(count - 1), "a recording index from 0 to \(count - 1) (`plan.recordings` is \(count))")
             if let previous = recordings.last, index <= previous.index {
                 throw rec["index"].problem("is \(index), after \(previous.index): a part lists its recordings once each, in plan order")
             }
-            let name = try nonEmpty(rec["name"])
+            let name = try rec["name"].nonEmptyString()
             guard names.insert(name).inserted else { throw rec["name"].problem("repeats recording \(JSONNode.shown(.string(name)))") }
             let owner = RunPlan.worker(of: name, count: workers)
             guard owner == worker else {
@@ -169,8 +159,8 @@ enum PartManifest {
             let subject = try rec["subject"].string()
             var files: [InputFile] = []
             for f in try rec["files"].items() {
-                let index = try int(f["input_index"], 0...Int(Int32.max), "a whole number from 0")
-                let p = try nonEmpty(f["path"])
+                let index = try f["input_index"].int(in: 0...Int(Int32.max), "a whole number from 0")
+                let p = try f["path"].nonEmptyString()
                 files.append(InputFile(inputIndex: index, path: p, manifestPath: p))
             }
             if files.isEmpty { throw rec["files"].problem("is empty; every recording has at least one file") }
@@ -179,19 +169,15 @@ enum PartManifest {
         let held = Set(recordings.map(\.index))
         var failures: [Int: String] = [:]
         for f in try o["failures"].items() {
-            let i = try int(f["recording"], 0...(count - 1), "a recording index from 0 to \(count - 1)")
+            let i = try f["recording"].int(in: 0...(count - 1), "a recording index from 0 to \(count - 1)")
             guard held.contains(i) else { throw f["recording"].problem("is recording \(i), which this part does not hold") }
             guard failures[i] == nil else { throw f["recording"].problem("repeats recording index \(i)") }
-            failures[i] = try nonEmpty(f["error"])
+            failures[i] = try f["error"].nonEmptyString()
         }
         let inputs = try o["inputs"].items().map { (n: JSONNode) throws(JSONProblem) -> InputEntry in try n.decode() }
         var partition: PartitionSummary?
-        if let summary = o["partition_summary"].value {
-            do {
-                partition = try PartitionSummary(json: summary)
-            } catch let e as MotionError {
-                throw o["partition_summary"].problem("is not valid: \(e.message)")
-            }
+        if !o["partition_summary"].isMissing {
+            partition = try o["partition_summary"].decode(PartitionSummary.self)
             guard partition!.partition == worker else {
                 throw o["partition_summary"]["partition"].problem("is \(partition!.partition), but the part is worker \(worker)/\(workers)")
             }
@@ -199,7 +185,8 @@ enum PartManifest {
         return Part(directory: dir, worker: worker, workers: workers, pipelineSHA256: hash, yaml: yaml, file: file,
                     baseDirectory: base, planRecordings: count, planSHA256: planHash, recordings: recordings,
                     failures: failures, inputs: inputs,
-                    ignoredLabelRows: IgnoredLabelRows(json: o["label_rows_ignored"].value), partition: partition)
+                    ignoredLabelRows: try o["label_rows_ignored"].optional { n throws(JSONProblem) in try n.decode() },
+                    partition: partition)
     }
 
     /// The run's recordings from the parts (one per worker, already checked to share the

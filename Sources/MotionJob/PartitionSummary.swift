@@ -11,7 +11,7 @@ import MotionInputs
 /// A `--worker I/N` part stores it in `part.json` (`partition_summary`); `merge` builds the
 /// manifest from the parts' summaries without reading a window. `run --partitions N` passes its
 /// own summaries through the same JSON text, so both give the same bytes.
-struct PartitionSummary {
+struct PartitionSummary: JSONDecodable {
     var partition: Int
     var files: [(split: SplitName, file: WrittenFile)]
     var totals: Totals
@@ -72,93 +72,78 @@ struct PartitionSummary {
         self.inputs = inputs
     }
 
-    /// Parses ``json``'s form.
-    ///
-    /// - Throws: `.dataError` (65) naming the first field that is missing or of the wrong type
-    ///   (as `partition_summary.FIELD`).
-    init(json o: JSONValue, channels: Int? = nil, features: Int? = nil, classes: Int? = nil) throws {
-        func bad(_ field: String) -> MotionError {
-            MotionError(.dataError, "`partition_summary.\(field)` is missing or not valid")
-        }
-        func int(_ field: String, _ v: JSONValue?) throws -> Int {
-            guard let n = v?.intValue, n >= 0 else { throw bad(field) }
-            return n
-        }
-        func counts(_ field: String) throws -> [String: Int] {
-            guard let d = o[field]?.objectValue else { throw bad(field) }
-            return try d.mapValues { try int(field, $0) }
-        }
-        func moments(_ field: String, columns: Int?) throws -> RunningMoments {
-            guard let m = o[field], let count = m["count"]?.doubleValue, count >= 0,
-                  let mean = m["mean"]?.arrayValue?.compactMap(\.doubleValue), let m2 = m["m2"]?.arrayValue?.compactMap(\.doubleValue),
-                  mean.count == m["mean"]?.arrayValue?.count, m2.count == mean.count, columns == nil || mean.count == columns
-            else { throw bad(field) }
+    /// Decodes ``json``'s form, every problem naming its key path (`partition_summary.files[0].sha256`
+    /// in `part.json`).
+    init(json o: JSONNode) throws(JSONProblem) {
+        func moments(_ m: JSONNode) throws(JSONProblem) -> RunningMoments {
+            let count = try m["count"].double(), mean = try m["mean"].doubles(), m2 = try m["m2"].doubles()
+            guard count >= 0 else { throw m["count"].problem("must be a number ≥ 0, not \(JSONValue.format(count))") }
+            guard m2.count == mean.count else { throw m["m2"].problem("holds \(m2.count) values for \(mean.count) means") }
             var r = RunningMoments(columns: mean.count)
             r.count = count
             r.mean = mean
             r.m2 = m2
             return r
         }
-        partition = try int("partition", o["partition"])
-        var files: [(split: SplitName, file: WrittenFile)] = []
-        for (k, f) in (o["files"]?.arrayValue ?? []).enumerated() {
-            let field = "files[\(k)]"
-            guard let split = f["split"]?.stringValue.flatMap(SplitName.init(rawValue:)), SplitName.datasetSplits.contains(split),
-                  let path = f["path"]?.stringValue, !path.isEmpty, !path.hasPrefix("/"), !path.split(separator: "/").contains(".."),
-                  let sha = f["sha256"]?.stringValue, sha.utf8.count == 64,
-                  let classCounts = f["class_counts"]?.arrayValue?.compactMap(\.intValue),
-                  classes == nil || classCounts.count == classes else { throw bad(field) }
-            files.append((split, WrittenFile(path: path, numWindows: try int(field + ".num_windows", f["num_windows"]),
-                                             classCounts: classCounts, sha256: sha, bytes: try int(field + ".bytes", f["bytes"]))))
+        func ints(_ n: JSONNode) throws(JSONProblem) -> [Int] {
+            var out: [Int] = []
+            for item in try n.items() { out.append(try item.int(min: 0)) }
+            return out
         }
-        guard o["files"]?.arrayValue != nil else { throw bad("files") }
-        self.files = files
-        var t = Totals(channels: channels ?? 0, features: features ?? 0)
-        t.rowsRead = try int("rows_read", o["rows_read"])
-        t.rowsDropped = try counts("rows_dropped")
-        t.windowsDropped = try counts("windows_dropped")
-        t.recordingsDropped = try counts("recordings_dropped")
-        guard let skipped = o["skipped"]?.arrayValue else { throw bad("skipped") }
-        t.skipped = try skipped.map {
-            guard let r = $0["recording"]?.stringValue, let e = $0["error"]?.stringValue else { throw bad("skipped") }
-            return (r, e)
+        /// A path inside the part's folder (under `prefix`).
+        func relativePath(_ n: JSONNode, under prefix: String = "") throws(JSONProblem) -> String {
+            let path = try n.relativePath(inside: "the folder")
+            guard path.hasPrefix(prefix) else { throw n.problem("must be under `\(prefix)`, not \"\(path)\"") }
+            return path
         }
-        t.gaps = try int("gaps", o["gaps"])
-        t.invalidPoints = try int("invalid_points", o["invalid_points"])
-        t.shortRecordings = try int("short_recordings", o["short_recordings"])
-        guard let lines = o["label_rows_no_overlap"]?.arrayValue else { throw bad("label_rows_no_overlap") }
-        t.labelRowsNoOverlap = try lines.map { try int("label_rows_no_overlap", $0) }
-        t.xMoments = try moments("x_moments", columns: channels)
-        t.featureMoments = try moments("feature_moments", columns: features)
+        func split(_ n: JSONNode, _ name: String) throws(JSONProblem) -> SplitName {
+            guard let split = SplitName(rawValue: name), SplitName.datasetSplits.contains(split) else {
+                throw n.problem("names split \"\(name)\"; the splits are train, validation and test")
+            }
+            return split
+        }
+        partition = try o["partition"].int(min: 0)
+        files = []
+        for f in try o["files"].items() {
+            files.append((try split(f["split"], try f["split"].string()),
+                          WrittenFile(path: try relativePath(f["path"]), numWindows: try f["num_windows"].int(min: 0),
+                                      classCounts: try ints(f["class_counts"]), sha256: try f["sha256"].sha256(),
+                                      bytes: try f["bytes"].int(min: 0))))
+        }
+        var t = Totals(channels: 0, features: 0)
+        t.rowsRead = try o["rows_read"].int(min: 0)
+        t.rowsDropped = try o["rows_dropped"].counts()
+        t.windowsDropped = try o["windows_dropped"].counts()
+        t.recordingsDropped = try o["recordings_dropped"].counts()
+        t.skipped = []
+        for r in try o["skipped"].items() { t.skipped.append((try r["recording"].string(), try r["error"].string())) }
+        t.gaps = try o["gaps"].int(min: 0)
+        t.invalidPoints = try o["invalid_points"].int(min: 0)
+        t.shortRecordings = try o["short_recordings"].int(min: 0)
+        t.labelRowsNoOverlap = try ints(o["label_rows_no_overlap"])
+        t.xMoments = try moments(o["x_moments"])
+        t.featureMoments = try moments(o["feature_moments"])
         totals = t
-        guard let list = o["inputs"]?.arrayValue else { throw bad("inputs") }
-        inputs = try list.map { guard let e = InputEntry(json: $0) else { throw bad("inputs") }; return e }
-        if let c = o["createml"] {
-            guard let splits = c.objectValue else { throw bad("createml") }
+        inputs = []
+        for n in try o["inputs"].items() { inputs.append(try n.decode()) }
+        if !o["createml"].isMissing {
             var out: [SplitName: CreateMLSplitRows] = [:]
-            for (name, v) in splits {
-                let field = "createml.\(name)"
-                guard let split = SplitName(rawValue: name), SplitName.datasetSplits.contains(split),
-                      let list = v["files"]?.arrayValue,
-                      let wcc = v["window_class_counts"]?.arrayValue?.compactMap(\.intValue),
-                      wcc.count == v["window_class_counts"]?.arrayValue?.count, classes == nil || wcc.count == classes
-                else { throw bad(field) }
+            for (name, v) in try o["createml"].members() {
+                let splitName = try split(v, name)
+                let wcc = try ints(v["window_class_counts"])
                 var r = CreateMLSplitRows(classes: wcc.count)
                 r.windowClassCounts = wcc
-                r.windowCount = try int(field + ".window_count", v["window_count"])
-                r.rowsUnlabelled = try int(field + ".rows_unlabelled", v["rows_unlabelled"])
-                r.stretchesTooShort = try int(field + ".stretches_too_short", v["stretches_too_short"])
-                r.rowsTooShort = try int(field + ".rows_too_short", v["rows_too_short"])
-                for (k, f) in list.enumerated() {
-                    let ff = field + ".files[\(k)]"
-                    guard let path = f["path"]?.stringValue, path.hasPrefix(name + "/"), !path.split(separator: "/").contains(".."),
-                          let label = f["label"]?.stringValue, let recording = f["recording"]?.stringValue,
-                          let start = f["start_time"]?.doubleValue, let end = f["end_time"]?.doubleValue
-                    else { throw bad(ff) }
-                    r.files.append(CreateMLFile(path: path, split: name, label: label, recording: recording,
-                                                rows: try int(ff + ".rows", f["rows"]), startTime: start, endTime: end))
+                r.windowCount = try v["window_count"].int(min: 0)
+                r.rowsUnlabelled = try v["rows_unlabelled"].int(min: 0)
+                r.stretchesTooShort = try v["stretches_too_short"].int(min: 0)
+                r.rowsTooShort = try v["rows_too_short"].int(min: 0)
+                for f in try v["files"].items() {
+                    r.files.append(CreateMLFile(path: try relativePath(f["path"], under: name + "/"), split: name,
+                                                label: try f["label"].string(), recording: try f["recording"].string(),
+                                                rows: try f["rows"].int(min: 0), startTime: try f["start_time"].double(),
+                                                endTime: try f["end_time"].double()))
                 }
-                out[split] = r
+                out[splitName] = r
             }
             createml = out
         }

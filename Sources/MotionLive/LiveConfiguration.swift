@@ -1,3 +1,4 @@
+import MotionChain
 import MotionCore
 import MotionFeatures
 import MotionResample
@@ -134,7 +135,6 @@ struct _ManifestReader {
     func string(_ v: JSONValue?, _ key: String) throws(LiveError) -> String { try read { () throws(JSONProblem) in try node(v, key).string() } }
     func number(_ v: JSONValue?, _ key: String) throws(LiveError) -> Double { try read { () throws(JSONProblem) in try node(v, key).double() } }
     func int(_ v: JSONValue?, _ key: String) throws(LiveError) -> Int { try read { () throws(JSONProblem) in try node(v, key).int() } }
-    func bool(_ v: JSONValue?, _ key: String) throws(LiveError) -> Bool { try read { () throws(JSONProblem) in try node(v, key).bool() } }
     func strings(_ v: JSONValue?, _ key: String) throws(LiveError) -> [String] { try read { () throws(JSONProblem) in try node(v, key).strings() } }
     func numbers(_ v: JSONValue?, _ key: String) throws(LiveError) -> [Double] { try read { () throws(JSONProblem) in try node(v, key).doubles() } }
 
@@ -158,12 +158,12 @@ struct _ManifestReader {
             let by = (try? string(top["created_by"], "created_by")) ?? "an earlier motionprep"
             throw LiveError("\(name) has no `chain` record (it was written by \(by), before datasets recorded their processing chain); run `motionprep run` on its pipeline again with this version to write one")
         }
-        let chain = try object(chainValue, "chain")
+        let chainNode = node(chainValue, "chain")
         // The versions first: a dataset made by stage code this library does not have is refused
         // before anything else of it is read (its other keys may mean something else there).
         var implementation = StageImplementation.beforeVersions
-        if let v = chain["implementation"] {
-            switch StageImplementation.decode(v) {
+        if let record = chainNode["implementation"].value {
+            switch StageImplementation.decode(record) {
             case .success(let versions): implementation = versions
             case .failure(let e): throw fail("chain.implementation", e.problem)
             }
@@ -171,6 +171,7 @@ struct _ManifestReader {
         if let problem = StageImplementation.problem(implementation) {
             throw LiveError("\(name): this MotionLive cannot reproduce the dataset's processing: \(problem) (`chain.implementation`); use the MotionLive of the motionprep that wrote the dataset, or write the dataset again with the motionprep this MotionLive comes with")
         }
+        let chain = try read { () throws(JSONProblem) in try chainNode.decode(ProcessingChain.self) }
         let channelList = try array(top["channels"], "channels")
         var channelNames: [String] = [], channelUnits: [String] = []
         for (i, c) in channelList.enumerated() {
@@ -186,54 +187,34 @@ struct _ManifestReader {
         }
         var streams: [LiveConfiguration.Stream] = []
         var next = 0
-        for (i, s) in try array(chain["streams"], "chain.streams").enumerated() {
+        for (i, s) in chain.streams.enumerated() {
             let key = "chain.streams[\(i)]"
-            let o = try object(s, key)
-            let names = try strings(o["channels"], "\(key).channels")
-            for (j, n) in names.enumerated() where try index(n, "\(key).channels") != next + j {
+            for (j, n) in s.channels.enumerated() where try index(n, "\(key).channels") != next + j {
                 throw fail("\(key).channels", "lists `\(n)` out of the order of `channels`")
             }
-            next += names.count
-            let methodName = try string(o["method"], "\(key).method")
-            guard let method = ResampleMethod(rawValue: methodName) else {
-                throw fail("\(key).method", "is \"\(methodName)\"; the methods are linear, nearest and previous")
-            }
-            var maxGap = Double.infinity
-            if let g = o["max_gap_s"], g != .null { maxGap = try number(g, "\(key).max_gap_s") }
-            streams.append(.init(name: try string(o["name"], "\(key).name"), channelNames: names,
-                                 channelUnits: names.map { channelUnits[channelNames.firstIndex(of: $0)!] },
-                                 method: method, maxGapS: maxGap))
+            next += s.channels.count
+            streams.append(.init(name: s.name, channelNames: s.channels,
+                                 channelUnits: s.channels.map { channelUnits[channelNames.firstIndex(of: $0)!] },
+                                 method: s.method, maxGapS: s.maxGapS ?? .infinity))
         }
         guard !streams.isEmpty else { throw fail("chain.streams", "lists no stream") }
         var magnitudes: [(name: String, axes: [Int])] = []
-        for (i, m) in try array(chain["magnitudes"], "chain.magnitudes").enumerated() {
+        for (i, m) in chain.magnitudes.enumerated() {
             let key = "chain.magnitudes[\(i)]"
-            let o = try object(m, key)
-            let n = try string(o["name"], "\(key).name")
-            guard try index(n, "\(key).name") == next + i else { throw fail("\(key).name", "is `\(n)`, out of the order of `channels`") }
+            guard try index(m.name, "\(key).name") == next + i else { throw fail("\(key).name", "is `\(m.name)`, out of the order of `channels`") }
             var axes: [Int] = []
-            for a in try strings(o["axes"], "\(key).axes") {
+            for a in m.axes {
                 let k = try index(a, "\(key).axes")
                 guard k < next else { throw fail("\(key).axes", "names `\(a)`, which is not a stream channel") }
                 axes.append(k)
             }
-            magnitudes.append((n, axes))
+            magnitudes.append((m.name, axes))
         }
         let resampled = next + magnitudes.count
-        let transforms = try transformPlan(chain["transforms"], channelNames: channelNames, channelUnits: channelUnits,
+        let transforms = try transformPlan(chain.transforms, channelNames: channelNames, channelUnits: channelUnits,
                                            resampled: resampled)
         guard (transforms?.channelCount ?? resampled) == channelNames.count else {
             throw fail("chain", "accounts for \(transforms?.channelCount ?? resampled) channels, but `channels` lists \(channelNames.count)")
-        }
-        let antialias = try bool(chain["antialias"], "chain.antialias")
-        // Absent: a dataset made before the key, whose filter is the recording median's.
-        var leading = false
-        if let from = chain["antialias_from"] {
-            switch try string(from, "chain.antialias_from") {
-            case "leading": leading = true
-            case "recording": leading = false
-            case let other: throw fail("chain.antialias_from", "is \"\(other)\"; this version of the library reads \"leading\" or \"recording\"")
-            }
         }
         let rate = try number(top["sample_rate_hz"], "sample_rate_hz")
         guard rate.isFinite && rate > 0 else { throw fail("sample_rate_hz", "must be a positive number") }
@@ -255,8 +236,8 @@ struct _ManifestReader {
         }
         let norm = try object(top["normalization"], "normalization")
         var configuration = LiveConfiguration(
-            streams: streams, magnitudes: magnitudes, transforms: transforms, antialias: antialias,
-            antialiasFromLeading: leading, rateHz: rate,
+            streams: streams, magnitudes: magnitudes, transforms: transforms, antialias: chain.antialias,
+            antialiasFromLeading: chain.antialiasFrom == .leading, rateHz: rate,
             windowLength: length, windowStride: stride, channelNames: channelNames, channelUnits: channelUnits,
             features: features, featureNames: featureNames,
             xNormalization: try moments(norm["x"], "normalization.x", columns: channelNames.count),
@@ -266,62 +247,18 @@ struct _ManifestReader {
         return configuration
     }
 
-    /// `chain.transforms`: each step's operation, input and output channels (by name).
-    func transformPlan(_ v: JSONValue?, channelNames: [String], channelUnits: [String], resampled: Int) throws(LiveError) -> TransformPlan? {
-        let list = try array(v, "chain.transforms")
+    /// `chain.transforms` resolved against `channels`: each step's channels as indices of `x`.
+    func transformPlan(_ list: [ProcessingChain.Step], channelNames: [String], channelUnits: [String],
+                       resampled: Int) throws(LiveError) -> TransformPlan? {
         guard !list.isEmpty else { return nil }
         var steps: [TransformPlan.Step] = []
         for (i, s) in list.enumerated() {
-            let key = "chain.transforms[\(i)]"
-            let o = try object(s, key)
-            func channels(_ k: String) throws(LiveError) -> [Int] {
-                var out: [Int] = []
-                for n in try strings(o[k], "\(key).\(k)") {
-                    guard let c = channelNames.firstIndex(of: n) else { throw fail("\(key).\(k)", "names channel `\(n)`, which is not in `channels`") }
-                    out.append(c)
+            steps.append(try s.resolved { (n: String, key: String) throws(LiveError) -> Int in
+                guard let c = channelNames.firstIndex(of: n) else {
+                    throw fail("chain.transforms[\(i)].\(key)", "names channel `\(n)`, which is not in `channels`")
                 }
-                return out
-            }
-            func sos() throws(LiveError) -> SignalFilters.SOS {
-                var out: SignalFilters.SOS = []
-                for (j, row) in try array(o["sos"], "\(key).sos").enumerated() {
-                    let r = try numbers(row, "\(key).sos[\(j)]")
-                    guard r.count == 6 else { throw fail("\(key).sos[\(j)]", "must have 6 coefficients") }
-                    out.append(r)
-                }
-                guard !out.isEmpty else { throw fail("\(key).sos", "lists no section") }
-                return out
-            }
-            let inputs = try channels("inputs"), outputs = try channels("outputs")
-            let op = try string(o["op"], "\(key).op")
-            let operation: TransformPlan.Operation
-            switch op {
-            case "median": operation = .median(samples: try int(o["samples"], "\(key).samples"))
-            case "filter": operation = .filter(sos: try sos(), zeroPhase: try bool(o["zero_phase"], "\(key).zero_phase"))
-            case "gravity": operation = .gravity(sos: try sos(), zeroPhase: try bool(o["zero_phase"], "\(key).zero_phase"))
-            case "derivative": operation = .derivative
-            case "magnitude":
-                var groups: [[Int]] = []
-                for (j, g) in try array(o["groups"], "\(key).groups").enumerated() {
-                    var group: [Int] = []
-                    for n in try strings(g, "\(key).groups[\(j)]") {
-                        guard let c = channelNames.firstIndex(of: n) else { throw fail("\(key).groups[\(j)]", "names channel `\(n)`, which is not in `channels`") }
-                        group.append(c)
-                    }
-                    groups.append(group)
-                }
-                operation = .magnitude(groups: groups)
-            case "calibrate":
-                operation = .calibrate(scale: try numbers(o["scale"], "\(key).scale"), offset: try numbers(o["offset"], "\(key).offset"))
-            default:
-                throw fail("\(key).op", "is \"\(op)\"; this version knows median, filter, gravity, derivative, magnitude and calibrate")
-            }
-            var minimum = 1
-            switch operation {
-            case .filter(let sos, true), .gravity(let sos, true): minimum = SignalFilters.padLength(sos) + 1
-            default: break
-            }
-            steps.append(TransformPlan.Step(operation: operation, inputs: inputs, outputs: outputs, minimumSegment: minimum))
+                return c
+            })
         }
         return TransformPlan(steps: steps, inputChannels: resampled, names: Array(channelNames[resampled...]),
                              units: Array(channelUnits[resampled...]))

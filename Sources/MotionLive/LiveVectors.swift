@@ -4,7 +4,7 @@ import MotionCore
 /// recording's samples as an app would push them, and the windows the dataset's engine made of
 /// them. An app's unit test replays them through its `LiveProcessor` on the device, where the
 /// compiler, the CPU and the library version are the app's, and checks the windows bit for bit.
-public struct LiveVectors: Sendable {
+public struct LiveVectors: Sendable, JSONDecodable {
     /// The pipeline the vectors were made with: it must be the configuration's.
     public var pipelineSHA256: String
     public var recording: String
@@ -44,48 +44,45 @@ public struct LiveVectors: Sendable {
         do { root = try JSONParser.parse(bytes) } catch {
             throw LiveError("\(name):\(error.line):\(error.column): \(error.problem) (the test vectors are not valid JSON)")
         }
-        func bad(_ what: String) -> LiveError {
-            LiveError("\(name): \(what); it is not a test vectors file written by `motionprep live-vectors` (format motionprep.live-vectors, version 1)")
+        do { self = try JSONNode(root, document: "the test vectors").decode() } catch {
+            throw LiveError("\(error.message(file: name)); it is not a test vectors file written by `motionprep live-vectors` (format motionprep.live-vectors, version 1)")
         }
-        guard case .object(let o) = root, case .string("motionprep.live-vectors")? = o["format"] else { throw bad("no `format: motionprep.live-vectors`") }
-        guard case .int(1)? = o["format_version"] else { throw bad("`format_version` is not 1") }
-        guard case .string(let sha)? = o["pipeline_sha256"], case .string(let rec)? = o["recording"],
-              case .object(let iv)? = o["sample_intervals"], case .array(let ss)? = o["samples"],
-              case .array(let ws)? = o["windows"] else { throw bad("a key is missing or of the wrong type") }
-        pipelineSHA256 = sha
-        recording = rec
-        var intervals: [String: Double] = [:]
-        for (k, v) in iv {
-            guard case .string(let h) = v, let d = Self.double(h) else { throw bad("`sample_intervals.\(k)` is not 16 hex digits") }
-            intervals[k] = d
+    }
+
+    /// Decodes the file's form through MotionCore's `JSONNode`: every problem names its key path
+    /// (`samples[3][1]`). Numbers are the hex digits of their bits, so that no JSON reader rounds them.
+    public init(json o: JSONNode) throws(JSONProblem) {
+        guard try o["format"].string() == "motionprep.live-vectors" else { throw o["format"].problem("must be \"motionprep.live-vectors\"") }
+        guard try o["format_version"].int() == 1 else { throw o["format_version"].problem("must be 1") }
+        func double(_ n: JSONNode) throws(JSONProblem) -> Double {
+            guard let d = Self.double(try n.string()) else { throw n.problem("must be 16 hex digits (a float64's bits), not \(JSONNode.shown(n.value))") }
+            return d
         }
-        sampleIntervals = intervals
-        var samples: [(stream: String, time: Double, values: [Double])] = []
-        samples.reserveCapacity(ss.count)
-        for (i, s) in ss.enumerated() {
-            guard case .array(let f) = s, f.count >= 2, case .string(let stream) = f[0], case .string(let th) = f[1],
-                  let t = Self.double(th) else { throw bad("`samples[\(i)]` is not [stream, time, values…]") }
+        func floats(_ n: JSONNode) throws(JSONProblem) -> [Float] {
+            guard let x = Self.floats(try n.string()) else { throw n.problem("must be 8 lowercase hex digits per float32") }
+            return x
+        }
+        pipelineSHA256 = try o["pipeline_sha256"].string()
+        recording = try o["recording"].string()
+        sampleIntervals = [:]
+        for (k, n) in try o["sample_intervals"].members() { sampleIntervals[k] = try double(n) }
+        let list = try o["samples"].items()
+        samples = []
+        samples.reserveCapacity(list.count)
+        for s in list {
+            let f = try s.items()
+            guard f.count >= 2 else { throw s.problem("must be [stream, time, values…]") }
             var values: [Double] = []
-            for v in f.dropFirst(2) {
-                guard case .string(let h) = v, let d = Self.double(h) else { throw bad("a value of `samples[\(i)]` is not 16 hex digits") }
-                values.append(d)
-            }
-            samples.append((stream, t, values))
+            for v in f.dropFirst(2) { values.append(try double(v)) }
+            samples.append((try f[0].string(), try double(f[1]), values))
         }
-        self.samples = samples
-        var windows: [(startTime: Double, x: [Float])] = []
-        for (i, w) in ws.enumerated() {
-            guard case .object(let wo) = w, case .string(let th)? = wo["start_time"], let t = Self.double(th),
-                  case .string(let xh)? = wo["x"], let x = Self.floats(xh) else { throw bad("`windows[\(i)]` is not {start_time, x}") }
-            windows.append((t, x))
-        }
-        self.windows = windows
-        if let r = o["rows"] {
-            guard case .array(let rs) = r else { throw bad("`rows` is not a list") }
-            for (i, row) in rs.enumerated() {
-                guard case .array(let f) = row, f.count == 2, case .string(let th) = f[0], let t = Self.double(th),
-                      case .string(let vh) = f[1], let v = Self.floats(vh) else { throw bad("`rows[\(i)]` is not [time, x]") }
-                rows.append((t, v))
+        windows = []
+        for w in try o["windows"].items() { windows.append((try double(w["start_time"]), try floats(w["x"]))) }
+        if !o["rows"].isMissing {
+            for r in try o["rows"].items() {
+                let f = try r.items()
+                guard f.count == 2 else { throw r.problem("must be [time, x]") }
+                rows.append((try double(f[0]), try floats(f[1])))
             }
         }
     }

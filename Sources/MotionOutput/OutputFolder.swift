@@ -217,23 +217,31 @@ package enum OutputFolder {
         return out
     }
 
-    /// A file a motionprep manifest lists, with the size and SHA-256 it lists.
-    package struct Claim {
+    /// A file a motionprep manifest (or a part's `partition_summary`) lists, with the size and
+    /// SHA-256 it lists, decoded through `JSONNode`: a path inside the folder, a whole number of
+    /// bytes ≥ 0, 64 lowercase hex digits.
+    package struct Claim: JSONDecodable {
+        package var path: String
         package var bytes: Int
         package var sha256: String
+
+        package init(json: JSONNode) throws(JSONProblem) {
+            path = try json["path"].relativePath(inside: "the folder")
+            bytes = try json["bytes"].int(min: 0)
+            sha256 = try json["sha256"].sha256()
+        }
     }
 
     /// What the motionprep manifest at `root` claims: every listed data file with its size and
     /// hash. Nil when there is no motionprep manifest (or it lists a file without both).
     package static func datasetClaims(_ root: String) -> [String: Claim]? {
-        guard let object = readJSON(root + "/manifest.json"), ["motionprep.dataset", "motionprep.applied"].contains(object["format"]?.stringValue ?? "") else { return nil }
+        guard let manifest = readJSON(root + "/manifest.json"),
+              ["motionprep.dataset", "motionprep.applied"].contains((try? manifest["format"].string()) ?? "") else { return nil }
         var claims: [String: Claim] = [:]
-        for split in (object["splits"]?.objectValue ?? [:]).values {
-            for file in split["files"]?.arrayValue ?? [] {
-                guard let p = file["path"]?.stringValue, !p.hasPrefix("/"), !p.split(separator: "/").contains(".."),
-                      let bytes = file["bytes"]?.intValue, bytes >= 0,
-                      let sha = file["sha256"]?.stringValue, sha.utf8.count == 64 else { return nil }
-                claims[PathText.normalize(p)] = Claim(bytes: bytes, sha256: sha.lowercased())
+        for (_, split) in (try? manifest["splits"].members()) ?? [] {
+            for file in (try? split["files"].items()) ?? [] {
+                guard let claim = try? file.decode(Claim.self) else { return nil }
+                claims[claim.path] = claim
             }
         }
         return claims
@@ -291,25 +299,22 @@ package enum OutputFolder {
     /// `state.json` (a JSON object), `records/` with record files (starting and ending with the
     /// record format's magic), and the marks may be there.
     package static func partProblem(_ root: String, entries: [Entry]) -> String? {
-        guard let object = readJSON(root + "/part.json") else { return nil }
-        guard object["format"]?.stringValue == "motionprep.part" else { return nil }
-        guard let part = FileManager.default.contents(atPath: root + "/part.json"),
+        guard let part = readJSON(root + "/part.json"), (try? part["format"].string()) == "motionprep.part" else { return nil }
+        guard let bytes = FileManager.default.contents(atPath: root + "/part.json"),
               let sums = FileManager.default.contents(atPath: root + "/" + OutputNames.partChecksums),
-              String(decoding: sums, as: UTF8.self) == SHA256.hex(of: Array(part)) + "  part.json\n" else {
+              String(decoding: sums, as: UTF8.self) == SHA256.hex(of: Array(bytes)) + "  part.json\n" else {
             return "its part.json does not match \(OutputNames.partChecksums), so it is not a part motionprep wrote"
         }
         // A partitioned part's data files (`output.partitioned`): each listed with its size and SHA-256.
         var claims: [String: Claim] = [:]
-        for file in object["partition_summary"]?["files"]?.arrayValue ?? [] {
-            guard let p = file["path"]?.stringValue, !p.hasPrefix("/"), !p.split(separator: "/").contains(".."),
-                  let bytes = file["bytes"]?.intValue, let sha = file["sha256"]?.stringValue else { continue }
-            claims[PathText.normalize(p)] = Claim(bytes: bytes, sha256: sha.lowercased())
+        for file in (try? part["partition_summary"]["files"].items()) ?? [] {
+            if let claim = try? file.decode(Claim.self) { claims[claim.path] = claim }
         }
         for e in entries {
             let full = root + "/" + e.path
             if e.isDirectory, claims.keys.contains(where: { $0.hasPrefix(e.path + "/") }) { continue }
             // A `createml` part's split folder holds no CSV when none of its recordings gave one.
-            if e.isDirectory, StagingEntry.splitNames.contains(e.path), object["partition_summary"]?["createml"] != nil { continue }
+            if e.isDirectory, StagingEntry.splitNames.contains(e.path), !part["partition_summary"]["createml"].isMissing { continue }
             if e.isRegular, let claim = claims[e.path] {
                 if e.size == claim.bytes && HashCache.shared.matches(full, sha256: claim.sha256) { continue }
                 return "it holds \(e.path), which is not the file its part.json lists (size or SHA-256 differ)"
@@ -330,12 +335,12 @@ package enum OutputFolder {
     }
 
     /// The JSON object in the regular file `path` (at most 256 MiB), or nil.
-    package static func readJSON(_ path: String) -> JSONValue? {
+    package static func readJSON(_ path: String) -> JSONNode? {
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size < 256 << 20,
-              let data = (try? RegularFile.contents(atPath: path)) ?? nil, let value = try? JSONParser.parse(Array(data)),
-              value.objectValue != nil else { return nil }
-        return value
+              let data = (try? RegularFile.contents(atPath: path)) ?? nil,
+              let root = try? JSONFile.parse(Array(data), file: path).object() else { return nil }
+        return root
     }
 
     /// "a.txt", "a.txt and b.txt", "a.txt, b.txt and 3 other entries".

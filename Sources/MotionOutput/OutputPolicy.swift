@@ -141,7 +141,7 @@ public enum OutputPolicy {
     }
 
     package static func isPart(_ folder: String) -> Bool {
-        OutputFolder.readJSON(folder + "/part.json")?["format"]?.stringValue == "motionprep.part"
+        (try? OutputFolder.readJSON(folder + "/part.json")?["format"].string()) == "motionprep.part"
     }
 }
 
@@ -215,11 +215,12 @@ public struct OwnedFolder: Sendable {
 
     private func listing() -> [String: OutputFolder.Claim]? {
         let path = directory + "/" + marker
-        guard let object = OutputFolder.readJSON(path), object["format"]?.stringValue == "motionprep.files" else { return nil }
+        guard let listing = OutputFolder.readJSON(path), (try? listing["format"].string()) == "motionprep.files",
+              let files = try? listing["files"].items() else { return nil }
         var out: [String: OutputFolder.Claim] = [:]
-        for f in object["files"]?.arrayValue ?? [] {
-            guard let p = f["path"]?.stringValue, let b = f["bytes"]?.intValue, let h = f["sha256"]?.stringValue else { return nil }
-            out[p] = OutputFolder.Claim(bytes: b, sha256: h)
+        for f in files {
+            guard let claim = try? f.decode(OutputFolder.Claim.self) else { return nil }
+            out[claim.path] = claim
         }
         return out
     }

@@ -218,7 +218,7 @@ import Testing
         #expect(problem(.object(noChain)) == "m.json has no `chain` record (it was written by motionprep 0.1.0, before datasets recorded their processing chain); run `motionprep run` on its pipeline again with this version to write one")
         #expect(problem(Self.manifest(format: "motionprep.applied"))?.contains("the live library reads the manifest of a dataset written by `motionprep run`") == true)
         let badStream = JSONValue.object(["streams": .array([.object(["name": .string("a"), "channels": .array([.string("ax"), .string("zz")]),
-                                                                      "method": .string("cubic")])]),
+                                                                      "method": .string("linear")])]),
                                           "magnitudes": .array([]), "antialias": .bool(false), "transforms": .array([])])
         #expect(problem(Self.manifest(chain: badStream)) == "m.json: `chain.streams[0].channels` names channel `zz`, which is not in `channels`")
         let badMethod = JSONValue.object(["streams": .array([.object(["name": .string("a"), "channels": .array([.string("ax"), .string("ay"), .string("p")]),
@@ -253,5 +253,31 @@ import Testing
             $0["chain"] = .object(chain)
         } == "m.json: missing key `magnitudes` in `chain`")
         #expect(Self.message { _ = try Self.configuration(.array([])) } == "m.json: the manifest must be an object, not a list")
+    }
+    /// The test vectors (docs/live.md, "Test vectors") are read through `JSONNode` too: a value of
+    /// the wrong form names the file and its key path.
+    @Test func testVectorsOfTheWrongFormNameTheKeyPath() throws {
+        let one = String(1.0.bitPattern, radix: 16), x = String(Float(2).bitPattern, radix: 16)
+        func vectors(_ samples: JSONValue, rows: JSONValue? = nil) -> [UInt8] {
+            var o: [String: JSONValue] = [
+                "format": .string("motionprep.live-vectors"), "format_version": .int(1), "pipeline_sha256": .string("abc"),
+                "recording": .string("r"), "sample_intervals": .object(["a": .string(one)]), "samples": samples,
+                "windows": .array([.object(["start_time": .string(one), "x": .string(x + x)])]),
+            ]
+            o["rows"] = rows
+            return Array(JSONValue.object(o).compact().utf8)
+        }
+        let good = try LiveVectors(bytes: vectors(.array([.array([.string("a"), .string(one), .string(one)])])), name: "v.json")
+        #expect(good.samples.count == 1 && good.samples[0].stream == "a" && good.samples[0].time == 1 && good.samples[0].values == [1])
+        #expect(good.windows.count == 1 && good.windows[0].x == [2, 2] && good.sampleIntervals == ["a": 1] && good.rows.isEmpty)
+        let tail = "; it is not a test vectors file written by `motionprep live-vectors` (format motionprep.live-vectors, version 1)"
+        #expect(Self.message { _ = try LiveVectors(bytes: vectors(.array([.array([.string("a"), .string("1.0")])])), name: "v.json") }
+                == "v.json: `samples[0][1]` must be 16 hex digits (a float64's bits), not \"1.0\"" + tail)
+        #expect(Self.message { _ = try LiveVectors(bytes: vectors(.array([.array([.string("a")])])), name: "v.json") }
+                == "v.json: `samples[0]` must be [stream, time, values…]" + tail)
+        #expect(Self.message { _ = try LiveVectors(bytes: vectors(.array([]), rows: .array([.array([.string(one), .string("xyz")])])), name: "v.json") }
+                == "v.json: `rows[0][1]` must be 8 lowercase hex digits per float32" + tail)
+        #expect(Self.message { _ = try LiveVectors(bytes: vectors(.object([:])), name: "v.json") }
+                == "v.json: `samples` must be a list, not an object" + tail)
     }
 }

@@ -85,7 +85,7 @@ import Testing
             "format": .string("motionprep.dataset"),
             "created_by": .string("test"),
             "channels": .array(zip(layout.channelNames, layout.channelUnits).map { .object(["name": .string($0), "unit": .string($1)]) }),
-            "chain": layout.chain(spec: spec, sources: []),
+            "chain": layout.chain(spec: spec, sources: []).json,
             "sample_rate_hz": .double(rate),
             "window_length": .int(T),
             "window_stride": .int(spec.window.stride.samples(atRateHz: rate)),
@@ -202,7 +202,7 @@ import Testing
         let c = try Self.make(Self.walk.replacingOccurrences(of: "antialias: true", with: "antialias: true, antialias_from: recording"))
         defer { c.dir.remove() }
         #expect(!c.configuration.antialiasFromLeading && c.intervals.count == 2)
-        guard case .object(let chain) = c.layout.chain(spec: c.spec, sources: []) else { Issue.record("no chain"); return }
+        guard case .object(let chain) = c.layout.chain(spec: c.spec, sources: []).json else { Issue.record("no chain"); return }
         #expect(chain["antialias_from"] == nil)
         let (windows, _, _, _, _) = try Self.replay(c)
         Self.check(c, windows)

@@ -265,6 +265,19 @@ def test_chain_disagreeing_with_the_pipeline(copy):
     ], proc.stdout
 
 
+def test_a_chain_that_does_not_decode_is_a_schema_fault_named_by_key_path(copy):
+    """`chain` is one typed record (docs/dataset-format.md, "The processing chain"): a value of the
+    wrong type is `manifest.schema`'s, with its key path, and the chain is then not compared (C3)."""
+    m = manifest_of(copy)
+    m["chain"]["streams"][0]["max_gap_s"] = "0.2"
+    m["chain"]["antialias"] = not m["chain"]["antialias"]
+    write_manifest(copy, m)
+    proc, failed, lines = failures(copy)
+    assert failed == ["manifest.schema"], proc.stdout
+    assert lines == [f"{copy}/manifest.json: manifest.schema: `chain.streams[0].max_gap_s` must be a number, "
+                     "not \"0.2\""], proc.stdout
+
+
 @pytest.mark.parametrize("record, shown", [
     (["resample"], "must be an object of stage names and version numbers"),
     ({"resample": 0}, "`resample` must be a whole number of at least 1, not 0"),

@@ -1,4 +1,5 @@
 import Foundation
+import MotionChain
 import MotionConfig
 import MotionCore
 import MotionDataset
@@ -260,11 +261,7 @@ enum InspectCommand {
 
     /// The manifest's `chain` (docs/dataset-format.md, "The processing chain") in a few lines:
     /// the streams with their resampling, anti-aliasing, magnitudes and each transform step.
-    static func chainLines(_ chain: JSONValue) -> [String] {
-        func strings(_ v: JSONValue?) -> [String] {
-            guard case .array(let a)? = v else { return [] }
-            return a.compactMap(\.stringValue)
-        }
+    static func chainLines(_ chain: ProcessingChain) -> [String] {
         /// `acc_x, acc_y, acc_z` → `acc_x…z`: channels sharing a prefix, shortened.
         func short(_ names: [String]) -> String {
             var parts: [String] = []
@@ -285,34 +282,27 @@ enum InspectCommand {
             return parts.joined(separator: ", ")
         }
         var lines: [String] = []
-        if case .array(let streams)? = chain["streams"] {
-            let text = streams.map { s in
-                let gap = s["max_gap_s"].flatMap { v -> String? in
-                    if case .double(let d) = v { return JSONValue.format(d) }
-                    return v.intValue.map(String.init)
-                } ?? "?"
-                return "\(s["name"]?.stringValue ?? "?") (\(short(strings(s["channels"]))); \(s["method"]?.stringValue ?? "?"), max gap \(gap) s)"
-            }
-            lines.append("  streams: " + text.joined(separator: ", "))
+        let streams = chain.streams.map { s in
+            "\(s.name) (\(short(s.channels)); \(s.method.rawValue), max gap \(s.maxGapS.map(JSONValue.format) ?? "?") s)"
         }
-        if case .bool(let on)? = chain["antialias"] {
-            // The filter's rate: the first 256 intervals, or (a chain without the key) the recording's median.
-            let from = chain["antialias_from"]?.stringValue == "leading" ? " (filter from each stream's first 256 intervals)"
-                : " (filter from each recording's median interval)"
-            lines.append("  anti-aliasing: " + (on ? "on" + from : "off"))
+        lines.append("  streams: " + streams.joined(separator: ", "))
+        // The filter's rate: the first 256 intervals, or (a chain without the key) the recording's median.
+        let from = chain.antialiasFrom == .leading ? " (filter from each stream's first 256 intervals)"
+            : " (filter from each recording's median interval)"
+        lines.append("  anti-aliasing: " + (chain.antialias ? "on" + from : "off"))
+        if !chain.magnitudes.isEmpty {
+            lines.append("  magnitudes: " + chain.magnitudes.map { "\($0.name) of \(short($0.axes))" }.joined(separator: ", "))
         }
-        if case .array(let mags)? = chain["magnitudes"], !mags.isEmpty {
-            lines.append("  magnitudes: " + mags.map { "\($0["name"]?.stringValue ?? "?") of \(short(strings($0["axes"])))" }.joined(separator: ", "))
-        }
-        if case .array(let steps)? = chain["transforms"], !steps.isEmpty {
+        if !chain.transforms.isEmpty {
             lines.append("  transforms:")
-            for (k, step) in steps.enumerated() {
-                let op = step["op"]?.stringValue ?? "?"
-                let inputs = strings(step["inputs"]), outputs = strings(step["outputs"])
-                var what = op
-                if op == "median", let n = step["samples"]?.intValue { what += " \(n)" }
-                if case .bool(let z)? = step["zero_phase"] { what += z ? " (zero phase)" : " (causal)" }
-                let target = inputs == outputs ? "\(short(inputs)), in place" : "\(short(inputs)) → \(short(outputs))"
+            for (k, step) in chain.transforms.enumerated() {
+                var what = step.operation.op
+                switch step.operation {
+                case .median(let n): what += " \(n)"
+                case .filter(_, let z), .gravity(_, let z): what += z ? " (zero phase)" : " (causal)"
+                default: break
+                }
+                let target = step.inputs == step.outputs ? "\(short(step.inputs)), in place" : "\(short(step.inputs)) → \(short(step.outputs))"
                 lines.append("    \(k + 1). \(what): \(target)")
             }
         }

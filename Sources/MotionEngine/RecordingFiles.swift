@@ -68,7 +68,7 @@ package final class _SortedFile {
         var rowsRead = 0
         var dropped: ReasonCounts = [:]
         var warnings: [String] = []
-        if let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
+        if let reader = try RecordingReader.blockReader(file, spec: spec, layout: layout,
                                                            blockBytes: StreamDefaults.blockBytes, ledger: ledger) {
             while let block = try reader.next() {
                 rowsRead += block.rowsRead

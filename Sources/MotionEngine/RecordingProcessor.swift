@@ -25,7 +25,7 @@ package final class RecordingProcessor {
     /// Input bytes per block.
     package let streamBlockBytes: Int
     /// Recordings below this many bytes are parsed once and held as blocks for the extra passes
-    /// (`StreamingRecording.keepBlocks`).
+    /// (`RecordingReader.keepsFirstRead`).
     package let keepBlocksBytes = StreamDefaults.keepBlocksBytes
     /// Notices for the user (a recording whose label rows are read in a pass of their own).
     package let log: (String) -> Void

@@ -46,24 +46,25 @@ extension StreamingRecording {
     /// decreasing time; then the grid's resource limits. Returns when there is none. Call it on
     /// a recording that has not streamed.
     package func checkInFileOrder(isCancelled: () -> Bool) throws {
-        checking = true
         for s in grid.streams.indices { grid.streams[s].checkOnly = true }
+        // The files, after the one it came from, that gave each kept stream too.
+        var others = [[Int]](repeating: [], count: grid.streams.count)
         for (r, file) in source.files.enumerated() {
-            guard let reader = try openReader(file, index: r) else { continue }
+            guard let reader = try files.open(file, index: r) else { continue }
             while let block = try reader.next() {
                 if isCancelled() { throw RunInterrupted(message: "") }
-                try take(block, from: r, file: file)
+                takeStreams(block, from: r, file: file) { s, r in if !others[s].contains(r) { others[s].append(r) } }
             }
             try _KeptFileReader.iio(reader)?.requireWholeScan()
             if let iio = _KeptFileReader.iio(reader) {
-                for s in grid.streams.indices where streamFile[s] == r {
+                for s in grid.streams.indices where origins[s].file == r {
                     if let e = decreaseError(s, file, iio: iio) { throw e }
                 }
             }
         }
         for (s, sensor) in layout.sensors.enumerated() {
-            guard let r = streamFile[s] else { throw RecordingLoader.noStream(sensor, source: source, spec: spec) }
-            if givers[s].count > 1 { throw twoFiles(s, source.files[givers[s][0]].path, source.files[givers[s][1]].path) }
+            guard let r = origins[s].file else { throw RecordingLoader.noStream(sensor, source: source, spec: spec) }
+            if let other = others[s].first { throw twoFiles(s, source.files[r].path, source.files[other].path) }
             if let e = decreaseError(s, source.files[r], iio: nil) { throw e }
         }
         try checkGrid(source.files)
@@ -77,7 +78,7 @@ extension StreamingRecording {
         var events = LabelEvents()
         let fromMarkers = spec.labels?.from == .markers
         for (r, file) in source.files.enumerated() where ![.iio, .cwa, .gt3x].contains(spec.inputs[file.inputIndex].type) {
-            guard let reader = try openReader(file, index: r) else { continue }
+            guard let reader = try files.open(file, index: r) else { continue }
             while let block = try reader.next() {
                 if isCancelled() { throw RunInterrupted(message: "") }
                 events.append(fromMarkers ? block.markers : block.rowLabels)

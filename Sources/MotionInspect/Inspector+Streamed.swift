@@ -11,7 +11,7 @@ import MotionInputs
 import MotionEngine
 
 /// `motionprep inspect` in bounded memory (docs/commands.md, "inspect"): a recording's files are
-/// read a block at a time by the block readers `run` streams with (`StreamingRecording.blockReader`),
+/// read a block at a time by the block readers `run` streams with (`RecordingReader.blockReader`),
 /// and each stream's report is accumulated without holding its samples. The numbers are those
 /// `StreamReport.init(_:maxGapS:)` computes from the whole stream, bit for bit:
 ///
@@ -63,7 +63,7 @@ extension StreamedInspection {
                      blockBytes: Int) throws -> Scan {
         // `sort: true` changes nothing here: inspect describes the files as they are.
         try scan(source.files.map { file in
-            { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
+            { try RecordingReader.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
         }, maxGap: maxGap)
     }
 
@@ -170,7 +170,7 @@ extension StreamedInspection {
     package static func writeSamples(_ source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, intervals: IntervalLabels?,
                              folder: String, directory: String, blockBytes: Int) throws -> [String] {
         let openers = source.files.map { file in
-            { try StreamingRecording.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
+            { try RecordingReader.blockReader(file, spec: spec, layout: layout, blockBytes: blockBytes, ledger: nil) }
         }
         do {
             do {

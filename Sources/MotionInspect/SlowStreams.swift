@@ -105,7 +105,7 @@ package enum SlowStreams {
         // A stream comes from one file of a recording (docs/inputs.md), so one tally per name.
         var tallies = Tallies()
         for file in source.files {
-            guard let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
+            guard let reader = try RecordingReader.blockReader(file, spec: spec, layout: layout,
                                                                   blockBytes: StreamDefaults.blockBytes, ledger: nil) else { continue }
             while let block = try reader.next() { for raw in block.streams { tallies.add(raw, spec: spec) } }
         }

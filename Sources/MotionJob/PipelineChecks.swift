@@ -97,7 +97,7 @@ public enum PipelineChecks {
         var rows: [String] = [], markers: [String] = []
         var seenRows: Set<String> = [], seenMarkers: Set<String> = []
         // Read as `inspect` reads it (a `sort: true` input's file as it is).
-        guard let reader = try StreamingRecording.blockReader(file, spec: spec, layout: layout,
+        guard let reader = try RecordingReader.blockReader(file, spec: spec, layout: layout,
                                                               blockBytes: StreamDefaults.blockBytes, ledger: nil) else {
             return (false, [], [], [])   // an IIO input none of whose streams is kept
         }

@@ -46,14 +46,13 @@ extension StreamingRecording {
     /// decreasing time; then the grid's resource limits. Returns when there is none. Call it on
     /// a recording that has not streamed.
     package func checkInFileOrder(isCancelled: () -> Bool) throws {
-        for s in grid.streams.indices { grid.streams[s].checkOnly = true }
         // The files, after the one it came from, that gave each kept stream too.
         var others = [[Int]](repeating: [], count: grid.streams.count)
         for (r, file) in source.files.enumerated() {
             guard let reader = try files.open(file, index: r) else { continue }
             while let block = try reader.next() {
                 if isCancelled() { throw RunInterrupted(message: "") }
-                takeStreams(block, from: r, file: file) { s, r in if !others[s].contains(r) { others[s].append(r) } }
+                takeStreams(block, from: r, file: file, checkOnly: true) { s, r in if !others[s].contains(r) { others[s].append(r) } }
             }
             try _KeptFileReader.iio(reader)?.requireWholeScan()
             if let iio = _KeptFileReader.iio(reader) {

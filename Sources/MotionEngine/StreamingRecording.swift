@@ -152,16 +152,14 @@ package final class StreamingRecording {
                 if case .timeline(let events) = labels { events.fold.end(source: r) }
                 counts.rowsDropped.add(readers[r].reader.rowsDropped)
                 try _KeptFileReader.iio(readers[r].reader)?.requireWholeScan()
-                for s in grid.streams.indices where origins[s].file == r { grid.streams[s].finish() }
+                for s in grid.streams.indices where origins[s].file == r {
+                    if errorIsCertain { grid.streams[s].endCheck() } else { grid.streams[s].finish() }
+                }
                 limitGrid()
             }
             if grid.t0 == nil { try waitForLateStream(isCancelled: isCancelled) }
-            if gridOverflow || missingStream || grid.streams.contains(where: { $0.decrease != nil }) {
-                // the contract's (docs/inputs.md, "Bad rows and time order") error is certain: read on only to check the rest (a bad line later
-                // in the file is reported first: errors come in the file's order).
-                for s in grid.streams.indices { grid.streams[s].checkOnly = true }
-                continue
-            }
+            // The recording's error is certain: read on only to check the rest.
+            if errorIsCertain { continue }
             try label(count: ready)
             try emit(final: false)
             try reserveRows()
@@ -196,6 +194,13 @@ package final class StreamingRecording {
             try reserveRows()
         }
         return dropped
+    }
+
+    /// The recording's error (docs/inputs.md, "Bad rows and time order") is certain: the files
+    /// are read on only to check the rest (`StreamBuffer.check`), since a bad line later in a
+    /// file is reported first (errors come in the files' order).
+    package var errorIsCertain: Bool {
+        gridOverflow || missingStream || grid.streams.contains { $0.decrease != nil }
     }
 
     /// The grid's resource limit (`ResourceLimits.checkGrid`), from each stream's earliest
@@ -246,7 +251,9 @@ package final class StreamingRecording {
     /// grid, its label events to `labels`.
     package func take(_ block: IngestBlock, from reader: Int, file: InputFile) throws {
         counts.rowsRead += block.rowsRead
-        try takeStreams(block, from: reader, file: file) { s, _ in throw twoFiles(s, origins[s].input!.path, file.path) }
+        try takeStreams(block, from: reader, file: file, checkOnly: errorIsCertain) { s, _ in
+            throw twoFiles(s, origins[s].input!.path, file.path)
+        }
         guard labels.takesEvents, let spec = spec.labels else { return }
         let events = spec.from == .markers ? block.markers : block.rowLabels
         switch labels {
@@ -263,9 +270,10 @@ package final class StreamingRecording {
         }
     }
 
-    /// The kept streams of a block of file `reader` to the grid; a stream another file gave
-    /// already goes to `twice` (with its layout index), not to the grid.
-    package func takeStreams(_ block: IngestBlock, from reader: Int, file: InputFile,
+    /// The kept streams of a block of file `reader` to the grid (only checked for their order
+    /// with `checkOnly`); a stream another file gave already goes to `twice` (with its layout
+    /// index), not to the grid.
+    package func takeStreams(_ block: IngestBlock, from reader: Int, file: InputFile, checkOnly: Bool,
                              twice: (_ stream: Int, _ reader: Int) throws -> Void) rethrows {
         for raw in block.streams {
             guard let s = streamIndex(raw, file) else { continue }
@@ -276,7 +284,11 @@ package final class StreamingRecording {
             if origins[s].file == nil { configure(s, name: raw.name) }
             origins[s].file = reader
             origins[s].input = file
-            grid.streams[s].append(name: raw.name, times: raw.times, channels: raw.channels, lines: raw.lines)
+            if checkOnly {
+                grid.streams[s].check(name: raw.name, times: raw.times, lines: raw.lines)
+            } else {
+                grid.streams[s].append(name: raw.name, times: raw.times, channels: raw.channels, lines: raw.lines)
+            }
         }
     }
 

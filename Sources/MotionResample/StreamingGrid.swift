@@ -159,8 +159,6 @@ public struct StreamBuffer {
     /// The first decreasing time (docs/inputs.md, "Bad rows and time order": whole processing's error), with its line (or IIO
     /// scan) and its predecessor's.
     public private(set) var decrease: (stream: String, time: Double, previousTime: Double, line: Int32, previousLine: Int32)?
-    /// Set once some stream has a decrease: samples are only checked for their order.
-    public var checkOnly = false
     public private(set) var extent: (first: Double, firstLine: Int32, last: Double, lastLine: Int32)?
     /// Samples received (duplicates included) up to the first decreasing time.
     public private(set) var received = 0
@@ -184,7 +182,7 @@ public struct StreamBuffer {
     /// Returns false, having changed nothing, when the block is not such a block.
     private mutating func appendInOrder(times: [Double], channels source: [[Double]], lines: [Int32]) -> Bool {
         let n = times.count
-        guard n > 0, decrease == nil, !checkOnly, source.count == channels else { return n == 0 }
+        guard n > 0, decrease == nil, source.count == channels else { return n == 0 }
         var previous = openTime ?? -Double.infinity
         for t in times {
             guard t >= previous else { return false }   // a decrease (or NaN): sample by sample
@@ -260,9 +258,29 @@ public struct StreamBuffer {
         if last > keepUntil { dropBeyond() }
     }
 
+    /// Checks samples for their time order only, keeping none: for the rest of a recording
+    /// whose error is already certain (docs/inputs.md, "Bad rows and time order": a later bad
+    /// line or decreasing time may come first in file order). Counts them in `received` and
+    /// `extent`, and records the first decreasing time in `decrease`, as `append` does.
+    public mutating func check(name: String, times: [Double], lines: [Int32]) {
+        for j in 0..<times.count {
+            if decrease != nil { return }
+            count(time: times[j], line: lines[j])
+            if let open = openTime, times[j] < open {
+                decrease = (name, times[j], open, lines[j], openLine)
+                return
+            }
+            openTime = times[j]
+            openLine = lines[j]
+        }
+    }
+
+    /// The stream's file has ended while it was only checked (`check`): nothing settles.
+    public mutating func endCheck() { finished = true }
+
+    /// A sample received, in `received` and `extent`.
     @inline(__always)
-    private mutating func take(name: String, time t: Double, line: Int32, value: (Int) -> Double) {
-        if decrease != nil { return }
+    private mutating func count(time t: Double, line: Int32) {
         received += 1
         // The earliest (first of equals) and latest (last of equals) samples, for messages.
         if extent == nil {
@@ -274,15 +292,12 @@ public struct StreamBuffer {
             extent!.last = t
             extent!.lastLine = line
         }
-        if checkOnly {
-            if let open = openTime, t < open {
-                decrease = (name, t, open, line, openLine)
-                return
-            }
-            openTime = t
-            openLine = line
-            return
-        }
+    }
+
+    @inline(__always)
+    private mutating func take(name: String, time t: Double, line: Int32, value: (Int) -> Double) {
+        if decrease != nil { return }
+        count(time: t, line: line)
         if let open = openTime {
             if t < open {
                 decrease = (name, t, open, line, openLine)
@@ -308,7 +323,7 @@ public struct StreamBuffer {
 
     /// The stream's file has ended: settles the open sample and drains the filter.
     public mutating func finish() {
-        if checkOnly || decrease != nil {
+        if decrease != nil {
             finished = true
             return
         }

@@ -4,7 +4,7 @@ import MotionFeatures
 
 /// `features.recomputed` (docs/validate.md): every window's `features` are what the run's feature
 /// code (`FeatureExtractor`, MotionFeatures) computes from that window's `x`. The run computes
-/// them from the very float32 values it stores in `x` (`StreamingRecording.flush`), so the
+/// them from the very float32 values it stores in `x` (`WindowOutput.flush`, MotionEngine), so the
 /// recomputation is exact: a stored value whose bits differ from the recomputed one fails.
 extension _ValidationRun {
     /// The plan of the manifest's features, as the run plans them

@@ -157,14 +157,8 @@ extension PipelineRunner {
             try buffer.withUnsafeBytes { raw in
                 let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<n])
                 hasher.update(chunk)
-                var done = 0
-                while done < n {
-                    let w = write(output, chunk.baseAddress! + done, n - done)
-                    if w < 0 {
-                        if errno == EINTR { continue }
-                        throw MotionError(.cannotCreate, "cannot write \(folder.shown(temporary)): \(String(cString: strerror(errno)))")
-                    }
-                    done += w
+                if let code = FileWrites.writeAll(output, chunk) {
+                    throw MotionError(.cannotCreate, "cannot write \(folder.shown(temporary)): \(String(cString: strerror(code)))")
                 }
             }
             total += n

@@ -202,14 +202,8 @@ public enum OutputFiles {
     }
 
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MotionError(.ioError, "cannot write `\(path)`: \(reason(errno))")
-            }
-            offset += n
+        if let code = bytes.withUnsafeBytes({ FileWrites.writeAll(fd, $0) }) {
+            throw MotionError(.ioError, "cannot write `\(path)`: \(reason(code))")
         }
     }
 

@@ -9,11 +9,6 @@ import MotionCore
 // The libc calls of the shard sink and reader, in one place. Every failure becomes a
 // `MotionError` naming the path and the system's reason.
 
-/// libc's `write`, under a name the class's own `write` does not shadow.
-private func _systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, buffer, count)
-}
-
 /// A file being written under a temporary name, renamed into place by `commit()` and removed
 /// if it is dropped without being committed. It is written in order, so it is hashed as it is
 /// written: `commit()` gives its SHA-256 for SHA256SUMS without reading it back.
@@ -43,14 +38,8 @@ final class _ShardFile {
 
     /// Appends bytes (retrying short writes and EINTR).
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = _systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MotionError(.ioError, "cannot write \(temporaryPath): \(_ShardFile.reason())")
-            }
-            offset += n
+        if let code = FileWrites.writeAll(fd, bytes) {
+            throw MotionError(.ioError, "cannot write \(temporaryPath): \(_ShardFile.reason(code))")
         }
         hasher.update(bytes)
         written += bytes.count
@@ -103,7 +92,7 @@ final class _ShardFile {
         return out
     }
 
-    private static func reason() -> String { String(cString: strerror(errno)) }
+    private static func reason(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 }
 
 /// A scratch file of fixed-size rows: appended through a buffer, read back at any offset, removed
@@ -136,14 +125,8 @@ final class _SpoolFile {
     }
 
     func flush() throws {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { _systemWrite(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MotionError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            offset += n
+        if let code = buffer.withUnsafeBytes({ FileWrites.writeAll(fd, $0) }) {
+            throw MotionError(.ioError, "cannot write \(path): \(String(cString: strerror(code)))")
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -62,19 +62,7 @@ struct OutputFile: ~Copyable {
     /// - Throws: `MotionError(.ioError)` naming the path.
     mutating func flush() throws(MotionError) {
         byteCount += buffer.count
-        var failure: Int32 = 0
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
+        let failure = buffer.withUnsafeBytes { FileWrites.writeAll(descriptor, $0) } ?? 0
         buffer.removeAll(keepingCapacity: true)
         if failure != 0 {
             throw MotionError(.ioError, "cannot write `\(path)`: \(OutputFile.reason(failure)).")

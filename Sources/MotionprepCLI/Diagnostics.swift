@@ -45,18 +45,7 @@ enum Diagnostics {
     ///
     /// - Returns: nil when every byte was written, else the `errno` of the failed write.
     private static func writeAll(_ fd: Int32, _ s: String) -> Int32? {
-        var bytes = Array(s.utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            if n == 0 { return EIO }
-            off += n
-        }
-        return nil
+        Array(s.utf8).withUnsafeBytes { FileWrites.writeAll(fd, $0) }
     }
 
     /// Ignores SIGPIPE for the whole process, so that writing to a pipe whose reader has gone

@@ -12,8 +12,9 @@ import MotionCore
 /// Complete lines are parsed in place from the caller's chunk; only a line cut by a chunk
 /// boundary is copied (into `carry`, bounded by `maxLineBytes`). Plain rows take the fast path of
 /// `_MotionCollectorRowKernels.swift` (one pass over the bytes, no per-line `memchr`); any row it
-/// does not accept (blanks, missing values, new labels, errors, …) is parsed here, line by line,
-/// with the same result. Values go straight into per-sensor column blocks (`_ColumnBlock`) whose
+/// does not accept (blanks, missing values, new labels, errors, …) is parsed line by line
+/// (`processLine`; its rows and fields are in `_MotionCollectorFieldKernels.swift`), with the
+/// same result. Values go straight into per-sensor column blocks (`_ColumnBlock`) whose
 /// arrays become the streams. Strings are made only when a row's label differs from the previous
 /// row's, and on the error path.
 struct _MotionCollectorParser {

@@ -11,7 +11,8 @@ import CFastFloat
 ///
 /// Everything here works on `[start, end)` pointer ranges that the caller guarantees are valid.
 /// Nothing allocates. Rounding beyond Clinger's fast path is fast_float's (`CFastFloat`), which
-/// only ever sees bytes or numbers validated here.
+/// only ever sees bytes or numbers validated here. The fast paths for plain decimals are in
+/// `_PlainDecimalKernels.swift`.
 enum _NumberKernels {
     /// How a scan ended.
     enum Status: UInt8 {

@@ -1,41 +1,11 @@
 import MotionChain
 import MotionCore
 
-/// A manifest decoded by ``ManifestDecoder``: the manifest (every field), and which optional
-/// parts did not decode. Those hold placeholders in ``manifest``; the properties below give them
-/// as nil instead, for checks that must skip what they cannot trust.
-@dynamicMemberLookup
-public struct DecodedManifest: Sendable {
-    public var manifest: DatasetManifest
-    /// Parts of ``manifest`` that did not decode (their problems are in the decoder's list).
-    public var undecoded: Set<ManifestPart>
-
-    public subscript<T>(dynamicMember path: KeyPath<DatasetManifest, T>) -> T { manifest[keyPath: path] }
-
-    /// `split_policy.by`: nil when it did not decode.
-    public var splitBy: String? { undecoded.contains(.splitBy) ? nil : manifest.splitPolicy?.by }
-    /// `normalization.x` / `.features`: `.some(nil)` for JSON null, nil when it did not decode.
-    public var xNormalization: DatasetManifest.Moments?? {
-        undecoded.contains(.normalizationX) ? nil : .some(manifest.normalization.x)
-    }
-    public var featureNormalization: DatasetManifest.Moments?? {
-        undecoded.contains(.normalizationFeatures) ? nil : .some(manifest.normalization.features)
-    }
-    /// `counts.windows_dropped`: nil when it did not decode.
-    public var windowsDropped: [String: Int]? { undecoded.contains(.windowsDropped) ? nil : manifest.counts.windowsDropped }
-}
-
-/// The parts of a manifest that may fail to decode while the rest still describes the data.
-public enum ManifestPart: Sendable, Hashable {
-    case formatVersion, createdBy, pipeline, inputs, splitBy, splitPolicy, normalizationX, normalizationFeatures, counts, windowsDropped,
-         sourceDataset, chain
-}
-
 /// Decodes a parsed manifest, collecting every schema problem as a message naming the key path
 /// ("`splits.train.files[0].bytes` must be a whole number ≥ 0, not `-3`").
 public struct ManifestDecoder {
     /// Every schema problem found, one sentence each, in manifest order.
-    public private(set) var problems: [String] = []
+    public internal(set) var problems: [String] = []
     /// Parts that did not decode.
     public private(set) var undecoded: Set<ManifestPart> = []
 
@@ -472,116 +442,5 @@ public struct ManifestDecoder {
             partitions: partitions)
         manifest.qa = top["qa"]
         return DecodedManifest(manifest: manifest, undecoded: undecoded)
-    }
-
-    // MARK: - Typed accessors: MotionCore's JSONNode, each problem collected and nil returned
-
-    public static func kind(_ v: JSONValue?) -> String { JSONNode.shown(v) }
-
-    /// `[null, 128, 7]`.
-    public static func shape(_ rowShape: [Int]) -> String {
-        ArraySchema(dtype: "", rowShape: rowShape).shapeText
-    }
-
-    /// `body`'s value, or nil with its problem collected (a missing key is `checkKeys`' to report).
-    private mutating func take<T>(_ body: () throws(JSONProblem) -> T) -> T? {
-        do { return try body() } catch {
-            if !error.isMissing { problems.append(error.sentence) }
-            return nil
-        }
-    }
-
-    private static func node(_ v: JSONValue?, _ path: String) -> JSONNode { JSONNode(v, path: path, document: "the manifest") }
-
-    private mutating func mustBe(_ path: String, _ v: JSONValue?, _ what: String) {
-        let p = Self.node(v, path).mustBe(what)
-        if !p.isMissing { problems.append(p.sentence) }
-    }
-
-    private mutating func checkKeys(_ o: [String: JSONValue], path: String, allowed: [String], required: [String]) {
-        problems += Self.node(.object(o), path).keyProblems(allowed: allowed, required: required).map(\.sentence)
-    }
-
-    private mutating func object(_ v: JSONValue?, _ path: String) -> [String: JSONValue]? {
-        if case .object(let o)? = v { return o }
-        mustBe(path, v, "an object")
-        return nil
-    }
-
-    private mutating func array(_ v: JSONValue?, _ path: String) -> [JSONValue]? {
-        if case .array(let a)? = v { return a }
-        mustBe(path, v, "a list")
-        return nil
-    }
-
-    private mutating func string(_ v: JSONValue?, _ path: String) -> String? { take { () throws(JSONProblem) in try Self.node(v, path).string() } }
-    private mutating func int(_ v: JSONValue?, _ path: String, min: Int? = nil) -> Int? { take { () throws(JSONProblem) in try Self.node(v, path).int(min: min) } }
-    private mutating func int64(_ v: JSONValue?, _ path: String) -> Int64? { take { () throws(JSONProblem) in try Self.node(v, path).int64() } }
-    private mutating func number(_ v: JSONValue?, _ path: String) -> Double? { take { () throws(JSONProblem) in try Self.node(v, path).double() } }
-    private mutating func sha256(_ v: JSONValue?, _ path: String) -> String? { take { () throws(JSONProblem) in try Self.node(v, path).sha256() } }
-
-    private mutating func strings(_ v: JSONValue?, _ path: String) -> [String]? {
-        guard let list = array(v, path) else { return nil }
-        var out: [String] = []
-        for (i, item) in list.enumerated() {
-            if let s = string(item, "\(path)[\(i)]") { out.append(s) }
-        }
-        return out.count == list.count ? out : nil
-    }
-
-    private mutating func unique(_ names: [String], _ path: String) {
-        var seen: Set<String> = []
-        for n in names where !seen.insert(n).inserted {
-            problems.append("`\(path)` lists \"\(n)\" twice")
-        }
-    }
-
-    /// A path relative to the dataset folder that stays inside it.
-    private mutating func relativePath(_ v: JSONValue?, _ path: String) -> String? {
-        take { () throws(JSONProblem) in try Self.node(v, path).relativePath(inside: "the dataset folder") }
-    }
-
-    private mutating func classCounts(_ v: JSONValue?, _ path: String, classes: [String]?) -> [Int]? {
-        guard let list = array(v, path) else { return nil }
-        let counts = list.enumerated().map { int($0.element, "\(path)[\($0.offset)]", min: 0) }
-        guard counts.allSatisfy({ $0 != nil }) else { return nil }
-        if let classes, counts.count != classes.count {
-            problems.append("`\(path)` must hold one count per class (\(classes.count)), not \(counts.count)")
-            return nil
-        }
-        return counts.map { $0! }
-    }
-
-    private mutating func counts(_ v: JSONValue?, _ path: String) -> [String: Int]? {
-        guard let o = object(v, path) else { return nil }
-        var out: [String: Int] = [:]
-        for (k, value) in o {
-            if let n = int(value, "\(path).\(k)", min: 0) { out[k] = n }
-        }
-        return out.count == o.count ? out : nil
-    }
-
-    private mutating func moments(_ v: JSONValue?, _ path: String, count: Int?) -> DatasetManifest.Moments?? {
-        if v == .null { return .some(nil) }
-        guard let o = object(v, path) else { return nil }
-        checkKeys(o, path: path, allowed: ["mean", "std"], required: ["mean", "std"])
-        func list(_ key: String) -> [Double]? {
-            guard case .array(let a)? = o[key] else { mustBe("\(path).\(key)", o[key], "a list of numbers"); return nil }
-            var out: [Double] = []
-            for (i, item) in a.enumerated() {
-                if let d = number(item, "\(path).\(key)[\(i)]") { out.append(d) }
-            }
-            guard out.count == a.count else { return nil }
-            if let count, a.count != count {
-                problems.append("`\(path).\(key)` must hold \(count) values (one per column), not \(a.count)")
-                return nil
-            }
-            if key == "std", let negative = out.first(where: { !($0 >= 0) }) {
-                problems.append("`\(path).std` must not hold negative values, found \(negative)")
-            }
-            return out
-        }
-        guard let mean = list("mean"), let std = list("std") else { return nil }
-        return .some(DatasetManifest.Moments(mean: mean, std: std))
     }
 }

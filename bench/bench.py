@@ -275,7 +275,7 @@ def end_to_end(a, data, files, size):
         print(f"  {'':20s} ({name} inside the process, without interpreter start and imports: "
               f"{pr[0]:.2f}–{pr[-1]:.2f} s)")
     usecols = sorted(u[0] / m[0] for u, m in zip(runs["pandas usecols"], runs["motionprep"]))
-    print(f"  targets (per round, median; min–max): end to end ≥ 2.5× pandas usecols: ×{statistics.median(usecols):.2f} "
+    print(f"  targets (per round, median; min–max): end to end ≥ 3× pandas usecols (issue #25): ×{statistics.median(usecols):.2f} "
           f"({usecols[0]:.2f}–{usecols[-1]:.2f})")
     for name in parsers:
         parse = sorted(m[0] / p[0] for p, m in zip(runs[name], runs["motionprep"]))

@@ -13,10 +13,7 @@ Python package, `apply` and the pipeline checks."""
 import hashlib
 import io
 import json
-import os
 import shutil
-import signal
-import subprocess
 import tarfile
 from pathlib import Path
 
@@ -25,8 +22,8 @@ import numpy as np
 import pytest
 import zstandard
 
-from conftest import BIN, motionprep
-from test_provenance import wait_for_pause
+from conftest import motionprep
+from test_provenance import killed_before_manifest
 
 RATE = 50.0
 T = 50
@@ -268,13 +265,7 @@ def test_resume_keeps_y_seq(work):
     from the records, which carry `y_seq` (record format 5, now 6): the bytes of one run."""
     root, _ = work
     out = root / "h5-resumed"
-    proc = subprocess.Popen([BIN, "run", str(root / "h5.yaml"), "--quiet", "--jobs", "1", "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "MOTIONPREP_TEST_PAUSE_AT": "before-manifest"})
-    wait_for_pause(proc, "before-manifest")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    records = sorted(Path(str(out) + ".partial/records").glob("*.mprec"))
+    records = killed_before_manifest(work, root / "h5.yaml", out)
     assert len(records) == 8 and all(r.read_bytes().startswith(b"MPREC6\n\0") for r in records)
     p = motionprep("run", root / "h5.yaml", "--out", out, "--resume", "--json")
     assert json.loads(p.stdout)["resumed_recordings"] == 8, p.stderr

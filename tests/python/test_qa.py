@@ -9,9 +9,6 @@ movement; the device has a known offset and gain error on each axis. actipy (PyP
 calibration (`calibrate_gravity`) and the non-wear episodes (`find_nonwear_segments`) on the same
 samples with the same parameters; each window's fractions are computed again with numpy."""
 import json
-import os
-import signal
-import subprocess
 import tarfile
 from pathlib import Path
 
@@ -20,7 +17,8 @@ import numpy as np
 import pytest
 import zstandard
 
-from conftest import BIN, motionprep
+from conftest import motionprep
+from test_provenance import killed_before_manifest
 
 RATE = 10
 EPOCH = 10 * RATE                 # points per 10 s epoch
@@ -282,16 +280,9 @@ def test_python_package_reads_qa(work):
 def test_resume_keeps_qa(work):
     """A run killed once every record is written (before its manifest) is finished by `--resume`
     from the records, which carry the qa rows and reports (record format 6): one run's bytes."""
-    from test_provenance import wait_for_pause
     root, _ = work
     out = root / "h5-resumed"
-    proc = subprocess.Popen([BIN, "run", str(root / "h5.yaml"), "--quiet", "--jobs", "1", "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "MOTIONPREP_TEST_PAUSE_AT": "before-manifest"})
-    wait_for_pause(proc, "before-manifest")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    records = sorted(Path(str(out) + ".partial/records").glob("*.mprec"))
+    records = killed_before_manifest(work, root / "h5.yaml", out)
     assert len(records) == 3 and all(r.read_bytes().startswith(b"MPREC6\n\0") for r in records)
     p = motionprep("run", root / "h5.yaml", "--out", out, "--resume", "--json")
     assert json.loads(p.stdout)["resumed_recordings"] == 3, p.stderr

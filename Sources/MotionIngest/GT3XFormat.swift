@@ -38,12 +38,25 @@ public enum GT3XFormat {
         public var accelerationScale: Double?
         /// `TimeZone` as written (e.g. `-04:00:00`), when given; reported, not applied.
         public var timeZone: String?
+        /// `Download Date`, in the records' seconds (the device's clock), when given as .NET ticks:
+        /// the device recorded nothing after it. Bounds the idle-sleep fill (a damaged exit event
+        /// far in the future would otherwise add samples without end).
+        public var downloadSecond: Int64?
 
-        public init(serialNumber: String?, sampleRate: Int, accelerationScale: Double?, timeZone: String? = nil) {
+        public init(serialNumber: String?, sampleRate: Int, accelerationScale: Double?, timeZone: String? = nil,
+                    downloadSecond: Int64? = nil) {
             self.serialNumber = serialNumber
             self.sampleRate = sampleRate
             self.accelerationScale = accelerationScale
             self.timeZone = timeZone
+            self.downloadSecond = downloadSecond
+        }
+
+        /// Seconds since 1970 of .NET ticks (100 ns since 0001-01-01), the way `info.txt` writes
+        /// its dates; nil for a value that is not such a count after 1970 (`Stop Date: 0`).
+        static func epochSecond(ticks text: String) -> Int64? {
+            guard let ticks = Int64(text), ticks > 621_355_968_000_000_000 else { return nil }
+            return ticks / 10_000_000 - 62_135_596_800
         }
 
         /// The scale the serial number's prefix implies (LogRecords/Activity2.md): 341 LSB/g for
@@ -215,6 +228,7 @@ public enum GT3XFormat {
         var scale: Double?
         var serial: String?
         var zone: String?
+        var download: Int64?
         for (n, rawBytes) in body.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let text = String(decoding: rawBytes.last == 0x0D ? rawBytes.dropLast() : rawBytes, as: UTF8.self)
             let line = text[...]
@@ -224,6 +238,7 @@ public enum GT3XFormat {
             switch key {
             case "Serial Number": serial = value
             case "TimeZone": zone = value
+            case "Download Date": download = Info.epochSecond(ticks: value)
             case "Sample Rate":
                 guard let v = Double(value.replacingComma), v.isFinite, v == v.rounded(), v >= 1, v <= 10_000 else {
                     throw fail("\(here): `Sample Rate: \(value)` is not a sample rate (expected a whole number of Hz from 1 to 10000; ActiGraph devices record at 30 to 100 Hz)", displayPath, at: offset)
@@ -240,7 +255,7 @@ public enum GT3XFormat {
         guard let rate else {
             throw fail("`info.txt` has no `Sample Rate` line (expected e.g. `Sample Rate: 30`: the samples per second of every activity record)", displayPath, at: offset)
         }
-        return Info(serialNumber: serial, sampleRate: rate, accelerationScale: scale, timeZone: zone)
+        return Info(serialNumber: serial, sampleRate: rate, accelerationScale: scale, timeZone: zone, downloadSecond: download)
     }
 
     /// Reads the archive of the file at `path` (for `{device_id}` templates, `init`, and before

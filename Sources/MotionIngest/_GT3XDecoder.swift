@@ -191,7 +191,7 @@ struct _GT3XDecoder {
             if code == 0x08, lastSecond != nil {
                 idleSince = (second, offset)
             } else if code == 0x09, let idle = idleSince {
-                fillIdle(upTo: second, line: Int32(clamping: index), offset: idle.offset)
+                try fillIdle(upTo: second, line: Int32(clamping: index), offset: idle.offset)
                 idleSince = nil
             }
         case .activity, .activity2:
@@ -251,9 +251,15 @@ struct _GT3XDecoder {
 
     /// Idle sleep mode (README.md, EVENT): the device stopped sampling from the second after the
     /// last activity record until the exit event's second; ActiGraph's software (pygt3x) fills
-    /// each of those seconds with `sampleRate` copies of the last sample.
-    private mutating func fillIdle(upTo end: Int64, line: Int32, offset: Int) {
+    /// each of those seconds with `sampleRate` copies of the last sample. A stretch that would
+    /// end after `info.txt`'s `Download Date` is refused: the device recorded nothing after it,
+    /// so the event record is damaged, and filling to it could add samples without end.
+    private mutating func fillIdle(upTo end: Int64, line: Int32, offset: Int) throws {
         guard let last = lastSecond, let raw = lastRaw, let s = scale, end > last + 1 else { return }
+        if let download = info.downloadSecond, end > download + 1 {
+            let text = { (t: Int64) in CivilTime(epochSeconds: t).text(between: "T") }
+            throw fail("idle sleep mode from \(text(last + 1)) would be filled up to \(text(end)), \(Self.durationText(end - last - 1)) and after `info.txt`'s `Download Date` (\(text(download))): the device recorded nothing after it was downloaded, so the event record that ends the stretch is damaged (expected an exit event, or a record, at or before the download)", at: offset)
+        }
         if fillStretches == 0 { fillFirst = offset }
         fillStretches += 1
         fill = (last + 1, end, raw, line, offset, s)
@@ -290,9 +296,14 @@ struct _GT3XDecoder {
         }
         buffer = []
         if let idle = idleSince, let end = lastRecordSecond {
-            fillIdle(upTo: end, line: Int32(clamping: records), offset: idle.offset)
+            try fillIdle(upTo: end, line: Int32(clamping: records), offset: idle.offset)
             idleSince = nil
         }
+    }
+
+    /// `seconds` as days, hours or seconds, for messages.
+    static func durationText(_ seconds: Int64) -> String {
+        seconds >= 86_400 ? "\(seconds / 86_400) days" : seconds >= 3600 ? "\(seconds / 3600) h" : "\(seconds) s"
     }
 
     static func shortText(_ v: Double) -> String {

@@ -176,6 +176,27 @@ def hostile(tmp_path, name, data):
     return motionprep("run", d / "p.yaml", check=False)
 
 
+def test_an_idle_stretch_past_the_download_date_is_refused(tmp_path):
+    """A damaged exit event far in the future would have the idle-sleep fill add samples without
+    end: a stretch that ends after `info.txt`'s `Download Date` (the device recorded nothing
+    after it) is refused with 65, naming the stretch's byte in `log.bin` and both times."""
+    src, = synth(tmp_path / "src", "--gt3x-idle-seconds", 10)
+    with zipfile.ZipFile(src) as z:
+        start = re.search(rb"Start Date: (\d+)", z.read("info.txt")).group(1)
+    out = io.BytesIO()
+    rezip(src, out, edit=lambda m: {**m, "info.txt": re.sub(rb"Download Date: \d+", b"Download Date: " + start, m["info.txt"])})
+    proc = hostile(tmp_path, "download", out.getvalue())
+    assert proc.returncode == 65, proc.stderr
+    assert re.search(r"rec\.gt3x: error: (at byte \d+: |byte \d+ of `log\.bin`: )?idle sleep mode from \S+ would be filled "
+                     r"up to \S+, 10 s and after `info\.txt`'s `Download Date` \(\S+\): the device recorded nothing after "
+                     r"it was downloaded", proc.stderr), proc.stderr
+    assert "Traceback" not in proc.stderr and "Fatal error" not in proc.stderr
+    # The same file with its own download date reads, the stretch filled.
+    out = io.BytesIO()
+    rezip(src, out)
+    assert hostile(tmp_path, "control", out.getvalue()).returncode == 0
+
+
 def test_hostile_files_give_one_sentence_and_exit_65(tmp_path):
     src, = synth(tmp_path / "src")
     good = src.read_bytes()

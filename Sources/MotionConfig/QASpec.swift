@@ -42,7 +42,7 @@ public struct QASpec: Sendable, Equatable {
             && a.dropNonwearAbove == b.dropNonwearAbove && a.dropClippedAbove == b.dropClippedAbove
     }
 
-    /// The `qa` columns, in order (`qa` [N, 2] float32 in HDF5, keys of the shards' json).
+    /// The `qa` columns, in order (`qa` [N, 3] float32 in HDF5, keys of the shards' json).
     public static let columns = WindowBatch.qaColumns
 
     /// The canonical form (`pipeline.resolved.qa`): every key with its default filled in.

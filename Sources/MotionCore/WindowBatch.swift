@@ -10,11 +10,11 @@ public struct WindowBatch: Sendable {
     /// y_seq[N, T] flattened (`labels.per_sample`): each point's class index, −1 where
     /// unlabelled; empty when the dataset has no `y_seq`.
     public var ySeq: [Int64] = []
-    /// qa[N, Q] flattened (the pipeline's `qa` section): each window's non-wear and clipped
-    /// fractions (docs/pipeline.md, "qa"); empty when the dataset has no `qa`.
+    /// qa[N, Q] flattened (the pipeline's `qa` section): each window's non-wear, clipped
+    /// and imputed fractions (docs/pipeline.md, "qa"); empty when the dataset has no `qa`.
     public var qa: [Float] = []
     /// The `qa` columns, in order (docs/dataset-format.md, "Device quality").
-    public static let qaColumns = ["nonwear", "clipped"]
+    public static let qaColumns = ["nonwear", "clipped", "imputed"]
     /// features[N, F] flattened; empty when no features are computed.
     public var features: [Float]
     public var featureCount: Int

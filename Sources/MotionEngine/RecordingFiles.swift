@@ -60,11 +60,14 @@ package final class _SortedFile {
     package let rowsRead: Int
     package let rowsDropped: ReasonCounts
     package let warnings: [String]
+    /// The spans of samples the reader added (`IngestBlock.added`).
+    package let added: [ClosedRange<Double>]
 
     package init(_ file: InputFile, source: RecordingSource, spec: PipelineSpec, layout: ChannelLayout, ledger: InputLedger?) throws {
         var joined: [String: RawStream] = [:]
         var order: [String] = []
         var rows = LabelEvents(), markers = LabelEvents()
+        var added: [ClosedRange<Double>] = []
         var rowsRead = 0
         var dropped: ReasonCounts = [:]
         var warnings: [String] = []
@@ -84,6 +87,7 @@ package final class _SortedFile {
                 }
                 rows.append(block.rowLabels)
                 markers.append(block.markers)
+                added += block.added
             }
             try (reader as? IIOBlockReader)?.requireWholeScan()
             dropped = reader.rowsDropped
@@ -105,6 +109,7 @@ package final class _SortedFile {
         self.rowsRead = rowsRead
         rowsDropped = dropped
         self.warnings = warnings
+        self.added = added
     }
 }
 
@@ -135,9 +140,11 @@ package final class _SortedFileReader: IngestBlockReader {
         let first = !started
         started = true
         offset = end
-        return IngestBlock(streams: slices, rowLabels: first ? file.rowLabels : LabelEvents(names: file.rowLabels.names),
-                           markers: first ? file.markers : LabelEvents(names: file.markers.names),
-                           rowsRead: first ? file.rowsRead : 0, bytesRead: 0)
+        var block = IngestBlock(streams: slices, rowLabels: first ? file.rowLabels : LabelEvents(names: file.rowLabels.names),
+                                markers: first ? file.markers : LabelEvents(names: file.markers.names),
+                                rowsRead: first ? file.rowsRead : 0, bytesRead: 0)
+        if first { block.added = file.added }
+        return block
     }
 }
 

@@ -7,8 +7,8 @@ import MotionQA
 /// pass of its own over the recording before its windows are cut: the accelerometer's grid
 /// points, as the chain settles them, go into per-epoch statistics (memory O(epochs)); at the
 /// pass's end the non-wear runs and the calibration are decided. The main pass then gives each
-/// window its `qa` row (non-wear and clipped fractions) and applies the policy, so that the
-/// moments, the record file and `windows_dropped` see only the windows kept.
+/// window its `qa` row (non-wear, clipped and imputed fractions) and applies the policy, so that
+/// the moments, the record file and `windows_dropped` see only the windows kept.
 ///
 /// Parity (docs/live.md): non-wear looks ahead (a stationary run counts only once it has lasted
 /// long enough) and the calibration fit uses the whole recording, so they feed only metadata
@@ -29,6 +29,9 @@ package struct RecordingQA: Sendable {
     /// Grid points seen, and those clipped, over the recording.
     private(set) var points = 0
     private(set) var clippedPoints = 0
+    /// The spans of samples the readers added (`IngestBlock.added`: a GT3X file's idle-sleep
+    /// fill), in time order, as the main pass reads them.
+    package var added: [ClosedRange<Double>] = []
 
     /// The accelerometer's columns in `layout`, or the pipeline error (78) naming `qa`.
     package init(spec: QASpec, layout: ChannelLayout, rateHz: Double, drops: Bool) throws {
@@ -70,13 +73,29 @@ package struct RecordingQA: Sendable {
         return false
     }
 
-    /// The `qa` row of the window at grid point `start` whose values are `window` (T × C).
-    package func row(start: Int, window: ArraySlice<Float>, T: Int, C: Int) -> [Float] {
+    /// The `qa` row of the window at grid point `start` whose values are `window` (T × C);
+    /// `time` gives a grid point's time.
+    package func row(start: Int, window: ArraySlice<Float>, T: Int, C: Int, time: (Int) -> Double) -> [Float] {
         var clipped = 0
         window.withUnsafeBufferPointer { w in
             for t in 0..<T where isClipped(w, at: t * C) { clipped += 1 }
         }
-        return [qaFraction(of: nonwear, start: start, length: T), Float(Double(clipped) / Double(T))]
+        return [qaFraction(of: nonwear, start: start, length: T), Float(Double(clipped) / Double(T)),
+                Float(Double(imputedPoints(start: start, length: T, time: time)) / Double(T))]
+    }
+
+    /// The grid points of `start ..< start + length` whose time lies in a span of added samples.
+    private func imputedPoints(start: Int, length: Int, time: (Int) -> Double) -> Int {
+        guard !added.isEmpty else { return 0 }
+        let first = time(start), last = time(start + length - 1)
+        let spans = added.filter { $0.upperBound >= first && $0.lowerBound <= last }
+        guard !spans.isEmpty else { return 0 }
+        var n = 0
+        for k in start..<(start + length) {
+            let t = time(k)
+            if spans.contains(where: { $0.contains(t) }) { n += 1 }
+        }
+        return n
     }
 
     /// The `windows_dropped` reason of a window with `row`, nil when it is kept.

@@ -134,7 +134,8 @@ extension StreamingRecording {
         for (w, s) in keptStarts.enumerated() {
             chain.appendWindow(at: s, to: &output.batch.x)
             if let qa {
-                let row = qa.row(start: s, window: output.batch.x[(output.batch.x.count - T * C)...], T: T, C: C)
+                let row = qa.row(start: s, window: output.batch.x[(output.batch.x.count - T * C)...], T: T, C: C,
+                                 time: { self.time($0) })
                 if let reason = qa.dropReason(row) {
                     output.batch.x.removeLast(T * C)
                     counts.windowsDropped[reason, default: 0] += 1

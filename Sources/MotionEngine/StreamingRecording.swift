@@ -251,6 +251,7 @@ package final class StreamingRecording {
     /// grid, its label events to `labels`.
     package func take(_ block: IngestBlock, from reader: Int, file: InputFile) throws {
         counts.rowsRead += block.rowsRead
+        if !block.added.isEmpty { qa?.added += block.added }
         try takeStreams(block, from: reader, file: file, checkOnly: errorIsCertain) { s, _ in
             throw twoFiles(s, origins[s].input!.path, file.path)
         }

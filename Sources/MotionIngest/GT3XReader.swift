@@ -225,7 +225,10 @@ public final class GT3XBlockReader: IngestBlockReader {
     private func take() -> IngestBlock {
         let read = stream.decoder.samples - taken
         taken = stream.decoder.samples
-        return IngestBlock(streams: GT3XReader.streams(&stream.decoder, units: units), rowLabels: LabelEvents(), markers: LabelEvents(),
-                           rowsRead: read, bytesRead: file.bytesRead)
+        var block = IngestBlock(streams: GT3XReader.streams(&stream.decoder, units: units), rowLabels: LabelEvents(),
+                                markers: LabelEvents(), rowsRead: read, bytesRead: file.bytesRead)
+        block.added = stream.decoder.filledSpans
+        stream.decoder.filledSpans = []
+        return block
     }
 }

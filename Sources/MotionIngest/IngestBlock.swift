@@ -15,6 +15,10 @@ public struct IngestBlock: Sendable {
     public var rowsRead: Int
     /// Bytes of the file consumed so far.
     public var bytesRead: Int
+    /// Where this block's samples were added by the reader rather than measured (a GT3X file's
+    /// idle-sleep fill): each span from the first added sample's time to the last's. The `qa`
+    /// column `imputed` counts the grid points inside them (docs/pipeline.md, "qa").
+    public var added: [ClosedRange<Double>] = []
 
     public init(streams: [RawStream], rowLabels: LabelEvents, markers: LabelEvents, rowsRead: Int, bytesRead: Int) {
         self.streams = streams

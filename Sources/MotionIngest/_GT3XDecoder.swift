@@ -41,6 +41,8 @@ struct _GT3XDecoder {
 
     private(set) var dropped: [GT3XFormat.RecordProblem: (count: Int, first: Int)] = [:]
     private(set) var filled = 0
+    /// The spans of sample times the fill added since the streams were last taken.
+    var filledSpans: [ClosedRange<Double>] = []
     private var fillStretches = 0
     private var fillFirst = 0
     private var partialBytes = 0
@@ -270,6 +272,8 @@ struct _GT3XDecoder {
     mutating func drainFill(limit: Int) {
         guard var f = fill else { return }
         var budget = Swift.max(1, limit / rate)
+        let first = times.count
+        defer { if times.count > first { filledSpans.append(times[first]...times[times.count - 1]) } }
         while f.next < f.end && budget > 0 {
             let raw = f.raw
             emit(second: f.next, count: rate, line: f.line, offset: f.offset, scale: f.scale) { _, a in a == 0 ? raw.0 : a == 1 ? raw.1 : raw.2 }

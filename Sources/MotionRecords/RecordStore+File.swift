@@ -165,7 +165,7 @@ package struct RecordHeader: JSONDecodable {
     package var featureCount: Int
     /// Each window's `y_seq` length: T with `labels.per_sample`, else 0.
     package var ySeqLength: Int
-    /// Each window's `qa` values: 2 with the pipeline's `qa`, else 0; and the recording's report.
+    /// Each window's `qa` values: 3 with the pipeline's `qa`, else 0; and the recording's report.
     package var qaLength: Int
     package var qa: JSONValue?
 

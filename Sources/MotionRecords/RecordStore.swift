@@ -59,7 +59,7 @@ package struct StoredWindows: Sendable {
     package var featureCount: Int
     /// Values of `y_seq` per window: T with `labels.per_sample`, else 0.
     package var ySeqLength = 0
-    /// Values of `qa` per window: 2 with the pipeline's `qa`, else 0.
+    /// Values of `qa` per window: 3 with the pipeline's `qa`, else 0.
     package var qaLength = 0
 
     /// Reads the blocks in order, each into one `WindowBatch`, checking each block's checksum
@@ -129,7 +129,7 @@ package struct StoredWindows: Sendable {
 /// and 3 (SHA-256 digests) are not read: a resumed run redoes such a recording, `merge` refuses
 /// the part. Format 5 added `y_seq` (`labels.per_sample`; S = T with it, else 0): a format-4
 /// record is refused as older, so it is redone or its part rerun. Format 6 added `qa`
-/// (the pipeline's `qa` section; Q = 2 with it, else 0, and the header's `qa` report).
+/// (the pipeline's `qa` section; Q = 3 with it, else 0, and the header's `qa` report).
 package enum RecordStore {
     package static let version = 6
     package static let magic: [UInt8] = Array("MPREC6\n\0".utf8)

@@ -17,6 +17,7 @@ import re
 import subprocess
 import zipfile
 
+import h5py
 import numpy as np
 import pytest
 
@@ -120,6 +121,35 @@ def test_idle_sleep_is_filled_as_pygt3x_fills_it_and_counted(tmp_path, record):
     assert re.search(r"rec-01\.gt3x: warning: 300 samples added over 10 s of idle sleep mode in 1 stretch "
                      r"\(gt3x_idle_sleep_filled: the last sample repeated, as ActiGraph's software fills it\), "
                      r"the first at byte \d+ of `log.bin`", proc.stderr), proc.stderr
+
+
+def test_qa_imputed_is_the_idle_sleep_fill(tmp_path):
+    """With the pipeline's `qa`, a window's `imputed` fraction is the share of its grid points
+    that lie within the idle-sleep fill, whose samples pygt3x flags (`IdleSleepMode`): 0 before
+    and after the stretch, 1 inside it, the overlap at its ends (docs/pipeline.md, "qa")."""
+    files = synth(tmp_path, "--gt3x-idle-seconds", 10)
+    t_ref, _, idle = pygt3x(files[0])
+    first, last = t_ref[idle.astype(bool)].min(), t_ref[idle.astype(bool)].max()
+    text = pipeline(resample="{rate_hz: 30}").replace("output:", "qa: {range_g: 8}\noutput:")
+    (tmp_path / "p.yaml").write_text(text)
+    motionprep("run", tmp_path / "p.yaml", "--quiet")
+    manifest = json.loads((tmp_path / "out/manifest.json").read_text())
+    assert manifest["qa"]["columns"] == ["nonwear", "clipped", "imputed"]
+    rows = []
+    for path in sorted((tmp_path / "out").glob("*.h5")):
+        with h5py.File(path) as f:
+            rows += list(zip(f["start_time_s"][...], f["qa"][...]))
+    assert len(rows) == 59                        # 60 s, windows of 2 s every 1 s
+    t0 = min(start for start, _ in rows)          # the first window starts at the grid's first point
+    seen = set()
+    for start, qa in rows:
+        k = round((start - t0) * 30) + np.arange(60)
+        times = t0 + k / 30.0                     # the grid's times, as the engine computes them
+        want = np.float32(np.mean((times >= first) & (times <= last)))
+        assert qa[2] == want, (start - t0, qa, want)
+        seen.add("none" if want == 0 else "all" if want == 1 else "part")
+    assert seen == {"none", "all", "part"}
+    motionprep("validate", tmp_path / "out")
 
 
 def test_damaged_records_are_counted_and_the_rest_is_the_clean_file(tmp_path):

@@ -140,8 +140,8 @@ def windows_of(a):
 def test_qa_fractions_in_hdf5_match_numpy(work):
     root, data = work
     manifest = json.loads((root / "h5/manifest.json").read_text())
-    assert manifest["arrays"]["qa"] == {"dtype": "float32", "shape": [None, 2]}
-    assert manifest["qa"]["columns"] == ["nonwear", "clipped"]
+    assert manifest["arrays"]["qa"] == {"dtype": "float32", "shape": [None, 3]}
+    assert manifest["qa"]["columns"] == ["nonwear", "clipped", "imputed"]
     assert manifest["counts"]["windows_dropped"] == {}
     for split, subject in zip(("train", "validation", "test"), SUBJECTS):
         t, a = data[f"{subject}/r"]
@@ -151,10 +151,11 @@ def test_qa_fractions_in_hdf5_match_numpy(work):
         starts = windows_of(a)
         with h5py.File(root / f"h5/{split}.h5") as f:
             qa = f["qa"][...]
-            assert qa.dtype == np.float32 and qa.shape == (len(starts), 2)
-            assert [c.decode() if isinstance(c, bytes) else c for c in f.attrs["qa_columns"]] == ["nonwear", "clipped"]
+            assert qa.dtype == np.float32 and qa.shape == (len(starts), 3)
+            assert [c.decode() if isinstance(c, bytes) else c for c in f.attrs["qa_columns"]] == ["nonwear", "clipped", "imputed"]
             np.testing.assert_allclose(f["start_time_s"][...], t[starts])
-        want = np.array([[nonwear[s:s + T].mean(), clipped[s:s + T].mean()] for s in starts], np.float32)
+        # Phone-style csv files add no sample: imputed is 0 (the GT3X idle-sleep fill is test_gt3x_interop's).
+        want = np.array([[nonwear[s:s + T].mean(), clipped[s:s + T].mean(), 0] for s in starts], np.float32)
         np.testing.assert_array_equal(qa, want)
         assert (qa[:, 0] > 0).any() and (qa[:, 0] == 1).any() and (qa[:, 1] > 0).any()
 
@@ -229,7 +230,7 @@ def test_shards_json_has_qa_equal_to_hdf5(work):
                 for m in tar:
                     if m.name.endswith(".json"):
                         meta = json.loads(tar.extractfile(m).read())
-                        got[int(m.name.split("-")[1].split(".")[0])] = [meta["qa"]["nonwear"], meta["qa"]["clipped"]]
+                        got[int(m.name.split("-")[1].split(".")[0])] = [meta["qa"]["nonwear"], meta["qa"]["clipped"], meta["qa"]["imputed"]]
         assert len(got) == len(want)
         np.testing.assert_array_equal(np.array([got[k] for k in sorted(got)], np.float32), want)
     motionprep("validate", root / "shards")
@@ -269,11 +270,11 @@ def test_python_package_reads_qa(work):
         want = f["qa"][...]
     for name in ("h5", "shards"):
         ds = motionprep_py.open_dataset(root / name)
-        assert ds.qa_columns == ("nonwear", "clipped")
+        assert ds.qa_columns == ("nonwear", "clipped", "imputed")
         assert len(ds.qa_report["recordings"]) == 3
         np.testing.assert_array_equal(ds.arrays("train")["qa"], want)
         first = next(iter(ds.iter_windows("train")))
-        assert set(first["meta"]["qa"]) == {"nonwear", "clipped"}
+        assert set(first["meta"]["qa"]) == {"nonwear", "clipped", "imputed"}
         ds.verify()                                    # checksums and the consistency rules, qa_columns included
 
 
@@ -295,7 +296,7 @@ def test_apply_writes_qa_and_keeps_every_window(work, tmp_path):
     root, data = work
     motionprep("apply", root / "drop", root / "data" / "p02", "--out", tmp_path / "applied", "--quiet")
     manifest = json.loads((tmp_path / "applied/manifest.json").read_text())
-    assert manifest["arrays"]["qa"] == {"dtype": "float32", "shape": [None, 2]}
+    assert manifest["arrays"]["qa"] == {"dtype": "float32", "shape": [None, 3]}
     _, a = data["p02/r"]
     with h5py.File(tmp_path / "applied/windows.h5") as f:
         qa = f["qa"][...]

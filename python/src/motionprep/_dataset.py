@@ -157,7 +157,7 @@ class Dataset:
         self.has_features: bool = "features" in manifest["arrays"]
         #: True when the windows carry ``y_seq`` [T], each point's class id (``labels.per_sample``).
         self.has_y_seq: bool = "y_seq" in manifest["arrays"]
-        #: The ``qa`` column names (the pipeline's ``qa`` section: ``("nonwear", "clipped")``),
+        #: The ``qa`` column names (the pipeline's ``qa`` section: ``("nonwear", "clipped", "imputed")``),
         #: empty without it; ``qa_report`` is the manifest's ``qa`` (each recording's calibration
         #: and non-wear), None without it.
         self.qa_columns: Tuple[str, ...] = tuple((manifest.get("qa") or {}).get("columns", ())) if "qa" in manifest["arrays"] else ()

@@ -7,7 +7,7 @@ public struct ManifestDecoder {
     /// Every schema problem found, one sentence each, in manifest order.
     public internal(set) var problems: [String] = []
     /// Parts that did not decode.
-    public private(set) var undecoded: Set<ManifestPart> = []
+    public internal(set) var undecoded: Set<ManifestPart> = []
 
     public init() {}
 
@@ -100,32 +100,11 @@ public struct ManifestDecoder {
         }
         let version = int(top["format_version"], "format_version")
         if !applied, let v = version, let problem = Self.versionProblem(v, createdBy: nil) { problems.append(problem) }
-        var source: DatasetManifest.Applied?
-        if applied, let o = object(top["source_dataset"], "source_dataset") {
-            let keys = ["name", "manifest_sha256", "pipeline_sha256"]
-            checkKeys(o, path: "source_dataset", allowed: keys, required: keys)
-            let name = string(o["name"], "source_dataset.name")
-            let m = sha256(o["manifest_sha256"], "source_dataset.manifest_sha256")
-            let p = sha256(o["pipeline_sha256"], "source_dataset.pipeline_sha256")
-            if let name, let m, let p { source = DatasetManifest.Applied(name: name, manifestSHA256: m, pipelineSHA256: p) }
-        }
-        if applied, source == nil { undecoded.insert(.sourceDataset) }
+        let source = applied ? decodeSource(top) : nil
         if version == nil { undecoded.insert(.formatVersion) }
         let createdBy = string(top["created_by"], "created_by")
         if createdBy == nil { undecoded.insert(.createdBy) }
-        var pipeline: DatasetManifest.Pipeline?
-        if let p = object(top["pipeline"], "pipeline") {
-            let before = problems.count
-            checkKeys(p, path: "pipeline", allowed: ["name", "sha256", "resolved"], required: ["name", "sha256", "resolved"])
-            let name = string(p["name"], "pipeline.name")
-            let hash = sha256(p["sha256"], "pipeline.sha256")
-            var resolved: JSONValue?
-            if p["resolved"] != nil, object(p["resolved"], "pipeline.resolved") != nil { resolved = p["resolved"] }
-            if let name, let hash, let resolved, problems.count == before {
-                pipeline = DatasetManifest.Pipeline(name: name, sha256: hash, resolved: resolved)
-            }
-        }
-        if pipeline == nil { undecoded.insert(.pipeline) }
+        let pipeline = decodePipeline(top)
         var storage = string(top["storage"], "storage")
         if let s = storage, !DatasetSchema.storages.contains(s) {
             problems.append("`storage` must be \"hdf5\", \"shards\" or \"createml\", not \"\(s)\"")
@@ -136,23 +115,7 @@ public struct ManifestDecoder {
         let length = int(top["window_length"], "window_length", min: 1)
         let stride = int(top["window_stride"], "window_stride", min: 1)
 
-        var channelNames: [String]?, channelUnits: [String]?
-        if let list = array(top["channels"], "channels") {
-            var names: [String] = [], units: [String] = []
-            for (i, item) in list.enumerated() {
-                let path = "channels[\(i)]"
-                guard let c = object(item, path) else { continue }
-                checkKeys(c, path: path, allowed: ["name", "unit"], required: ["name", "unit"])
-                if let n = string(c["name"], path + ".name") { names.append(n) }
-                if let u = string(c["unit"], path + ".unit") { units.append(u) }
-            }
-            if names.count == list.count, units.count == list.count {
-                if list.isEmpty { problems.append("`channels` must list at least one channel") }
-                unique(names, "channels")
-                channelNames = names
-                channelUnits = units
-            }
-        }
+        let (channelNames, channelUnits) = decodeChannels(top)
         let classes = strings(top["classes"], "classes")
         if let c = classes { unique(c, "classes") }
         let features = strings(top["feature_names"], "feature_names")
@@ -161,29 +124,7 @@ public struct ManifestDecoder {
         if let s = subjects { unique(s, "subjects") }
         let recordings = strings(top["recordings"], "recordings")
         if let r = recordings { unique(r, "recordings") }
-        var inputs: [DatasetManifest.Input]?
-        if let list = array(top["inputs"], "inputs") {
-            let before = problems.count
-            var out: [DatasetManifest.Input] = []
-            for (i, item) in list.enumerated() {
-                let path = "inputs[\(i)]"
-                guard let e = object(item, path) else { continue }
-                checkKeys(e, path: path, allowed: ["path", "bytes", "sha256", "role"], required: ["path", "bytes", "sha256"])
-                let p = string(e["path"], path + ".path")
-                // `role` (absent in manifests written before it existed): what the file was to the run.
-                var role: String?
-                if e["role"] != nil, let r = string(e["role"], path + ".role") {
-                    if ["recording", "labels", "iio_layout"].contains(r) { role = r } else {
-                        problems.append("`\(path).role` must be \"recording\", \"labels\" or \"iio_layout\", not \"\(r)\"")
-                    }
-                }
-                let b = int(e["bytes"], path + ".bytes", min: 0)
-                let h = sha256(e["sha256"], path + ".sha256")
-                if let p, let b, let h { out.append(DatasetManifest.Input(path: p, bytes: b, sha256: h, role: role)) }
-            }
-            if problems.count == before, out.count == list.count { inputs = out }
-        }
-        if inputs == nil { undecoded.insert(.inputs) }
+        let inputs = decodeInputs(top)
 
         // split_policy
         var splitBy: String?, folds: Int?, foldsOK = true

@@ -27,14 +27,6 @@ package enum RecordingLabels {
         return spec.labels == nil ? .none : .events(LabelFold())
     }
 
-    /// Whether the label events the files give are taken (label rows or markers).
-    package var takesEvents: Bool {
-        switch self {
-        case .events, .timeline: true
-        case .none, .fixed, .readFirst: false
-        }
-    }
-
     /// The track the windows are labelled from (empty while the events are folded for a timeline).
     package var track: LabelTrack {
         switch self {

@@ -27,8 +27,7 @@ extension StreamingRecording {
         }
         defer { chain.rowListener = nil }
         let writer = try RecordWriter(path: recordPath, in: recordFolder, keep: keep)
-        output = WindowOutput(length: T, channels: C, featurePlan: output.featurePlan, extractor: output.extractor,
-                              isTrain: output.isTrain, writer: writer)
+        output.writer = writer
         let dropped = try stream(isCancelled: isCancelled, bytesRead: bytesRead)
         for s in grid.streams.indices {
             if let f = grid.streams[s].filter, f.unfilteredRuns > 0 {

@@ -81,7 +81,7 @@ package final class StreamingRecording {
     package var missingStream = false
     package var counts = RecordingCounts()
     /// The windows kept, a block at a time, and where they go (`run`'s record file).
-    package var output: WindowOutput
+    package let output: WindowOutput
     /// `output.type: createml`: the valid rows of `x` as they settle (the chain's `rowListener`).
     /// The label events are then kept whole, for each row's class at the end.
     package var rowCollector: _RowCollector?
@@ -255,7 +255,7 @@ package final class StreamingRecording {
         try takeStreams(block, from: reader, file: file, checkOnly: errorIsCertain) { s, _ in
             throw twoFiles(s, origins[s].input!.path, file.path)
         }
-        guard labels.takesEvents, let spec = spec.labels else { return }
+        guard let spec = spec.labels else { return }
         let events = spec.from == .markers ? block.markers : block.rowLabels
         switch labels {
         case .events(let fold):

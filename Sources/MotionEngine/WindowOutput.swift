@@ -11,7 +11,8 @@ package final class WindowOutput {
     package let extractor: FeatureExtractor?
     /// The training split's recordings give the normalisation moments.
     package let isTrain: Bool
-    package let writer: RecordWriter?
+    /// Where full blocks go: `run`'s record file; nil for a timeline, which cuts no windows.
+    package var writer: RecordWriter?
     /// The block being filled.
     package var batch: WindowBatch
     package private(set) var xMoments: RunningMoments?

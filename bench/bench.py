@@ -119,6 +119,8 @@ def main():
                          f"(by default only up to {VALUE_CHECK_WINDOWS} windows)")
     ap.add_argument("--skip-stages", action="store_true")
     ap.add_argument("--skip-e2e", action="store_true")
+    ap.add_argument("--transforms-only", action="store_true",
+                    help="only the transforms' cost (the UCI chain with ÷ without, and against the scipy peer)")
     a = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     rec = "" if a.recordings == 1 else f"x{a.recordings}"
@@ -133,6 +135,9 @@ def main():
     print(f"workload: {len(files)} MotionCollector recordings, {size / 1e6:.0f} MB ({a.subjects} subjects × "
           f"{a.recordings} × {a.minutes:g} min, interleaved A/G/M/D rows, {digits}), {a.jobs} cores; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    if a.transforms_only:
+        transforms(a, data)
+        return
     if a.skip_stages:
         pass
     elif not os.path.exists(BENCH):
@@ -293,48 +298,7 @@ def end_to_end(a, data, files, size):
         print(f"  motionprep peak RSS on {len(part)} of the {len(files)} recordings: {min(rss):.0f}–{max(rss):.0f} MiB "
               f"(all {len(files)}: {rng('motionprep', 2, '{:.0f}')} MiB)")
 
-    # Transforms (issue 18, docs/signal.md "Transforms"): the UCI HAR chain added to the same
-    # pipeline, with ÷ without, whole processes in interleaved pairs. The chain widens `x` from 7
-    # to 24 channels and `features` from 35 to 120, and everything downstream grows with them; the
-    # shards row, uncompressed, shows how much of the difference is deflate.
-    print()
-    rel = json.dumps([f"{os.path.relpath(data, WORK)}/**/*.csv"])
-    variants = {}
-    for name in ("hdf5", "shards, compression: none"):
-        for chain in (False, True):
-            path = os.path.join(WORK, f"bench-{'uci' if chain else 'plain'}-{'h5' if name == 'hdf5' else 'tar'}.yaml")
-            text = PIPELINE.format(paths=rel, out=f"out-{os.path.basename(path)[:-5]}")
-            if name != "hdf5":
-                text = text.replace("output: {type: hdf5, path: ", "output: {type: shards, compression: none, path: ")
-            if chain:
-                text = text.replace("features:", uci_chain() + "features:")
-            with open(path, "w") as f:
-                f.write(text)
-            variants[(name, chain)] = path
-    for name in ("hdf5", "shards, compression: none"):
-        pairs = []
-        for _ in range(max(1, a.e2e_reps)):
-            with_chain = run_timed([BIN, "run", variants[(name, True)], "--jobs", str(a.jobs), "--quiet"])
-            without = run_timed([BIN, "run", variants[(name, False)], "--jobs", str(a.jobs), "--quiet"])
-            pairs.append((with_chain[0] / without[0], with_chain[3] / without[3]))
-        w = sorted(p[0] for p in pairs)
-        c = sorted(p[1] for p in pairs)
-        print(f"  transforms (the UCI chain) ÷ none, output {name}: wall ×{statistics.median(w):.2f} ({w[0]:.2f}–{w[-1]:.2f}), "
-              f"CPU ×{statistics.median(c):.2f}; target (issue 18): ≤ 1.30")
-    # The UCI chain against a scipy peer (issue #25 point 9): the pandas usecols job with the same
-    # chain in scipy (peer_stages.uci_chain: median_filter, butter + sosfiltfilt, the gravity split,
-    # jerk, magnitudes) and the same h5py output, whole processes in interleaved pairs.
-    peer_env = dict(os.environ, BENCH_CHAIN="uci")
-    peer = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pandas_usecols_job.py"),
-            data, os.path.join(WORK, "out-scipy-uci"), str(a.jobs)]
-    ratios = []
-    for _ in range(max(1, a.e2e_reps)):
-        ours = run_timed([BIN, "run", variants[("hdf5", True)], "--jobs", str(a.jobs), "--quiet"])[0]
-        theirs = run_timed(peer, env=peer_env)[0]
-        ratios.append(theirs / ours)
-    ratios.sort()
-    print(f"  the UCI chain, hdf5: scipy peer ÷ motionprep wall ×{statistics.median(ratios):.2f} "
-          f"({ratios[0]:.2f}–{ratios[-1]:.2f}); target (issue #25): ≥ 2.5")
+    transforms(a, data)
 
     # validate: the dataset just written, against h5py + numpy + hashlib doing the same reading
     # (SHA-256 of every file, every array decoded, NaN/Inf counted, class counts, train moments).
@@ -362,6 +326,64 @@ features: [mean, std, min, max, rms]
 magnitude: [acc]
 output: {{type: hdf5, path: {out}}}
 """
+def transforms(a, data):
+    """The UCI HAR chain (pipelines/uci-har-style.yaml) added to the end-to-end pipeline: its cost
+    with ÷ without, per run and per megabyte written (issue #25 point 9), and against a scipy peer."""
+    global LAUNCHER
+    LAUNCHER = LAUNCHER or launcher()
+    # Transforms (issue 18, docs/signal.md "Transforms"): the UCI HAR chain added to the same
+    # pipeline, with ÷ without, whole processes in interleaved pairs. The chain widens `x` from 7
+    # to 24 channels and `features` from 35 to 120, and everything downstream grows with them; the
+    # shards row, uncompressed, shows how much of the difference is deflate.
+    print()
+    rel = json.dumps([f"{os.path.relpath(data, WORK)}/**/*.csv"])
+    variants = {}
+    for name in ("hdf5", "shards, compression: none"):
+        for chain in (False, True):
+            path = os.path.join(WORK, f"bench-{'uci' if chain else 'plain'}-{'h5' if name == 'hdf5' else 'tar'}.yaml")
+            text = PIPELINE.format(paths=rel, out=f"out-{os.path.basename(path)[:-5]}")
+            if name != "hdf5":
+                text = text.replace("output: {type: hdf5, path: ", "output: {type: shards, compression: none, path: ")
+            if chain:
+                text = text.replace("features:", uci_chain() + "features:")
+            with open(path, "w") as f:
+                f.write(text)
+            variants[(name, chain)] = path
+    for name in ("hdf5", "shards, compression: none"):
+        pairs = []
+        for _ in range(max(1, a.e2e_reps)):
+            with_chain = run_timed([BIN, "run", variants[(name, True)], "--jobs", str(a.jobs), "--quiet"])
+            without = run_timed([BIN, "run", variants[(name, False)], "--jobs", str(a.jobs), "--quiet"])
+            mb = written(variants[(name, True)]) / written(variants[(name, False)])
+            pairs.append((with_chain[0] / without[0], with_chain[3] / without[3], mb))
+        w = sorted(p[0] for p in pairs)
+        c = sorted(p[1] for p in pairs)
+        per_mb = sorted(p[0] / p[2] for p in pairs)
+        print(f"  transforms (the UCI chain) ÷ none, output {name}: wall ×{statistics.median(w):.2f} ({w[0]:.2f}–{w[-1]:.2f}), "
+              f"CPU ×{statistics.median(c):.2f}; target (issue 18): ≤ 1.30")
+        print(f"    per megabyte written ({pairs[0][2]:.2f}× the bytes): wall ×{statistics.median(per_mb):.2f} "
+              f"({per_mb[0]:.2f}–{per_mb[-1]:.2f}); target (issue #25): ≤ 1.15")
+    # The UCI chain against a scipy peer (issue #25 point 9): the pandas usecols job with the same
+    # chain in scipy (peer_stages.uci_chain: median_filter, butter + sosfiltfilt, the gravity split,
+    # jerk, magnitudes) and the same h5py output, whole processes in interleaved pairs.
+    peer_env = dict(os.environ, BENCH_CHAIN="uci")
+    peer = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pandas_usecols_job.py"),
+            data, os.path.join(WORK, "out-scipy-uci"), str(a.jobs)]
+    ratios = []
+    for _ in range(max(1, a.e2e_reps)):
+        ours = run_timed([BIN, "run", variants[("hdf5", True)], "--jobs", str(a.jobs), "--quiet"])[0]
+        theirs = run_timed(peer, env=peer_env)[0]
+        ratios.append(theirs / ours)
+    ratios.sort()
+    print(f"  the UCI chain, hdf5: scipy peer ÷ motionprep wall ×{statistics.median(ratios):.2f} "
+          f"({ratios[0]:.2f}–{ratios[-1]:.2f}); target (issue #25): ≥ 2.5")
+
+
+def written(pipeline):
+    """Bytes of every file in the dataset folder the bench pipeline `pipeline` writes."""
+    out = os.path.join(WORK, "out-" + os.path.basename(pipeline)[:-5])
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
+
 
 def uci_chain():
     """The `transforms:` block of pipelines/uci-har-style.yaml (docs/signal.md, "Transforms"), comments

@@ -8,8 +8,7 @@ public final class CSVBlockReader: IngestBlockReader {
     public var rowsDropped: [String: Int] { reader.rowsDropped }
     /// The rows whose local time the clocks went back or forward over (`time.zone`).
     public var warnings: [String] {
-        guard let zone = reader.parser.timeZone else { return [] }
-        return reader.parser.zoneNotes.messages(file: reader.parser.displayPath, zone: zone.name)
+        reader.parser.clock?.messages(file: reader.parser.displayPath) ?? []
     }
 
     /// Opens `path` (`.cannotOpen`, 66, as `CSVReader.read(path:…)`); the other parameters are
@@ -36,7 +35,7 @@ extension _CSVParser: _BlockParser {
             out.append(Self.transpose(&streams[i]))
             streams[i].lines = []
         }
-        let events = LabelEvents(names: labelNames, times: rowLabelTimes, labels: rowLabelIDs)
+        let events = LabelEvents(names: labels.names, times: rowLabelTimes, labels: rowLabelIDs)
         rowLabelTimes = []
         rowLabelIDs = []
         return IngestBlock(streams: out, rowLabels: events, markers: LabelEvents(), rowsRead: rowsRead, bytesRead: bytesRead)

@@ -39,7 +39,7 @@ extension _MotionCollectorParser: _BlockParser {
         let markers = LabelEvents(names: markerNames, times: markerTimes, labels: markerIDs)
         markerTimes = []
         markerIDs = []
-        return IngestBlock(streams: streams, rowLabels: LabelEvents(names: labelNames, times: events.doubles[0], labels: events.ints),
+        return IngestBlock(streams: streams, rowLabels: LabelEvents(names: labels.names, times: events.doubles[0], labels: events.ints),
                            markers: markers, rowsRead: rowsRead, bytesRead: bytesRead)
     }
 

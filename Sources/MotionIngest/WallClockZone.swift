@@ -138,3 +138,28 @@ public struct WallClockNotes: Sendable, Equatable {
     /// A wall time as `YYYY-MM-DD HH:MM:SS` (whole seconds).
     static func show(_ wall: Double) -> String { CivilTime(epochSeconds: Int64(wall.rounded(.down))).text() }
 }
+
+/// A file's local wall times turned to UTC as they come (`time.zone`, docs/inputs.md, "Local
+/// wall time"): the zone, the UTC time before (for the fold rule) and the notes of the times the
+/// clocks went back or forward over. The CSV, CWA and GT3X decoders' one copy of that rule.
+struct WallClockFold {
+    let zone: WallClockZone
+    private var previous: Double?
+    private(set) var notes = WallClockNotes()
+
+    init(_ zone: WallClockZone) { self.zone = zone }
+
+    /// The UTC time of the local wall time `wall`, noting a fold or a gap at `line` (a line, or
+    /// a byte offset for binary files).
+    mutating func utc(wall: Double, line: Int) -> Double {
+        let (utc, kind) = zone.utc(wall: wall, previous: previous)
+        previous = utc
+        notes.add(kind, wall: wall, line: line)
+        return utc
+    }
+
+    /// `WallClockNotes.messages` for this zone.
+    func messages(file: String, item: String = "row", at: String = "line") -> [String] {
+        notes.messages(file: file, zone: zone.name, item: item, at: at)
+    }
+}

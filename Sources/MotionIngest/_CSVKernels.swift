@@ -108,16 +108,10 @@ struct _CSVParser {
 
     var rowsRead = 0
     var missingRows = 0
-    /// `time.zone`: the UTC time of the row before (for the fold rule) and the rows whose wall
-    /// time the clocks went back or forward over (docs/inputs.md, "Local wall time").
-    let timeZone: WallClockZone?
-    var zonePrevious: Double?
-    var zoneNotes = WallClockNotes()
+    /// `time.zone`: local wall times to UTC (docs/inputs.md, "Local wall time").
+    var clock: WallClockFold?
 
-    var labelNames: [String] = []
-    var labelIDs: [String: Int32] = [:]
-    var lastLabel: [UInt8] = []
-    var lastLabelID: Int32 = -1
+    var labels = _LabelInterner()
     var rowLabelTimes: [Double] = []
     var rowLabelIDs: [Int32] = []
     var lastSensor: [UInt8] = []
@@ -131,7 +125,7 @@ struct _CSVParser {
         self.delimiter = format.delimiter
         self.timeUnit = format.timeUnit
         self.timeFormat = format.timeFormat
-        self.timeZone = format.timeZone
+        self.clock = format.timeZone.map(WallClockFold.init)
         self.rawLinesLeft = format.skipLines
         self.expectedTotalBytes = expectedTotalBytes
         func accumulator(_ name: String, _ channels: [CSVFormat.Channel], role: String) -> Accumulator {
@@ -153,7 +147,6 @@ struct _CSVParser {
         } else if keep?.contains(wideSensorName) ?? true {
             streams.append(accumulator(wideSensorName, format.channels, role: "channels."))
         }
-        lastLabel.reserveCapacity(64)
     }
 
     // MARK: - Chunks and records
@@ -333,9 +326,9 @@ struct _CSVParser {
         }
         var dropped: [String: Int] = [:]
         if missingRows > 0 { dropped["missing_value"] = missingRows }
-        var file = CSVFile(streams: out, rowLabels: LabelEvents(names: labelNames, times: rowLabelTimes, labels: rowLabelIDs),
+        var file = CSVFile(streams: out, rowLabels: LabelEvents(names: labels.names, times: rowLabelTimes, labels: rowLabelIDs),
                            rowsRead: rowsRead, rowsDropped: dropped)
-        if let zone = timeZone { file.notes = zoneNotes.messages(file: displayPath, zone: zone.name) }
+        if let clock { file.notes = clock.messages(file: displayPath) }
         return file
     }
 

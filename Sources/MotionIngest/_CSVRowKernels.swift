@@ -80,8 +80,8 @@ extension _CSVParser {
         let ts = fields.starts[timeIndex], te = fields.ends[timeIndex]
         switch timeFormat.map({ $0.parse(ts, te) }) ?? CSVTime.parse(ts, te, unit: timeUnit) {
         case .value(let v):
-            if let zone = timeZone {
-                time = Number(value: try local(v, zone, row), ok: true)
+            if clock != nil {
+                time = Number(value: try local(v, row), ok: true)
             } else {
                 time = Number(value: v, ok: true)
             }
@@ -166,15 +166,12 @@ extension _CSVParser {
     /// A local wall time `wall` (read as if UTC) as UTC, by `zone`; a time written with its own
     /// zone is refused (docs/inputs.md, "Local wall time").
     @inline(never)
-    private mutating func local(_ wall: Double, _ zone: WallClockZone, _ row: Row) throws -> Double {
+    private mutating func local(_ wall: Double, _ row: Row) throws -> Double {
         if timeFormat == nil && CSVTime.hasZoneDesignator(fields.starts[timeIndex], fields.ends[timeIndex]) {
             let value = _FieldText.display(fields.starts[timeIndex], fields.ends[timeIndex])
-            throw IngestError(.zonedTimeWithTimeZone(value: value, zone: zone.name), at: location(timeIndex, row))
+            throw IngestError(.zonedTimeWithTimeZone(value: value, zone: clock!.zone.name), at: location(timeIndex, row))
         }
-        let (utc, kind) = zone.utc(wall: wall, previous: zonePrevious)
-        zonePrevious = utc
-        zoneNotes.add(kind, wall: wall, line: row.firstLine)
-        return utc
+        return clock!.utc(wall: wall, line: row.firstLine)
     }
 
     /// The error for the time field, which is neither a time nor a missing value.
@@ -216,32 +213,10 @@ extension _CSVParser {
     @inline(__always)
     private mutating func labelID(_ i: Int, _ row: Row) throws -> Int32 {
         let (s, e) = trimmed(i)
-        let n = e - s
-        if n == 0 { return -1 }
-        if n == lastLabel.count {
-            let same = lastLabel.withUnsafeBufferPointer { memcmp($0.baseAddress!, s, n) == 0 }
-            if same { return lastLabelID }
-        }
-        return try newLabel(i, s, e, row)
-    }
-
-    @inline(never)
-    private mutating func newLabel(_ i: Int, _ s: Pointer, _ e: Pointer, _ row: Row) throws -> Int32 {
+        if s == e { return -1 }
+        if labels.isLast(s, e) { return labels.lastID }
         try checkText(i, row)
-        let bytes = UnsafeBufferPointer(start: s, count: e - s)
-        let name = String(decoding: bytes, as: UTF8.self)
-        let id: Int32
-        if let known = labelIDs[name] {
-            id = known
-        } else {
-            id = Int32(labelNames.count)
-            labelNames.append(name)
-            labelIDs[name] = id
-        }
-        lastLabel.removeAll(keepingCapacity: true)
-        lastLabel.append(contentsOf: bytes)
-        lastLabelID = id
-        return id
+        return labels.intern(s, e)
     }
 
     /// Field `i` without surrounding blanks.

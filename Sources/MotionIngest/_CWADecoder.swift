@@ -39,13 +39,11 @@ struct _CWADecoder {
 
     /// `time.zone` (docs/inputs.md, "Local wall time"): block timestamps are the device's local
     /// clock; nil: UTC.
-    let zone: WallClockZone?
-    private var zonePrevious: Double?
-    private(set) var zoneNotes = WallClockNotes()
+    private var clock: WallClockFold?
 
     init(displayPath: String, keep: Set<String>, units: UnitSystem, zone: WallClockZone? = nil) {
         self.displayPath = displayPath
-        self.zone = zone
+        self.clock = zone.map(WallClockFold.init)
         keepAcc = keep.contains("acc")
         keepGyro = keep.contains("gyro")
         keepTemperature = keep.contains("temperature")
@@ -103,13 +101,9 @@ struct _CWADecoder {
         switch CWAFormat.decodeBlock(bytes) {
         case .failure(let problem): drop(problem, index: index); return
         case .success(var b):
-            if let zone {
+            if clock != nil {
                 // The block's whole seconds are local wall time: to UTC (the fraction is kept).
-                let wall = Double(b.wholeSeconds)
-                let (utc, kind) = zone.utc(wall: wall, previous: zonePrevious)
-                b.wholeSeconds = Int64(utc)
-                zonePrevious = utc
-                zoneNotes.add(kind, wall: wall, line: Self.offset(ofBlock: index))
+                b.wholeSeconds = Int64(clock!.utc(wall: Double(b.wholeSeconds), line: Self.offset(ofBlock: index)))
             }
             block = b
         }
@@ -204,7 +198,7 @@ struct _CWADecoder {
     /// One warning per reason a block was left out, in a fixed order, then the blocks whose local
     /// time the clocks went back or forward over (`time.zone`).
     var warnings: [String] {
-        blockWarnings + (zone.map { zoneNotes.messages(file: displayPath, zone: $0.name, item: "block", at: "byte") } ?? [])
+        blockWarnings + (clock?.messages(file: displayPath, item: "block", at: "byte") ?? [])
     }
 
     private var blockWarnings: [String] {

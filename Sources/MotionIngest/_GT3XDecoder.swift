@@ -10,9 +10,7 @@ struct _GT3XDecoder {
     let info: GT3XFormat.Info
     let keepAcc: Bool
     let accFactor: Double
-    let zone: WallClockZone?
-    private var zonePrevious: Double?
-    private(set) var zoneNotes = WallClockNotes()
+    private var clock: WallClockFold?
 
     /// The acceleration scale (LSB per g), settled at the first activity record.
     private(set) var scale: Double?
@@ -60,7 +58,7 @@ struct _GT3XDecoder {
         rate = info.sampleRate
         keepAcc = keep.contains("acc")
         accFactor = PhysicalUnit.conversion(from: "g", to: units).factor
-        self.zone = zone
+        self.clock = zone.map(WallClockFold.init)
         if let s = info.accelerationScale {
             scale = s
             scaleSource = "`info.txt`'s `Acceleration Scale`"
@@ -152,12 +150,7 @@ struct _GT3XDecoder {
 
     /// The UTC second of the device's wall-clock second `s` (`time.zone`), at `offset` for notes.
     private mutating func utc(_ s: Int64, offset: Int) -> Double {
-        guard let zone else { return Double(s) }
-        let wall = Double(s)
-        let (t, kind) = zone.utc(wall: wall, previous: zonePrevious)
-        zonePrevious = t
-        zoneNotes.add(kind, wall: wall, line: offset)
-        return t
+        clock == nil ? Double(s) : clock!.utc(wall: Double(s), line: offset)
     }
 
     private mutating func take(_ p: Int, _ total: Int) throws {
@@ -343,7 +336,7 @@ struct _GT3XDecoder {
         if filled > 0 {
             out.append("\(displayPath): \(filled) samples added over \(filled / rate) s of idle sleep mode in \(fillStretches) stretch\(fillStretches == 1 ? "" : "es") (\(GT3XFormat.idleSleepFilled): the last sample repeated, as ActiGraph's software fills it), the first at byte \(fillFirst) of `log.bin`")
         }
-        if let zone { out += zoneNotes.messages(file: displayPath, zone: zone.name, item: "record", at: "`log.bin` byte") }
+        out += clock?.messages(file: displayPath, item: "record", at: "`log.bin` byte") ?? []
         return out
     }
 }

@@ -214,36 +214,10 @@ extension _MotionCollectorParser {
         var s = start, e = end
         while s < e && _NumberKernels.isBlank(s.pointee) { s += 1 }
         while e > s && _NumberKernels.isBlank((e - 1).pointee) { e -= 1 }
-        let n = e - s
-        if n == 0 { return -1 }
-        if n == lastLabel.count {
-            let same = lastLabel.withUnsafeBufferPointer { last in
-                var i = 0
-                while i < n && last[i] == s[i] { i += 1 }
-                return i == n
-            }
-            if same { return lastLabelID }
-        }
-        return try newLabel(s, e, fieldStart: start, row)
-    }
-
-    @inline(never)
-    private mutating func newLabel(_ s: Pointer, _ e: Pointer, fieldStart: Pointer, _ row: Row) throws -> Int32 {
-        try checkText(fieldStart, e, row)
-        let bytes = UnsafeBufferPointer(start: s, count: e - s)
-        let name = String(decoding: bytes, as: UTF8.self)
-        let id: Int32
-        if let known = labelIDs[name] {
-            id = known
-        } else {
-            id = Int32(labelNames.count)
-            labelNames.append(name)
-            labelIDs[name] = id
-        }
-        lastLabel.removeAll(keepingCapacity: true)
-        lastLabel.append(contentsOf: bytes)
-        lastLabelID = id
-        return id
+        if s == e { return -1 }
+        if labels.isLast(s, e) { return labels.lastID }
+        try checkText(start, e, row)
+        return labels.intern(s, e)
     }
 
     /// From the `,` at `p` to the line end, only blanks and commas are allowed.

@@ -70,10 +70,7 @@ struct _MotionCollectorParser {
     var rowsRead = 0
     var missingRows = 0
 
-    var labelNames: [String] = []
-    var labelIDs: [String: Int32] = [:]
-    var lastLabel: [UInt8] = []
-    var lastLabelID: Int32 = -1
+    var labels = _LabelInterner()
     /// Row label events: one column (the time) and the label id.
     var rowLabels = _ColumnBlock(width: 1)
     var markerNames: [String] = []
@@ -91,7 +88,6 @@ struct _MotionCollectorParser {
             (sensors + i).initialize(to: Accumulator(width: sensor.channelNames.count + 1,
                                                      factors: sensor.conversion(units).factors))
         }
-        lastLabel.reserveCapacity(64)
     }
 
     // MARK: - Chunks and lines
@@ -189,7 +185,7 @@ struct _MotionCollectorParser {
         let events = rowLabels.take()
         return MotionCollectorFile(
             variant: variant, streams: streams,
-            rowLabels: LabelEvents(names: labelNames, times: events.doubles[0], labels: events.ints),
+            rowLabels: LabelEvents(names: labels.names, times: events.doubles[0], labels: events.ints),
             markers: LabelEvents(names: markerNames, times: markerTimes, labels: markerIDs),
             rowsRead: rowsRead, rowsDropped: dropped)
     }

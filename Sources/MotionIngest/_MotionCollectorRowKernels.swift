@@ -132,8 +132,8 @@ extension _MotionCollectorParser {
         guard labelEnd < 63 else { return nil }
         var label: Int32 = -1
         if labelEnd > 2 {
-            guard sameAsLastLabel(lineStart + 2, lineStart + labelEnd) else { return nil }
-            label = lastLabelID
+            guard labels.isLast(lineStart + 2, lineStart + labelEnd) else { return nil }
+            label = labels.lastID
         }
         // Positions in a window (`first`, `start`, `stop`) are bit numbers 0…64 from
         // `trailingZeroBitCount`: they are converted with `truncatingIfNeeded` and shifted with
@@ -258,8 +258,8 @@ extension _MotionCollectorParser {
             while s < e && _NumberKernels.isBlank(s.pointee) { s += 1 }
             while e > s && _NumberKernels.isBlank((e - 1).pointee) { e -= 1 }
             if s < e {
-                guard sameAsLastLabel(s, e) else { return nil }
-                label = lastLabelID
+                guard labels.isLast(s, e) else { return nil }
+                label = labels.lastID
             }
             p += 1
         }
@@ -360,17 +360,5 @@ extension _MotionCollectorParser {
             while scan.stop < end && _NumberKernels.isBlank(scan.stop.pointee) { scan.stop += 1 }
         }
         return scan
-    }
-
-    /// Whether `[s, e)` are the bytes of the last non-empty label.
-    @inline(__always)
-    func sameAsLastLabel(_ s: Pointer, _ e: Pointer) -> Bool {
-        let n = e - s
-        guard n == lastLabel.count else { return false }
-        return lastLabel.withUnsafeBufferPointer { last in
-            var i = 0
-            while i < n && last[i] == s[i] { i += 1 }
-            return i == n
-        }
     }
 }

@@ -57,25 +57,22 @@ package final class LabelFold {
     package func add(_ e: LabelEvents) throws {
         // The block's label ids mapped to the recording's once each (names get ids in the order
         // they first occur, as before); the event lists are held in locals for the loop.
-        var ids = [Int32](repeating: -1, count: e.names.count)
-        var times = self.times, labels = self.labels
+        var map = LabelIDMap(from: e.names)
+        var times = self.times, labels = self.labels, names = self.names
         self.times = []
         self.labels = []
+        self.names = []
         defer {
             self.times = times
             self.labels = labels
+            self.names = names
         }
         let bound = self.bound, through = labelledThrough
         for (t, l) in zip(e.times, e.labels) where t <= bound {
             if t <= through {
                 throw LabelEventOutOfOrder(time: t, labelledThrough: through)
             }
-            var id = ids[Int(l)]
-            if id < 0 {
-                let name = e.names[Int(l)]
-                if let k = names.firstIndex(of: name) { id = Int32(k) } else { id = Int32(names.count); names.append(name) }
-                ids[Int(l)] = id
-            }
+            let id = map.id(l, in: &names)
             if let last = times.last, t < last {
                 var i = times.count
                 while i > 0 && times[i - 1] > t { i -= 1 }

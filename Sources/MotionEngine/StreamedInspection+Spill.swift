@@ -157,16 +157,11 @@ extension StreamedInspection {
         /// The events of a block of file `source`, with the block's `samples`: their earliest time
         /// bounds the file's future events when the block has no event.
         package mutating func add(_ e: LabelEvents, source: Int, samples: [RawStream]) throws {
-            var ids = [Int32](repeating: -1, count: e.names.count)
+            var map = LabelIDMap(from: e.names)
             var earliest = samples.compactMap { $0.times.min() }.min() ?? .infinity
             for (t, l) in zip(e.times, e.labels) {
                 if !keepsAll && (t.isNaN || t < frontier) { throw Unordered(labels: true) }
-                var id = ids[Int(l)]
-                if id < 0 {
-                    let name = e.names[Int(l)]
-                    if let k = names.firstIndex(of: name) { id = Int32(k) } else { id = Int32(names.count); names.append(name) }
-                    ids[Int(l)] = id
-                }
+                let id = map.id(l, in: &names)
                 events += 1
                 if keepsAll {
                     all[source].times.append(t)

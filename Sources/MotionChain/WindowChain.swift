@@ -4,8 +4,8 @@ import MotionWindowing
 
 /// The chain from the grid to the windows, the one both the dataset's engine
 /// (`StreamingRecording`, files read in blocks) and the live library (`LiveProcessor`, samples
-/// pushed by an app) run, so that a live window is the dataset's bit for bit (docs/live.md,
-/// docs/streaming.md; ARCHITECTURE.md, "The chain").
+/// pushed by an app) run, through `SampleChain`, which wires it to the grid, so that a live
+/// window is the dataset's bit for bit (docs/live.md, docs/streaming.md; ARCHITECTURE.md, "The chain").
 ///
 /// Stage contract: **in**, the grid's points as every stream settles them (`advance`: rows of
 /// the grid's channels, each with its validity); **out**, the starts of the windows whose every

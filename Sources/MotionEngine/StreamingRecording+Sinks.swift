@@ -20,12 +20,8 @@ extension StreamingRecording {
                      isCancelled: () -> Bool, bytesRead: (Int) -> Void = { _ in },
                      keep: @escaping (Int) -> Bool = { _ in false }, collectRows: Bool = false) throws -> RecordingRecord {
         try designFilters(isCancelled: isCancelled, bytesRead: bytesRead)
-        if (spec.output.type == .createml && aligner != nil) || collectRows {
-            let collector = _RowCollector(channels: C)
-            rowCollector = collector
-            chain.rowListener = { first, rows, valid in collector.add(first: first, rows: rows, valid: valid) }
-        }
-        defer { chain.rowListener = nil }
+        if (spec.output.type == .createml && aligner != nil) || collectRows { chain.collectRows(true) }
+        defer { chain.collectRows(false) }
         let writer = try RecordWriter(path: recordPath, in: recordFolder, keep: keep)
         output.writer = writer
         let dropped = try stream(isCancelled: isCancelled, bytesRead: bytesRead)
@@ -35,7 +31,8 @@ extension StreamingRecording {
                                                                       stream: origins[s].name))
             }
         }
-        if chain.shortSegmentWindows > 0 { counts.windowsDropped["short_segment", default: 0] += chain.shortSegmentWindows }
+        let windows = chain.windows
+        if windows.shortSegmentWindows > 0 { counts.windowsDropped["short_segment", default: 0] += windows.shortSegmentWindows }
         let duplicates = grid.streams.reduce(0) { $0 + $1.duplicates }
         if duplicates > 0 { counts.rowsDropped["duplicate_time", default: 0] += duplicates }
         var createml: RowStretches?
@@ -53,9 +50,9 @@ extension StreamingRecording {
         var processed = ProcessedRecording(
             source: source, windows: WindowBatch(length: T, channelCount: C, featureCount: featureCount),
             rowsRead: counts.rowsRead, rowsDropped: counts.rowsDropped, windowsDropped: dropped == nil ? counts.windowsDropped : [:],
-            recordingDropped: dropped, gaps: dropped == nil ? chain.gaps : 0, invalidPoints: dropped == nil ? chain.invalidPoints : 0,
+            recordingDropped: dropped, gaps: dropped == nil ? windows.gaps : 0, invalidPoints: dropped == nil ? windows.invalidPoints : 0,
             warnings: counts.warnings, xMoments: output.xMoments, featureMoments: output.featureMoments,
-            longestRun: dropped == nil ? (transforms == nil ? chain.longestRun : chain.longestKeptSegment) : 0,
+            longestRun: dropped == nil ? (transforms == nil ? windows.longestRun : windows.longestKeptSegment) : 0,
             labelRowsNoOverlap: intervals.map { intervals in
                 LabelSources.noOverlapLines(intervals, recording: source.name, spec: spec,
                                             gridCount: dropped == nil ? grid.nextPoint : 0, time: { self.time($0) })
@@ -81,8 +78,8 @@ extension StreamingRecording {
     package func timeline(isCancelled: () -> Bool,
                           observe: @escaping (_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) -> Void)
         throws -> (t0: Double?, count: Int, tooFewSamples: Bool, warnings: [String], labels: LabelTrack?) {
-        chain.observer = observe
-        defer { chain.observer = nil }  // `observe` does not outlive this call
+        chain.windows.observer = observe
+        defer { chain.windows.observer = nil }  // `observe` does not outlive this call
         try designFilters(isCancelled: isCancelled, bytesRead: { _ in })
         let dropped = try stream(timeline: true, isCancelled: isCancelled, bytesRead: { _ in })
         let track: LabelTrack?
@@ -99,13 +96,13 @@ extension StreamingRecording {
     /// without a record file: a timeline cuts no windows).
     package func label(count: Int) throws {
         guard count > 0 else { return }
-        guard output.writer != nil else {
-            chain.removeReady(count)
-            chain.trim(nextPoint: grid.nextPoint)
-            return
-        }
-        let starts = Array(chain.ready[0..<count])
-        chain.removeReady(count)
+        guard output.writer != nil else { return chain.takeReady(count) { _ in } }
+        try chain.takeReady(count) { try label(starts: $0) }
+    }
+
+    /// Labels the windows at `starts` (the chain's, just taken) and moves the kept ones to the output.
+    private func label(starts: [Int]) throws {
+        let count = starts.count
         var keptStarts: [Int]
         var classIds: [Int64]
         var pointClassIds: [Int64] = []
@@ -123,7 +120,7 @@ extension StreamingRecording {
                 fold.labelledThrough = Swift.max(fold.labelledThrough, time(starts[count - 1] + T - 1))
                 // Drops label events before the earliest time a window can still cover, except
                 // the last of them (the label in force there); the row collector keeps them all.
-                if rowCollector == nil { fold.trim(before: time(chain.earliestWindowPoint(nextPoint: grid.nextPoint))) }
+                if rowCollector == nil { fold.trim(before: time(chain.windows.earliestWindowPoint(nextPoint: grid.nextPoint))) }
             }
         } else {
             keptStarts = starts
@@ -131,7 +128,7 @@ extension StreamingRecording {
         }
         let T = self.T, C = self.C
         for (w, s) in keptStarts.enumerated() {
-            chain.appendWindow(at: s, to: &output.batch.x)
+            chain.windows.appendWindow(at: s, to: &output.batch.x)
             if let qa {
                 let row = qa.row(start: s, window: output.batch.x[(output.batch.x.count - T * C)...], T: T, C: C,
                                  time: { self.time($0) })
@@ -147,7 +144,6 @@ extension StreamingRecording {
             if !pointClassIds.isEmpty { output.batch.ySeq.append(contentsOf: pointClassIds[(w * T)..<((w + 1) * T)]) }
             if output.batch.count == RecordStore.blockWindows { try output.flush() }
         }
-        chain.trim(nextPoint: grid.nextPoint)
     }
 
     /// Collected rows are held until the writer takes the recording: they count in its memory

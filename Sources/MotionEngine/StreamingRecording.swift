@@ -60,21 +60,17 @@ package final class StreamingRecording {
     package let valueLimit: Int
     /// The recording's files, read in every pass (kept blocks replayed, `sort: true` files sorted once).
     package let files: RecordingReader
-    /// The kept streams (`grid.streams`, in layout order) and the grid they are resampled on.
-    package let grid: StreamingGrid
+    /// The chain from the samples to the windows (the streams, the grid, `transforms`, the
+    /// cutter, the rows a window can still need), the one `LiveProcessor` runs too. A zero-phase
+    /// step settles nothing before its segment ends: the chain then holds the whole segment, and
+    /// the recording's memory reservation grows with it (`WindowChain.reserve`).
+    package let chain: SampleChain
     /// Where each kept stream came from.
     package var origins: [StreamOrigin]
-    /// The chain from the grid to the windows (`transforms`, the cutter, the rows a window can
-    /// still need), the one `LiveProcessor` runs too. A zero-phase step settles nothing before
-    /// its segment ends: the chain then holds the whole segment, and the recording's memory
-    /// reservation grows with it (`WindowChain.reserve`).
-    package let chain: WindowChain
     /// The intervals file, for the rows that cover no grid point.
     package let intervals: IntervalLabels?
     /// Where the labels come from, and where the label events read go.
     package var labels: RecordingLabels
-    /// The grid would exceed the resource limit: nothing more is computed.
-    package var gridOverflow = false
     /// Each kept stream's first sample time, once a late stream made the engine look it up.
     package var firstTimes: [Double]?
     /// A kept stream has no sample at all (the recording's error): nothing more is computed.
@@ -82,9 +78,6 @@ package final class StreamingRecording {
     package var counts = RecordingCounts()
     /// The windows kept, a block at a time, and where they go (`run`'s record file).
     package let output: WindowOutput
-    /// `output.type: createml`: the valid rows of `x` as they settle (the chain's `rowListener`).
-    /// The label events are then kept whole, for each row's class at the end.
-    package var rowCollector: _RowCollector?
     /// The recording's memory reservation: the estimate it started with, plus what the chain's
     /// held segment and the collected rows grow to.
     package let reservation: _Reservation
@@ -92,6 +85,13 @@ package final class StreamingRecording {
     /// its `qa` row and the policy (RecordingQA.swift).
     package var qa: RecordingQA?
 
+    /// The kept streams (`grid.streams`, in layout order) and the grid they are resampled on.
+    package var grid: StreamingGrid { chain.grid }
+    /// The grid would exceed the resource limit: nothing more is computed.
+    package var gridOverflow: Bool { chain.gridOverflow }
+    /// `output.type: createml`: the valid rows of `x` as they settle (the chain's row stream).
+    /// The label events are then kept whole, for each row's class at the end.
+    package var rowCollector: ChainRows? { chain.rows }
     package var rate: Double { spec.resample.rateHz }
     package var T: Int { windowPlan.length }
     package var C: Int { layout.channelNames.count }
@@ -110,14 +110,13 @@ package final class StreamingRecording {
         self.aligner = aligner
         files = RecordingReader(source: source, spec: spec, layout: layout, blockBytes: blockBytes, ledger: ledger,
                                 keepsFirstRead: keepBlocks)
-        grid = StreamingGrid(streams: layout.sensors.map { sensor in StreamBuffer(channels: sensor.channelNames.count) },
-                             rateHz: spec.resample.rateHz, magnitudes: layout.magnitudes.map(\.axes))
-        chain = WindowChain(windowPlan: windowPlan, channelCount: layout.channelNames.count, transforms: layout.transforms,
-                            rateHz: spec.resample.rateHz, holdsSegments: spec.transformsLookahead == .segment,
-                            windowValueLimit: valueLimit)
+        chain = SampleChain(streams: layout.sensors.map { sensor in StreamBuffer(channels: sensor.channelNames.count) },
+                            rateHz: spec.resample.rateHz, magnitudes: layout.magnitudes.map(\.axes), windowPlan: windowPlan,
+                            channelCount: layout.channelNames.count, transforms: layout.transforms,
+                            holdsSegments: spec.transformsLookahead == .segment, valueLimit: valueLimit)
         let reservation = _Reservation(base: reserved, reserve: reserve)
         self.reservation = reservation
-        chain.reserve = { try reservation.set(chain: $0) }
+        chain.windows.reserve = { try reservation.set(chain: $0) }
         origins = layout.sensors.map { StreamOrigin(file: nil, input: nil, name: $0.name) }
         labels = try RecordingLabels.of(source, spec: spec, intervals: intervals, readFirst: labelTrack)
         self.intervals = intervals
@@ -141,7 +140,7 @@ package final class StreamingRecording {
         var order = FileInterleave(files: readers.count)
         while let r = order.next() {
             if isCancelled() { throw RunInterrupted(message: "") }
-            let ready = chain.ready.count
+            let ready = chain.readyCount
             if let block = try readers[r].reader.next() {
                 order.advance(r, by: block)
                 try take(block, from: r, file: readers[r].file)
@@ -183,13 +182,13 @@ package final class StreamingRecording {
         } else {
             try emit(final: true)
             if gridOverflow { throw gridPastLimit() }
-            if chain.windowOverflow {
+            if chain.windows.windowOverflow {
                 // The most window starts met (a short segment's were counted, then taken back).
                 try ResourceLimits.checkWindows(recording: source.name, files: source.files.map(\.path).joined(separator: ", "),
-                                                windows: Swift.max(chain.windowStarts, chain.mostWindowStarts), length: T, channels: C,
-                                                limit: valueLimit)
+                                                windows: Swift.max(chain.windows.windowStarts, chain.windows.mostWindowStarts),
+                                                length: T, channels: C, limit: valueLimit)
             }
-            try label(count: chain.ready.count)
+            try label(count: chain.readyCount)
             try output.flush()
             try reserveRows()
         }
@@ -308,23 +307,14 @@ package final class StreamingRecording {
 
     // MARK: - Grid
 
-    /// Computes every grid point that the samples so far settle (all of them when `final`).
+    /// Computes every grid point that the samples so far settle (all of them when `final`):
+    /// `SampleChain.advance`, which also keeps the grid within the resource limit
+    /// (`ResourceLimits.checkGrid`: the grid so far is within the one the streams' extents give
+    /// after the read, so past the limit here it is past it there: the chain stops computing,
+    /// the files are read on only to check, and `checkGrid` reports it from the extents). Once
+    /// T0 is known, a fixed label track is put on the grid.
     package func emit(final: Bool) throws {
-        if grid.t0 == nil {
-            guard grid.start() else { return }
-            if case .fixed(let track) = labels, let l = spec.labels { labels = .fixed(track.onGrid(t0: grid.t0!, clock: l.clock)) }
-        }
-        guard let limit = final ? grid.finalLimit : grid.horizon else { return }
-        // The resource limit (ResourceLimits.checkGrid): a grid this long is nearly always a bad
-        // timestamp. The grid so far is within the one the streams' extents give after the read,
-        // so past the limit here it is past it there: stop computing, read on only to check, and
-        // report it from the extents (`checkGrid`).
-        guard !((limit - grid.t0!) * rate * Double(C) > Double(valueLimit)) else {
-            gridOverflow = true
-            return
-        }
-        try chain.advance(grid, through: limit, final: final)
-        chain.trim(nextPoint: grid.nextPoint)
+        guard try chain.advance(final: final) else { return }
+        if case .fixed(let track) = labels, let l = spec.labels { labels = .fixed(track.onGrid(t0: grid.t0!, clock: l.clock)) }
     }
 }
-

@@ -70,26 +70,6 @@ package struct StreamOrigin {
     package var name: String
 }
 
-/// The valid rows of `x` a recording's chain settles, with their grid points, for the `createml`
-/// output (`WindowChain.rowListener`: the rows the windows are cut from, after every transform).
-package final class _RowCollector {
-    package let channels: Int
-    package private(set) var points: [Int] = []
-    package private(set) var values: [Float] = []
-    /// What the rows hold, in 4-byte values (a point index takes two).
-    package var values4: Int { points.count * 2 + values.count }
-
-    package init(channels: Int) { self.channels = channels }
-
-    package func add(first: Int, rows: UnsafeBufferPointer<Float>, valid: UnsafeBufferPointer<Bool>) {
-        let C = channels
-        for i in 0..<valid.count where valid[i] {
-            points.append(first + i)
-            values.append(contentsOf: rows[(i * C)..<((i + 1) * C)])
-        }
-    }
-}
-
 /// A streamed recording's memory reservation, in values (`MemoryBudget`): its starting
 /// estimate plus what may grow while it runs, each part set to its latest size.
 package final class _Reservation {

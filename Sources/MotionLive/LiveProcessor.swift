@@ -63,9 +63,10 @@ public struct LiveCounts: Sendable, Equatable {
 /// that became complete, in time order. The windows are those the dataset would hold for the same
 /// samples (`x` bit for bit, the features and normalised values with them), because the grid, the
 /// anti-aliasing filter, the chain from the grid to the windows and the features run the code
-/// `motionprep run` runs: `StreamingGrid`, `StreamingRunFilter`, `WindowChain` (the transforms,
-/// the cutter, the segments' lifecycle) and `FeatureExtractor`. The processor keeps no window or
-/// segment lifecycle of its own.
+/// `motionprep run` runs: `StreamingRunFilter` and `SampleChain` (the grid, the transforms, the
+/// cutter, the segments' lifecycle, the row stream) and `FeatureExtractor`. The processor keeps
+/// no window or segment lifecycle of its own: it holds each stream's first samples until its
+/// filter is designed, and turns the chain's windows and rows into `LiveWindow`s and `LiveRow`s.
 ///
 /// A window is emitted as soon as every value in it is settled: its last grid point needs a
 /// sample after it from every stream, plus the lookahead of the anti-aliasing filter (about
@@ -77,15 +78,11 @@ public final class LiveProcessor {
     public let configuration: LiveConfiguration
     public private(set) var counts = LiveCounts()
 
-    private let grid: StreamingGrid
-    /// The dataset's chain from the grid to the windows.
-    private let chain: WindowChain
+    /// The dataset's chain from the samples to the windows.
+    private let chain: SampleChain
+    private var grid: StreamingGrid { chain.grid }
     private let extractor: FeatureExtractor?
     private var finished: [Bool]
-    /// Rows settled since `takeRows()`, when `emitsRows`.
-    private var pendingRows: [LiveRow] = []
-    private var segmentCount = 0
-    private var inSegment = false
     /// See `lookaheadSeconds`.
     private var filterLookahead = 0.0
     private var sampleCount: [Int32]
@@ -140,10 +137,9 @@ public final class LiveProcessor {
         }
         filterLookahead = lookahead
         heads = configuration.streams.map { _ in configuration.antialiasFromLeading ? Head() : nil }
-        grid = StreamingGrid(streams: buffers, rateHz: configuration.rateHz, magnitudes: configuration.magnitudes.map(\.axes))
-        chain = WindowChain(windowPlan: WindowPlan(length: configuration.windowLength, stride: configuration.windowStride),
-                            channelCount: configuration.channelNames.count, transforms: configuration.transforms,
-                            rateHz: configuration.rateHz)
+        chain = SampleChain(streams: buffers, rateHz: configuration.rateHz, magnitudes: configuration.magnitudes.map(\.axes),
+                            windowPlan: WindowPlan(length: configuration.windowLength, stride: configuration.windowStride),
+                            channelCount: configuration.channelNames.count, transforms: configuration.transforms)
         extractor = configuration.features.isEmpty ? nil : FeatureExtractor(plan: FeaturePlan(
             features: configuration.features, channelNames: configuration.channelNames, rateHz: configuration.rateHz,
             windowLength: configuration.windowLength))
@@ -306,7 +302,7 @@ public final class LiveProcessor {
     public var emitsRows: Bool = false {
         didSet {
             guard emitsRows != oldValue else { return }
-            chain.rowListener = emitsRows ? { [unowned self] first, rows, valid in self.listen(first, rows, valid) } : nil
+            chain.collectRows(emitsRows)
         }
     }
 
@@ -314,48 +310,28 @@ public final class LiveProcessor {
     /// every value in it is final: as a window does, after the filter's and the transforms'
     /// lookahead, so rows come at most as late as the windows holding them.
     public func takeRows() -> [LiveRow] {
-        defer { pendingRows.removeAll(keepingCapacity: true) }
-        return pendingRows
-    }
-
-    private func listen(_ first: Int, _ rows: UnsafeBufferPointer<Float>, _ valid: UnsafeBufferPointer<Bool>) {
-        let C = chain.C
-        for i in 0..<valid.count {
-            guard valid[i] else {
-                if inSegment { segmentCount += 1 }
-                inSegment = false
-                continue
-            }
-            inSegment = true
-            pendingRows.append(LiveRow(time: grid.time(first + i), segment: segmentCount,
-                                       values: Array(rows[(i * C)..<((i + 1) * C)])))
+        guard let rows = chain.rows?.take() else { return [] }
+        let C = configuration.channelNames.count
+        return rows.points.indices.map { i in
+            LiveRow(time: grid.time(rows.points[i]), segment: rows.segments[i], values: Array(rows.values[(i * C)..<((i + 1) * C)]))
         }
     }
 
     // MARK: - Grid and windows
 
     private func advance(final: Bool) -> [LiveWindow] {
-        if grid.t0 == nil {
-            guard grid.start() else { return [] }
-            for s in grid.streams.indices { grid.streams[s].drop(before: grid.t0!) }
-        }
-        // A stream with fewer than 2 samples gives no grid (the dataset's `too_few_samples`).
-        if final && grid.streams.contains(where: { $0.total < 2 }) { return [] }
-        guard let limit = final ? grid.finalLimit : grid.horizon else { return [] }
-        // Never throws: no memory reservation, no window limit.
-        try? chain.advance(grid, through: limit, final: final)
-        counts.gaps = chain.gaps
-        counts.invalidPoints = chain.invalidPoints
-        counts.shortSegmentWindows = chain.shortSegmentWindows
-        let out = chain.ready.map { window(at: $0) }
-        chain.removeReady(out.count)
-        chain.trim(nextPoint: grid.nextPoint)
+        // Never throws: no memory reservation, no resource limit.
+        _ = try? chain.advance(final: final)
+        counts.gaps = chain.windows.gaps
+        counts.invalidPoints = chain.windows.invalidPoints
+        counts.shortSegmentWindows = chain.windows.shortSegmentWindows
+        let out = chain.takeReady(chain.readyCount) { $0.map { window(at: $0) } }
         counts.windows += out.count
         return out
     }
 
     private func window(at start: Int) -> LiveWindow {
-        let x = chain.window(at: start)
+        let x = chain.windows.window(at: start)
         var w = LiveWindow(startTime: grid.time(start), x: x, xNormalized: [], features: [], featuresNormalized: [])
         if let extractor {
             var f = [Float](repeating: 0, count: extractor.plan.count)

@@ -8,7 +8,10 @@ import MotionFFT
 /// 1e-5 of their scale, and `dominant_freq_hz` can differ from it when two bins' magnitudes are
 /// within float32 rounding of each other (a near-tie).
 ///
-/// An extractor owns its scratch buffers and FFT plan, so it allocates nothing per window.
+/// Stage contract (ARCHITECTURE.md, "The chain"): **in**, windows of `x`, time-major;
+/// **out**, one row of `plan.count` features per window (`extract`); no finish and no state
+/// between windows. An extractor owns its scratch buffers and FFT plan, so it allocates nothing
+/// per window.
 ///
 /// - Important: Not thread-safe, and deliberately not `Sendable`: create one per worker thread.
 ///

@@ -11,6 +11,12 @@
 /// filter runs section by section over each new stretch from the state the previous stretch
 /// left, as `SignalFilters.sosfilt` does over the whole array; medians, derivatives, magnitudes
 /// and calibrations are per position.
+///
+/// Stage contract (ARCHITECTURE.md, "The chain"): **in**, one gap-free segment's grid rows
+/// (`append`); **out**, rows of `x` as every step settles them (`advance` says how many,
+/// `rows(_:into:)` reads them); **finish**, `end()` (the segment ended: zero-phase steps run);
+/// **state**, the rows a step can still need (`release(before:)`). `WindowChain` runs one per
+/// segment.
 public final class SegmentTransformer {
     public let plan: TransformPlan
     public let rateHz: Double

@@ -5,6 +5,13 @@ import MotionCore
 /// Samples arrive in file order. The newest stays open (a later one with the same time replaces
 /// it, docs/inputs.md, "Bad rows and time order") until a later time settles it; settled samples go through the anti-aliasing
 /// filter when the stream has one, and then into `times` / `values`.
+///
+/// Stage contract (ARCHITECTURE.md, "The chain"): **in**, one stream's samples in file order
+/// (`append`, a block or a sample at a time); **out**, settled samples that the grid brackets
+/// its points with (`sample(at:into:offset:)`); **finish**, `finish()` settles the open sample
+/// and ends the filter's last run; **state**, the samples a later grid point can still use
+/// (`drop(before:)`, `trim()`), the open sample and the filter's run. A stream whose recording
+/// is already in error only has its order checked (`check`, `endCheck`).
 public struct StreamBuffer {
     public let channels: Int
     /// Set once the stream's name is known (`StreamingRecording.configure`).

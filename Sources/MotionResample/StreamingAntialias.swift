@@ -27,6 +27,11 @@ extension Antialias {
 /// the run's end. The difference decays like the filter's slowest pole to the power `overlap`,
 /// which is chosen so that it is below 2⁻⁶⁰ of the signal: the values then match whole
 /// processing within float32 rounding (the documented contract allows no more; issue 8 allows exactly this).
+///
+/// Stage contract (ARCHITECTURE.md, "The chain"): **in**, one stream's settled samples
+/// (`push`); **out**, the same samples filtered, as soon as they are final (into the caller's
+/// arrays); **finish**, `finish` ends the last run; **state**, the current run's unsent samples
+/// and the forward pass's state. It sits inside its stream's `StreamBuffer`.
 public final class StreamingRunFilter {
     public let filter: Butterworth
     public let channels: Int

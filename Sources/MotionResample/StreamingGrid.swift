@@ -5,8 +5,12 @@ import MotionCore
 /// every stream settles it. Each grid value is computed with the same bracketing and the same
 /// expression as the whole-recording kernel (`ResamplePoint`), so the two give the same bits.
 ///
-/// Used by MotionEngine's `StreamingRecording` (recordings read in blocks) and by `MotionLive`
-/// (samples pushed by an app): one engine for both.
+/// Stage contract (ARCHITECTURE.md, "The chain"): **in**, the kept streams' settled samples
+/// (`streams`); **out**, grid rows of every channel with their validity, up to a limit
+/// (`compute(through:)`: `horizon` while samples come, `finalLimit` once every stream ended);
+/// **finish**, computing through `finalLimit`; **state**, T0 and the next point to compute.
+/// `SampleChain` (MotionChain) owns it and drives it for both feeders: MotionEngine's
+/// `StreamingRecording` (recordings read in blocks) and `MotionLive` (samples pushed by an app).
 public final class StreamingGrid {
     /// The kept streams, in layout order (their channels, in order, are the first channels of a row).
     public var streams: [StreamBuffer]

@@ -37,7 +37,7 @@ TORCH_PKG    ?= torch
 # The motionprep Python package: reinstalled into the venv whenever one of these files changes.
 PY_SRC       := python/pyproject.toml python/README.md $(filter-out %/__pycache__,$(wildcard python/src/motionprep/*))
 
-.PHONY: all deps test-deps build install uninstall install-test run test test-builds test-swift-lane test-python-lane swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
+.PHONY: all deps test-deps build install uninstall install-test run test test-builds swift-test asan-test interop-test validate-pipelines validate-sample venv bench fuzz fuzz-build clean
 
 all: build
 
@@ -82,11 +82,9 @@ test-deps:
 # motionprep, which creates its files with open(O_CREAT|O_EXCL) (docs/hardening.md). The build's
 # own exit status is kept.
 build: deps
-ifeq ($(BUILT),)
 	@echo "$(SWIFT) build -c release --product motionprep $(STATIC)"
 	@mkdir -p .build; { $(SWIFT) build -c release --product motionprep $(STATIC) 2>&1; echo $$? > .build/.build-status; } \
 	  | grep --line-buffered -v "use of .mktemp. is dangerous"; exit $$(cat .build/.build-status)
-endif
 
 # The binary and its completions; DESTDIR for staged installs (packaging, the tests).
 install: build
@@ -137,18 +135,8 @@ venv: $(VENV)/.ok $(VENV)/.torch-ok $(VENV)/.motionprep-py
 test: deps test-deps
 	@rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS) && date +%s > $(TEST_LOGS)/started
 	@$(MAKE) --no-print-directory -j2 venv test-builds && \
-	  $(MAKE) --no-print-directory -k -j2 BUILT=1 test-swift-lane test-python-lane; \
+	  $(MAKE) --no-print-directory -k swift-test asan-test validate-pipelines validate-sample install-test interop-test; \
 	  status=$$?; python3 tests/make/summary $(TEST_LOGS); exit $$status
-
-# The tests run in two lanes side by side, each in order: the Swift suites (the debug build's
-# scratch path), and the sample runs, `make install` and the interop tests (the release binary,
-# already built: BUILT=1 makes `build` a no-op, so this lane never waits on SwiftPM's lock that
-# `swift test` holds). Much of either lane is waiting on child processes, so the two cores
-# overlap them.
-test-swift-lane:
-	@$(MAKE) --no-print-directory -k swift-test asan-test
-test-python-lane:
-	@$(MAKE) --no-print-directory -k validate-pipelines validate-sample install-test interop-test
 
 # Every build the tests need, one after another (they share the two cores).
 test-builds: deps

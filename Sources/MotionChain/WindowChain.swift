@@ -31,7 +31,6 @@ public final class WindowChain {
     private let rateHz: Double
     /// A zero-phase step: a segment is held whole, and `reserve` hears it grow.
     private let holdsSegments: Bool
-    private let windowValueLimit: Int
 
     /// Rows of `x` from grid point `base` on.
     public private(set) var base = 0
@@ -48,16 +47,17 @@ public final class WindowChain {
     /// The longest segment kept (long enough for every step).
     public private(set) var longestKeptSegment = 0
     private var segmentReserved = 0
+    /// Window starts counted against the resource limit on windows.
+    private var starts: _WindowStarts
     /// Window starts so far, and the most they were before a short segment's were taken back.
-    public private(set) var windowStarts = 0
-    public private(set) var mostWindowStarts = 0
+    public var windowStarts: Int { starts.count }
+    public var mostWindowStarts: Int { starts.most }
     /// The window starts passed `windowValueLimit`: none is kept.
-    public private(set) var windowOverflow = false
+    public var windowOverflow: Bool { starts.overflow }
     /// Windows of segments too short for a zero-phase step (`windows_dropped.short_segment`).
     public private(set) var shortSegmentWindows = 0
     /// The validity flags, and with transforms the rows, of one `advance` (kept for their storage).
-    private var validScratch: [Bool] = []
-    private var rowScratch: [Float] = []
+    private var scratch = (valid: [Bool](), rows: [Float]())
 
     /// With a zero-phase step, asked for the values the held segment needs in all whenever it
     /// outgrows what was asked before (the run's memory budget); may throw to stop.
@@ -86,7 +86,7 @@ public final class WindowChain {
         self.transforms = transforms
         self.rateHz = rateHz
         self.holdsSegments = holdsSegments
-        self.windowValueLimit = windowValueLimit
+        starts = _WindowStarts(valueLimit: windowValueLimit)
         cutter = WindowCutter(plan: windowPlan)
     }
 
@@ -98,8 +98,8 @@ public final class WindowChain {
             // Rows straight into `rows`; windows cut from the validity flags, with the cutter and
             // the lists held in locals (no runtime exclusivity check per point).
             let first = grid.nextPoint
-            var flags = validScratch
-            validScratch = []
+            var flags = scratch.valid
+            scratch.valid = []
             flags.removeAll(keepingCapacity: true)
             let n = grid.compute(through: limit, rows: &rows, valid: &flags)
             if observer != nil || rowListener != nil {
@@ -112,25 +112,20 @@ public final class WindowChain {
                     }
                 }
             }
-            var cutter = self.cutter, ready = self.ready, windowStarts = self.windowStarts, overflow = windowOverflow
+            var cutter = self.cutter, ready = self.ready, starts = self.starts
             self.ready = []
-            let T = self.T, limit = Double(windowValueLimit)
+            let T = self.T
             for i in 0..<(observer == nil ? n : 0) {
                 cutter.add(point: first + i, valid: flags[i]) { start in
-                    windowStarts += 1
-                    if Double(windowStarts) * Double(T) * Double(C) > limit {
-                        // Past the window limit the recording is refused: count on, keep none.
-                        overflow = true
-                        ready.removeAll()
-                    }
-                    if !overflow { ready.append(start) }
+                    // Past the window limit the recording is refused: count on, keep none.
+                    if starts.add(T: T, C: C) { ready.removeAll() }
+                    if !starts.overflow { ready.append(start) }
                 }
             }
             self.cutter = cutter
             self.ready = ready
-            self.windowStarts = windowStarts
-            windowOverflow = overflow
-            validScratch = flags
+            self.starts = starts
+            scratch.valid = flags
             return
         }
         // Transforms: the points of this call computed at once, then taken run by run: a run of
@@ -139,11 +134,11 @@ public final class WindowChain {
         // point.
         let plan = transforms!
         let first = grid.nextPoint
-        var flags = validScratch
-        validScratch = []
+        var flags = scratch.valid
+        scratch.valid = []
         flags.removeAll(keepingCapacity: true)
-        var computed = rowScratch
-        rowScratch = []
+        var computed = scratch.rows
+        scratch.rows = []
         computed.removeAll(keepingCapacity: true)
         let n = grid.compute(through: limit, rows: &computed, valid: &flags)
         let C0 = grid.channelCount
@@ -171,20 +166,18 @@ public final class WindowChain {
             }
             for k in (first + i)..<(observer == nil ? first + j : first + i) {
                 cutter.add(point: k, valid: flags[k - first]) { start in
-                    windowStarts += 1
-                    if Double(windowStarts) * Double(T) * Double(C) > Double(windowValueLimit) {
-                        // Past the window limit the recording is refused: count on, keep none.
-                        windowOverflow = true
+                    // Past the window limit the recording is refused: count on, keep none.
+                    if starts.add(T: T, C: C) {
                         ready.removeAll()
                         segmentPending.removeAll()
                     }
-                    if !windowOverflow { segmentPending.append(start) }
+                    if !starts.overflow { segmentPending.append(start) }
                 }
             }
             i = j
         }
-        validScratch = flags
-        rowScratch = computed
+        scratch.valid = flags
+        scratch.rows = computed
         if segment != nil {
             if final { endSegment() } else { settle() }
         }
@@ -274,8 +267,7 @@ public final class WindowChain {
         if segment.count < plan.minimumSegment {
             let lost = segmentPending.count
             shortSegmentWindows += lost
-            mostWindowStarts = Swift.max(mostWindowStarts, windowStarts)
-            windowStarts -= lost
+            starts.takeBack(lost)
             segmentPending.removeAll()
             let from = settled
             rows.append(contentsOf: repeatElement(0, count: (segmentFirst + segment.count - settled) * C))
@@ -302,5 +294,34 @@ public final class WindowChain {
         let held = segment.count - (settled - segmentFirst)
         segmentReserved = Swift.max(1 << 16, 2 * held) * perSegmentRow
         try reserve(segmentReserved)
+    }
+}
+
+/// Window starts counted against the resource limit on windows (`windowValueLimit`, the most
+/// window values, starts × T × C, kept).
+struct _WindowStarts {
+    let valueLimit: Int
+    /// Window starts so far, and the most they were before a short segment's were taken back.
+    private(set) var count = 0
+    private(set) var most = 0
+    /// The starts passed the limit: none is kept.
+    private(set) var overflow = false
+
+    init(valueLimit: Int) { self.valueLimit = valueLimit }
+
+    /// Counts one start of a `T × C` window; whether the starts are past the limit (then every
+    /// window is let go).
+    @inline(__always)
+    mutating func add(T: Int, C: Int) -> Bool {
+        count += 1
+        guard Double(count) * Double(T) * Double(C) > Double(valueLimit) else { return false }
+        overflow = true
+        return true
+    }
+
+    /// A short segment's `lost` starts are taken back (its windows are dropped, not kept).
+    mutating func takeBack(_ lost: Int) {
+        most = Swift.max(most, count)
+        count -= lost
     }
 }

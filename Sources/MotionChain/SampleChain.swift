@@ -57,12 +57,6 @@ public final class SampleChain {
         gridValueLimit = valueLimit
     }
 
-    /// T0, once every stream has a first sample.
-    public var t0: Double? { grid.t0 }
-    /// Grid time k: T0 + k / rate.
-    public func time(_ k: Int) -> Double { grid.time(k) }
-    /// The next grid point to compute (all before it are computed).
-    public var nextPoint: Int { grid.nextPoint }
     /// Windows ready to be taken.
     public var readyCount: Int { windows.ready.count }
 
